@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Set up profsight in ./.venv on a fresh machine.
+#   scripts/setup.sh        the package (what `profsight explain` needs: no torch)
+#   scripts/setup.sh dev    plus torch 2.13 (CPU build), Lightning and the test/lint tools
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+    "$PY" -m venv .venv
+fi
+pip() { .venv/bin/python -m pip --disable-pip-version-check -q "$@"; }
+if [ "${1:-}" = "dev" ]; then
+    # torch first and pinned: a bare `torch` requirement makes pip pull a multi-GB CUDA build.
+    .venv/bin/python -c "import torch" 2>/dev/null || pip install "torch==2.13.0"
+    pip install -e ".[dev]"
+else
+    pip install -e .
+fi

@@ -1,0 +1,115 @@
+"""Finding the ``traceEvents`` array inside a trace and cutting it into decodable chunks.
+
+Decoding the event array in chunks of a few MB bounds the memory held in Python objects at
+any time, lets the CLI draw a progress bar, and localises damage: a trace cut off when a
+job was killed loses only its last, incomplete event.
+
+Chunks are cut at ``}`` ``,`` ``{`` boundaries. Such a boundary can, rarely, fall inside a
+string; the chunk then fails to decode and is merged with the next one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import msgspec
+
+_EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
+_BOUNDARY = re.compile(rb"\}\s*,\s*\{")
+_WS = b" \t\r\n"
+_TRAILING = re.compile(r"trailing characters \(byte (\d+)\)")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where the events start in the buffer, and what comes before them."""
+
+    events_start: int
+    """Offset just after the ``[`` of the event array."""
+    head: bytes
+    """The document up to the event array, with ``"traceEvents": `` (empty for a bare array)."""
+
+    @property
+    def bare_array(self) -> bool:
+        return not self.head
+
+    def header(self, tail: bytes | None) -> bytes:
+        """The document with an empty event array; `tail` is what followed the array."""
+        if self.bare_array:
+            return b"{}"
+        if tail is None:  # the document was cut inside the events
+            return self.head + b"[]}"
+        return self.head + b"[]" + tail
+
+
+class NotATrace(Exception):
+    """The buffer holds no Chrome-trace event array."""
+
+
+def locate_events(buf: bytes) -> Layout:
+    start = _first_non_ws(buf)
+    if start >= len(buf):
+        raise NotATrace("is empty")
+    first = buf[start : start + 1]
+    if first == b"[":
+        return Layout(start + 1, b"")
+    if first != b"{":
+        raise NotATrace("is not JSON (it starts with neither '{' nor '[')")
+    match = _EVENTS_KEY.search(buf)
+    if match is None:
+        raise NotATrace('is JSON but has no "traceEvents" array')
+    return Layout(match.end(), buf[: match.start()] + b'"traceEvents": ')
+
+
+def _first_non_ws(buf: bytes) -> int:
+    i = 3 if buf.startswith(b"\xef\xbb\xbf") else 0
+    n = len(buf)
+    while i < n and buf[i] in _WS:
+        i += 1
+    return i
+
+
+def trailing_offset(error: msgspec.DecodeError) -> int | None:
+    """Offset of the first character after a complete document.
+
+    msgspec reports it as "trailing characters (byte N)", N counted from 1.
+    """
+    m = _TRAILING.search(str(error))
+    return int(m.group(1)) - 1 if m else None
+
+
+def is_truncation(error: msgspec.DecodeError) -> bool:
+    return "truncated" in str(error)
+
+
+def iter_chunks(buf: bytes, start: int, end: int, target: int) -> Iterator[tuple[int, int]]:
+    """Yield ``(a, b)`` spans covering ``buf[start:end]``, each ending after a ``}``."""
+    a = start
+    while a < end:
+        if end - a <= target * 3 // 2:
+            yield a, end
+            return
+        m = _BOUNDARY.search(buf, a + target, end)
+        if m is None:
+            yield a, end
+            return
+        yield a, m.start() + 1
+        a = m.end() - 1
+
+
+def chunk_document(buf: bytes, a: int, b: int) -> bytes:
+    """The span ``buf[a:b]`` as a JSON array document; ``doc[k]`` is ``buf[a + k - 1]``.
+
+    A trailing comma (a file cut right after an event) is dropped.
+    """
+    body = buf[a:b].rstrip(_WS)
+    if body.endswith(b","):
+        body = body[:-1]
+    return b"[" + body + b"]"
+
+
+def boundaries(buf: bytes, a: int, b: int) -> list[int]:
+    """Offsets just after each ``}`` that ends an element in ``buf[a:b]`` (event ends)."""
+    return [m.start() + 1 for m in _BOUNDARY.finditer(buf, a, b)]

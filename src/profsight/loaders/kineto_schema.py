@@ -1,0 +1,123 @@
+"""The typed view of a Kineto / Chrome trace event that profsight decodes.
+
+Only the fields the model needs are declared; msgspec skips everything else without
+building Python objects for it, which is what makes decoding fast and small. Both spellings
+of a renamed key are declared (``External id`` since torch 1.9, ``external id`` before).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+_NO_RAW = msgspec.Raw()
+
+
+class Args(msgspec.Struct, frozen=True, gc=False):
+    external_id: int = msgspec.field(default=-1, name="External id")
+    external_id_v1: int = msgspec.field(default=-1, name="external id")
+    correlation: int = -1
+    device: int = -1
+    stream: int | str = -1
+    """An int for device work; ROCm runtime calls write a hex string (``"0x0"``)."""
+    input_dims: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Input Dims")
+    input_dims_v1: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Input dims")
+    mem_bytes: int = msgspec.field(default=0, name="Bytes")
+    copy_bytes: int = msgspec.field(default=0, name="bytes")
+    mem_device_type: int = msgspec.field(default=-1, name="Device Type")
+    name: str = ""
+    """``thread_name`` / ``process_name`` metadata."""
+    labels: str = ""
+    """``process_labels`` metadata."""
+
+
+NO_ARGS = Args()
+
+
+class Event(msgspec.Struct, gc=False):
+    ph: str = ""
+    name: str = ""
+    cat: str = ""
+    pid: int | str = 0
+    tid: int | str = 0
+    ts: float = 0.0
+    dur: float = 0.0
+    id: int | str = -1
+    args: Args = NO_ARGS
+
+
+EVENTS_DECODER = msgspec.json.Decoder(list[Event])
+ANY_DECODER = msgspec.json.Decoder()
+
+
+def _int(value: Any, default: int = -1) -> int:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value, 0)
+        except ValueError:
+            pass
+    return default
+
+
+def _float(value: Any) -> float:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            pass
+    return 0.0
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ("" if value is None else str(value))
+
+
+def _id(value: Any) -> int | str:
+    return value if isinstance(value, (int, str)) and not isinstance(value, bool) else _text(value)
+
+
+def _raw(value: Any) -> msgspec.Raw:
+    return _NO_RAW if value is None else msgspec.Raw(msgspec.json.encode(value))
+
+
+def event_from_object(item: dict[str, Any]) -> Event:
+    """Build an `Event` from a decoded JSON object whose fields may have any type.
+
+    The slow path for chunks the typed decoder rejects: every field is coerced, a value
+    that cannot be coerced takes the field's default; no event is dropped for a bad field.
+    """
+    args = item.get("args")
+    a: dict[str, Any] = args if isinstance(args, dict) else {}
+    return Event(
+        ph=_text(item.get("ph")),
+        name=_text(item.get("name")),
+        cat=_text(item.get("cat")),
+        pid=_id(item.get("pid", 0)),
+        tid=_id(item.get("tid", 0)),
+        ts=_float(item.get("ts")),
+        dur=_float(item.get("dur")),
+        id=_id(item.get("id", -1)),
+        args=Args(
+            external_id=_int(a.get("External id")),
+            external_id_v1=_int(a.get("external id")),
+            correlation=_int(a.get("correlation")),
+            device=_int(a.get("device")),
+            stream=_int(a.get("stream")),
+            input_dims=_raw(a.get("Input Dims")),
+            input_dims_v1=_raw(a.get("Input dims")),
+            mem_bytes=_int(a.get("Bytes"), 0),
+            copy_bytes=_int(a.get("bytes"), 0),
+            mem_device_type=_int(a.get("Device Type")),
+            name=_text(a.get("name")),
+            labels=_text(a.get("labels")),
+        ),
+    )

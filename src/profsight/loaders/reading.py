@@ -1,0 +1,89 @@
+"""Reading an input file into memory: plain or gzip, tolerant of a gzip stream cut short."""
+
+from __future__ import annotations
+
+import os
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from profsight.errors import InputError
+from profsight.loaders.progress import Progress, no_progress
+
+GZIP_MAGIC = b"\x1f\x8b"
+_CHUNK = 8 << 20
+
+
+@dataclass(frozen=True)
+class RawInput:
+    data: bytes
+    compressed: bool
+    gzip_truncated: bool
+    """The gzip stream ended early: `data` is what could be decompressed."""
+    size_on_disk: int
+
+
+def read_input(path: Path, progress: Progress = no_progress) -> RawInput:
+    """The bytes of `path`, decompressed when it is gzip. Never writes anything."""
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as fh:
+            head = fh.read(2)
+            fh.seek(0)
+            if head != GZIP_MAGIC:
+                data = _read_plain(fh, size, progress)
+                return RawInput(data, False, False, size)
+            data, truncated = _read_gzip(fh, size, progress, str(path))
+            return RawInput(data, True, truncated, size)
+    except IsADirectoryError:
+        raise InputError(str(path), "is a directory, not a profiler output file") from None
+    except FileNotFoundError:
+        raise InputError(str(path), "no such file") from None
+    except PermissionError:
+        raise InputError(str(path), "permission denied") from None
+    except MemoryError:
+        raise InputError(str(path), "too large to read into memory") from None
+    except OSError as exc:
+        raise InputError(str(path), f"cannot be read ({exc.strerror or exc})") from None
+
+
+def _read_plain(fh: object, size: int, progress: Progress) -> bytes:
+    from io import BufferedReader
+
+    assert isinstance(fh, BufferedReader)
+    if size < _CHUNK:
+        return fh.read()
+    parts: list[bytes] = []
+    done = 0
+    while chunk := fh.read(_CHUNK):
+        parts.append(chunk)
+        done += len(chunk)
+        progress("read", done, size)
+    return b"".join(parts)
+
+
+def _read_gzip(fh: object, size: int, progress: Progress, source: str) -> tuple[bytes, bool]:
+    from io import BufferedReader
+
+    assert isinstance(fh, BufferedReader)
+    parts: list[bytes] = []
+    decomp = zlib.decompressobj(zlib.MAX_WBITS | 16)
+    done = 0
+    try:
+        while chunk := fh.read(_CHUNK):
+            done += len(chunk)
+            while chunk:
+                parts.append(decomp.decompress(chunk))
+                if decomp.eof and decomp.unused_data:
+                    # concatenated gzip members: start the next one
+                    chunk = decomp.unused_data
+                    decomp = zlib.decompressobj(zlib.MAX_WBITS | 16)
+                else:
+                    chunk = b""
+            progress("read", done, size)
+    except zlib.error as exc:
+        if not parts or not any(parts):
+            raise InputError(source, f"is not a valid gzip file ({exc})") from None
+        return b"".join(parts), True
+    parts.append(decomp.flush())
+    return b"".join(parts), not decomp.eof

@@ -1,0 +1,33 @@
+"""Format detection: which loader reads an input, judged from its first bytes."""
+
+from __future__ import annotations
+
+import enum
+
+
+class Format(enum.Enum):
+    KINETO = "kineto"
+    """A Chrome/Kineto trace: JSON object with ``traceEvents``, or a bare JSON event array."""
+    TEXT = "text"
+    """Text: a printed profiler table or a Lightning report."""
+    BINARY = "binary"
+    EMPTY = "empty"
+
+
+_HEAD = 4096
+
+
+def sniff(data: bytes) -> Format:
+    head = data[:_HEAD].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not head:
+        return Format.EMPTY
+    if head[:1] in (b"{", b"["):
+        return Format.KINETO
+    if b"\x00" in head or _looks_binary(head):
+        return Format.BINARY
+    return Format.TEXT
+
+
+def _looks_binary(head: bytes) -> bool:
+    control = sum(1 for byte in head if byte < 9 or 13 < byte < 32)
+    return control > len(head) // 20

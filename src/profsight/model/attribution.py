@@ -1,0 +1,307 @@
+"""Who owns which time: nesting, CPU -> device links, and self/total times of every event.
+
+The rules are torch's (``torch.autograd.profiler._parse_kineto_results`` and
+``profiler_util.FunctionEvent``), so that the table built on top equals ``key_averages()``:
+
+* host rows nest per thread (`nesting`); torch's filtered names take no part;
+* a child with its parent's name that is the parent's only child is dropped and its
+  children and device work move up (``EventList._remove_dup_nodes``);
+* device work (kernels, memcpy, memset) belongs to the CPU op or ``record_function`` whose
+  ``External id`` it carries; work without one is attributed through its launch call's
+  correlation to the op around that call (torch leaves such work unattributed);
+* self CPU = duration - children's durations; device total = own device work + children's
+  device totals; self device = own device work;
+* memory: a host event's memory is the sum of the ``[memory]`` records that fall inside its
+  interval (any thread, bounds included); records inside no host event become ``[memory]`` rows.
+
+All arrays are indexed by event (`EventStore` position) and hold microseconds or bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from profsight.knowledge.trace_schema import (
+    CPU_MEMORY_DEVICE_TYPES,
+    DEVICE_MEMORY_DEVICE_TYPES,
+    DEVICE_ROW_KINDS,
+    DEVICE_WORK_KINDS,
+    FILTERED_NAMES,
+    HOST_KINDS,
+    LAUNCH_KINDS,
+    MEMORY_EVENT_NAME,
+    OWNER_KINDS,
+    EventKind,
+    table_key,
+)
+from profsight.model.diagnostics import Diagnostic, Level
+from profsight.model.events import F64, I64, Bool, EventStore
+from profsight.model.nesting import NO_PARENT, nest
+
+if TYPE_CHECKING:
+    from profsight.model.profile import Profile
+
+
+@dataclass
+class Attribution:
+    is_row: Bool
+    """Host events that are rows of torch's table (not filtered, not dropped as duplicates)."""
+    is_device_row: Bool
+    """Device events that are rows (kernels, memcpy, memset, device-side annotations)."""
+    parent: I64
+    """Parent row of each host row (after duplicate removal), or -1."""
+    depth: I64
+    owner: I64
+    """For device work: the host row it is attributed to, or -1."""
+    launcher: I64
+    """For device work: the runtime/driver call that launched it, or -1."""
+    key: I64
+    """Per event: string id of the name torch aggregates it under (``ProfilerStep*``)."""
+    cpu_total: F64
+    cpu_self: F64
+    device_total: F64
+    device_self: F64
+    cpu_mem: I64
+    cpu_mem_self: I64
+    device_mem: I64
+    device_mem_self: I64
+    memory_rows: I64
+    """``[memory]`` events covered by no host event: they are rows of their own."""
+    order: I64
+    """Host rows in torch's order (thread, start, -end)."""
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def attribute(profile: Profile) -> Attribution:
+    ev = profile.events
+    n = len(ev)
+    diagnostics: list[Diagnostic] = []
+    key = _table_keys(ev)
+    filtered = _filtered(ev)
+    host = ev.mask(HOST_KINDS) & ~filtered
+    host_idx = np.flatnonzero(host)
+
+    start, end = ev.start, ev.end
+    nesting = nest(ev.track[host_idx].astype(np.int64), start[host_idx], end[host_idx])
+    parent = np.full(n, NO_PARENT, np.int64)
+    depth = np.zeros(n, np.int64)
+    has_parent = nesting.parent >= 0
+    parent[host_idx[has_parent]] = host_idx[nesting.parent[has_parent]]
+    depth[host_idx] = nesting.depth
+    if nesting.overlapping_threads:
+        diagnostics.append(
+            Diagnostic(
+                "partial_overlap",
+                f"{nesting.overlapping_threads} thread(s) hold ranges that overlap without "
+                "nesting; they were nested the way torch does (an overlapping range is not a child)",
+                Level.INFO,
+                count=nesting.overlapping_threads,
+            )
+        )
+    removed = _remove_duplicates(parent, key, host_idx)
+    survivor = _surviving_ancestor(parent, removed)
+    is_row = host & ~removed
+    parent = np.where(parent >= 0, survivor[np.maximum(parent, 0)], NO_PARENT)
+    parent[~is_row] = NO_PARENT
+
+    device_work = ev.mask(DEVICE_WORK_KINDS)
+    launcher = _launchers(ev, device_work)
+    owner = _owners(ev, device_work, launcher, parent, is_row, diagnostics)
+    owner = np.where(owner >= 0, survivor[np.maximum(owner, 0)], -1)
+
+    dur_us = ev.dur / 1000.0
+    cpu_total = np.where(is_row, dur_us, 0.0)
+    child_cpu = np.bincount(parent[is_row & (parent >= 0)],
+                            weights=cpu_total[is_row & (parent >= 0)], minlength=n)
+    cpu_self = cpu_total - child_cpu
+    cpu_self[~is_row] = 0.0
+
+    attributed = device_work & (owner >= 0)
+    device_self = np.bincount(owner[attributed], weights=dur_us[attributed], minlength=n)
+    device_self[~is_row] = 0.0
+    device_total = _subtree_sums(device_self, parent, depth, is_row)
+    is_device_row = ev.mask(DEVICE_ROW_KINDS)
+    device_self = np.where(is_device_row, dur_us, device_self)
+    device_total = np.where(is_device_row, dur_us, device_total)
+
+    mem = _memory(ev, host, parent, is_row)
+    cpu_mem, device_mem, memory_rows = mem
+    cpu_mem_self = _self_of(cpu_mem, parent, is_row)
+    device_mem_self = _self_of(device_mem, parent, is_row)
+    order = host_idx[nesting.order]
+    return Attribution(
+        is_row=is_row,
+        is_device_row=is_device_row,
+        parent=parent,
+        depth=depth,
+        owner=owner,
+        launcher=launcher,
+        key=key,
+        cpu_total=cpu_total,
+        cpu_self=cpu_self,
+        device_total=device_total,
+        device_self=device_self,
+        cpu_mem=cpu_mem,
+        cpu_mem_self=cpu_mem_self,
+        device_mem=device_mem,
+        device_mem_self=device_mem_self,
+        memory_rows=memory_rows,
+        order=order[is_row[order]],
+        diagnostics=diagnostics,
+    )
+
+
+def _table_keys(ev: EventStore) -> I64:
+    """String id of each event's aggregation name; new names are added to the string table."""
+    lut = np.arange(len(ev.strings), dtype=np.int64)
+    index = {s: i for i, s in enumerate(ev.strings)}
+    for i, s in enumerate(list(ev.strings)):
+        k = table_key(s)
+        if k != s:
+            if k not in index:
+                index[k] = len(ev.strings)
+                ev.strings.append(k)
+            lut[i] = index[k]
+    return lut[ev.name] if len(ev) else np.zeros(0, np.int64)
+
+
+def _filtered(ev: EventStore) -> Bool:
+    ids = [i for i, s in enumerate(ev.strings) if s in FILTERED_NAMES]
+    return np.isin(ev.name, ids)
+
+
+def _remove_duplicates(parent: I64, key: I64, host_idx: I64) -> Bool:
+    """torch's ``_remove_dup_nodes``: an only child named like its parent is not a row."""
+    n = len(parent)
+    removed = np.zeros(n, bool)
+    child = host_idx[parent[host_idx] >= 0]
+    n_children = np.bincount(parent[child], minlength=n)
+    dup = child[(key[child] == key[parent[child]]) & (n_children[parent[child]] == 1)]
+    removed[dup] = True
+    return removed
+
+
+def _surviving_ancestor(parent: I64, removed: Bool) -> I64:
+    """Each event itself if kept, else its nearest kept ancestor (pointer jumping)."""
+    up = np.arange(len(parent), dtype=np.int64)
+    up[removed] = parent[removed]
+    while True:
+        nxt = np.where(up >= 0, up, 0)
+        step = removed[nxt] & (up >= 0)
+        if not step.any():
+            return up
+        up = np.where(step, parent[nxt], up)
+
+
+def _launchers(ev: EventStore, device_work: Bool) -> I64:
+    """The host launch call (same ``correlation``) of each device event, or -1."""
+    n = len(ev)
+    launcher = np.full(n, -1, np.int64)
+    launch = np.flatnonzero(ev.mask(LAUNCH_KINDS) & (ev.correlation > 0))
+    work = np.flatnonzero(device_work & (ev.correlation > 0))
+    if len(launch) == 0 or len(work) == 0:
+        return launcher
+    corr = ev.correlation[launch]
+    by_corr = np.argsort(corr, kind="stable")
+    sorted_corr = corr[by_corr]
+    pos = np.searchsorted(sorted_corr, ev.correlation[work])
+    pos_ok = pos < len(sorted_corr)
+    hit = pos_ok & (sorted_corr[np.minimum(pos, len(sorted_corr) - 1)] == ev.correlation[work])
+    launcher[work[hit]] = launch[by_corr[pos[hit]]]
+    return launcher
+
+
+def _owners(
+    ev: EventStore,
+    device_work: Bool,
+    launcher: I64,
+    parent: I64,
+    is_row: Bool,
+    diagnostics: list[Diagnostic],
+) -> I64:
+    n = len(ev)
+    owner = np.full(n, -1, np.int64)
+    owners = np.flatnonzero(ev.mask(OWNER_KINDS) & is_row & (ev.external_id > 0))
+    work = np.flatnonzero(device_work)
+    if len(owners) and len(work):
+        ext = ev.external_id[owners]
+        by_ext = np.argsort(ext, kind="stable")
+        sorted_ext = ext[by_ext]
+        wext = ev.external_id[work]
+        pos = np.minimum(np.searchsorted(sorted_ext, wext), len(sorted_ext) - 1)
+        hit = (wext > 0) & (sorted_ext[pos] == wext)
+        owner[work[hit]] = owners[by_ext[pos[hit]]]
+    # fallback: the row around the launch call
+    lost = work[(owner[work] < 0) & (launcher[work] >= 0)]
+    if len(lost):
+        owner[lost] = parent[launcher[lost]]
+    unlinked = work[owner[work] < 0]
+    if len(unlinked):
+        busy = float(ev.dur[unlinked].sum()) / 1000.0
+        diagnostics.append(
+            Diagnostic(
+                "unlinked_device",
+                f"{len(unlinked)} device events ({busy:.1f} µs) are linked to no CPU op "
+                "(no External id, no launch call in the trace); they count as device time "
+                "but belong to no row of the call tree",
+                Level.INFO,
+                count=len(unlinked),
+            )
+        )
+    return owner
+
+
+def _subtree_sums(own: F64, parent: I64, depth: I64, is_row: Bool) -> F64:
+    """own + the sums of all descendants, accumulated bottom-up one depth level at a time."""
+    total = own.copy()
+    rows = np.flatnonzero(is_row & (parent >= 0))
+    if len(rows) == 0:
+        return total
+    row_depth = depth[rows]
+    for d in np.unique(row_depth)[::-1]:
+        at = rows[row_depth == d]
+        np.add.at(total, parent[at], total[at])
+    return total
+
+
+def _self_of(value: I64, parent: I64, is_row: Bool) -> I64:
+    kids = is_row & (parent >= 0)
+    child_sum = np.bincount(parent[kids], weights=value[kids], minlength=len(value))
+    return (value - child_sum.astype(np.int64)) * is_row
+
+
+def _memory(ev: EventStore, host: Bool, parent: I64, is_row: Bool) -> tuple[I64, I64, I64]:
+    n = len(ev)
+    mem_name = ev.strings.index(MEMORY_EVENT_NAME) if MEMORY_EVENT_NAME in ev.strings else -1
+    records = np.flatnonzero((ev.kind == EventKind.MEMORY) & (ev.name == mem_name))
+    zeros = np.zeros(n, np.int64)
+    if len(records) == 0:
+        return zeros, zeros.copy(), records.astype(np.int64)
+    t = ev.start[records]
+    by_time = np.argsort(t, kind="stable")
+    t_sorted = t[by_time]
+    dtype = ev.mem_device_type[records][by_time].astype(np.int64)
+    nbytes = ev.nbytes[records][by_time]
+    cpu_bytes = np.where(np.isin(dtype, list(CPU_MEMORY_DEVICE_TYPES)), nbytes, 0)
+    dev_bytes = np.where(np.isin(dtype, list(DEVICE_MEMORY_DEVICE_TYPES)), nbytes, 0)
+    hosts = np.flatnonzero(host)
+    lo = np.searchsorted(t_sorted, ev.start[hosts], side="left")
+    hi = np.searchsorted(t_sorted, ev.end[hosts], side="right")
+    cpu_mem = zeros.copy()
+    dev_mem = zeros.copy()
+    cpu_cum = np.concatenate(([0], np.cumsum(cpu_bytes)))
+    dev_cum = np.concatenate(([0], np.cumsum(dev_bytes)))
+    cpu_mem[hosts] = cpu_cum[hi] - cpu_cum[lo]
+    dev_mem[hosts] = dev_cum[hi] - dev_cum[lo]
+    # records inside no host interval: +1 at each covering interval's first record, -1 after
+    # its last; a record is uncovered where the running count is 0
+    cover = np.zeros(len(t_sorted) + 1, np.int64)
+    np.add.at(cover, lo, 1)
+    np.add.at(cover, hi, -1)
+    uncovered = np.cumsum(cover)[:-1] == 0
+    cpu_mem[~is_row] = 0
+    dev_mem[~is_row] = 0
+    return cpu_mem, dev_mem, records[by_time[uncovered]]

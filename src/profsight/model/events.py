@@ -1,0 +1,109 @@
+"""The columnar event store: one numpy array per field, names interned in a string table.
+
+A trace can hold tens of millions of events, so they are never kept as Python objects.
+Times are integer nanoseconds relative to `EventStore.origin_us`, which makes the nesting
+comparisons exact (a trace's fractional microseconds carry nanosecond precision).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from profsight.knowledge.trace_schema import EventKind
+
+I8 = npt.NDArray[np.int8]
+I32 = npt.NDArray[np.int32]
+I64 = npt.NDArray[np.int64]
+F64 = npt.NDArray[np.float64]
+Bool = npt.NDArray[np.bool_]
+
+#: Value of an integer column where the event has no such field.
+MISSING = -1
+
+
+@dataclass(frozen=True)
+class Track:
+    """A timeline of the trace: a host thread, or a device stream."""
+
+    pid: int | str
+    tid: int | str
+    name: str = ""
+    """``thread_name`` / process label from the trace's metadata, if any."""
+
+    @property
+    def label(self) -> str:
+        return self.name or f"pid {self.pid} tid {self.tid}"
+
+
+@dataclass
+class EventStore:
+    """All timed events of one trace, as parallel numpy arrays (one entry per event)."""
+
+    kind: I8
+    """`EventKind` of each event."""
+    name: I32
+    """Index into `strings`."""
+    track: I32
+    """Index into `tracks`."""
+    start: I64
+    """Start, ns after `origin_us`."""
+    dur: I64
+    """Duration in ns (0 for instant events)."""
+    external_id: I64
+    """``External id`` (``external id`` before torch 1.9): links device work to its CPU op."""
+    correlation: I64
+    """CUPTI/roctracer ``correlation``: links a runtime call to the device work it launched."""
+    device: I32
+    stream: I64
+    shapes: I32
+    """Index into `strings` of the op's ``Input Dims`` as torch prints them, or MISSING."""
+    nbytes: I64
+    """``Bytes`` of a ``[memory]`` event, ``bytes`` of a memcpy/memset."""
+    mem_device_type: I8
+    """c10 ``DeviceType`` of a ``[memory]`` event."""
+    strings: list[str]
+    tracks: list[Track]
+    origin_us: float = 0.0
+    """Absolute trace time (µs, as in the file) of ``start == 0``."""
+    category: I32 = field(default_factory=lambda: np.zeros(0, np.int32))
+    """Index into `strings` of the raw trace category (kept for reporting)."""
+
+    def __len__(self) -> int:
+        return int(self.kind.shape[0])
+
+    @property
+    def end(self) -> I64:
+        return self.start + self.dur
+
+    def names(self, index: Sequence[int] | I64) -> list[str]:
+        strings = self.strings
+        return [strings[i] for i in np.asarray(self.name)[index]]
+
+    def mask(self, kinds: frozenset[EventKind] | set[EventKind]) -> Bool:
+        """Which events are of one of `kinds`."""
+        lut = np.zeros(len(EventKind), dtype=bool)
+        for k in kinds:
+            lut[int(k)] = True
+        return lut[self.kind]
+
+    @classmethod
+    def empty(cls) -> EventStore:
+        z64 = np.zeros(0, np.int64)
+        z32 = np.zeros(0, np.int32)
+        z8 = np.zeros(0, np.int8)
+        return cls(z8, z32, z32, z64, z64, z64, z64, z32, z64, z32, z64, z8, [], [])
+
+
+@dataclass
+class Flows:
+    """Flow events (``ph`` ``s``/``f``) that link a host launch to device activity."""
+
+    flow_id: I64
+    is_start: Bool
+    track: I32
+    start: I64
+    """Same clock as `EventStore.start`."""

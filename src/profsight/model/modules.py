@@ -1,0 +1,94 @@
+"""The module view of a profile: one row per ``nn.Module``, as the TensorBoard plugin had.
+
+A module's self time is the time of every event inside it that is not inside a nested
+module (its own Python, its skip connection, its ops); its total is the module range's
+duration. Time outside any module is one more row, so self times add up to the table's.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from profsight.knowledge.rows import is_module_name, module_label
+from profsight.model.events import I64
+
+if TYPE_CHECKING:
+    from profsight.model.profile import Profile
+    from profsight.model.table import ProfilerTable
+
+OUTSIDE_MODULES = "(outside any module)"
+
+
+def innermost_module(profile: Profile) -> I64:
+    """Per event: the innermost module range (itself included) around it, or -1."""
+    ev = profile.events
+    at = profile.attribution
+    module_ids = [i for i, s in enumerate(ev.strings) if is_module_name(s)]
+    is_module = at.is_row & np.isin(ev.name, module_ids)
+    inner = np.where(is_module, np.arange(len(ev)), -1)
+    rows = np.flatnonzero(at.is_row)
+    row_depth = at.depth[rows]
+    for d in np.unique(row_depth):
+        level = rows[row_depth == d]
+        inherit = level[(~is_module[level]) & (at.parent[level] >= 0)]
+        inner[inherit] = inner[at.parent[inherit]]
+    return inner
+
+
+def module_table(profile: Profile) -> ProfilerTable:
+    from profsight.model.table import ProfilerTable, Row, _pct, device_label
+
+    ev = profile.events
+    at = profile.attribution
+    inner = innermost_module(profile)
+    rows_idx = np.flatnonzero(at.is_row)
+    owner_module = inner[rows_idx]
+    modules = np.flatnonzero((inner == np.arange(len(ev))) & at.is_row)
+    labels = [module_label(ev.strings[i]) for i in ev.name[modules].tolist()]
+    label_ids = {label: k for k, label in enumerate(dict.fromkeys(labels))}
+    group_of_module = np.full(len(ev), len(label_ids), np.int64)  # last group: outside
+    group_of_module[modules] = [label_ids[label] for label in labels]
+    n_groups = len(label_ids) + 1
+    groups = np.where(owner_module >= 0, group_of_module[np.maximum(owner_module, 0)],
+                      n_groups - 1)
+    self_cpu = np.bincount(groups, weights=at.cpu_self[rows_idx], minlength=n_groups)
+    self_dev = np.bincount(groups, weights=at.device_self[rows_idx], minlength=n_groups)
+    mgroups = group_of_module[modules]
+    calls = np.bincount(mgroups, minlength=n_groups)
+    cpu_total = np.bincount(mgroups, weights=at.cpu_total[modules], minlength=n_groups)
+    dev_total = np.bincount(mgroups, weights=at.device_total[modules], minlength=n_groups)
+    cpu_total[-1] = self_cpu[-1]
+    dev_total[-1] = self_dev[-1]
+    sum_cpu = float(self_cpu.sum())
+    sum_dev = float(self_dev.sum())
+    names = [*label_ids, OUTSIDE_MODULES]
+    rows = tuple(
+        Row(
+            name=names[g],
+            event_kind="module" if g < n_groups - 1 else "other",
+            calls=int(calls[g]),
+            self_cpu_us=float(self_cpu[g]),
+            cpu_total_us=float(cpu_total[g]),
+            self_device_us=float(self_dev[g]),
+            device_total_us=float(dev_total[g]),
+            self_cpu_pct=_pct(self_cpu[g], sum_cpu),
+            cpu_total_pct=_pct(cpu_total[g], sum_cpu),
+            self_device_pct=_pct(self_dev[g], sum_dev),
+        )
+        for g in range(n_groups)
+        if g < n_groups - 1 or self_cpu[g] or self_dev[g]
+    )
+    return ProfilerTable(
+        rows=rows,
+        group_by="module",
+        self_cpu_total_us=sum_cpu,
+        self_device_total_us=sum_dev,
+        has_device=sum_dev > 0,
+        has_memory=False,
+        has_device_memory=False,
+        has_shapes=False,
+        device_name=device_label(profile),
+        total_rows=len(rows),
+    )

@@ -1,0 +1,95 @@
+"""`Profile`: what a loader produces. Stored data only; trees and tables are derived on demand."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from profsight.model.diagnostics import Diagnostic
+from profsight.model.events import EventStore, Flows
+
+if TYPE_CHECKING:
+    from profsight.model.attribution import Attribution
+    from profsight.model.table import GroupBy, ProfilerTable
+    from profsight.model.tree import CallTree
+
+
+@dataclass(frozen=True)
+class TraceMeta:
+    """The trace's top-level fields (everything except the events)."""
+
+    header: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def schema_version(self) -> int | None:
+        value = self.header.get("schemaVersion")
+        return value if isinstance(value, int) else None
+
+    @property
+    def devices(self) -> list[dict[str, Any]]:
+        """``deviceProperties`` (``computeProperties`` in some 1.9 files)."""
+        props = self.header.get("deviceProperties", self.header.get("computeProperties"))
+        if not isinstance(props, list):
+            return []
+        return [p for p in props if isinstance(p, dict)]
+
+    @property
+    def distributed(self) -> dict[str, Any]:
+        info = self.header.get("distributedInfo")
+        return info if isinstance(info, dict) else {}
+
+    @property
+    def trace_name(self) -> str:
+        value = self.header.get("traceName")
+        return value if isinstance(value, str) else ""
+
+    def flag(self, name: str) -> bool | None:
+        """A profiler option the trace records (``record_shapes``, ``profile_memory``, ...)."""
+        value = self.header.get(name)
+        return None if value is None else bool(value)
+
+
+@dataclass
+class Profile:
+    """One profiled process: its events, the trace's metadata and what was odd about it."""
+
+    source: str
+    """The path (or label) it was loaded from."""
+    format: str
+    """The input format, e.g. ``kineto``."""
+    events: EventStore
+    flows: Flows
+    meta: TraceMeta = field(default_factory=TraceMeta)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @cached_property
+    def attribution(self) -> Attribution:
+        """Nesting, CPU -> device links and self/total times of every event."""
+        from profsight.model.attribution import attribute
+
+        return attribute(self)
+
+    def table(
+        self,
+        group_by: GroupBy = "name",
+        sort_by: str | None = None,
+        limit: int | None = None,
+    ) -> ProfilerTable:
+        """The profiler table, aggregated like torch's ``key_averages()``."""
+        from profsight.model.table import build_table
+
+        table = build_table(self, group_by)
+        if sort_by is not None:
+            table = table.sorted(sort_by)
+        return table.head(limit) if limit is not None else table
+
+    def tree(self) -> CallTree:
+        """The call tree: steps -> Lightning actions -> modules -> ops -> runtime -> kernels."""
+        from profsight.model.tree import CallTree
+
+        return CallTree.build(self)
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return self.diagnostics + self.attribution.diagnostics

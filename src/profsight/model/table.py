@@ -1,0 +1,325 @@
+"""`ProfilerTable`: torch's ``key_averages()`` rebuilt from a trace.
+
+Rows are aggregated exactly as torch does (``EventList.key_averages``): by the event's
+table name (``ProfilerStep#N`` -> ``ProfilerStep*``), whether it is a host or a device
+event, and whether it is a ``record_function`` annotation; optionally also by input shapes.
+Rows come in the order of their first occurrence, as in torch; percentages are shares of
+the summed self time of all rows (device annotations left out of the device sum).
+
+``group_by="module"`` is profsight's own view: one row per ``nn.Module`` (Lightning's
+``[pl][module]`` ranges), its self time being the time of everything inside it that is
+not inside a nested module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, fields, replace
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+from profsight.errors import UsageError
+from profsight.knowledge.trace_schema import EventKind
+from profsight.model.events import I64
+
+if TYPE_CHECKING:
+    from profsight.model.profile import Profile
+
+GroupBy = Literal["name", "shape", "module"]
+GROUP_BYS: tuple[GroupBy, ...] = ("name", "shape", "module")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of the profiler table. Times in microseconds, memory in bytes."""
+
+    name: str
+    event_kind: str
+    """What the row's events are: ``cpu_op``, ``annotation``, ``kernel``, ``runtime``, ..."""
+    calls: int
+    self_cpu_us: float
+    cpu_total_us: float
+    self_device_us: float
+    device_total_us: float
+    self_cpu_pct: float
+    cpu_total_pct: float
+    self_device_pct: float
+    cpu_mem: int = 0
+    self_cpu_mem: int = 0
+    device_mem: int = 0
+    self_device_mem: int = 0
+    shapes: str = ""
+    """The input shapes, when grouped by shape."""
+    is_device: bool = False
+    """A device-side row (kernel, memcpy, memset, device annotation): no CPU time."""
+
+    @property
+    def cpu_avg_us(self) -> float:
+        return self.cpu_total_us / self.calls if self.calls else 0.0
+
+    @property
+    def device_avg_us(self) -> float:
+        return self.device_total_us / self.calls if self.calls else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["cpu_avg_us"] = self.cpu_avg_us
+        data["device_avg_us"] = self.device_avg_us
+        return data
+
+
+#: Sort keys: profsight's column names, and torch's ``sort_by`` names for the same columns.
+SORT_KEYS: dict[str, str] = {
+    "name": "name",
+    "calls": "calls",
+    "count": "calls",
+    "self_cpu_us": "self_cpu_us",
+    "self_cpu": "self_cpu_us",
+    "self_cpu_time_total": "self_cpu_us",
+    "cpu_total_us": "cpu_total_us",
+    "cpu_total": "cpu_total_us",
+    "cpu_time_total": "cpu_total_us",
+    "cpu_avg_us": "cpu_avg_us",
+    "cpu_time": "cpu_avg_us",
+    "self_device_us": "self_device_us",
+    "self_device": "self_device_us",
+    "self_cuda": "self_device_us",
+    "self_cuda_time_total": "self_device_us",
+    "self_device_time_total": "self_device_us",
+    "self_xpu_time_total": "self_device_us",
+    "device_total_us": "device_total_us",
+    "device_total": "device_total_us",
+    "cuda_total": "device_total_us",
+    "cuda_time_total": "device_total_us",
+    "device_time_total": "device_total_us",
+    "xpu_time_total": "device_total_us",
+    "device_avg_us": "device_avg_us",
+    "cuda_time": "device_avg_us",
+    "device_time": "device_avg_us",
+    "cpu_mem": "cpu_mem",
+    "cpu_memory_usage": "cpu_mem",
+    "self_cpu_mem": "self_cpu_mem",
+    "self_cpu_memory_usage": "self_cpu_mem",
+    "device_mem": "device_mem",
+    "cuda_memory_usage": "device_mem",
+    "device_memory_usage": "device_mem",
+    "self_device_mem": "self_device_mem",
+    "self_cuda_memory_usage": "self_device_mem",
+    "self_device_memory_usage": "self_device_mem",
+}
+
+
+@dataclass(frozen=True)
+class ProfilerTable:
+    rows: tuple[Row, ...]
+    group_by: GroupBy
+    self_cpu_total_us: float
+    """Sum of self CPU time over all rows: torch's "Self CPU time total"."""
+    self_device_total_us: float
+    """Sum of self device time over device rows: torch's "Self CUDA time total"."""
+    has_device: bool
+    has_memory: bool
+    has_device_memory: bool
+    has_shapes: bool
+    device_name: str = "CUDA"
+    """How torch labels device columns for this run (CUDA also for ROCm; XPU; ...)."""
+    total_rows: int = 0
+    """Rows before a row limit was applied."""
+
+    def __iter__(self) -> Iterator[Row]:
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def row(self, name: str) -> Row:
+        """The first row named `name` (KeyError if none)."""
+        for r in self.rows:
+            if r.name == name:
+                return r
+        raise KeyError(name)
+
+    def sorted(self, key: str) -> ProfilerTable:
+        """Rows by `key`, largest first (``name``: alphabetical); stable, as torch sorts."""
+        column = SORT_KEYS.get(key.lower().replace("-", "_"))
+        if column is None:
+            known = ", ".join(sorted({k for k in SORT_KEYS if "_time" not in k}))
+            raise UsageError(f"unknown sort key {key!r}; use one of: {known}")
+        if column == "name":
+            rows = sorted(self.rows, key=lambda r: r.name)
+        else:
+            rows = sorted(self.rows, key=lambda r: getattr(r, column), reverse=True)
+        return replace(self, rows=tuple(rows))
+
+    def head(self, limit: int | None) -> ProfilerTable:
+        if limit is None or limit < 0:
+            return self
+        return replace(self, rows=self.rows[:limit])
+
+    def to_records(self) -> list[dict[str, Any]]:
+        return [r.to_dict() for r in self.rows]
+
+    def to_pandas(self) -> Any:
+        """The table as a ``pandas.DataFrame`` (needs pandas: ``pip install profsight[pandas]``)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise UsageError(
+                "to_pandas() needs pandas: pip install 'profsight[pandas]'"
+            ) from None
+        return pd.DataFrame.from_records(self.to_records())
+
+
+_KIND_LABELS = {
+    EventKind.CPU_OP: "cpu_op",
+    EventKind.ANNOTATION: "annotation",
+    EventKind.PYTHON: "python",
+    EventKind.RUNTIME: "runtime",
+    EventKind.DRIVER: "driver",
+    EventKind.OVERHEAD: "overhead",
+    EventKind.KERNEL: "kernel",
+    EventKind.MEMCPY: "memcpy",
+    EventKind.MEMSET: "memset",
+    EventKind.GPU_ANNOTATION: "device_annotation",
+    EventKind.SYNC: "sync",
+    EventKind.MEMORY: "memory",
+    EventKind.OTHER: "other",
+}
+
+
+def kind_label(kind: int) -> str:
+    return _KIND_LABELS[EventKind(kind)]
+
+
+def build_table(profile: Profile, group_by: GroupBy = "name") -> ProfilerTable:
+    if group_by not in GROUP_BYS:
+        raise UsageError(f"unknown group-by {group_by!r}; use one of: {', '.join(GROUP_BYS)}")
+    if group_by == "module":
+        from profsight.model.modules import module_table
+
+        return module_table(profile)
+    ev = profile.events
+    at = profile.attribution
+    members = _members_in_torch_order(profile)
+    kind = ev.kind[members].astype(np.int64)
+    is_device = at.is_device_row[members]
+    is_annotation = (kind == EventKind.ANNOTATION) | (kind == EventKind.GPU_ANNOTATION)
+    shapes = ev.shapes[members].astype(np.int64) if group_by == "shape" else np.zeros(
+        len(members), np.int64
+    )
+    group_key = np.stack(
+        [at.key[members], is_device.astype(np.int64), is_annotation.astype(np.int64), shapes]
+    )
+    _, first, inverse = np.unique(group_key, axis=1, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    n_groups = len(first)
+
+    def total(values: Any) -> Any:
+        return np.bincount(inverse, weights=values[members], minlength=n_groups)
+
+    calls = np.bincount(inverse, minlength=n_groups)
+    self_cpu = total(at.cpu_self)
+    cpu_total = total(at.cpu_total)
+    self_dev = total(at.device_self)
+    dev_total = total(at.device_total)
+    cpu_mem = total(at.cpu_mem).astype(np.int64)
+    self_cpu_mem = total(at.cpu_mem_self).astype(np.int64)
+    dev_mem = total(at.device_mem).astype(np.int64)
+    self_dev_mem = total(at.device_mem_self).astype(np.int64)
+    memory_rows = np.isin(members, at.memory_rows)
+    if memory_rows.any():
+        cpu_mem, dev_mem, self_cpu_mem, self_dev_mem = _add_memory_records(
+            profile, members, memory_rows, inverse, n_groups,
+            (cpu_mem, dev_mem, self_cpu_mem, self_dev_mem),
+        )
+    sum_self_cpu = float(self_cpu.sum())
+    counted = is_device & (kind != EventKind.GPU_ANNOTATION)
+    sum_self_dev = float(at.device_self[members[counted]].sum())
+    group_device = is_device[first]
+    strings = ev.strings
+    row_order = np.argsort(first, kind="stable")
+    rows = []
+    for g in row_order.tolist():
+        m = members[first[g]]
+        rows.append(
+            Row(
+                name=strings[at.key[m]],
+                event_kind=kind_label(int(ev.kind[m])),
+                calls=int(calls[g]),
+                self_cpu_us=float(self_cpu[g]),
+                cpu_total_us=float(cpu_total[g]),
+                self_device_us=float(self_dev[g]),
+                device_total_us=float(dev_total[g]),
+                self_cpu_pct=_pct(self_cpu[g], sum_self_cpu),
+                cpu_total_pct=_pct(cpu_total[g], sum_self_cpu),
+                self_device_pct=_pct(self_dev[g], sum_self_dev),
+                cpu_mem=int(cpu_mem[g]),
+                self_cpu_mem=int(self_cpu_mem[g]),
+                device_mem=int(dev_mem[g]),
+                self_device_mem=int(self_dev_mem[g]),
+                shapes=strings[ev.shapes[m]] if group_by == "shape" and ev.shapes[m] >= 0 else (
+                    "[]" if group_by == "shape" else ""
+                ),
+                is_device=bool(group_device[g]),
+            )
+        )
+    has_memory = bool(memory_rows.any()) or bool(np.any(at.cpu_mem[members] != 0))
+    return ProfilerTable(
+        rows=tuple(rows),
+        group_by=group_by,
+        self_cpu_total_us=sum_self_cpu,
+        self_device_total_us=sum_self_dev,
+        has_device=bool(np.any(self_dev > 0)),
+        has_memory=has_memory or profile.meta.flag("profile_memory") is True,
+        has_device_memory=bool(np.any(self_dev_mem != 0)),
+        has_shapes=group_by == "shape",
+        device_name=device_label(profile),
+        total_rows=len(rows),
+    )
+
+
+def _members_in_torch_order(profile: Profile) -> I64:
+    """Every event that is a row, ordered by (start, -end) as torch orders its events."""
+    ev = profile.events
+    at = profile.attribution
+    idx = np.flatnonzero(at.is_row | at.is_device_row)
+    idx = np.concatenate([idx, at.memory_rows]).astype(np.int64)
+    order = np.lexsort((idx, -ev.end[idx], ev.start[idx]))
+    return idx[order]
+
+
+def _add_memory_records(
+    profile: Profile,
+    members: I64,
+    memory_rows: Any,
+    inverse: Any,
+    n_groups: int,
+    current: tuple[Any, Any, Any, Any],
+) -> tuple[Any, Any, Any, Any]:
+    """``[memory]`` rows hold the bytes of the records no host event covers."""
+    from profsight.knowledge.trace_schema import (
+        CPU_MEMORY_DEVICE_TYPES,
+        DEVICE_MEMORY_DEVICE_TYPES,
+    )
+
+    ev = profile.events
+    rec = members[memory_rows]
+    dtype = ev.mem_device_type[rec]
+    cpu = np.where(np.isin(dtype, list(CPU_MEMORY_DEVICE_TYPES)), ev.nbytes[rec], 0)
+    dev = np.where(np.isin(dtype, list(DEVICE_MEMORY_DEVICE_TYPES)), ev.nbytes[rec], 0)
+    groups = inverse[memory_rows]
+    add_cpu = np.bincount(groups, weights=cpu, minlength=n_groups).astype(np.int64)
+    add_dev = np.bincount(groups, weights=dev, minlength=n_groups).astype(np.int64)
+    cpu_mem, dev_mem, self_cpu_mem, self_dev_mem = current
+    return cpu_mem + add_cpu, dev_mem + add_dev, self_cpu_mem + add_cpu, self_dev_mem + add_dev
+
+
+def _pct(value: float, total: float) -> float:
+    return float(value) * 100.0 / total if total else 0.0
+
+
+def device_label(profile: Profile) -> str:
+    """Device column label as torch prints it: XPU for Intel, CUDA otherwise (ROCm too)."""
+    names = {profile.events.strings[c].lower() for c in np.unique(profile.events.category)}
+    return "XPU" if "xpu_runtime" in names else "CUDA"
