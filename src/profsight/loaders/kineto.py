@@ -113,6 +113,7 @@ class _Builder:
         mem_bytes = np.fromiter((a.mem_bytes for a in args), np.int64, n)
         copy_bytes = np.fromiter((a.copy_bytes for a in args), np.int64, n)
         mem_type = np.fromiter((a.mem_device_type for a in args), np.int64, n).astype(np.int8)
+        unfinished = ~np.fromiter((a.finished for a in args), bool, n)
         shapes_tab = self.shapes
         shapes = np.array(
             [
@@ -135,6 +136,7 @@ class _Builder:
             stream=stream,
             nbytes=np.where(mem_bytes != 0, mem_bytes, copy_bytes),
             mem_type=mem_type,
+            unfinished=unfinished,
             shapes=shapes,
         )
 
@@ -378,6 +380,7 @@ def _finish(builder: _Builder, diagnostics: list[Diagnostic]) -> tuple[EventStor
         shapes=np.where(shapes >= 0, shape_ids[np.maximum(shapes, 0)], -1).astype(np.int32),
         nbytes=_concat(cols.get("nbytes"), np.int64),
         mem_device_type=_concat(cols.get("mem_type"), np.int8),
+        unfinished=_concat(cols.get("unfinished"), bool),
         strings=list(builder.strings),
         tracks=tracks,
         origin_us=origin,
@@ -425,8 +428,16 @@ def _tracks(builder: _Builder) -> tuple[np.ndarray[Any, Any], list[Track]]:
 
 
 def _torch_shapes(raw: bytes) -> str:
-    """``Input Dims`` JSON as torch prints ``input_shapes`` (``[[4, 3], []]``)."""
+    """``Input Dims`` JSON as torch prints ``input_shapes`` (``[[4, 3], []]``).
+
+    torch's ``input_shapes`` keep the dims of tensor arguments only: a tensor list (whose
+    ``Input Dims`` entry is a list of lists) shows as ``[]``.
+    """
     try:
-        return str(json.loads(raw))
+        dims = json.loads(raw)
     except ValueError:
         return raw.decode("utf-8", "replace")
+    if not isinstance(dims, list):
+        return str(dims)
+    return str([d if isinstance(d, list) and all(isinstance(x, int) for x in d) else []
+                for d in dims])

@@ -3,7 +3,9 @@
 The rules are torch's (``torch.autograd.profiler._parse_kineto_results`` and
 ``profiler_util.FunctionEvent``), so that the table built on top equals ``key_averages()``:
 
-* host rows nest per thread (`nesting`); torch's filtered names take no part;
+* host rows nest per thread (`nesting`); torch's filtered names take no part, nor do ranges
+  still open when the profiler stopped (``"finished": false``): torch calls them async, gives
+  them no children, no self time and no device time;
 * a child with its parent's name that is the parent's only child is dropped and its
   children and device work move up (``EventList._remove_dup_nodes``);
 * device work (kernels, memcpy, memset) belongs to the CPU op or ``record_function`` whose
@@ -49,6 +51,8 @@ if TYPE_CHECKING:
 class Attribution:
     is_row: Bool
     """Host events that are rows of torch's table (not filtered, not dropped as duplicates)."""
+    is_async: Bool
+    """Rows torch calls async (unfinished ranges): outside the nesting, no self time."""
     is_device_row: Bool
     """Device events that are rows (kernels, memcpy, memset, device-side annotations)."""
     parent: I64
@@ -82,7 +86,9 @@ def attribute(profile: Profile) -> Attribution:
     key = _table_keys(ev)
     filtered = _filtered(ev)
     host = ev.mask(HOST_KINDS) & ~filtered
-    host_idx = np.flatnonzero(host)
+    is_async = host & ev.unfinished
+    dur_us = _clipped_durations(ev, host, is_async) / 1000.0
+    host_idx = np.flatnonzero(host & ~is_async)
 
     start, end = ev.start, ev.end
     nesting = nest(ev.track[host_idx].astype(np.int64), start[host_idx], end[host_idx])
@@ -104,6 +110,7 @@ def attribute(profile: Profile) -> Attribution:
     removed = _remove_duplicates(parent, key, host_idx)
     survivor = _surviving_ancestor(parent, removed)
     is_row = host & ~removed
+    nests = is_row & ~is_async
     parent = np.where(parent >= 0, survivor[np.maximum(parent, 0)], NO_PARENT)
     parent[~is_row] = NO_PARENT
 
@@ -112,12 +119,11 @@ def attribute(profile: Profile) -> Attribution:
     owner = _owners(ev, device_work, launcher, parent, is_row, diagnostics)
     owner = np.where(owner >= 0, survivor[np.maximum(owner, 0)], -1)
 
-    dur_us = ev.dur / 1000.0
     cpu_total = np.where(is_row, dur_us, 0.0)
     child_cpu = np.bincount(parent[is_row & (parent >= 0)],
                             weights=cpu_total[is_row & (parent >= 0)], minlength=n)
     cpu_self = cpu_total - child_cpu
-    cpu_self[~is_row] = 0.0
+    cpu_self[~nests] = 0.0
 
     attributed = device_work & (owner >= 0)
     device_self = np.bincount(owner[attributed], weights=dur_us[attributed], minlength=n)
@@ -129,11 +135,12 @@ def attribute(profile: Profile) -> Attribution:
 
     mem = _memory(ev, host, parent, is_row)
     cpu_mem, device_mem, memory_rows = mem
-    cpu_mem_self = _self_of(cpu_mem, parent, is_row)
-    device_mem_self = _self_of(device_mem, parent, is_row)
+    cpu_mem_self = _self_of(cpu_mem, parent, nests)
+    device_mem_self = _self_of(device_mem, parent, nests)
     order = host_idx[nesting.order]
     return Attribution(
         is_row=is_row,
+        is_async=is_async,
         is_device_row=is_device_row,
         parent=parent,
         depth=depth,
@@ -152,6 +159,20 @@ def attribute(profile: Profile) -> Attribution:
         order=order[is_row[order]],
         diagnostics=diagnostics,
     )
+
+
+def _clipped_durations(ev: EventStore, host: Bool, is_async: Bool) -> I64:
+    """Durations, with ranges left open cut where the profiler stopped.
+
+    The exporter stretches an open range to the end of the trace window; torch's own events
+    end it when collection stopped, which is when the last completed host range ended.
+    """
+    dur = ev.dur.copy()
+    finished = host & ~is_async
+    if is_async.any() and finished.any():
+        stop = int(ev.end[finished].max())
+        dur[is_async] = np.clip(stop - ev.start[is_async], 0, ev.dur[is_async])
+    return dur
 
 
 def _table_keys(ev: EventStore) -> I64:
@@ -224,7 +245,7 @@ def _owners(
 ) -> I64:
     n = len(ev)
     owner = np.full(n, -1, np.int64)
-    owners = np.flatnonzero(ev.mask(OWNER_KINDS) & is_row & (ev.external_id > 0))
+    owners = np.flatnonzero(ev.mask(OWNER_KINDS) & is_row & ~ev.unfinished & (ev.external_id > 0))
     work = np.flatnonzero(device_work)
     if len(owners) and len(work):
         ext = ev.external_id[owners]

@@ -65,6 +65,8 @@ class EventStore:
     """``Bytes`` of a ``[memory]`` event, ``bytes`` of a memcpy/memset."""
     mem_device_type: I8
     """c10 ``DeviceType`` of a ``[memory]`` event."""
+    unfinished: Bool
+    """Ranges still open when the profiler stopped (``"finished": false``)."""
     strings: list[str]
     tracks: list[Track]
     origin_us: float = 0.0
@@ -95,7 +97,7 @@ class EventStore:
         z64 = np.zeros(0, np.int64)
         z32 = np.zeros(0, np.int32)
         z8 = np.zeros(0, np.int8)
-        return cls(z8, z32, z32, z64, z64, z64, z64, z32, z64, z32, z64, z8, [], [])
+        return cls(z8, z32, z32, z64, z64, z64, z64, z32, z64, z32, z64, z8, np.zeros(0, bool), [], [])
 
 
 @dataclass

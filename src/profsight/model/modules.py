@@ -91,4 +91,5 @@ def module_table(profile: Profile) -> ProfilerTable:
         has_shapes=False,
         device_name=device_label(profile),
         total_rows=len(rows),
+        longest_name=max((len(r.name) for r in rows), default=0),
     )

@@ -53,6 +53,9 @@ class Row:
     """The input shapes, when grouped by shape."""
     is_device: bool = False
     """A device-side row (kernel, memcpy, memset, device annotation): no CPU time."""
+    is_async: bool = False
+    """torch's async flag (of the row's first event): a range left open when the profiler
+    stopped. torch gives it no self time and prints its CPU total % as 0."""
 
     @property
     def cpu_avg_us(self) -> float:
@@ -126,6 +129,9 @@ class ProfilerTable:
     """How torch labels device columns for this run (CUDA also for ROCm; XPU; ...)."""
     total_rows: int = 0
     """Rows before a row limit was applied."""
+    longest_name: int = 0
+    """Longest row name before a limit (torch sizes its name column on all rows)."""
+    longest_shapes: int = 0
 
     def __iter__(self) -> Iterator[Row]:
         return iter(self.rows)
@@ -242,6 +248,7 @@ def build_table(profile: Profile, group_by: GroupBy = "name") -> ProfilerTable:
     rows = []
     for g in row_order.tolist():
         m = members[first[g]]
+        is_async = bool(at.is_async[m])
         rows.append(
             Row(
                 name=strings[at.key[m]],
@@ -252,7 +259,7 @@ def build_table(profile: Profile, group_by: GroupBy = "name") -> ProfilerTable:
                 self_device_us=float(self_dev[g]),
                 device_total_us=float(dev_total[g]),
                 self_cpu_pct=_pct(self_cpu[g], sum_self_cpu),
-                cpu_total_pct=_pct(cpu_total[g], sum_self_cpu),
+                cpu_total_pct=0.0 if is_async else _pct(cpu_total[g], sum_self_cpu),
                 self_device_pct=_pct(self_dev[g], sum_self_dev),
                 cpu_mem=int(cpu_mem[g]),
                 self_cpu_mem=int(self_cpu_mem[g]),
@@ -262,6 +269,7 @@ def build_table(profile: Profile, group_by: GroupBy = "name") -> ProfilerTable:
                     "[]" if group_by == "shape" else ""
                 ),
                 is_device=bool(group_device[g]),
+                is_async=is_async,
             )
         )
     has_memory = bool(memory_rows.any()) or bool(np.any(at.cpu_mem[members] != 0))
@@ -276,6 +284,8 @@ def build_table(profile: Profile, group_by: GroupBy = "name") -> ProfilerTable:
         has_shapes=group_by == "shape",
         device_name=device_label(profile),
         total_rows=len(rows),
+        longest_name=max((len(r.name) for r in rows), default=0),
+        longest_shapes=max((len(r.shapes) for r in rows), default=0),
     )
 
 

@@ -1,0 +1,34 @@
+"""``profsight explain [PATH]``: what was profiled, the rows that matter, the call tree."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+
+from profsight.cli.common import add_output_arguments, format_from, load_profile, write_output
+from profsight.renderers.explain import REPORT_FORMATS, REPORT_SUFFIXES, render_report, render_text
+from profsight.report import build_report
+from profsight.samples import sample_trace
+
+HELP = "explain a profile (no PATH: a bundled Lightning ResNet-18 sample trace)"
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("explain", help=HELP, description=HELP)
+    p.add_argument("path", nargs="?", default=None, help="trace file (.json or .json.gz)")
+    p.add_argument("--format", choices=list(REPORT_FORMATS), default=None)
+    add_output_arguments(p)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    path = args.path or str(sample_trace())
+    report = build_report(load_profile(path, args))
+    fmt = format_from(args, REPORT_SUFFIXES, "text")
+    if fmt == "text" and args.output is None:
+        width = shutil.get_terminal_size((120, 24)).columns
+        text = render_text(report, width=width)
+    else:
+        text = render_report(report, fmt)
+    write_output(text, args.output, [path], args.force)
+    return 0

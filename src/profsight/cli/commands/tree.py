@@ -1,0 +1,36 @@
+"""``profsight tree PATH``: the call tree, with self and total time per node."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+
+from profsight.cli.common import add_output_arguments, format_from, load_profile, write_output
+from profsight.model.table import device_label
+from profsight.renderers.tree_text import render_tree_json, render_tree_text
+
+HELP = "print the call tree of a trace: steps, Lightning actions, modules, ops, kernels"
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("tree", help=HELP, description=HELP)
+    p.add_argument("path", help="trace file (.json or .json.gz)")
+    p.add_argument("--depth", type=int, default=None, help="show at most N levels")
+    p.add_argument("--min-share", type=float, default=1.0, metavar="PCT",
+                   help="hide nodes under PCT %% of the total CPU and device time (default 1)")
+    p.add_argument("--format", choices=["text", "json"], default=None)
+    add_output_arguments(p)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    profile = load_profile(args.path, args)
+    tree = profile.tree().pruned(depth=args.depth, min_share=args.min_share)
+    fmt = format_from(args, {".json": "json"}, "text")
+    if fmt == "json":
+        text = render_tree_json(tree)
+    else:
+        width = shutil.get_terminal_size((120, 24)).columns if args.output is None else 160
+        text = render_tree_text(tree, width=width, device_name=device_label(profile))
+    write_output(text, args.output, [args.path], args.force)
+    return 0

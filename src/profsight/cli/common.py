@@ -1,0 +1,106 @@
+"""What every subcommand shares: loading with a progress bar, writing output, warnings."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from profsight.errors import ProfsightError
+from profsight.loaders import load
+from profsight.loaders.progress import Progress, no_progress
+from profsight.model.profile import Profile
+
+#: Files larger than this get a progress bar while they load.
+PROGRESS_THRESHOLD = 32 << 20
+
+
+class OutputError(ProfsightError):
+    """An output that must not be written (it is an input, or exists without --force)."""
+
+
+@contextmanager
+def progress_bar(path: str, enabled: bool) -> Iterator[Progress]:
+    if not enabled:
+        yield no_progress
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
+
+    console = Console(stderr=True)
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        DownloadColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        tasks: dict[str, object] = {}
+
+        def update(phase: str, done: int, total: int) -> None:
+            if phase not in tasks:
+                tasks[phase] = bar.add_task(f"{phase} {Path(path).name}", total=total)
+            bar.update(tasks[phase], completed=done, total=total)  # type: ignore[arg-type]
+
+        yield update
+
+
+def load_profile(path: str, args: argparse.Namespace) -> Profile:
+    show = getattr(args, "progress", None)
+    if show is None:
+        try:
+            show = sys.stderr.isatty() and os.path.getsize(path) > PROGRESS_THRESHOLD
+        except OSError:
+            show = False
+    with progress_bar(path, bool(show)) as progress:
+        profile = load(path, progress)
+    for diag in profile.diagnostics:
+        warn(f"{path}: {diag}")
+    return profile
+
+
+def warn(message: str) -> None:
+    print(f"profsight: {message}", file=sys.stderr)
+
+
+def write_output(text: str, output: str | None, inputs: list[str], force: bool) -> None:
+    """Print `text`, or write it to `output`: never over an input, over a file only with force."""
+    if output is None or output == "-":
+        sys.stdout.write(text)
+        return
+    target = Path(output)
+    for source in inputs:
+        try:
+            if target.exists() and target.samefile(source):
+                raise OutputError(f"{output}: is an input; refusing to overwrite it")
+        except OSError:
+            continue
+    if target.exists() and not force:
+        raise OutputError(f"{output}: already exists (use --force to replace it)")
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(target)
+
+
+def add_output_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-o", "--output", help="write to this file instead of stdout")
+    parser.add_argument("--force", action="store_true", help="replace an existing output file")
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show a progress bar while loading (default: for large files on a terminal)",
+    )
+
+
+def format_from(args: argparse.Namespace, suffixes: dict[str, str], default: str) -> str:
+    """``--format``, else the output file's suffix, else `default`."""
+    if args.format:
+        return str(args.format)
+    if args.output:
+        return suffixes.get(Path(args.output).suffix.lower(), default)
+    return default

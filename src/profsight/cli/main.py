@@ -1,0 +1,71 @@
+"""``profsight``: entry point. ``main(argv) -> int`` is testable in-process.
+
+Exit codes: 0 done; 1 an input could not be read; 2 bad usage; 3 an output was refused;
+4 an internal error (a bug: please report it; ``PROFSIGHT_DEBUG=1`` shows the traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from profsight import __version__
+from profsight.cli.commands import explain, table, tree
+from profsight.cli.common import OutputError
+from profsight.errors import InputError, UsageError
+
+EXIT_OK = 0
+EXIT_INPUT = 1
+EXIT_USAGE = 2
+EXIT_OUTPUT = 3
+EXIT_INTERNAL = 4
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="profsight",
+        description="Explains PyTorch / Lightning profiler output.",
+    )
+    parser.add_argument("--version", action="version", version=f"profsight {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for command in (explain, table, tree):
+        command.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "run", None):
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        return int(args.run(args))
+    except InputError as exc:
+        print(f"profsight: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except UsageError as exc:
+        print(f"profsight: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except OutputError as exc:
+        print(f"profsight: error: {exc}", file=sys.stderr)
+        return EXIT_OUTPUT
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: one line, no traceback
+        if os.environ.get("PROFSIGHT_DEBUG"):
+            raise
+        print(
+            f"profsight: internal error: {type(exc).__name__}: {exc} "
+            "(a bug in profsight; rerun with PROFSIGHT_DEBUG=1 for details and report it)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
+
+
+def entry() -> None:
+    sys.exit(main())

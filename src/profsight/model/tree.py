@@ -1,0 +1,213 @@
+"""`CallTree`: the profile's events aggregated by call path.
+
+Every row event (after torch's nesting and duplicate rules) is a node on the path of its
+ancestors' table names; calls with the same path are merged, as pyinstrument's aggregated
+view does, so ``ProfilerStep*`` holds all profiled steps. Device work hangs under the
+launch call that queued it (or under its owner op when no launch call was recorded), as a
+*device node*: its time is already its owner op's self device time, so device nodes are
+shown but not added again. Invariants, checked by `TreeNode.check`:
+
+* ``cpu_total == cpu_self + Σ host children's cpu_total``
+* ``device_total == device_self + Σ host children's device_total``
+
+When rows sit on more than one thread (the autograd engine runs backward on its own
+thread), each thread is a node of its own under the root.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
+from profsight.model.events import I64
+from profsight.model.table import kind_label
+
+if TYPE_CHECKING:
+    from profsight.model.profile import Profile
+
+ROOT_NAME = "(all threads)"
+
+
+@dataclass
+class TreeNode:
+    name: str
+    kind: str
+    calls: int = 0
+    cpu_self_us: float = 0.0
+    cpu_total_us: float = 0.0
+    device_self_us: float = 0.0
+    device_total_us: float = 0.0
+    is_device: bool = False
+    children: list[TreeNode] = field(default_factory=list)
+
+    def walk(self) -> Iterator[TreeNode]:
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+    def find(self, name: str) -> TreeNode | None:
+        """The first node named `name`, depth first."""
+        return next((n for n in self.walk() if n.name == name), None)
+
+    def check(self, tolerance_us: float = 1e-6) -> list[str]:
+        """Violations of the invariants, as messages (empty when all hold)."""
+        problems = []
+        for node in self.walk():
+            host = [c for c in node.children if not c.is_device]
+            cpu = node.cpu_self_us + sum(c.cpu_total_us for c in host)
+            dev = node.device_self_us + sum(c.device_total_us for c in host)
+            if not node.is_device and abs(cpu - node.cpu_total_us) > tolerance_us:
+                problems.append(f"{node.name}: cpu total {node.cpu_total_us} != {cpu}")
+            if not node.is_device and abs(dev - node.device_total_us) > tolerance_us:
+                problems.append(f"{node.name}: device total {node.device_total_us} != {dev}")
+        return problems
+
+    def to_dict(self, max_depth: int | None = None) -> dict[str, object]:
+        data: dict[str, object] = {
+            "name": self.name,
+            "kind": self.kind,
+            "calls": self.calls,
+            "self_cpu_us": self.cpu_self_us,
+            "cpu_total_us": self.cpu_total_us,
+            "self_device_us": self.device_self_us,
+            "device_total_us": self.device_total_us,
+        }
+        if max_depth is None or max_depth > 0:
+            depth = None if max_depth is None else max_depth - 1
+            data["children"] = [c.to_dict(depth) for c in self.children]
+        return data
+
+
+@dataclass
+class CallTree:
+    root: TreeNode
+
+    @classmethod
+    def build(cls, profile: Profile) -> CallTree:
+        return cls(_build(profile))
+
+    def pruned(self, depth: int | None = None, min_share: float = 0.0) -> CallTree:
+        """A copy without nodes deeper than `depth` or below `min_share` % of the root's time."""
+        cpu_ref = self.root.cpu_total_us or 1.0
+        dev_ref = self.root.device_total_us or 1.0
+
+        def keep(node: TreeNode) -> bool:
+            share = max(node.cpu_total_us / cpu_ref, node.device_total_us / dev_ref) * 100
+            return share >= min_share
+
+        def copy(node: TreeNode, level: int) -> TreeNode:
+            kids: list[TreeNode] = []
+            if depth is None or level < depth:
+                kids = [copy(c, level + 1) for c in node.children if keep(c)]
+            return TreeNode(node.name, node.kind, node.calls, node.cpu_self_us,
+                            node.cpu_total_us, node.device_self_us, node.device_total_us,
+                            node.is_device, kids)
+
+        return CallTree(copy(self.root, 0))
+
+
+def _build(profile: Profile) -> TreeNode:
+    ev = profile.events
+    at = profile.attribution
+    rows = np.flatnonzero(at.is_row)
+    threads = np.unique(ev.track[rows])
+    per_thread = len(threads) > 1
+    # path id of every row: (path of parent, table name), one depth level at a time
+    path = np.full(len(ev), -1, np.int64)
+    nodes: list[TreeNode] = []
+    parents: list[int] = []
+    root = TreeNode(ROOT_NAME, "root")
+    thread_node: dict[int, int] = {}
+    if per_thread:
+        for t in threads.tolist():
+            thread_node[t] = len(nodes)
+            nodes.append(TreeNode(f"thread: {ev.tracks[t].label}", "thread"))
+            parents.append(-1)
+    row_depth = at.depth[rows]
+    for d in np.unique(row_depth).tolist():
+        level = rows[row_depth == d]
+        up = at.parent[level]
+        base = np.where(up >= 0, path[np.maximum(up, 0)], -1)
+        if per_thread:
+            roots = up < 0
+            base[roots] = [thread_node[t] for t in ev.track[level[roots]].tolist()]
+        _assign_paths(level, base, at.key[level], path, nodes, parents, ev, is_device=False)
+    device = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS) & (at.owner >= 0))
+    if len(device):
+        anchor = np.where(at.launcher[device] >= 0, at.launcher[device], at.owner[device])
+        anchor = np.where(path[anchor] >= 0, anchor, at.owner[device])
+        _assign_paths(device, path[anchor], at.key[device], path, nodes, parents, ev,
+                      is_device=True)
+    _accumulate(profile, rows, device, path, nodes)
+    for i, node in enumerate(nodes):
+        (nodes[parents[i]].children if parents[i] >= 0 else root.children).append(node)
+    for node in root.walk():
+        node.children.sort(key=lambda c: (c.is_device, -(c.cpu_total_us + c.device_total_us)))
+    for node in nodes:
+        if node.kind == "thread":
+            _sum_children(node)
+    _sum_children(root)
+    root.calls = 1
+    return root
+
+
+def _assign_paths(
+    events: I64,
+    base: I64,
+    key: I64,
+    path: I64,
+    nodes: list[TreeNode],
+    parents: list[int],
+    ev: object,
+    *,
+    is_device: bool,
+) -> None:
+    from profsight.model.events import EventStore
+
+    assert isinstance(ev, EventStore)
+    pairs = np.stack([base, key])
+    uniq, first, inverse = np.unique(pairs, axis=1, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    ids = np.arange(len(nodes), len(nodes) + uniq.shape[1])
+    for j in range(uniq.shape[1]):
+        event = int(events[first[j]])
+        nodes.append(TreeNode(ev.strings[int(uniq[1, j])], kind_label(int(ev.kind[event])),
+                              is_device=is_device))
+        parents.append(int(uniq[0, j]))
+    path[events] = ids[inverse]
+
+
+def _accumulate(profile: Profile, rows: I64, device: I64, path: I64, nodes: list[TreeNode]) -> None:
+    at = profile.attribution
+    n = len(nodes)
+
+    def sums(idx: I64, values: object) -> list[float]:
+        arr = np.asarray(values)
+        return np.bincount(path[idx], weights=arr[idx], minlength=n).tolist()  # type: ignore[no-any-return]
+
+    calls = np.bincount(path[rows], minlength=n) + np.bincount(path[device], minlength=n)
+    cpu_self, cpu_total = sums(rows, at.cpu_self), sums(rows, at.cpu_total)
+    dev_self, dev_total = sums(rows, at.device_self), sums(rows, at.device_total)
+    dur = profile.events.dur / 1000.0
+    dev_work = sums(device, dur)
+    for i, node in enumerate(nodes):
+        node.calls = int(calls[i])
+        if node.is_device:
+            node.device_self_us = node.device_total_us = dev_work[i]
+        else:
+            node.cpu_self_us, node.cpu_total_us = cpu_self[i], cpu_total[i]
+            node.device_self_us, node.device_total_us = dev_self[i], dev_total[i]
+
+
+def _sum_children(node: TreeNode) -> None:
+    host = [c for c in node.children if not c.is_device]
+    node.cpu_total_us = sum(c.cpu_total_us for c in host)
+    node.device_total_us = sum(c.device_total_us for c in host)
+    node.calls = 1
+
+
+__all__ = ["CallTree", "EventKind", "TreeNode"]

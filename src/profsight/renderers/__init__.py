@@ -1,0 +1,1 @@
+"""Renderers: the only code that formats output. Each takes model objects, returns text."""

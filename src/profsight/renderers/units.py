@@ -1,0 +1,43 @@
+"""Numbers as torch's profiler prints them (``1.234ms``, ``-1.70 MB``, ``12.34%``)."""
+
+from __future__ import annotations
+
+_KB = 1024
+_MB = 1024 * _KB
+_GB = 1024 * _MB
+
+
+def torch_time(us: float) -> str:
+    """``123.456us``, ``1.234ms``, ``1.234s``: torch's ``_format_time``."""
+    if us >= 1_000_000:
+        return f"{us / 1_000_000:.3f}s"
+    if us >= 1000:
+        return f"{us / 1000:.3f}ms"
+    return f"{us:.3f}us"
+
+
+def torch_memory(nbytes: int) -> str:
+    """``0 B``, ``64.00 KB``, ``-1.70 MB``: torch's ``_format_memory``."""
+    size = abs(nbytes)
+    if size >= _GB:
+        return f"{nbytes / _GB:.2f} GB"
+    if size >= _MB:
+        return f"{nbytes / _MB:.2f} MB"
+    if size >= _KB:
+        return f"{nbytes / _KB:.2f} KB"
+    return f"{nbytes} B"
+
+
+def torch_percent(value: float, total_nonzero: bool = True) -> str:
+    return f"{value:.2f}%" if total_nonzero else "NaN"
+
+
+def short_time(us: float) -> str:
+    """Compact time for trees and notes: ``812 µs``, ``12.3 ms``, ``1.52 s``."""
+    if us >= 1_000_000:
+        return f"{us / 1_000_000:.2f} s"
+    if us >= 10_000:
+        return f"{us / 1000:.1f} ms"
+    if us >= 1000:
+        return f"{us / 1000:.2f} ms"
+    return f"{us:.0f} µs" if us >= 10 else f"{us:.1f} µs"
