@@ -23,7 +23,10 @@ from lightning.pytorch.profilers import PyTorchProfiler
 
 from profsight.demo.resnet import resnet18_backbone
 
-OUT = Path(__file__).resolve().parents[1] / "src/profsight/samples/resnet18_lightning_cpu.pt.trace.json.gz"
+OUT = (
+    Path(__file__).resolve().parents[1]
+    / "src/profsight/samples/resnet18_lightning_cpu.pt.trace.json.gz"
+)
 
 
 class Classifier(L.LightningModule):
@@ -54,14 +57,26 @@ def main() -> None:
     loader = torch.utils.data.DataLoader(data, batch_size=16)
     with tempfile.TemporaryDirectory() as tmp:
         profiler = PyTorchProfiler(
-            dirpath=tmp, filename="sample", export_to_chrome=True, record_module_names=True,
-            record_shapes=True, profile_memory=True,
+            dirpath=tmp,
+            filename="sample",
+            export_to_chrome=True,
+            record_module_names=True,
+            record_shapes=True,
+            profile_memory=True,
             schedule=torch.profiler.schedule(wait=1, warmup=1, active=3, repeat=1),
         )
-        trainer = L.Trainer(max_epochs=1, limit_train_batches=6, limit_val_batches=0,
-                            profiler=profiler, logger=False, enable_checkpointing=False,
-                            enable_progress_bar=False, enable_model_summary=False,
-                            accelerator="cpu", devices=1)
+        trainer = L.Trainer(
+            max_epochs=1,
+            limit_train_batches=6,
+            limit_val_batches=0,
+            profiler=profiler,
+            logger=False,
+            enable_checkpointing=False,
+            enable_progress_bar=False,
+            enable_model_summary=False,
+            accelerator="cpu",
+            devices=1,
+        )
         trainer.fit(Classifier(), loader)
         traces = sorted(Path(tmp).glob("*training_step*.pt.trace.json"))
         if not traces:

@@ -7,11 +7,12 @@ THEN every row torch reports is there with the same calls and times, and no othe
 from __future__ import annotations
 
 import pytest
-from recorders import Recorded, TorchRow
 
 import profsight
 from profsight.model.table import ProfilerTable, Row
 from profsight.renderers.table_text import render_torch_table
+
+from recorders import Recorded, TorchRow
 
 ABS_US = 2.0
 REL = 0.01

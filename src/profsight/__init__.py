@@ -1,8 +1,8 @@
 """profsight: explains PyTorch and PyTorch Lightning profiler output.
 
-    >>> import profsight
-    >>> profile = profsight.load("trace.pt.trace.json.gz")
-    >>> print(profile.table(sort_by="cpu_total_us", limit=10).rows[0].name)
+>>> import profsight
+>>> profile = profsight.load("trace.pt.trace.json.gz")
+>>> print(profile.table(sort_by="cpu_total_us", limit=10).rows[0].name)
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_OK
-    except Exception as exc:  # noqa: BLE001 - the last line of defence: one line, no traceback
+    except Exception as exc:
         if os.environ.get("PROFSIGHT_DEBUG"):
             raise
         print(

@@ -31,7 +31,8 @@ class BasicBlock(nn.Module):
         identity = x if self.downsample is None else self.downsample(x)
         out = self.relu(self.bn1(self.conv1(x)))
         out = self.bn2(self.conv2(out))
-        return self.relu(out + identity)
+        result: torch.Tensor = self.relu(out + identity)
+        return result
 
 
 def resnet18_backbone() -> nn.Sequential:
@@ -44,7 +45,9 @@ def resnet18_backbone() -> nn.Sequential:
     ]
     inplanes = 64
     for planes, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
-        layers.append(nn.Sequential(BasicBlock(inplanes, planes, stride), BasicBlock(planes, planes)))
+        layers.append(
+            nn.Sequential(BasicBlock(inplanes, planes, stride), BasicBlock(planes, planes))
+        )
         inplanes = planes
     layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten()]
     return nn.Sequential(*layers)

@@ -19,11 +19,11 @@ class EventKind(enum.IntEnum):
     CPU_OP = 0
     """An operator (``aten::mm``, ``autograd::engine::...``) recorded on a CPU thread."""
     ANNOTATION = 1
-    """A ``record_function`` range: ``ProfilerStep#N``, Lightning's ``[pl][...]`` tags, user labels."""
+    """A ``record_function`` range: ``ProfilerStep#N``, Lightning's ``[pl][...]``, user labels."""
     PYTHON = 2
     """A Python function frame (``with_stack=True``)."""
     RUNTIME = 3
-    """A device runtime API call on the host: ``cudaLaunchKernel``, ``hipMemcpyAsync``, ``urEnqueue...``."""
+    """A device runtime API call on the host: ``cudaLaunchKernel``, ``hipMemcpyAsync``, ..."""
     DRIVER = 4
     """A driver API call on the host (``cuLaunchKernel``), torch >= 2.1."""
     OVERHEAD = 5
@@ -145,5 +145,5 @@ def kind_of_category(category: str) -> EventKind:
 
 
 def table_key(name: str) -> str:
-    """The name under which torch's table aggregates an event (``ProfilerStep#3`` -> ``ProfilerStep*``)."""
+    """The name torch's table aggregates an event under (``ProfilerStep#3``: ``ProfilerStep*``)."""
     return PROFILER_STEP_ROW if name.startswith(PROFILER_STEP_PREFIX) else name

@@ -20,6 +20,7 @@ _EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
 _BOUNDARY = re.compile(rb"\}\s*,\s*\{")
 _WS = b" \t\r\n"
 _TRAILING = re.compile(r"trailing characters \(byte (\d+)\)")
+_BYTE = re.compile(r"\(byte (\d+)\)")
 
 
 @dataclass(frozen=True)
@@ -80,8 +81,13 @@ def trailing_offset(error: msgspec.DecodeError) -> int | None:
     return int(m.group(1)) - 1 if m else None
 
 
-def is_truncation(error: msgspec.DecodeError) -> bool:
-    return "truncated" in str(error)
+def is_truncation(error: msgspec.DecodeError, doc: bytes) -> bool:
+    """The document ended too early: msgspec says so, or stumbled on our closing ``]``."""
+    text = str(error)
+    if "truncated" in text:
+        return True
+    m = _BYTE.search(text)
+    return m is not None and int(m.group(1)) >= len(doc) - 1
 
 
 def iter_chunks(buf: bytes, start: int, end: int, target: int) -> Iterator[tuple[int, int]]:

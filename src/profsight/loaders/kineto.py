@@ -38,6 +38,9 @@ from profsight.model.events import EventStore, Flows, Track
 from profsight.model.profile import Profile, TraceMeta
 
 CHUNK_BYTES = 8 << 20
+#: Event boundaries tried from the end of a cut-off chunk before it is judged malformed.
+_SALVAGE_TRIES = 64
+_NOT_OBJECTS = "array elements that are not events (not JSON objects)"
 
 # Chrome-trace phases, coded small so that a chunk's phases fit an int8 array.
 _PH_TIMED, _PH_INSTANT, _PH_META, _PH_FLOW_S, _PH_FLOW_F, _PH_BE, _PH_OTHER = range(7)
@@ -143,7 +146,7 @@ class _Builder:
     def _add_other(self, events: list[Event], ph: np.ndarray[Any, Any]) -> None:
         flows: list[tuple[int, bool, int, float]] = []
         tracks = self.raw_tracks
-        for e, code in zip(events, ph.tolist()):
+        for e, code in zip(events, ph.tolist(), strict=True):
             if code == _PH_META:
                 self._add_metadata(e)
             elif code in (_PH_FLOW_S, _PH_FLOW_F):
@@ -160,13 +163,12 @@ class _Builder:
             else:
                 self.count_skipped(f"events of phase {e.ph!r}", 1)
         if flows:
-            fid, is_start, track, ts = zip(*flows)
             self.add(
                 self.flow_columns,
-                flow_id=np.array(fid, np.int64),
-                is_start=np.array(is_start, bool),
-                track=np.array(track, np.int32),
-                ts=np.array(ts, np.float64),
+                flow_id=np.array([f[0] for f in flows], np.int64),
+                is_start=np.array([f[1] for f in flows], bool),
+                track=np.array([f[2] for f in flows], np.int32),
+                ts=np.array([f[3] for f in flows], np.float64),
             )
 
     def _add_metadata(self, e: Event) -> None:
@@ -180,8 +182,8 @@ class _Builder:
 
 
 def _stream(value: int | str) -> int:
-    if value.__class__ is int:
-        return value  # type: ignore[return-value]
+    if isinstance(value, int):
+        return value
     return _as_int(value) or 0
 
 
@@ -226,9 +228,9 @@ def load_kineto(raw: RawInput, source: str, progress: Progress = no_progress) ->
             if closed_at is not None:  # this chunk holds the end of the event array
                 events = _decode_or_fail(doc[:closed_at], builder, source, a)
                 tail = buf[a + closed_at - 1 :]  # doc[k] is buf[a + k - 1]
-            elif json_split.is_truncation(exc) and _merge_with_next(spans, i):
+            elif json_split.is_truncation(exc, doc) and _merge_with_next(spans, i):
                 continue  # a cut fell inside a string: retry with the next chunk joined
-            elif json_split.is_truncation(exc):
+            elif json_split.is_truncation(exc, doc):
                 events, kept_to = _salvage_tail(buf, a, b, builder)
                 diagnostics.append(_truncation(raw, kept_to, len(buf)))
             else:
@@ -241,10 +243,11 @@ def load_kineto(raw: RawInput, source: str, progress: Progress = no_progress) ->
         diagnostics.append(_truncation(raw, len(buf), len(buf)))
     header = _decode_header(layout.header(tail), source, diagnostics)
     for what, n in builder.skipped.items():
-        diagnostics.append(
-            Diagnostic("skipped_events", f"skipped {n} {what}", Level.INFO, count=n)
-        )
+        diagnostics.append(Diagnostic("skipped_events", f"skipped {n} {what}", Level.INFO, count=n))
     store, flows = _finish(builder, diagnostics)
+    not_events = builder.skipped.get(_NOT_OBJECTS, 0)
+    if len(store) == 0 and not_events:
+        raise InputError(source, "not a PyTorch profiler trace: its event array holds no events")
     if len(store) == 0:
         diagnostics.append(
             Diagnostic(
@@ -304,7 +307,7 @@ def _decode_lax(doc: bytes, builder: _Builder) -> list[Event]:
             events.append(event_from_object(item))
         else:
             bad += 1
-    builder.count_skipped("array elements that are not events (not JSON objects)", bad)
+    builder.count_skipped(_NOT_OBJECTS, bad)
     return events
 
 
@@ -318,7 +321,7 @@ def _merge_with_next(spans: list[tuple[int, int]], i: int) -> bool:
 
 def _salvage_tail(buf: bytes, a: int, b: int, builder: _Builder) -> tuple[list[Event], int]:
     """Decode the longest run of whole events at the start of an unterminated last chunk."""
-    for cut in reversed(json_split.boundaries(buf, a, b)):
+    for cut in reversed(json_split.boundaries(buf, a, b)[-_SALVAGE_TRIES:]):
         try:
             return _decode_events(json_split.chunk_document(buf, a, cut), builder), cut
         except msgspec.DecodeError:
@@ -355,7 +358,9 @@ def _finish(builder: _Builder, diagnostics: list[Diagnostic]) -> tuple[EventStor
     if bad_dur.any():
         n = int(bad_dur.sum())
         diagnostics.append(
-            Diagnostic("negative_duration", f"{n} events had a negative duration, set to 0", count=n)
+            Diagnostic(
+                "negative_duration", f"{n} events had a negative duration, set to 0", count=n
+            )
         )
         dur[bad_dur] = 0
     track_remap, tracks = _tracks(builder)
@@ -404,8 +409,9 @@ def _kinds(
 ) -> np.ndarray[Any, Any]:
     by_string = np.array([int(kind_of_category(s)) for s in strings] or [0], dtype=np.int8)
     kind = by_string[cat] if len(cat) else np.zeros(0, np.int8)
-    memory_names = [strings.index(n) for n in (MEMORY_EVENT_NAME, OUT_OF_MEMORY_EVENT_NAME)
-                    if n in strings]
+    memory_names = [
+        strings.index(n) for n in (MEMORY_EVENT_NAME, OUT_OF_MEMORY_EVENT_NAME) if n in strings
+    ]
     is_memory = instant & np.isin(name, memory_names)
     kind = np.where(instant, np.int8(EventKind.OTHER), kind)
     kind[is_memory] = np.int8(EventKind.MEMORY)
@@ -439,5 +445,6 @@ def _torch_shapes(raw: bytes) -> str:
         return raw.decode("utf-8", "replace")
     if not isinstance(dims, list):
         return str(dims)
-    return str([d if isinstance(d, list) and all(isinstance(x, int) for x in d) else []
-                for d in dims])
+    return str(
+        [d if isinstance(d, list) and all(isinstance(x, int) for x in d) else [] for d in dims]
+    )

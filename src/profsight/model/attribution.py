@@ -102,7 +102,8 @@ def attribute(profile: Profile) -> Attribution:
             Diagnostic(
                 "partial_overlap",
                 f"{nesting.overlapping_threads} thread(s) hold ranges that overlap without "
-                "nesting; they were nested the way torch does (an overlapping range is not a child)",
+                "nesting; they were nested the way torch does (an overlapping range is not "
+                "a child)",
                 Level.INFO,
                 count=nesting.overlapping_threads,
             )
@@ -119,21 +120,24 @@ def attribute(profile: Profile) -> Attribution:
     owner = _owners(ev, device_work, launcher, parent, is_row, diagnostics)
     owner = np.where(owner >= 0, survivor[np.maximum(owner, 0)], -1)
 
-    cpu_total = np.where(is_row, dur_us, 0.0)
-    child_cpu = np.bincount(parent[is_row & (parent >= 0)],
-                            weights=cpu_total[is_row & (parent >= 0)], minlength=n)
+    cpu_total: F64 = np.where(is_row, dur_us, 0.0).astype(np.float64)
+    child_cpu = np.bincount(
+        parent[is_row & (parent >= 0)], weights=cpu_total[is_row & (parent >= 0)], minlength=n
+    )
     cpu_self = cpu_total - child_cpu
     cpu_self[~nests] = 0.0
 
     attributed = device_work & (owner >= 0)
-    device_self = np.bincount(owner[attributed], weights=dur_us[attributed], minlength=n)
+    device_self: F64 = np.bincount(
+        owner[attributed], weights=dur_us[attributed], minlength=n
+    ).astype(np.float64)
     device_self[~is_row] = 0.0
     device_total = _subtree_sums(device_self, parent, depth, is_row)
     is_device_row = ev.mask(DEVICE_ROW_KINDS)
-    device_self = np.where(is_device_row, dur_us, device_self)
-    device_total = np.where(is_device_row, dur_us, device_total)
+    device_self = np.where(is_device_row, dur_us, device_self).astype(np.float64)
+    device_total = np.where(is_device_row, dur_us, device_total).astype(np.float64)
 
-    mem = _memory(ev, host, parent, is_row)
+    mem = _memory(ev, host, is_row, ev.start + np.rint(dur_us * 1000.0).astype(np.int64))
     cpu_mem, device_mem, memory_rows = mem
     cpu_mem_self = _self_of(cpu_mem, parent, nests)
     device_mem_self = _self_of(device_mem, parent, nests)
@@ -172,7 +176,8 @@ def _clipped_durations(ev: EventStore, host: Bool, is_async: Bool) -> I64:
     if is_async.any() and finished.any():
         stop = int(ev.end[finished].max())
         dur[is_async] = np.clip(stop - ev.start[is_async], 0, ev.dur[is_async])
-    return dur
+    clipped: I64 = dur.astype(np.int64)
+    return clipped
 
 
 def _table_keys(ev: EventStore) -> I64:
@@ -261,18 +266,46 @@ def _owners(
         owner[lost] = parent[launcher[lost]]
     unlinked = work[owner[work] < 0]
     if len(unlinked):
-        busy = float(ev.dur[unlinked].sum()) / 1000.0
+        launches = ev.correlation[ev.mask(LAUNCH_KINDS)]
+        first_launch = int(launches[launches > 0].min()) if np.any(launches > 0) else None
+        early = (
+            unlinked[(ev.correlation[unlinked] > 0) & (ev.correlation[unlinked] < first_launch)]
+            if first_launch is not None
+            else unlinked[:0]
+        )
+        _unlinked_diagnostic(ev, early, unlinked, diagnostics)
+    return owner
+
+
+def _unlinked_diagnostic(
+    ev: EventStore, early: I64, unlinked: I64, diagnostics: list[Diagnostic]
+) -> None:
+    def busy(idx: I64) -> str:
+        return f"{float(ev.dur[idx].sum()) / 1000.0:.1f} µs"
+
+    if len(early):
+        diagnostics.append(
+            Diagnostic(
+                "launched_before_window",
+                f"{len(early)} device events ({busy(early)}) ran inside the profiled window but "
+                "were launched before it: they count as device time, but belong to no CPU op",
+                Level.INFO,
+                count=len(early),
+                remedy="a warm-up step in the profiler schedule (warmup>=1) keeps them out",
+            )
+        )
+    rest = np.setdiff1d(unlinked, early)
+    if len(rest):
         diagnostics.append(
             Diagnostic(
                 "unlinked_device",
-                f"{len(unlinked)} device events ({busy:.1f} µs) are linked to no CPU op "
-                "(no External id, no launch call in the trace); they count as device time "
+                f"{len(rest)} device events ({busy(rest)}) are linked to no CPU op (no External "
+                "id and no launch call around them in the trace); they count as device time "
                 "but belong to no row of the call tree",
                 Level.INFO,
-                count=len(unlinked),
+                count=len(rest),
             )
         )
-    return owner
 
 
 def _subtree_sums(own: F64, parent: I64, depth: I64, is_row: Bool) -> F64:
@@ -280,12 +313,14 @@ def _subtree_sums(own: F64, parent: I64, depth: I64, is_row: Bool) -> F64:
     total = own.copy()
     rows = np.flatnonzero(is_row & (parent >= 0))
     if len(rows) == 0:
-        return total
+        result: F64 = total.astype(np.float64)
+        return result
     row_depth = depth[rows]
     for d in np.unique(row_depth)[::-1]:
         at = rows[row_depth == d]
         np.add.at(total, parent[at], total[at])
-    return total
+    summed: F64 = total.astype(np.float64)
+    return summed
 
 
 def _self_of(value: I64, parent: I64, is_row: Bool) -> I64:
@@ -294,7 +329,7 @@ def _self_of(value: I64, parent: I64, is_row: Bool) -> I64:
     return (value - child_sum.astype(np.int64)) * is_row
 
 
-def _memory(ev: EventStore, host: Bool, parent: I64, is_row: Bool) -> tuple[I64, I64, I64]:
+def _memory(ev: EventStore, host: Bool, is_row: Bool, end: I64) -> tuple[I64, I64, I64]:
     n = len(ev)
     mem_name = ev.strings.index(MEMORY_EVENT_NAME) if MEMORY_EVENT_NAME in ev.strings else -1
     records = np.flatnonzero((ev.kind == EventKind.MEMORY) & (ev.name == mem_name))
@@ -310,7 +345,7 @@ def _memory(ev: EventStore, host: Bool, parent: I64, is_row: Bool) -> tuple[I64,
     dev_bytes = np.where(np.isin(dtype, list(DEVICE_MEMORY_DEVICE_TYPES)), nbytes, 0)
     hosts = np.flatnonzero(host)
     lo = np.searchsorted(t_sorted, ev.start[hosts], side="left")
-    hi = np.searchsorted(t_sorted, ev.end[hosts], side="right")
+    hi = np.searchsorted(t_sorted, end[hosts], side="right")
     cpu_mem = zeros.copy()
     dev_mem = zeros.copy()
     cpu_cum = np.concatenate(([0], np.cumsum(cpu_bytes)))

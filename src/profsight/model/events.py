@@ -97,7 +97,9 @@ class EventStore:
         z64 = np.zeros(0, np.int64)
         z32 = np.zeros(0, np.int32)
         z8 = np.zeros(0, np.int8)
-        return cls(z8, z32, z32, z64, z64, z64, z64, z32, z64, z32, z64, z8, np.zeros(0, bool), [], [])
+        return cls(
+            z8, z32, z32, z64, z64, z64, z64, z32, z64, z32, z64, z8, np.zeros(0, bool), [], []
+        )
 
 
 @dataclass

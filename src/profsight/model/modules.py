@@ -51,8 +51,7 @@ def module_table(profile: Profile) -> ProfilerTable:
     group_of_module = np.full(len(ev), len(label_ids), np.int64)  # last group: outside
     group_of_module[modules] = [label_ids[label] for label in labels]
     n_groups = len(label_ids) + 1
-    groups = np.where(owner_module >= 0, group_of_module[np.maximum(owner_module, 0)],
-                      n_groups - 1)
+    groups = np.where(owner_module >= 0, group_of_module[np.maximum(owner_module, 0)], n_groups - 1)
     self_cpu = np.bincount(groups, weights=at.cpu_self[rows_idx], minlength=n_groups)
     self_dev = np.bincount(groups, weights=at.device_self[rows_idx], minlength=n_groups)
     mgroups = group_of_module[modules]

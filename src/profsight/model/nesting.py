@@ -47,7 +47,7 @@ def nest(thread: I64, start: I64, end: I64) -> Nesting:
     cuts = np.flatnonzero(np.diff(t_sorted)) + 1
     bounds = np.concatenate(([0], cuts, [n]))
     overlapping = 0
-    for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+    for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
         idx = order[lo:hi]
         seg_parent, seg_depth, laminar = _nest_laminar(start[idx], end[idx])
         if not laminar:

@@ -171,9 +171,7 @@ class ProfilerTable:
         try:
             import pandas as pd
         except ImportError:
-            raise UsageError(
-                "to_pandas() needs pandas: pip install 'profsight[pandas]'"
-            ) from None
+            raise UsageError("to_pandas() needs pandas: pip install 'profsight[pandas]'") from None
         return pd.DataFrame.from_records(self.to_records())
 
 
@@ -211,8 +209,10 @@ def build_table(profile: Profile, group_by: GroupBy = "name") -> ProfilerTable:
     kind = ev.kind[members].astype(np.int64)
     is_device = at.is_device_row[members]
     is_annotation = (kind == EventKind.ANNOTATION) | (kind == EventKind.GPU_ANNOTATION)
-    shapes = ev.shapes[members].astype(np.int64) if group_by == "shape" else np.zeros(
-        len(members), np.int64
+    shapes = (
+        ev.shapes[members].astype(np.int64)
+        if group_by == "shape"
+        else np.zeros(len(members), np.int64)
     )
     group_key = np.stack(
         [at.key[members], is_device.astype(np.int64), is_annotation.astype(np.int64), shapes]
@@ -236,7 +236,11 @@ def build_table(profile: Profile, group_by: GroupBy = "name") -> ProfilerTable:
     memory_rows = np.isin(members, at.memory_rows)
     if memory_rows.any():
         cpu_mem, dev_mem, self_cpu_mem, self_dev_mem = _add_memory_records(
-            profile, members, memory_rows, inverse, n_groups,
+            profile,
+            members,
+            memory_rows,
+            inverse,
+            n_groups,
             (cpu_mem, dev_mem, self_cpu_mem, self_dev_mem),
         )
     sum_self_cpu = float(self_cpu.sum())
@@ -265,9 +269,9 @@ def build_table(profile: Profile, group_by: GroupBy = "name") -> ProfilerTable:
                 self_cpu_mem=int(self_cpu_mem[g]),
                 device_mem=int(dev_mem[g]),
                 self_device_mem=int(self_dev_mem[g]),
-                shapes=strings[ev.shapes[m]] if group_by == "shape" and ev.shapes[m] >= 0 else (
-                    "[]" if group_by == "shape" else ""
-                ),
+                shapes=strings[ev.shapes[m]]
+                if group_by == "shape" and ev.shapes[m] >= 0
+                else ("[]" if group_by == "shape" else ""),
                 is_device=bool(group_device[g]),
                 is_async=is_async,
             )

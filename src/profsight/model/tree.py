@@ -103,9 +103,17 @@ class CallTree:
             kids: list[TreeNode] = []
             if depth is None or level < depth:
                 kids = [copy(c, level + 1) for c in node.children if keep(c)]
-            return TreeNode(node.name, node.kind, node.calls, node.cpu_self_us,
-                            node.cpu_total_us, node.device_self_us, node.device_total_us,
-                            node.is_device, kids)
+            return TreeNode(
+                node.name,
+                node.kind,
+                node.calls,
+                node.cpu_self_us,
+                node.cpu_total_us,
+                node.device_self_us,
+                node.device_total_us,
+                node.is_device,
+                kids,
+            )
 
         return CallTree(copy(self.root, 0))
 
@@ -113,7 +121,7 @@ class CallTree:
 def _build(profile: Profile) -> TreeNode:
     ev = profile.events
     at = profile.attribution
-    rows = np.flatnonzero(at.is_row)
+    rows = np.flatnonzero(at.is_row & ~at.is_async)  # torch nests no async (open) range
     threads = np.unique(ev.track[rows])
     per_thread = len(threads) > 1
     # path id of every row: (path of parent, table name), one depth level at a time
@@ -136,12 +144,22 @@ def _build(profile: Profile) -> TreeNode:
             roots = up < 0
             base[roots] = [thread_node[t] for t in ev.track[level[roots]].tolist()]
         _assign_paths(level, base, at.key[level], path, nodes, parents, ev, is_device=False)
-    device = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS) & (at.owner >= 0))
+    work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS))
+    launcher_path = np.where(at.launcher[work] >= 0, path[np.maximum(at.launcher[work], 0)], -1)
+    owner_path = np.where(at.owner[work] >= 0, path[np.maximum(at.owner[work], 0)], -1)
+    anchor_path = np.where(launcher_path >= 0, launcher_path, owner_path)
+    device = work[anchor_path >= 0]
     if len(device):
-        anchor = np.where(at.launcher[device] >= 0, at.launcher[device], at.owner[device])
-        anchor = np.where(path[anchor] >= 0, anchor, at.owner[device])
-        _assign_paths(device, path[anchor], at.key[device], path, nodes, parents, ev,
-                      is_device=True)
+        _assign_paths(
+            device,
+            anchor_path[anchor_path >= 0],
+            at.key[device],
+            path,
+            nodes,
+            parents,
+            ev,
+            is_device=True,
+        )
     _accumulate(profile, rows, device, path, nodes)
     for i, node in enumerate(nodes):
         (nodes[parents[i]].children if parents[i] >= 0 else root.children).append(node)
@@ -175,8 +193,11 @@ def _assign_paths(
     ids = np.arange(len(nodes), len(nodes) + uniq.shape[1])
     for j in range(uniq.shape[1]):
         event = int(events[first[j]])
-        nodes.append(TreeNode(ev.strings[int(uniq[1, j])], kind_label(int(ev.kind[event])),
-                              is_device=is_device))
+        nodes.append(
+            TreeNode(
+                ev.strings[int(uniq[1, j])], kind_label(int(ev.kind[event])), is_device=is_device
+            )
+        )
         parents.append(int(uniq[0, j]))
     path[events] = ids[inverse]
 

@@ -29,8 +29,7 @@ def _overview_lines(report: Report) -> list[str]:
         lines.append(f"Devices listed: {', '.join(sorted(set(o.devices)))}")
     if o.device_events:
         lines.append(
-            f"Device work: {o.device_events:,} kernels/copies, "
-            f"{short_time(o.device_busy_us)} busy"
+            f"Device work: {o.device_events:,} kernels/copies, {short_time(o.device_busy_us)} busy"
         )
     else:
         lines.append("Device work: none recorded (CPU-only run, or CUDA activity not profiled)")
@@ -46,8 +45,9 @@ def render_text(report: Report, width: int = 120, color: bool = False) -> str:
     parts += ["", "Top rows of the profiler table (torch's layout):", ""]
     parts.append(render_torch_table(report.top_rows))
     parts += ["Call tree (nodes under 2% of the run hidden):", ""]
-    parts.append(render_tree_text(report.tree, width=width, color=color,
-                                  device_name=report.device_name))
+    parts.append(
+        render_tree_text(report.tree, width=width, color=color, device_name=report.device_name)
+    )
     return "\n".join(parts)
 
 
@@ -92,8 +92,13 @@ def report_document(report: Report) -> dict[str, Any]:
         "table": report.table.to_records(),
         "tree": report.tree.root.to_dict(),
         "diagnostics": [
-            {"code": d.code, "level": d.level.value, "message": d.message, "count": d.count,
-             "remedy": d.remedy}
+            {
+                "code": d.code,
+                "level": d.level.value,
+                "message": d.message,
+                "count": d.count,
+                "remedy": d.remedy,
+            }
             for d in report.diagnostics
         ],
     }
@@ -116,4 +121,6 @@ def render_report(report: Report, fmt: str) -> str:
     try:
         return REPORT_FORMATS[fmt](report)
     except KeyError:
-        raise UsageError(f"unknown format {fmt!r}; use one of: {', '.join(REPORT_FORMATS)}") from None
+        raise UsageError(
+            f"unknown format {fmt!r}; use one of: {', '.join(REPORT_FORMATS)}"
+        ) from None

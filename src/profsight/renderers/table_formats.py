@@ -59,13 +59,21 @@ def render_markdown(table: ProfilerTable) -> str:
             short_time(r.cpu_total_us),
         ]
         if table.has_device:
-            cells += [short_time(r.self_device_us), f"{r.self_device_pct:.1f}%",
-                      short_time(r.device_total_us)]
+            cells += [
+                short_time(r.self_device_us),
+                f"{r.self_device_pct:.1f}%",
+                short_time(r.device_total_us),
+            ]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
-    lines.append(f"Self CPU time total: {short_time(table.self_cpu_total_us)}"
-                 + (f" · Self {dev} time total: {short_time(table.self_device_total_us)}"
-                    if table.has_device else ""))
+    lines.append(
+        f"Self CPU time total: {short_time(table.self_cpu_total_us)}"
+        + (
+            f" · Self {dev} time total: {short_time(table.self_device_total_us)}"
+            if table.has_device
+            else ""
+        )
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -84,5 +92,7 @@ def render_table(table: ProfilerTable, fmt: str) -> str:
     try:
         renderer = TABLE_FORMATS[fmt]
     except KeyError:
-        raise UsageError(f"unknown format {fmt!r}; use one of: {', '.join(TABLE_FORMATS)}") from None
+        raise UsageError(
+            f"unknown format {fmt!r}; use one of: {', '.join(TABLE_FORMATS)}"
+        ) from None
     return renderer(table)

@@ -80,4 +80,4 @@ def _cells(
 
 
 def _format_row(cells: list[str], widths: list[int]) -> str:
-    return "".join(f"{c:>{w}}" + " " * _SPACING for c, w in zip(cells, widths))
+    return "".join(f"{c:>{w}}" + " " * _SPACING for c, w in zip(cells, widths, strict=True))

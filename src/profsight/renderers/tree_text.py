@@ -41,8 +41,9 @@ def _label(node: TreeNode, cpu_ref: float, dev_ref: float, device_name: str) -> 
     text.append(f" self {short_time(node.cpu_self_us)}", style="dim")
     if node.device_total_us > 0:
         dshare = node.device_total_us * 100 / dev_ref if dev_ref else 0.0
-        text.append(f"  {device_name} {short_time(node.device_total_us)} ({dshare:.1f}%)",
-                    style="green")
+        text.append(
+            f"  {device_name} {short_time(node.device_total_us)} ({dshare:.1f}%)", style="green"
+        )
         if node.device_self_us > 0:
             text.append(f" self {short_time(node.device_self_us)}", style="dim green")
     return text

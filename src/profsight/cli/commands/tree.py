@@ -16,8 +16,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p = sub.add_parser("tree", help=HELP, description=HELP)
     p.add_argument("path", help="trace file (.json or .json.gz)")
     p.add_argument("--depth", type=int, default=None, help="show at most N levels")
-    p.add_argument("--min-share", type=float, default=1.0, metavar="PCT",
-                   help="hide nodes under PCT %% of the total CPU and device time (default 1)")
+    p.add_argument(
+        "--min-share",
+        type=float,
+        default=1.0,
+        metavar="PCT",
+        help="hide nodes under PCT %% of the total CPU and device time (default 1)",
+    )
     p.add_argument("--format", choices=["text", "json"], default=None)
     add_output_arguments(p)
     p.set_defaults(run=run)

@@ -1,0 +1,142 @@
+"""The command line, run in-process through ``main(argv)``: outputs, exit codes, messages."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from profsight.cli.main import EXIT_INPUT, EXIT_OUTPUT, EXIT_USAGE, main
+
+from conftest import DATA
+
+MINIMAL = str(DATA / "minimal/minimal.pt.trace.json")
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def snapshot(name: str, text: str) -> None:
+    """Compare with tests/snapshots/NAME; PROFSIGHT_UPDATE_SNAPSHOTS=1 rewrites it."""
+    path = SNAPSHOTS / name
+    if os.environ.get("PROFSIGHT_UPDATE_SNAPSHOTS") or not path.exists():
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+
+
+def test_table_text_snapshot(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "table", MINIMAL)
+    assert code == 0
+    snapshot("minimal_table.txt", out)
+    assert "Self CUDA time total: 42.000us" in out
+
+
+def test_table_formats(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, _ = run(capsys, "table", MINIMAL, "--format", "json", "--sort", "cpu_total_us")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["schema"] == "profsight/table/1"
+    first = doc["rows"][0]
+    assert (first["name"], first["calls"], first["cpu_total_us"]) == ("ProfilerStep*", 2, 140.0)
+    for key in ("self_cpu_us", "cpu_total_us", "self_device_us", "device_total_us"):
+        assert key in first
+    code, out, _ = run(capsys, "table", MINIMAL, "--format", "csv", "--limit", "2")
+    assert out.splitlines()[0].startswith("name,event_kind,calls,self_cpu_us")
+    assert len(out.splitlines()) == 3
+    code, out, _ = run(capsys, "table", MINIMAL, "--format", "markdown", "--limit", "3")
+    snapshot("minimal_table.md", out)
+    target = tmp_path / "t.csv"
+    assert run(capsys, "table", MINIMAL, "-o", str(target))[0] == 0
+    assert target.read_text().startswith("name,")
+
+
+def test_group_by(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "table", MINIMAL, "--group-by", "shape", "--format", "json")
+    assert code == 0
+    rows = json.loads(out)["rows"]
+    assert {r["shapes"] for r in rows if r["name"] == "aten::linear"} == {"[[8, 16], [4, 16], [4]]"}
+
+
+def test_tree_snapshot(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "tree", MINIMAL, "--min-share", "0", "--format", "text")
+    assert code == 0
+    snapshot("minimal_tree.txt", out)
+    code, out, _ = run(capsys, "tree", MINIMAL, "--depth", "1", "--format", "json")
+    root = json.loads(out)["root"]
+    assert [c["name"] for c in root["children"]] == ["ProfilerStep*"]
+    assert root["children"][0]["children"] == []
+
+
+def test_explain_bundled_sample(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "explain")
+    assert code == 0
+    assert "resnet18_lightning_cpu" in out
+    assert "Profiled: 3 step(s)" in out
+    assert "[pl][module]" in out
+    code, out, _ = run(capsys, "explain", MINIMAL, "--format", "json")
+    doc = json.loads(out)
+    assert doc["schema"] == "profsight/1"
+    assert doc["source"]["steps"] == 2
+    assert doc["source"]["devices"] == ["Tesla V100-SXM2-16GB"]
+    assert {d["code"] for d in doc["diagnostics"]} >= {"launched_before_window"}
+    code, out, _ = run(capsys, "explain", MINIMAL, "--format", "markdown")
+    assert out.startswith("# profsight report")
+
+
+@pytest.mark.parametrize("command", ["table", "tree", "explain"])
+def test_bad_input_is_one_line_and_exit_1(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str
+) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b"\x00\x01garbage")
+    code, out, err = run(capsys, command, str(bad))
+    assert code == EXIT_INPUT
+    assert out == ""
+    assert err.count("\n") == 1
+    assert err.startswith(f"profsight: error: {bad}: ")
+    assert "Traceback" not in err
+
+
+def test_truncated_input_warns_and_succeeds(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    text = Path(MINIMAL).read_text()
+    cut = tmp_path / "cut.json"
+    cut.write_text(text[: len(text) * 2 // 3])
+    code, out, err = run(capsys, "table", str(cut))
+    assert code == 0
+    assert "ends before the trace does" in err
+    assert "ProfilerStep*" in out
+
+
+def test_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "table", MINIMAL, "--sort", "nonsense")
+    assert code == EXIT_USAGE
+    assert "unknown sort key 'nonsense'" in err
+    with pytest.raises(SystemExit) as info:
+        main(["table", MINIMAL, "--group-by", "colour"])
+    assert info.value.code == EXIT_USAGE
+    assert main([]) == EXIT_USAGE
+
+
+def test_outputs_never_overwrite(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    trace = tmp_path / "trace.json"
+    trace.write_text(Path(MINIMAL).read_text())
+    before = trace.read_bytes()
+    code, _, err = run(capsys, "table", str(trace), "-o", str(trace), "--force")
+    assert code == EXIT_OUTPUT and "is an input" in err
+    assert trace.read_bytes() == before
+    out = tmp_path / "table.txt"
+    out.write_text("keep me")
+    code, _, err = run(capsys, "table", str(trace), "-o", str(out))
+    assert code == EXIT_OUTPUT and "--force" in err
+    assert out.read_text() == "keep me"
+    assert run(capsys, "table", str(trace), "-o", str(out), "--force")[0] == 0
+    assert "ProfilerStep*" in out.read_text()

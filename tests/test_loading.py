@@ -1,0 +1,150 @@
+"""Reading inputs: every schema era, and damaged or wrong files (one clear error, or salvage)."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+import profsight
+from profsight.loaders import kineto
+from profsight.samples import sample_trace
+
+from conftest import DATA
+
+
+@pytest.fixture(scope="module")
+def sample_json(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    return gzip.decompress(sample_trace().read_bytes())
+
+
+def test_sample_trace_loads_whole(sample_json: bytes) -> None:
+    profile = profsight.load(sample_trace())
+    doc = json.loads(sample_json)
+    timed = [e for e in doc["traceEvents"] if e.get("ph") in ("X", "i")]
+    assert len(profile.events) == len(timed)
+    assert not [d for d in profile.diagnostics if d.code == "truncated"]
+    assert profile.meta.flag("record_shapes") is True
+    assert profile.meta.trace_name != ""
+
+
+@pytest.mark.parametrize("fraction", [0.05, 0.33, 0.5, 0.77, 0.999])
+def test_truncated_trace_keeps_every_complete_event(
+    sample_json: bytes, fraction: float, tmp_path: Path
+) -> None:
+    cut = int(len(sample_json) * fraction)
+    path = tmp_path / "cut.json"
+    path.write_bytes(sample_json[:cut])
+    profile = profsight.load(path)
+    truncated = [d for d in profile.diagnostics if d.code == "truncated"]
+    assert len(truncated) == 1
+    assert f"byte {cut}" in truncated[0].message
+    # the salvaged events are exactly the complete ones before the cut
+    whole = profsight.load(sample_trace())
+    n = len(profile.events)
+    assert 0 < n < len(whole.events)
+    assert profile.events.names(range(n)) == whole.events.names(range(n))
+    assert profile.table().self_cpu_total_us <= whole.table().self_cpu_total_us
+
+
+def test_truncated_between_events(sample_json: bytes, tmp_path: Path) -> None:
+    cut = sample_json.index(b"},", len(sample_json) // 2) + 2  # right after "},"
+    path = tmp_path / "cut.json"
+    path.write_bytes(sample_json[:cut])
+    profile = profsight.load(path)
+    assert [d.code for d in profile.diagnostics].count("truncated") == 1
+
+
+def test_truncated_gzip_stream(tmp_path: Path) -> None:
+    data = sample_trace().read_bytes()
+    path = tmp_path / "cut.json.gz"
+    path.write_bytes(data[: len(data) // 2])
+    profile = profsight.load(path)
+    assert any(d.code == "truncated" and "gzip" in d.message for d in profile.diagnostics)
+    assert len(profile.events) > 1000
+
+
+def test_small_chunks_give_the_same_profile(monkeypatch: pytest.MonkeyPatch) -> None:
+    whole = profsight.load(sample_trace())
+    monkeypatch.setattr(kineto, "CHUNK_BYTES", 4096)
+    chunked = profsight.load(sample_trace())
+    assert len(chunked.events) == len(whole.events)
+    assert chunked.table().rows == whole.table().rows
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (b"", "is empty"),
+        (b"   \n", "is empty"),
+        (b"\x00\x01\x02\x03binary\xff\xfe" * 20, "binary file"),
+        (b"Name  Self CPU %\n-----\n", "not a PyTorch profiler trace"),
+        (b'{"schemaVersion": 1, "nodes": []}', 'no "traceEvents" array'),
+        (b"[1, 2, 3]", "holds no events"),
+        (b'{"traceEvents": [{"ph": "X", "name": "a" "ts": 1}]}', "invalid JSON"),
+        (b"\x1f\x8b\x08\x00garbage-after-gzip-magic", "not a valid gzip file"),
+    ],
+)
+def test_unreadable_input_is_one_clear_error(content: bytes, reason: str, tmp_path: Path) -> None:
+    path = tmp_path / "input.json"
+    path.write_bytes(content)
+    with pytest.raises(profsight.InputError) as info:
+        profsight.load(path)
+    assert str(path) in str(info.value)
+    assert reason in info.value.reason
+
+
+def test_directory_and_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(profsight.InputError, match="is a directory"):
+        profsight.load(tmp_path)
+    with pytest.raises(profsight.InputError, match="no such file"):
+        profsight.load(tmp_path / "nope.json")
+
+
+def test_loading_never_changes_the_input() -> None:
+    path = DATA / "real/mi250_minitoy_train_ROCm6_2_kineto.json.gz"
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    profsight.load(path).table()
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+
+
+def test_rocm_string_streams_and_bare_arrays(tmp_path: Path) -> None:
+    """ROCm writes "stream": "0x0"; the legacy exporter writes a bare event array."""
+    rocm = profsight.load(DATA / "real/mi250_minitoy_train_ROCm6_2_kineto.json.gz")
+    doc = json.loads(
+        gzip.decompress(path_bytes(DATA / "real/mi250_minitoy_train_ROCm6_2_kineto.json.gz"))
+    )
+    timed = [e for e in doc["traceEvents"] if e.get("ph") in ("X", "i")]
+    assert len(rocm.events) == len(timed) == 115  # none dropped for odd field types
+    events = [
+        {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": "7", "ts": 10, "dur": 5},
+        {"ph": "X", "cat": "cpu_op", "name": "aten::t", "pid": 1, "tid": 7, "ts": 11, "dur": 1},
+    ]
+    path = tmp_path / "legacy.json"
+    path.write_text(json.dumps(events))
+    profile = profsight.load(path)
+    assert len(profile.events.tracks) == 1  # "7" and 7 are one thread
+    row = profile.table().row("aten::mm")
+    assert (row.self_cpu_us, row.cpu_total_us) == (4.0, 5.0)
+
+
+def test_trace_events_key_after_other_arrays(tmp_path: Path) -> None:
+    doc = (
+        b'{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1,'
+        b' "ts": 1.5, "dur": 2.25}], "deviceProperties": [{"id": 0, "name": "NVIDIA H200"}],'
+        b' "distributedInfo": {"rank": 3, "world_size": 8}}'
+    )
+    path = tmp_path / "t.json"
+    path.write_bytes(doc)
+    profile = profsight.load(path)
+    assert profile.meta.devices[0]["name"] == "NVIDIA H200"
+    assert profile.meta.distributed["rank"] == 3
+    assert profile.table().row("a").cpu_total_us == pytest.approx(2.25)
+    assert not profile.diagnostics
+
+
+def path_bytes(path: Path) -> bytes:
+    return path.read_bytes()

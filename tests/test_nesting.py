@@ -1,0 +1,83 @@
+"""The vectorised nesting equals torch's stack algorithm on any set of ranges."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from profsight.model.nesting import _nest_stack, nest
+
+ranges = st.lists(
+    st.tuples(st.integers(0, 3), st.integers(0, 60), st.integers(0, 25)),
+    min_size=0,
+    max_size=80,
+)
+
+
+def reference(
+    thread: np.ndarray, start: np.ndarray, end: np.ndarray, order: np.ndarray
+) -> np.ndarray:
+    parent = np.full(len(start), -1)
+    for t in np.unique(thread):
+        idx = order[thread[order] == t]
+        p, _ = _nest_stack(start[idx], end[idx])
+        parent[idx[p >= 0]] = idx[p[p >= 0]]
+    return parent
+
+
+@settings(max_examples=400, deadline=None)
+@given(ranges)
+def test_nesting_equals_torchs_stack_algorithm(spec: list[tuple[int, int, int]]) -> None:
+    thread = np.array([t for t, _, _ in spec], np.int64)
+    start = np.array([s for _, s, _ in spec], np.int64)
+    end = start + np.array([d for _, _, d in spec], np.int64)
+    result = nest(thread, start, end)
+    assert np.array_equal(result.parent, reference(thread, start, end, result.order))
+
+
+def laminar(draw: st.DrawFn, lo: int, hi: int, depth: int) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    t = lo
+    while t < hi and draw(st.booleans()):
+        length = draw(st.integers(0, hi - t))
+        out.append((t, t + length))
+        if depth < 4 and length > 1:
+            out += laminar(draw, t, t + length, depth + 1)
+        if draw(st.integers(0, 9)) == 0:
+            out.append((t, t + length))  # an identical range, nested in the first
+        t += length + draw(st.integers(0, 2))
+    return out
+
+
+@st.composite
+def laminar_families(draw: st.DrawFn) -> list[tuple[int, int]]:
+    return laminar(draw, 0, 200, 0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(laminar_families())
+def test_laminar_families_take_the_vectorised_path(spec: list[tuple[int, int]]) -> None:
+    start = np.array([s for s, _ in spec], np.int64)
+    end = np.array([e for _, e in spec], np.int64)
+    thread = np.zeros(len(spec), np.int64)
+    result = nest(thread, start, end)
+    assert result.overlapping_threads == 0
+    assert np.array_equal(result.parent, reference(thread, start, end, result.order))
+    has = result.parent >= 0
+    assert np.all(result.depth[has] == result.depth[result.parent[has]] + 1)
+
+
+def test_partial_overlap_is_not_a_child() -> None:
+    # A=[0,10) B=[5,15): B overlaps A without nesting; C=[6,8) sits in both: torch gives it B
+    start = np.array([0, 5, 6])
+    end = np.array([10, 15, 8])
+    result = nest(np.zeros(3, np.int64), start, end)
+    assert result.parent.tolist() == [-1, -1, 1]
+    assert result.overlapping_threads == 1
+
+
+def test_zero_length_event_at_a_parents_end_is_not_its_child() -> None:
+    start = np.array([0, 10, 0])
+    end = np.array([10, 10, 0])
+    assert nest(np.zeros(3, np.int64), start, end).parent.tolist() == [-1, -1, 0]

@@ -1,0 +1,99 @@
+"""Every real trace of the shared collection loads, and the model's invariants hold on it.
+
+GIVEN traces written by others (torch 1.8 to 2.9; V100 to B200, MI250/MI300X, MTIA),
+WHEN profsight loads them, THEN nothing is lost without a diagnostic and the accounting
+adds up: self times sum to the root totals, every device event is attributed at most once,
+and a step's device time is the device work launched inside it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import profsight
+from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
+
+from conftest import DATA, real_traces
+
+NOT_TRACES = {"benchmark_simple_add_et.json.gz", "memory_timeline.raw.gz"}
+LOCAL = sorted((DATA / "real").glob("*.json*"))
+SHARED = real_traces()
+
+
+def _ids(paths: list[Path]) -> list[str]:
+    return [str(p.relative_to(p.parents[2])) for p in paths]
+
+
+@pytest.mark.parametrize("path", LOCAL, ids=[p.name for p in LOCAL])
+def test_local_copies_load(path: Path) -> None:
+    profile = profsight.load(path)
+    assert len(profile.events) > 0
+    check_invariants(profile)
+
+
+@pytest.mark.skipif(not SHARED, reason="../shared/data/real is not beside the repository")
+@pytest.mark.parametrize("path", SHARED, ids=_ids(SHARED))
+def test_shared_trace(path: Path) -> None:
+    if path.name in NOT_TRACES:
+        with pytest.raises(profsight.InputError):
+            profsight.load(path)
+        return
+    profile = profsight.load(path)
+    assert len(profile.events) > 0
+    check_invariants(profile)
+
+
+def check_invariants(profile: profsight.Profile) -> None:
+    ev = profile.events
+    at = profile.attribution
+    table = profile.table()
+    roots = at.is_row & (at.parent < 0) & ~at.is_async
+    # self times of all rows add up to the time of the top-level rows
+    assert table.self_cpu_total_us == pytest.approx(float(at.cpu_total[roots].sum()), rel=1e-9)
+    # each piece of device work is owned by at most one row, and owned work is self device time
+    work = ev.mask(DEVICE_WORK_KINDS)
+    owned = work & (at.owner >= 0)
+    assert np.all(at.is_row[at.owner[owned]])
+    host_self_dev = float(at.device_self[at.is_row].sum())
+    assert host_self_dev == pytest.approx(float(ev.dur[owned].sum()) / 1000.0, rel=1e-9, abs=1e-6)
+    # the table's device total is all device work (kernels, copies, memsets)
+    assert table.self_device_total_us == pytest.approx(float(ev.dur[work].sum()) / 1000.0, rel=1e-9)
+    # the tree's invariants: total = self + children, for CPU and device time
+    tree = profile.tree()
+    assert tree.root.check(tolerance_us=1e-3) == []
+    assert tree.root.cpu_total_us == pytest.approx(float(at.cpu_total[roots].sum()), rel=1e-9)
+    check_step_device_time(profile)
+
+
+def check_step_device_time(profile: profsight.Profile) -> None:
+    """A step's device total equals the device work launched by calls inside the step."""
+    ev = profile.events
+    at = profile.attribution
+    step_names = [i for i, s in enumerate(ev.strings) if s.startswith("ProfilerStep#")]
+    steps = np.flatnonzero(at.is_row & ~at.is_async & np.isin(ev.name, step_names))
+    work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS) & (at.owner >= 0))
+    # the row each piece of work belongs to, walked up to the top: which step holds it
+    top = at.owner[work].copy()
+    holder = np.full(len(work), -1)
+    for _ in range(int(at.depth.max()) + 2 if len(at.depth) else 1):
+        is_step = np.isin(top, steps)
+        holder[(holder < 0) & is_step] = top[(holder < 0) & is_step]
+        top = np.where(top >= 0, at.parent[np.maximum(top, 0)], -1)
+    for s in steps:
+        expected = float(ev.dur[work[holder == s]].sum()) / 1000.0
+        assert at.device_total[s] == pytest.approx(expected, rel=1e-9, abs=1e-6)
+
+
+def test_kinds_cover_the_schema_eras() -> None:
+    """torch 1.9 categories (Operator/Runtime/Kernel) and 2.x ones map to the same kinds."""
+    old = profsight.load(DATA / "real/gpu_metrics_input.json")
+    new = profsight.load(DATA / "real/before_fix_trace.json")
+    for profile in (old, new):
+        kinds = set(profile.events.kind.tolist())
+        assert EventKind.KERNEL in kinds
+        assert EventKind.RUNTIME in kinds
+        assert EventKind.CPU_OP in kinds
+    assert profile.table().has_device
