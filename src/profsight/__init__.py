@@ -1,20 +1,32 @@
 """profsight: explains PyTorch and PyTorch Lightning profiler output.
 
->>> import profsight
->>> profile = profsight.load("trace.pt.trace.json.gz")
->>> print(profile.table(sort_by="cpu_total_us", limit=10).rows[0].name)
+    >>> import profsight
+    >>> profile = profsight.load("trace.pt.trace.json.gz")
+    >>> print(profile.table(sort_by="cpu_total_us", limit=10).rows[0].name)
+
+The public names are imported on first use, so that ``import profsight`` is cheap and the
+command line can configure the process before numpy loads.
 """
 
 from __future__ import annotations
 
-from profsight.errors import InputError, ProfsightError, UsageError
-from profsight.loaders import load
-from profsight.model.diagnostics import Diagnostic
-from profsight.model.profile import Profile
-from profsight.model.table import ProfilerTable, Row
-from profsight.model.tree import CallTree, TreeNode
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+_EXPORTS = {
+    "load": "profsight.loaders",
+    "Profile": "profsight.model.profile",
+    "ProfilerTable": "profsight.model.table",
+    "Row": "profsight.model.table",
+    "CallTree": "profsight.model.tree",
+    "TreeNode": "profsight.model.tree",
+    "Diagnostic": "profsight.model.diagnostics",
+    "ProfsightError": "profsight.errors",
+    "InputError": "profsight.errors",
+    "UsageError": "profsight.errors",
+}
 
 __all__ = [
     "CallTree",
@@ -29,3 +41,24 @@ __all__ = [
     "__version__",
     "load",
 ]
+
+if TYPE_CHECKING:
+    from profsight.errors import InputError, ProfsightError, UsageError
+    from profsight.loaders import load
+    from profsight.model.diagnostics import Diagnostic
+    from profsight.model.profile import Profile
+    from profsight.model.table import ProfilerTable, Row
+    from profsight.model.tree import CallTree, TreeNode
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'profsight' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

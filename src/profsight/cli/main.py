@@ -65,7 +65,3 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERNAL
-
-
-def entry() -> None:
-    sys.exit(main())

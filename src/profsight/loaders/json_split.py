@@ -29,14 +29,14 @@ class Layout:
 
     events_start: int
     """Offset just after the ``[`` of the event array."""
-    head: bytes
+    head: bytes | bytearray
     """The document up to the event array, with ``"traceEvents": `` (empty for a bare array)."""
 
     @property
     def bare_array(self) -> bool:
         return not self.head
 
-    def header(self, tail: bytes | None) -> bytes:
+    def header(self, tail: bytes | bytearray | None) -> bytes | bytearray:
         """The document with an empty event array; `tail` is what followed the array."""
         if self.bare_array:
             return b"{}"
@@ -49,7 +49,7 @@ class NotATrace(Exception):
     """The buffer holds no Chrome-trace event array."""
 
 
-def locate_events(buf: bytes) -> Layout:
+def locate_events(buf: bytes | bytearray) -> Layout:
     start = _first_non_ws(buf)
     if start >= len(buf):
         raise NotATrace("is empty")
@@ -64,7 +64,7 @@ def locate_events(buf: bytes) -> Layout:
     return Layout(match.end(), buf[: match.start()] + b'"traceEvents": ')
 
 
-def _first_non_ws(buf: bytes) -> int:
+def _first_non_ws(buf: bytes | bytearray) -> int:
     i = 3 if buf.startswith(b"\xef\xbb\xbf") else 0
     n = len(buf)
     while i < n and buf[i] in _WS:
@@ -81,7 +81,7 @@ def trailing_offset(error: msgspec.DecodeError) -> int | None:
     return int(m.group(1)) - 1 if m else None
 
 
-def is_truncation(error: msgspec.DecodeError, doc: bytes) -> bool:
+def is_truncation(error: msgspec.DecodeError, doc: bytes | memoryview) -> bool:
     """The document ended too early: msgspec says so, or stumbled on our closing ``]``."""
     text = str(error)
     if "truncated" in text:
@@ -90,7 +90,9 @@ def is_truncation(error: msgspec.DecodeError, doc: bytes) -> bool:
     return m is not None and int(m.group(1)) >= len(doc) - 1
 
 
-def iter_chunks(buf: bytes, start: int, end: int, target: int) -> Iterator[tuple[int, int]]:
+def iter_chunks(
+    buf: bytes | bytearray, start: int, end: int, target: int
+) -> Iterator[tuple[int, int]]:
     """Yield ``(a, b)`` spans covering ``buf[start:end]``, each ending after a ``}``."""
     a = start
     while a < end:
@@ -105,17 +107,40 @@ def iter_chunks(buf: bytes, start: int, end: int, target: int) -> Iterator[tuple
         a = m.end() - 1
 
 
-def chunk_document(buf: bytes, a: int, b: int) -> bytes:
+class framed:
+    """``buf[a-1:b+1]`` as a JSON array document, framed in place (no copy).
+
+    The bytes just outside an inner chunk are separators (``,`` or whitespace): they are
+    overwritten with ``[`` and ``]`` for the decode and restored afterwards. ``doc[k]`` is
+    ``buf[a + k - 1]``, as for `chunk_document`.
+    """
+
+    def __init__(self, buf: bytearray, a: int, b: int) -> None:
+        self.buf, self.a, self.b = buf, a, b
+        self.saved = (buf[a - 1], buf[b])
+
+    def __enter__(self) -> memoryview:
+        self.buf[self.a - 1] = 0x5B  # [
+        self.buf[self.b] = 0x5D  # ]
+        self.view = memoryview(self.buf)[self.a - 1 : self.b + 1]
+        return self.view
+
+    def __exit__(self, *exc: object) -> None:
+        # the view is not released here: decoded msgspec.Raw values still point into it
+        self.buf[self.a - 1], self.buf[self.b] = self.saved
+
+
+def chunk_document(buf: bytes | bytearray, a: int, b: int) -> bytes:
     """The span ``buf[a:b]`` as a JSON array document; ``doc[k]`` is ``buf[a + k - 1]``.
 
     A trailing comma (a file cut right after an event) is dropped.
     """
-    body = buf[a:b].rstrip(_WS)
+    body = bytes(buf[a:b]).rstrip(_WS)
     if body.endswith(b","):
         body = body[:-1]
     return b"[" + body + b"]"
 
 
-def boundaries(buf: bytes, a: int, b: int) -> list[int]:
+def boundaries(buf: bytes | bytearray, a: int, b: int) -> list[int]:
     """Offsets just after each ``}`` that ends an element in ``buf[a:b]`` (event ends)."""
     return [m.start() + 1 for m in _BOUNDARY.finditer(buf, a, b)]

@@ -28,6 +28,10 @@ class Args(msgspec.Struct, frozen=True, gc=False):
     mem_device_type: int = msgspec.field(default=-1, name="Device Type")
     finished: bool = True
     """False for a range still open when the profiler stopped (torch treats it as async)."""
+
+    @property
+    def unfinished(self) -> int:
+        return 0 if self.finished else 1
     name: str = ""
     """``thread_name`` / ``process_name`` metadata."""
     labels: str = ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import zlib
 from dataclasses import dataclass
+from io import BufferedReader
 from pathlib import Path
 
 from profsight.errors import InputError
@@ -16,7 +17,8 @@ _CHUNK = 8 << 20
 
 @dataclass(frozen=True)
 class RawInput:
-    data: bytes
+    data: bytearray
+    """The (decompressed) content. Mutable so that the decoder can frame chunks in place."""
     compressed: bool
     gzip_truncated: bool
     """The gzip stream ended early: `data` is what could be decompressed."""
@@ -31,8 +33,7 @@ def read_input(path: Path, progress: Progress = no_progress) -> RawInput:
             head = fh.read(2)
             fh.seek(0)
             if head != GZIP_MAGIC:
-                data = _read_plain(fh, size, progress)
-                return RawInput(data, False, False, size)
+                return RawInput(_read_plain(fh, size, progress), False, False, size)
             data, truncated = _read_gzip(fh, size, progress, str(path))
             return RawInput(data, True, truncated, size)
     except IsADirectoryError:
@@ -47,33 +48,33 @@ def read_input(path: Path, progress: Progress = no_progress) -> RawInput:
         raise InputError(str(path), f"cannot be read ({exc.strerror or exc})") from None
 
 
-def _read_plain(fh: object, size: int, progress: Progress) -> bytes:
-    from io import BufferedReader
-
-    assert isinstance(fh, BufferedReader)
-    if size < _CHUNK:
-        return fh.read()
-    parts: list[bytes] = []
+def _read_plain(fh: BufferedReader, size: int, progress: Progress) -> bytearray:
+    data = bytearray(size)
+    view = memoryview(data)
     done = 0
-    while chunk := fh.read(_CHUNK):
-        parts.append(chunk)
-        done += len(chunk)
+    while done < size:
+        n = fh.readinto(view[done : done + _CHUNK])
+        if not n:
+            break
+        done += n
         progress("read", done, size)
-    return b"".join(parts)
+    view.release()
+    if done < size:  # the file shrank while we read it
+        del data[done:]
+    return data
 
 
-def _read_gzip(fh: object, size: int, progress: Progress, source: str) -> tuple[bytes, bool]:
-    from io import BufferedReader
-
-    assert isinstance(fh, BufferedReader)
-    parts: list[bytes] = []
+def _read_gzip(
+    fh: BufferedReader, size: int, progress: Progress, source: str
+) -> tuple[bytearray, bool]:
+    out = bytearray()
     decomp = zlib.decompressobj(zlib.MAX_WBITS | 16)
     done = 0
     try:
         while chunk := fh.read(_CHUNK):
             done += len(chunk)
             while chunk:
-                parts.append(decomp.decompress(chunk))
+                out += decomp.decompress(chunk)
                 if decomp.eof and decomp.unused_data:
                     # concatenated gzip members: start the next one
                     chunk = decomp.unused_data
@@ -82,8 +83,8 @@ def _read_gzip(fh: object, size: int, progress: Progress, source: str) -> tuple[
                     chunk = b""
             progress("read", done, size)
     except zlib.error as exc:
-        if not parts or not any(parts):
+        if not out:
             raise InputError(source, f"is not a valid gzip file ({exc})") from None
-        return b"".join(parts), True
-    parts.append(decomp.flush())
-    return b"".join(parts), not decomp.eof
+        return out, True
+    out += decomp.flush()
+    return out, not decomp.eof

@@ -17,7 +17,7 @@ class Format(enum.Enum):
 _HEAD = 4096
 
 
-def sniff(data: bytes) -> Format:
+def sniff(data: bytes | bytearray) -> Format:
     head = data[:_HEAD].lstrip(b"\xef\xbb\xbf \t\r\n")
     if not head:
         return Format.EMPTY
@@ -28,6 +28,6 @@ def sniff(data: bytes) -> Format:
     return Format.TEXT
 
 
-def _looks_binary(head: bytes) -> bool:
+def _looks_binary(head: bytes | bytearray) -> bool:
     control = sum(1 for byte in head if byte < 9 or 13 < byte < 32)
     return control > len(head) // 20

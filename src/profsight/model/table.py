@@ -214,10 +214,10 @@ def build_table(profile: Profile, group_by: GroupBy = "name") -> ProfilerTable:
         if group_by == "shape"
         else np.zeros(len(members), np.int64)
     )
-    group_key = np.stack(
-        [at.key[members], is_device.astype(np.int64), is_annotation.astype(np.int64), shapes]
-    )
-    _, first, inverse = np.unique(group_key, axis=1, return_index=True, return_inverse=True)
+    # one int64 key per event: (name, host/device, annotation, shapes)
+    flags = at.key[members] * 4 + is_device * 2 + is_annotation
+    group_key = flags * (int(shapes.max(initial=-1)) + 2) + (shapes + 1)
+    _, first, inverse = np.unique(group_key, return_index=True, return_inverse=True)
     inverse = inverse.reshape(-1)
     n_groups = len(first)
 

@@ -187,18 +187,15 @@ def _assign_paths(
     from profsight.model.events import EventStore
 
     assert isinstance(ev, EventStore)
-    pairs = np.stack([base, key])
-    uniq, first, inverse = np.unique(pairs, axis=1, return_index=True, return_inverse=True)
+    width = len(ev.strings) + 1
+    _, first, inverse = np.unique((base + 1) * width + key, return_index=True, return_inverse=True)
     inverse = inverse.reshape(-1)
-    ids = np.arange(len(nodes), len(nodes) + uniq.shape[1])
-    for j in range(uniq.shape[1]):
-        event = int(events[first[j]])
-        nodes.append(
-            TreeNode(
-                ev.strings[int(uniq[1, j])], kind_label(int(ev.kind[event])), is_device=is_device
-            )
-        )
-        parents.append(int(uniq[0, j]))
+    ids = np.arange(len(nodes), len(nodes) + len(first))
+    for at_event in first.tolist():
+        event = int(events[at_event])
+        label = ev.strings[int(key[at_event])]
+        nodes.append(TreeNode(label, kind_label(int(ev.kind[event])), is_device=is_device))
+        parents.append(int(base[at_event]))
     path[events] = ids[inverse]
 
 

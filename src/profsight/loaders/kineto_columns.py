@@ -1,0 +1,404 @@
+"""Turning decoded trace events into numpy columns, chunk by chunk.
+
+`ColumnBuilder` takes the typed events of one chunk (`kineto_schema.Event`) and appends one
+numpy array per field, reading each field in one C-level pass (``map`` + ``attrgetter``) and
+reading fields that only some kinds of event carry from those events only. Names,
+categories, threads and input shapes are interned as they come. Builders of different parts
+of a file are merged with `ColumnBuilder.extend`, and `ColumnBuilder.finish` makes the
+`EventStore`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from itertools import islice
+from operator import attrgetter
+from typing import Any
+
+import numpy as np
+
+from profsight.knowledge.trace_schema import (
+    DEVICE_ROW_KINDS,
+    LAUNCH_FLOW_CATEGORIES,
+    LAUNCH_KINDS,
+    MEMORY_EVENT_NAME,
+    OUT_OF_MEMORY_EVENT_NAME,
+    EventKind,
+    kind_of_category,
+)
+from profsight.loaders.kineto_schema import Event
+from profsight.model.diagnostics import Diagnostic
+from profsight.model.events import EventStore, Flows, Track
+
+NOT_OBJECTS = "array elements that are not events (not JSON objects)"
+
+# Chrome-trace phases, coded small so that a chunk's phases fit an int8 array.
+_PH_TIMED, _PH_INSTANT, _PH_META, _PH_FLOW_S, _PH_FLOW_F, _PH_BE, _PH_OTHER = range(7)
+
+
+class _PhaseCodes(dict[str, int]):
+    def __missing__(self, key: str) -> int:
+        return _PH_OTHER
+
+
+_PH_CODES = _PhaseCodes(
+    {
+        "X": _PH_TIMED,
+        "i": _PH_INSTANT,
+        "I": _PH_INSTANT,
+        "M": _PH_META,
+        "s": _PH_FLOW_S,
+        "f": _PH_FLOW_F,
+        "t": _PH_FLOW_F,
+        "B": _PH_BE,
+        "E": _PH_BE,
+    }
+)
+
+
+class _Interner(dict[Any, int]):
+    """Maps each new key to the next integer id: ``ids[key]`` interns as it looks up."""
+
+    def __missing__(self, key: Any) -> int:
+        value = self[key] = len(self)
+        return value
+
+
+_PH = attrgetter("ph")
+_NAME = attrgetter("name")
+_CAT = attrgetter("cat")
+_PID_TID = attrgetter("pid", "tid")
+_TS = attrgetter("ts")
+_DUR = attrgetter("dur")
+_ARGS = attrgetter("args")
+_EXTERNAL_ID = attrgetter("external_id")
+_EXTERNAL_ID_V1 = attrgetter("external_id_v1")
+_CORRELATION = attrgetter("correlation")
+_DEVICE = attrgetter("device")
+_STREAM = attrgetter("stream")
+_MEM_BYTES = attrgetter("mem_bytes")
+_COPY_BYTES = attrgetter("copy_bytes")
+_MEM_TYPE = attrgetter("mem_device_type")
+_UNFINISHED = attrgetter("unfinished")
+_INPUT_DIMS = attrgetter("input_dims")
+_INPUT_DIMS_V1 = attrgetter("input_dims_v1")
+
+
+@dataclass
+class ColumnBuilder:
+    """Accumulates the columns of every chunk, and the interning tables they share."""
+
+    strings: _Interner = field(default_factory=_Interner)
+    raw_tracks: _Interner = field(default_factory=_Interner)
+    shapes: _Interner = field(default_factory=_Interner)
+    columns: dict[str, list[np.ndarray[Any, Any]]] = field(default_factory=dict)
+    flow_columns: dict[str, list[np.ndarray[Any, Any]]] = field(default_factory=dict)
+    thread_names: dict[tuple[int | str, int | str], str] = field(default_factory=dict)
+    process_names: dict[int | str, str] = field(default_factory=dict)
+    skipped: dict[str, int] = field(default_factory=dict)
+    kind_of_string: list[int] = field(default_factory=list)
+    """`EventKind` of each interned string, read as a category."""
+    is_memory_name: list[bool] = field(default_factory=list)
+
+    def intern(self, text: str) -> int:
+        return self.strings[text]
+
+    def finish(self, diagnostics: list[Diagnostic]) -> tuple[EventStore, Flows]:
+        return _finish(self, diagnostics)
+
+    def extend(self, later: ColumnBuilder) -> None:
+        """Append the events of `later`, a builder of the part of the file after this one's."""
+
+        def lut(table: _Interner, theirs: _Interner) -> np.ndarray[Any, Any]:
+            return np.array([table[key] for key in theirs] or [0], np.int32)
+
+        strings = lut(self.strings, later.strings)
+        tracks = lut(self.raw_tracks, later.raw_tracks)
+        shapes = lut(self.shapes, later.shapes)
+
+        def remap(key: str, ids: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+            if key in ("name", "cat"):
+                return np.take(strings, ids)
+            if key == "track":
+                return np.take(tracks, ids)
+            if key == "shapes":
+                return np.where(ids >= 0, shapes[np.maximum(ids, 0)], -1)
+            return ids
+
+        for key, parts in later.columns.items():
+            self.columns.setdefault(key, []).extend(remap(key, p) for p in parts)
+        for key, parts in later.flow_columns.items():
+            fixed = (tracks[p] if key == "track" else p for p in parts)
+            self.flow_columns.setdefault(key, []).extend(fixed)
+        for thread, name in later.thread_names.items():
+            self.thread_names.setdefault(thread, name)
+        for pid, name in later.process_names.items():
+            self.process_names.setdefault(pid, name)
+        for what, n in later.skipped.items():
+            self.count_skipped(what, n)
+
+    def add(self, target: dict[str, list[np.ndarray[Any, Any]]], **cols: Any) -> None:
+        for key, value in cols.items():
+            target.setdefault(key, []).append(value)
+
+    def count_skipped(self, what: str, n: int) -> None:
+        if n:
+            self.skipped[what] = self.skipped.get(what, 0) + n
+
+    def add_chunk(self, events: list[Event]) -> None:
+        if not events:
+            return
+        ph = np.fromiter(map(_PH_CODES.__getitem__, map(_PH, events)), np.int8, len(events))
+        timed_mask = ph <= _PH_INSTANT
+        timed = events if timed_mask.all() else [events[i] for i in np.flatnonzero(timed_mask)]
+        self._add_timed(timed, ph[timed_mask] == _PH_INSTANT)
+        if not timed_mask.all():
+            rest = np.flatnonzero(~timed_mask)
+            self._add_other([events[i] for i in rest], ph[rest])
+
+    def _kinds(
+        self, cat: np.ndarray[Any, Any], name: np.ndarray[Any, Any], instant: np.ndarray[Any, Any]
+    ) -> np.ndarray[Any, Any]:
+        for text in islice(self.strings, len(self.kind_of_string), None):
+            self.kind_of_string.append(int(kind_of_category(text)))
+            self.is_memory_name.append(text in (MEMORY_EVENT_NAME, OUT_OF_MEMORY_EVENT_NAME))
+        kind: np.ndarray[Any, Any] = np.array(self.kind_of_string, np.int8)[cat]
+        kind[instant] = EventKind.OTHER
+        kind[instant & np.array(self.is_memory_name, bool)[name]] = EventKind.MEMORY
+        return kind
+
+    def _add_timed(self, events: list[Event], instant: np.ndarray[Any, Any]) -> None:
+        # One C-level pass per column (map + attrgetter), no Python frame per event; fields
+        # that only some kinds carry are read from those events only.
+        n = len(events)
+        if n == 0:
+            return
+        strings = self.strings.__getitem__
+        name = np.fromiter(map(strings, map(_NAME, events)), np.int32, n)
+        cat = np.fromiter(map(strings, map(_CAT, events)), np.int32, n)
+        kind = self._kinds(cat, name, instant)
+        args = list(map(_ARGS, events))
+        ext = np.fromiter(map(_EXTERNAL_ID, args), np.int64, n)
+        no_ext = np.flatnonzero(ext < 0)  # torch 1.8/1.9 device events: "external id"
+        ext[no_ext] = _values(args, no_ext, _EXTERNAL_ID_V1)
+        hosts = np.flatnonzero(_UNFINISHABLE_LUT[kind])
+        linked = np.flatnonzero(_LINKED_LUT[kind])
+        memory = np.flatnonzero(kind == EventKind.MEMORY)
+        ops = np.flatnonzero(kind == EventKind.CPU_OP)
+        self.add(
+            self.columns,
+            kind=kind,
+            name=name,
+            cat=cat,
+            track=np.fromiter(map(self.raw_tracks.__getitem__, map(_PID_TID, events)), np.int32, n),
+            ts=np.fromiter(map(_TS, events), np.float64, n),
+            dur=np.fromiter(map(_DUR, events), np.float64, n),
+            ext=ext,
+            unfinished=_subset(args, hosts, _UNFINISHED, n, 0).astype(bool),
+            corr=_subset(args, linked, _CORRELATION, n, -1),
+            device=_subset(args, linked, _DEVICE, n, -1).astype(np.int32),
+            stream=_subset(args, linked, _STREAM, n, -1),
+            nbytes=_subset(args, linked, _COPY_BYTES, n, 0)
+            + _subset(args, memory, _MEM_BYTES, n, 0),
+            mem_type=_subset(args, memory, _MEM_TYPE, n, -1).astype(np.int8),
+            shapes=self._shapes([args[i] for i in ops.tolist()], ops, n),
+        )
+
+    def _shapes(self, args: list[Any], where: np.ndarray[Any, Any], n: int) -> np.ndarray[Any, Any]:
+        """Interned ``Input Dims`` per event (-1 where absent); raw JSON until `_finish`."""
+        out = np.full(n, -1, np.int32)
+        intern = self.shapes.__getitem__
+        for get in (_INPUT_DIMS, _INPUT_DIMS_V1):
+            dims = list(map(get, args))
+            present = np.flatnonzero(np.fromiter(map(len, dims), np.int64, len(dims)))
+            if len(present):
+                out[where[present]] = [intern(bytes(dims[i])) for i in present.tolist()]
+                return out
+        return out
+
+    def _add_other(self, events: list[Event], ph: np.ndarray[Any, Any]) -> None:
+        flows: list[tuple[int, bool, int, float]] = []
+        tracks = self.raw_tracks
+        for e, code in zip(events, ph.tolist(), strict=True):
+            if code == _PH_META:
+                self._add_metadata(e)
+            elif code in (_PH_FLOW_S, _PH_FLOW_F):
+                if e.cat.lower() not in LAUNCH_FLOW_CATEGORIES:
+                    continue
+                fid = _as_int(e.id)
+                if fid is None:
+                    self.count_skipped("flow events with a non-numeric id", 1)
+                    continue
+                track = tracks[(e.pid, e.tid)]
+                flows.append((fid, code == _PH_FLOW_S, track, e.ts))
+            elif code == _PH_BE:
+                self.count_skipped("begin/end ('B'/'E') events, which profsight does not pair", 1)
+            else:
+                self.count_skipped(f"events of phase {e.ph!r}", 1)
+        if flows:
+            self.add(
+                self.flow_columns,
+                flow_id=np.array([f[0] for f in flows], np.int64),
+                is_start=np.array([f[1] for f in flows], bool),
+                track=np.array([f[2] for f in flows], np.int32),
+                ts=np.array([f[3] for f in flows], np.float64),
+            )
+
+    def _add_metadata(self, e: Event) -> None:
+        if e.name == "thread_name" and e.args.name:
+            self.thread_names[(_norm_id(e.pid), _norm_id(e.tid))] = e.args.name
+        elif e.name == "process_name" and e.args.name:
+            self.process_names.setdefault(_norm_id(e.pid), e.args.name)
+        elif e.name == "process_labels" and e.args.labels:
+            pid = _norm_id(e.pid)
+            self.process_names[pid] = f"{self.process_names.get(pid, '')} {e.args.labels}".strip()
+
+
+#: Kinds whose args carry correlation, device, stream and copy sizes.
+_LINKED_LUT = np.zeros(len(EventKind), bool)
+for _kind in (*LAUNCH_KINDS, *DEVICE_ROW_KINDS, EventKind.SYNC):
+    _LINKED_LUT[int(_kind)] = True
+
+
+#: Kinds whose ranges can be left open when the profiler stops (``"finished": false``).
+_UNFINISHABLE_LUT = np.zeros(len(EventKind), bool)
+for _kind in (EventKind.CPU_OP, EventKind.ANNOTATION, EventKind.PYTHON):
+    _UNFINISHABLE_LUT[int(_kind)] = True
+
+
+def _values(args: list[Any], where: np.ndarray[Any, Any], get: Any) -> np.ndarray[Any, Any]:
+    """One args field (an int) of the events at `where`."""
+    items = [args[i] for i in where.tolist()]
+    try:
+        return np.fromiter(map(get, items), np.int64, len(items))
+    except (TypeError, ValueError):  # ROCm runtime calls write "stream": "0x0"
+        return np.array([_stream(v) for v in map(get, items)], np.int64)
+
+
+def _subset(
+    args: list[Any], where: np.ndarray[Any, Any], get: Any, n: int, default: int
+) -> np.ndarray[Any, Any]:
+    """Column of one args field, read only at `where` (`default` elsewhere)."""
+    out = np.full(n, default, np.int64)
+    if len(where):
+        out[where] = _values(args, where, get)
+    return out
+
+
+def _stream(value: int | str) -> int:
+    if isinstance(value, int):
+        return value
+    return _as_int(value) or 0
+
+
+def _as_int(value: int | str) -> int | None:
+    if isinstance(value, int):
+        return value
+    try:
+        return int(value, 0)
+    except ValueError:
+        return None
+
+
+def _norm_id(value: int | str) -> int | str:
+    """pid/tid as int where the trace wrote a number as a string (torch 1.8: ``"tid": "25738"``)."""
+    if isinstance(value, str):
+        stripped = value.strip()
+        if stripped.lstrip("-").isdigit():
+            return int(stripped)
+    return value
+
+
+def _concat(parts: list[np.ndarray[Any, Any]] | None, dtype: Any) -> np.ndarray[Any, Any]:
+    if not parts:
+        return np.zeros(0, dtype)
+    return np.concatenate(parts).astype(dtype, copy=False)
+
+
+def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[EventStore, Flows]:
+    """The `EventStore` and `Flows` of everything added to `builder`."""
+    cols = builder.columns
+    ts = _concat(cols.get("ts"), np.float64)
+    flow_ts = _concat(builder.flow_columns.get("ts"), np.float64)
+    origin = math.floor(float(ts.min())) if len(ts) else 0.0
+    start = np.rint((ts - origin) * 1000.0).astype(np.int64)
+    dur = np.rint(_concat(cols.get("dur"), np.float64) * 1000.0).astype(np.int64)
+    bad_dur = dur < 0
+    if bad_dur.any():
+        n = int(bad_dur.sum())
+        diagnostics.append(
+            Diagnostic(
+                "negative_duration", f"{n} events had a negative duration, set to 0", count=n
+            )
+        )
+        dur[bad_dur] = 0
+    track_remap, tracks = _tracks(builder)
+    raw_track = _concat(cols.get("track"), np.int32)
+    cat = _concat(cols.get("cat"), np.int32)
+    name = _concat(cols.get("name"), np.int32)
+    kind = _concat(cols.get("kind"), np.int8)
+    shapes = _concat(cols.get("shapes"), np.int32)
+    shape_ids = np.array(
+        [builder.intern(_torch_shapes(raw)) for raw in builder.shapes] or [0], np.int32
+    )
+    store = EventStore(
+        kind=kind,
+        name=name,
+        track=track_remap[raw_track] if len(raw_track) else raw_track,
+        start=start,
+        dur=dur,
+        external_id=_concat(cols.get("ext"), np.int64),
+        correlation=_concat(cols.get("corr"), np.int64),
+        device=_concat(cols.get("device"), np.int32),
+        stream=_concat(cols.get("stream"), np.int64),
+        shapes=np.where(shapes >= 0, shape_ids[np.maximum(shapes, 0)], -1).astype(np.int32),
+        nbytes=_concat(cols.get("nbytes"), np.int64),
+        mem_device_type=_concat(cols.get("mem_type"), np.int8),
+        unfinished=_concat(cols.get("unfinished"), bool),
+        strings=list(builder.strings),
+        tracks=tracks,
+        origin_us=origin,
+        category=cat,
+    )
+    flow_track = _concat(builder.flow_columns.get("track"), np.int32)
+    flows = Flows(
+        flow_id=_concat(builder.flow_columns.get("flow_id"), np.int64),
+        is_start=_concat(builder.flow_columns.get("is_start"), bool),
+        track=track_remap[flow_track] if len(flow_track) else flow_track,
+        start=np.rint((flow_ts - origin) * 1000.0).astype(np.int64),
+    )
+    return store, flows
+
+
+def _tracks(builder: ColumnBuilder) -> tuple[np.ndarray[Any, Any], list[Track]]:
+    """Merge raw (pid, tid) pairs that differ only in spelling; name them from metadata."""
+    index: dict[tuple[int | str, int | str], int] = {}
+    remap = np.zeros(max(len(builder.raw_tracks), 1), np.int32)
+    tracks: list[Track] = []
+    for (pid, tid), raw_id in builder.raw_tracks.items():
+        key = (_norm_id(pid), _norm_id(tid))
+        if key not in index:
+            index[key] = len(tracks)
+            name = builder.thread_names.get(key) or builder.process_names.get(key[0], "")
+            tracks.append(Track(key[0], key[1], name))
+        remap[raw_id] = index[key]
+    return remap, tracks
+
+
+def _torch_shapes(raw: bytes) -> str:
+    """``Input Dims`` JSON as torch prints ``input_shapes`` (``[[4, 3], []]``).
+
+    torch's ``input_shapes`` keep the dims of tensor arguments only: a tensor list (whose
+    ``Input Dims`` entry is a list of lists) shows as ``[]``.
+    """
+    try:
+        dims = json.loads(raw)
+    except ValueError:
+        return raw.decode("utf-8", "replace")
+    if not isinstance(dims, list):
+        return str(dims)
+    return str(
+        [d if isinstance(d, list) and all(isinstance(x, int) for x in d) else [] for d in dims]
+    )
