@@ -5,7 +5,11 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -148,3 +152,28 @@ def test_trace_events_key_after_other_arrays(tmp_path: Path) -> None:
 
 def path_bytes(path: Path) -> bytes:
     return path.read_bytes()
+
+
+def _cli_json(args: list[str], env: dict[str, str]) -> dict[str, Any]:
+    result = subprocess.run(
+        [sys.executable, "-m", "profsight", *args, "--format", "json"],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+
+def test_two_decoding_processes_give_the_same_table(sample_json: bytes, tmp_path: Path) -> None:
+    """A forked worker decodes the first half of the chunks; the result is the same."""
+    path = tmp_path / "sample.json"
+    path.write_bytes(sample_json)
+    parallel = {"PROFSIGHT_CHUNK_BYTES": "65536", "PROFSIGHT_PARALLEL_BYTES": "1"}
+    both = _cli_json(["explain", str(path)], parallel)
+    assert both["source"]["decoding_processes"] == 2
+    assert both["source"]["decoded_in_chunks"] > 10
+    one = _cli_json(["explain", str(path)], {**parallel, "PROFSIGHT_SEQUENTIAL": "1"})
+    assert one["source"]["decoding_processes"] == 1
+    assert both["table"] == one["table"]
+    assert both["tree"] == one["tree"]

@@ -7,6 +7,7 @@ its chunk. See `json_split` for how chunks are cut and how a truncated file is s
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -27,15 +28,24 @@ from profsight.loaders.kineto_schema import (
 from profsight.loaders.progress import Progress, no_progress
 from profsight.loaders.reading import RawInput
 from profsight.model.diagnostics import Diagnostic, Level
-from profsight.model.profile import Profile, TraceMeta
+from profsight.model.profile import LoadStats, Profile, TraceMeta
 
 CHUNK_BYTES = 8 << 20
+"""Size of the pieces the event array is decoded in (``PROFSIGHT_CHUNK_BYTES`` overrides)."""
 #: Event boundaries tried from the end of a cut-off chunk before it is judged malformed.
 _SALVAGE_TRIES = 64
 
 
-#: Files with more event bytes than this are decoded by two processes where fork is safe.
 PARALLEL_BYTES = 64 << 20
+"""Inputs larger than this are decoded by two processes where fork is safe
+(``PROFSIGHT_PARALLEL_BYTES`` overrides)."""
+
+
+def _setting(name: str, default: int) -> int:
+    try:
+        return int(os.environ.get(name, default))
+    except ValueError:
+        return default
 
 
 class _NeedsSequential(Exception):
@@ -58,13 +68,14 @@ def load_kineto(raw: RawInput, source: str, progress: Progress = no_progress) ->
         layout = json_split.locate_events(buf)
     except json_split.NotATrace as exc:
         raise InputError(source, f"not a PyTorch profiler trace: {exc}") from None
-    spans = list(json_split.iter_chunks(buf, layout.events_start, len(buf), CHUNK_BYTES))
+    chunk = max(_setting("PROFSIGHT_CHUNK_BYTES", CHUNK_BYTES), 1024)
+    spans = list(json_split.iter_chunks(buf, layout.events_start, len(buf), chunk))
     total = max(len(buf) - layout.events_start, 1)
 
     def report(done_to: int) -> None:
         progress("decode", done_to - layout.events_start, total)
 
-    builder, outcome = _decode(raw, source, spans, report)
+    builder, outcome, workers = _decode(raw, source, spans, report)
     diagnostics = outcome.diagnostics
     if outcome.tail is None and not any(d.code == "truncated" for d in diagnostics):
         diagnostics.append(_truncation(raw, len(buf), len(buf)))
@@ -83,18 +94,23 @@ def load_kineto(raw: RawInput, source: str, progress: Progress = no_progress) ->
                 "sure the schedule's active window is reached",
             )
         )
-    return Profile(source, "kineto", store, flows, TraceMeta(header), diagnostics)
+    stats = LoadStats(size=len(buf), chunks=len(spans), workers=workers)
+    return Profile(source, "kineto", store, flows, TraceMeta(header), diagnostics, stats)
 
 
 def _decode(
     raw: RawInput, source: str, spans: list[tuple[int, int]], report: Callable[[int], None]
-) -> tuple[ColumnBuilder, _Pass]:
-    """All chunks, in file order: the first half in a forked worker when that pays and is safe."""
+) -> tuple[ColumnBuilder, _Pass, int]:
+    """All chunks, in file order: the first half in a forked worker when that pays and is safe.
+
+    Returns the columns, how the pass ended, and how many processes decoded.
+    """
     buf = raw.data
     half = len(spans) // 2
-    if len(buf) < PARALLEL_BYTES or half == 0 or not parallel.can_fork():
+    threshold = _setting("PROFSIGHT_PARALLEL_BYTES", PARALLEL_BYTES)
+    if len(buf) < threshold or half == 0 or not parallel.can_fork():
         builder = ColumnBuilder()
-        return builder, _decode_spans(raw, source, spans, builder, report)
+        return builder, _decode_spans(raw, source, spans, builder, report), 1
 
     def first_half() -> ColumnBuilder:
         first = ColumnBuilder()
@@ -105,11 +121,13 @@ def _decode(
     second = ColumnBuilder()
     outcome = _decode_spans(raw, source, spans[half:], second, report)
     first = worker.result()
+    workers = 2
     if first is None:  # the worker met a cut or the array's end: do that half here
         first = ColumnBuilder()
         _decode_spans(raw, source, spans[:half], first, report)
+        workers = 1
     first.extend(second)
-    return first, outcome
+    return first, outcome, workers
 
 
 def _decode_spans(

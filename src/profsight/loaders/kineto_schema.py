@@ -32,6 +32,7 @@ class Args(msgspec.Struct, frozen=True, gc=False):
     @property
     def unfinished(self) -> int:
         return 0 if self.finished else 1
+
     name: str = ""
     """``thread_name`` / ``process_name`` metadata."""
     labels: str = ""

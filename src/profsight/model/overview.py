@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PREFIX
+from profsight.model.profile import LoadStats
 
 if TYPE_CHECKING:
     from profsight.model.profile import Profile
@@ -31,6 +32,7 @@ class Overview:
     """Sum of kernel, memcpy and memset durations."""
     rank: int | None
     world_size: int | None
+    load: LoadStats
 
 
 def overview(profile: Profile) -> Overview:
@@ -57,4 +59,5 @@ def overview(profile: Profile) -> Overview:
         device_busy_us=float(ev.dur[work].sum()) / 1000.0,
         rank=rank if isinstance(rank, int) else None,
         world_size=world if isinstance(world, int) else None,
+        load=profile.load_stats,
     )

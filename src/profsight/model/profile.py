@@ -50,6 +50,17 @@ class TraceMeta:
         return None if value is None else bool(value)
 
 
+@dataclass(frozen=True)
+class LoadStats:
+    """How the input was read (for ``--verbose`` output and tests)."""
+
+    size: int = 0
+    """Bytes decoded (after decompression)."""
+    chunks: int = 0
+    workers: int = 1
+    """Processes that decoded it."""
+
+
 @dataclass
 class Profile:
     """One profiled process: its events, the trace's metadata and what was odd about it."""
@@ -62,6 +73,7 @@ class Profile:
     flows: Flows
     meta: TraceMeta = field(default_factory=TraceMeta)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    load_stats: LoadStats = field(default_factory=LoadStats)
 
     @cached_property
     def attribution(self) -> Attribution:
