@@ -140,3 +140,14 @@ def test_outputs_never_overwrite(capsys: pytest.CaptureFixture[str], tmp_path: P
     assert out.read_text() == "keep me"
     assert run(capsys, "table", str(trace), "-o", str(out), "--force")[0] == 0
     assert "ProfilerStep*" in out.read_text()
+
+
+def test_cli_choices_match_the_registries() -> None:
+    from profsight.cli import choices
+    from profsight.model.table import GROUP_BYS
+    from profsight.renderers.explain import REPORT_FORMATS
+    from profsight.renderers.table_formats import TABLE_FORMATS
+
+    assert tuple(TABLE_FORMATS) == choices.TABLE_FORMATS
+    assert tuple(REPORT_FORMATS) == choices.REPORT_FORMATS
+    assert choices.GROUP_BYS == GROUP_BYS

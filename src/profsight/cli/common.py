@@ -31,6 +31,8 @@ def progress_bar(path: str, enabled: bool) -> Iterator[Progress]:
     from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
 
     console = Console(stderr=True)
+    # no refresh thread (auto_refresh=False): a thread would keep the loader from forking
+    # its second decoding process; the bar is redrawn on each update instead
     with Progress(
         "[progress.description]{task.description}",
         BarColumn(),
@@ -38,6 +40,7 @@ def progress_bar(path: str, enabled: bool) -> Iterator[Progress]:
         TimeRemainingColumn(),
         console=console,
         transient=True,
+        auto_refresh=False,
     ) as bar:
         tasks: dict[str, object] = {}
 
@@ -45,6 +48,7 @@ def progress_bar(path: str, enabled: bool) -> Iterator[Progress]:
             if phase not in tasks:
                 tasks[phase] = bar.add_task(f"{phase} {Path(path).name}", total=total)
             bar.update(tasks[phase], completed=done, total=total)  # type: ignore[arg-type]
+            bar.refresh()
 
         yield update
 

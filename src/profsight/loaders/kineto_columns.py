@@ -207,14 +207,16 @@ class ColumnBuilder:
         )
 
     def _shapes(self, args: list[Any], where: np.ndarray[Any, Any], n: int) -> np.ndarray[Any, Any]:
-        """Interned ``Input Dims`` per event (-1 where absent); raw JSON until `_finish`."""
+        """Interned ``Input Dims`` per event (-1 where absent); raw JSON until `_finish`.
+
+        Events without dims intern ``b""``, which `_finish` turns into -1.
+        """
         out = np.full(n, -1, np.int32)
         intern = self.shapes.__getitem__
         for get in (_INPUT_DIMS, _INPUT_DIMS_V1):
-            dims = list(map(get, args))
-            present = np.flatnonzero(np.fromiter(map(len, dims), np.int64, len(dims)))
-            if len(present):
-                out[where[present]] = [intern(bytes(dims[i])) for i in present.tolist()]
+            ids = np.fromiter(map(intern, map(bytes, map(get, args))), np.int32, len(args))
+            if np.any(ids != self.shapes[b""]):
+                out[where] = ids
                 return out
         return out
 
@@ -341,7 +343,8 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
     kind = _concat(cols.get("kind"), np.int8)
     shapes = _concat(cols.get("shapes"), np.int32)
     shape_ids = np.array(
-        [builder.intern(_torch_shapes(raw)) for raw in builder.shapes] or [0], np.int32
+        [builder.intern(_torch_shapes(raw)) if raw else -1 for raw in builder.shapes] or [0],
+        np.int32,
     )
     store = EventStore(
         kind=kind,
@@ -354,6 +357,7 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
         device=_concat(cols.get("device"), np.int32),
         stream=_concat(cols.get("stream"), np.int64),
         shapes=np.where(shapes >= 0, shape_ids[np.maximum(shapes, 0)], -1).astype(np.int32),
+        # (ids of events without dims map to -1 through shape_ids)
         nbytes=_concat(cols.get("nbytes"), np.int64),
         mem_device_type=_concat(cols.get("mem_type"), np.int8),
         unfinished=_concat(cols.get("unfinished"), bool),

@@ -5,10 +5,8 @@ from __future__ import annotations
 import argparse
 import shutil
 
-from profsight.cli.common import add_output_arguments, format_from, load_profile, write_output
-from profsight.renderers.explain import REPORT_FORMATS, REPORT_SUFFIXES, render_report, render_text
-from profsight.report import build_report
-from profsight.samples import sample_trace
+from profsight.cli.choices import REPORT_FORMATS
+from profsight.cli.common import add_output_arguments, format_from
 
 HELP = "explain a profile (no PATH: a bundled Lightning ResNet-18 sample trace)"
 
@@ -22,6 +20,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
+    from profsight.cli.common import load_profile, write_output
+    from profsight.renderers.explain import REPORT_SUFFIXES, render_report, render_text
+    from profsight.report import build_report
+    from profsight.samples import sample_trace
+
     path = args.path or str(sample_trace())
     report = build_report(load_profile(path, args))
     fmt = format_from(args, REPORT_SUFFIXES, "text")

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from profsight.cli.common import add_output_arguments, format_from, load_profile, write_output
-from profsight.model.table import GROUP_BYS
-from profsight.renderers.table_formats import TABLE_FORMATS, TABLE_SUFFIXES, render_table
+from profsight.cli.choices import GROUP_BYS, TABLE_FORMATS
+from profsight.cli.common import add_output_arguments, format_from
 
 HELP = "print the profiler table (torch's key_averages()) of a trace"
 
@@ -39,6 +38,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
+    from profsight.cli.common import load_profile, write_output
+    from profsight.renderers.table_formats import TABLE_SUFFIXES, render_table
+
     profile = load_profile(args.path, args)
     table = profile.table(group_by=args.group_by, sort_by=args.sort, limit=args.limit)
     fmt = format_from(args, TABLE_SUFFIXES, "text")

@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 import shutil
 
-from profsight.cli.common import add_output_arguments, format_from, load_profile, write_output
-from profsight.model.table import device_label
-from profsight.renderers.tree_text import render_tree_json, render_tree_text
+from profsight.cli.choices import TREE_FORMATS
+from profsight.cli.common import add_output_arguments, format_from
 
 HELP = "print the call tree of a trace: steps, Lightning actions, modules, ops, kernels"
 
@@ -23,12 +22,16 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         metavar="PCT",
         help="hide nodes under PCT %% of the total CPU and device time (default 1)",
     )
-    p.add_argument("--format", choices=["text", "json"], default=None)
+    p.add_argument("--format", choices=TREE_FORMATS, default=None)
     add_output_arguments(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from profsight.cli.common import load_profile, write_output
+    from profsight.model.table import device_label
+    from profsight.renderers.tree_text import render_tree_json, render_tree_text
+
     profile = load_profile(args.path, args)
     tree = profile.tree().pruned(depth=args.depth, min_share=args.min_share)
     fmt = format_from(args, {".json": "json"}, "text")

@@ -1,0 +1,14 @@
+"""The choices the command line offers, kept light so that parsing imports nothing heavy.
+
+`tests/test_cli.py` checks that they equal the registries they name.
+"""
+
+from __future__ import annotations
+
+#: `profsight.renderers.table_formats.TABLE_FORMATS`
+TABLE_FORMATS = ("text", "json", "csv", "markdown")
+#: `profsight.renderers.explain.REPORT_FORMATS`
+REPORT_FORMATS = ("text", "markdown", "json")
+#: `profsight.model.table.GROUP_BYS`
+GROUP_BYS = ("name", "shape", "module")
+TREE_FORMATS = ("text", "json")
