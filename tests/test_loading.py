@@ -85,7 +85,7 @@ def test_small_chunks_give_the_same_profile(monkeypatch: pytest.MonkeyPatch) -> 
         (b"", "is empty"),
         (b"   \n", "is empty"),
         (b"\x00\x01\x02\x03binary\xff\xfe" * 20, "binary file"),
-        (b"Name  Self CPU %\n-----\n", "not a PyTorch profiler trace"),
+        (b"Name  Self CPU %\n-----\n", "is text but neither a profiler trace"),
         (b'{"schemaVersion": 1, "nodes": []}', 'no "traceEvents" array'),
         (b"[1, 2, 3]", "holds no events"),
         (b'{"traceEvents": [{"ph": "X", "name": "a" "ts": 1}]}', "invalid JSON"),

@@ -16,7 +16,11 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 _EXPORTS = {
+    "explain": "profsight.api",
     "load": "profsight.loaders",
+    "load_text": "profsight.loaders",
+    "Report": "profsight.report",
+    "TextProfile": "profsight.model.text_profile",
     "Profile": "profsight.model.profile",
     "ProfilerTable": "profsight.model.table",
     "Row": "profsight.model.table",
@@ -35,20 +39,27 @@ __all__ = [
     "Profile",
     "ProfilerTable",
     "ProfsightError",
+    "Report",
     "Row",
+    "TextProfile",
     "TreeNode",
     "UsageError",
     "__version__",
+    "explain",
     "load",
+    "load_text",
 ]
 
 if TYPE_CHECKING:
+    from profsight.api import explain
     from profsight.errors import InputError, ProfsightError, UsageError
-    from profsight.loaders import load
+    from profsight.loaders import load, load_text
     from profsight.model.diagnostics import Diagnostic
     from profsight.model.profile import Profile
     from profsight.model.table import ProfilerTable, Row
+    from profsight.model.text_profile import TextProfile
     from profsight.model.tree import CallTree, TreeNode
+    from profsight.report import Report
 
 
 def __getattr__(name: str) -> Any:

@@ -13,6 +13,7 @@ from profsight.errors import ProfsightError
 from profsight.loaders import load
 from profsight.loaders.progress import Progress, no_progress
 from profsight.model.profile import Profile
+from profsight.model.text_profile import TextProfile
 
 #: Files larger than this get a progress bar while they load.
 PROGRESS_THRESHOLD = 32 << 20
@@ -53,7 +54,7 @@ def progress_bar(path: str, enabled: bool) -> Iterator[Progress]:
         yield update
 
 
-def load_profile(path: str, args: argparse.Namespace) -> Profile:
+def load_profile(path: str, args: argparse.Namespace) -> Profile | TextProfile:
     show = getattr(args, "progress", None)
     if show is None:
         try:

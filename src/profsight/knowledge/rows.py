@@ -1,29 +1,278 @@
-"""What a row's name says about the layer it belongs to (Lightning, module, op, ...)."""
+"""Row kinds: which layer of the stack a row of the profiler table belongs to, and what that
+layer's self-vs-total pattern means.
+
+The kind is decided by a table of rules (first match wins) over the row's name and, for
+traces, the kind of event it came from. Printed tables carry no event kinds, so the name
+rules must also recognise runtime calls, copies and kernels by name alone.
+"""
 
 from __future__ import annotations
 
+import enum
+import re
+from dataclasses import dataclass
 from typing import Final
 
-#: Lightning's ``PyTorchProfiler(record_module_names=True)`` range around each module call:
-#: ``[pl][module]torch.nn.modules.conv.Conv2d: feature_extractor.0``.
-LIGHTNING_MODULE_PREFIX: Final = "[pl][module]"
-#: torch's Python tracer frame for a module call (``with_stack=True``): ``nn.Module: Conv2d_0``.
-PYTHON_MODULE_PREFIX: Final = "nn.Module: "
-#: Lightning's ranges around loop actions and hooks: ``[pl][profile]run_training_batch``.
-LIGHTNING_ACTION_PREFIX: Final = "[pl][profile]"
+from profsight.knowledge.lightning import (
+    LIGHTNING_ACTION_PREFIX,
+    LIGHTNING_MODULE_PREFIX,
+    PYTHON_MODULE_PREFIX,
+)
 
 
-def is_module_name(name: str) -> bool:
-    return name.startswith((LIGHTNING_MODULE_PREFIX, PYTHON_MODULE_PREFIX))
+class RowKind(enum.Enum):
+    STEP = "step"
+    LIGHTNING = "lightning"
+    STRATEGY = "strategy"
+    MODULE = "module"
+    CALLBACK = "callback"
+    DATALOADER = "dataloader"
+    OPTIMIZER = "optimizer"
+    METRIC = "metric"
+    ATEN = "aten"
+    BACKWARD = "backward"
+    RUNTIME = "runtime"
+    SYNC = "sync"
+    KERNEL = "kernel"
+    MEMCPY = "memcpy"
+    MEMSET = "memset"
+    COMMUNICATION = "communication"
+    PYTHON = "python"
+    USER = "user"
+    OTHER = "other"
 
 
-def module_label(name: str) -> str:
-    """A module row's display name: ``feature_extractor.0 (Conv2d)``, or the name as is."""
+@dataclass(frozen=True)
+class KindInfo:
+    layer: str
+    """The layer of the stack, as a reader would name it."""
+    meaning: str
+    """What rows of this kind are."""
+    self_vs_total: str
+    """What their self and total times tell."""
+
+
+KINDS: Final[dict[RowKind, KindInfo]] = {
+    RowKind.STEP: KindInfo(
+        "profiler step",
+        "one iteration of the profiler's schedule (prof.step() / one training batch); all "
+        "ProfilerStep#N rows are merged into ProfilerStep*",
+        "its total is the wall time of the profiled steps; its self time is what ran inside "
+        "the step but in no recorded op (Python between ops, framework code)",
+    ),
+    RowKind.LIGHTNING: KindInfo(
+        "Lightning loop",
+        "a Lightning loop action or hook ([pl][profile]...): the framework's own bookkeeping "
+        "around your code",
+        "high self time is Lightning's own Python (logging, hooks, callbacks); low self with "
+        "high total means the time is in what it calls (your step, the optimizer)",
+    ),
+    RowKind.STRATEGY: KindInfo(
+        "Lightning strategy",
+        "the strategy's wrapper ([Strategy]SingleDeviceStrategy, DDPStrategy, ...) around your "
+        "step, backward and batch transfer: how data and work flow between CPU and devices",
+        "its total is the wrapped phase (forward, backward, batch transfer); a self time well "
+        "above zero is the strategy's own overhead (e.g. DDP's gradient hooks)",
+    ),
+    RowKind.MODULE: KindInfo(
+        "your model",
+        "one nn.Module call ([pl][module] with record_module_names, or nn.Module frames with "
+        "with_stack): the cost of running that layer or block",
+        "high self time is the module's own Python in forward() between its ops (e.g. the "
+        "glue around a residual block's skip connection); low self with high total means its "
+        "children (convolutions, matmuls) do the work",
+    ),
+    RowKind.CALLBACK: KindInfo(
+        "Lightning callback",
+        "a callback hook ([Callback]...): checkpointing, progress bars, early stopping, your own",
+        "time here runs every batch or epoch and adds directly to the step time",
+    ),
+    RowKind.DATALOADER: KindInfo(
+        "data pipeline",
+        "fetching the next batch: enumerate(DataLoader)#... or Lightning's *_dataloader_next",
+        "a large total means the training loop waits for data; with num_workers=0 it is the "
+        "loading itself, with workers it is the wait for them",
+    ),
+    RowKind.OPTIMIZER: KindInfo(
+        "optimizer",
+        "the optimizer's step() or zero_grad() (Optimizer.step#Adam.step)",
+        "self time is the optimizer's Python loop over parameters; a high total in many small "
+        "ops calls for foreach=True or fused=True",
+    ),
+    RowKind.METRIC: KindInfo(
+        "metrics",
+        "a torchmetrics metric (update/compute) called during the step",
+        "metrics computed every step cost CPU time and often a host-device sync",
+    ),
+    RowKind.ATEN: KindInfo(
+        "PyTorch operator",
+        "an ATen operator (aten::...): the C++ implementation of a tensor operation",
+        "ops dispatch to other ops: a chain like conv2d -> convolution -> _convolution -> "
+        "cudnn_convolution is one call seen at four levels, so only the innermost has a large "
+        "self time; on a GPU run the CPU time is the launch, the CUDA time is the work",
+    ),
+    RowKind.BACKWARD: KindInfo(
+        "autograd (backward)",
+        "the backward pass: autograd::engine::evaluate_function rows and *Backward0 nodes, one "
+        "per forward op that needs a gradient",
+        "their totals add up to backward's cost; they run on autograd's own thread on GPU runs",
+    ),
+    RowKind.RUNTIME: KindInfo(
+        "device runtime",
+        "a CUDA/HIP/XPU runtime or driver call made by the CPU (cudaLaunchKernel, "
+        "cudaMemcpyAsync, ...)",
+        "this is CPU time spent talking to the driver; many short launches mean launch "
+        "overhead dominates small kernels",
+    ),
+    RowKind.SYNC: KindInfo(
+        "host-device sync",
+        "a call that makes the CPU wait for the GPU (cudaStreamSynchronize, "
+        "cudaDeviceSynchronize, cudaEventSynchronize)",
+        "its self time is the CPU idling until the GPU catches up: often caused by .item(), "
+        ".cpu(), printing or logging a GPU tensor",
+    ),
+    RowKind.KERNEL: KindInfo(
+        "GPU kernel",
+        "code that ran on the device, launched by an op above it",
+        "kernels have no CPU time: their self and total device time are the time the GPU "
+        "spent running them",
+    ),
+    RowKind.MEMCPY: KindInfo(
+        "device copy",
+        "a memory copy done by the device: HtoD (host to device), DtoH, DtoD",
+        "HtoD from pageable memory is slow and synchronous: pin_memory=True helps",
+    ),
+    RowKind.MEMSET: KindInfo(
+        "device memset",
+        "the device filling memory (zeroing gradients or buffers)",
+        "usually small; many of them point at zero_grad without set_to_none",
+    ),
+    RowKind.COMMUNICATION: KindInfo(
+        "communication",
+        "a collective between processes (all-reduce, all-gather, broadcast) via NCCL, RCCL or "
+        "gloo, or its c10d op",
+        "time here is communication; it hurts when the device waits for it instead of "
+        "overlapping it with the backward pass",
+    ),
+    RowKind.PYTHON: KindInfo(
+        "Python",
+        "a Python function frame (with_stack=True)",
+        "self time is the interpreter running that function's own lines",
+    ),
+    RowKind.USER: KindInfo(
+        "your label",
+        "a range you (or a library) labelled with record_function",
+        "its total is the labelled block; self time is what ran in it outside recorded ops",
+    ),
+    RowKind.OTHER: KindInfo(
+        "other",
+        "a row profsight has no rule for",
+        "",
+    ),
+}
+
+_SYNC_CALLS = re.compile(
+    r"^(cuda|hip)(Stream|Device|Event|Ctx)Synchronize|^cu(Stream|Ctx|Event)Synchronize|"
+    r"^urQueueFinish|^urEventWait"
+)
+_RUNTIME_CALLS = re.compile(r"^(cuda|cu|hip|hsa_|ur|zeCommand|cudnn|cublas)[A-Z]")
+_COMMUNICATION = re.compile(
+    r"^(nccl|rccl|gloo|mpi|ucc)[:_]|^c10d::|^record_param_comms$|^nccl(Dev)?Kernel|"
+    r"^(void )?ncclKernel|ProcessGroup|AllReduce|all_reduce|allgather|all_gather|"
+    r"reduce_scatter|broadcast_"
+)
+_KERNEL_SHAPES = re.compile(
+    r"^void |kernel|^(maxwell|pascal|volta|turing|ampere|sm\d+|cutlass|xmma|triton_|"
+    r"Cijk_|MIOpen|igemm|\d+x_cudnn|implicit_convolve|flash_)|<.*>"
+)
+_DEVICE_EVENT_KINDS = frozenset({"kernel", "memcpy", "memset", "device_annotation"})
+_HOST_HINTS: Final[dict[str, RowKind]] = {
+    "python": RowKind.PYTHON,
+    "runtime": RowKind.RUNTIME,
+    "driver": RowKind.RUNTIME,
+    "device_annotation": RowKind.USER,
+}
+
+
+#: ``Row.event_kind`` of a Lightning SimpleProfiler action (named without ``[pl][profile]``).
+LIGHTNING_ACTION_EVENT = "lightning_action"
+
+
+def classify(name: str, event_kind: str = "unknown") -> RowKind:
+    """The row kind of a table row or tree node. `event_kind` as in `Row.event_kind`."""
+    if event_kind == LIGHTNING_ACTION_EVENT:
+        name = LIGHTNING_ACTION_PREFIX + name
+    for rule in _NAME_RULES:
+        kind = rule(name)
+        if kind is not None:
+            if kind is RowKind.RUNTIME and _SYNC_CALLS.match(name):
+                return RowKind.SYNC
+            return kind
+    if event_kind in ("runtime", "driver"):
+        return RowKind.SYNC if _SYNC_CALLS.match(name) else RowKind.RUNTIME
+    if event_kind == "memcpy":
+        return RowKind.MEMCPY
+    if event_kind == "memset":
+        return RowKind.MEMSET
+    if event_kind == "kernel":
+        return RowKind.COMMUNICATION if _COMMUNICATION.search(name) else RowKind.KERNEL
+    if event_kind in _HOST_HINTS:
+        return _HOST_HINTS[event_kind]
+    if event_kind == "annotation":
+        return RowKind.USER
+    if event_kind == "unknown" and _KERNEL_SHAPES.search(name):
+        return RowKind.KERNEL
+    if event_kind == "cpu_op":
+        return RowKind.ATEN
+    return RowKind.OTHER
+
+
+def _lightning(name: str) -> RowKind | None:
     if name.startswith(LIGHTNING_MODULE_PREFIX):
-        body = name[len(LIGHTNING_MODULE_PREFIX) :]
-        cls, _, path = body.partition(": ")
-        short = cls.rsplit(".", 1)[-1]
-        return f"{path} ({short})" if path else short
+        return RowKind.METRIC if "torchmetrics." in name else RowKind.MODULE
     if name.startswith(PYTHON_MODULE_PREFIX):
-        return name[len(PYTHON_MODULE_PREFIX) :]
-    return name
+        return RowKind.MODULE
+    if not name.startswith(LIGHTNING_ACTION_PREFIX):
+        return None
+    body = name[len(LIGHTNING_ACTION_PREFIX) :]
+    if body.startswith("[Strategy]"):
+        return RowKind.STRATEGY
+    if body.startswith("[Callback]"):
+        return RowKind.CALLBACK
+    if body.endswith("_next"):
+        return RowKind.DATALOADER
+    if body.endswith(("optimizer_zero_grad", "on_before_zero_grad")):
+        return RowKind.OPTIMIZER
+    return RowKind.LIGHTNING
+
+
+def _by_prefix(name: str) -> RowKind | None:
+    if name.startswith(("ProfilerStep#", "ProfilerStep*")):
+        return RowKind.STEP
+    if name.startswith("enumerate(DataLoader)#"):
+        return RowKind.DATALOADER
+    if name.startswith(("Optimizer.step#", "Optimizer.zero_grad#")):
+        return RowKind.OPTIMIZER
+    if name.startswith(("autograd::engine::evaluate_function", "torch::autograd::")):
+        return RowKind.BACKWARD
+    if re.fullmatch(r"[A-Za-z0-9_]+Backward\d*", name):
+        return RowKind.BACKWARD
+    if name.startswith(("Memcpy ", "Memcpy(")):
+        return RowKind.MEMCPY
+    if name.startswith(("Memset ", "Memset(")):
+        return RowKind.MEMSET
+    if _COMMUNICATION.search(name):
+        return RowKind.COMMUNICATION
+    if name.startswith("aten::"):
+        return RowKind.ATEN
+    if _SYNC_CALLS.match(name):
+        return RowKind.SYNC
+    if _RUNTIME_CALLS.match(name):
+        return RowKind.RUNTIME
+    return None
+
+
+_NAME_RULES = (_lightning, _by_prefix)
+
+#: Row kinds whose time is on the device (no CPU time of their own).
+DEVICE_KINDS: Final = frozenset({RowKind.KERNEL, RowKind.MEMCPY, RowKind.MEMSET})

@@ -1,4 +1,4 @@
-"""Loaders: the only code that reads input files. `load` picks one by sniffing the content."""
+"""Loaders: the only code that reads inputs. `load` picks one by sniffing the content."""
 
 from __future__ import annotations
 
@@ -11,12 +11,14 @@ from profsight.loaders.progress import Progress, no_progress
 from profsight.loaders.reading import read_input
 from profsight.loaders.sniff import Format, sniff
 from profsight.model.profile import Profile
+from profsight.model.text_profile import TextProfile
 
-__all__ = ["load"]
+__all__ = ["load", "load_text"]
 
 
-def load(path: str | os.PathLike[str], progress: Progress = no_progress) -> Profile:
-    """Load a profiler output file (trace ``.json``/``.json.gz``) into a `Profile`.
+def load(path: str | os.PathLike[str], progress: Progress = no_progress) -> Profile | TextProfile:
+    """Load a profiler output file: a trace (``.json``/``.json.gz``) into a `Profile`, a
+    printed table or Lightning report into a `TextProfile`.
 
     Raises `InputError` naming the file and the reason when it cannot be read.
     """
@@ -29,4 +31,28 @@ def load(path: str | os.PathLike[str], progress: Progress = no_progress) -> Prof
         raise InputError(source, "is empty" + (" after decompression" if raw.compressed else ""))
     if fmt is Format.BINARY:
         raise InputError(source, "is a binary file, not a profiler trace or table")
-    raise InputError(source, "is text but not a PyTorch profiler trace (JSON)")
+    return load_text(raw.data.decode("utf-8", errors="replace"), source)
+
+
+def load_text(text: str, source: str = "<text>") -> TextProfile:
+    """A printed torch table (one or several) or a Lightning profiler report."""
+    from profsight.loaders.lightning_text import looks_like_lightning_report, parse_lightning_report
+    from profsight.loaders.table_text import looks_like_table, parse_tables
+
+    if looks_like_table(text):
+        tables = parse_tables(text, source)
+        diagnostics = [d for t in tables for d in t.diagnostics]
+        return TextProfile(source, "torch_table", tables=tables, diagnostics=diagnostics)
+    if looks_like_lightning_report(text):
+        report = parse_lightning_report(text, source)
+        return TextProfile(
+            source,
+            f"lightning_{report.kind}",
+            lightning=report,
+            diagnostics=list(report.diagnostics),
+        )
+    raise InputError(
+        source,
+        "is text but neither a profiler trace, a printed profiler table nor a "
+        "Lightning profiler report",
+    )

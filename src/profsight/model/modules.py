@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from profsight.knowledge.rows import is_module_name, module_label
+from profsight.knowledge.lightning import is_module_name, module_label
 from profsight.model.events import I64
 
 if TYPE_CHECKING:

@@ -65,8 +65,12 @@ class Row:
     def device_avg_us(self) -> float:
         return self.device_total_us / self.calls if self.calls else 0.0
 
+    def to_dict_fields(self) -> dict[str, Any]:
+        """The dataclass fields only (``Row(**row.to_dict_fields())`` copies a row)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
     def to_dict(self) -> dict[str, Any]:
-        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data = self.to_dict_fields()
         data["cpu_avg_us"] = self.cpu_avg_us
         data["device_avg_us"] = self.device_avg_us
         return data

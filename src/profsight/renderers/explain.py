@@ -10,56 +10,103 @@ import msgspec
 from profsight.errors import UsageError
 from profsight.model.tree import TreeNode
 from profsight.renderers.escape import markdown_cell
-from profsight.renderers.table_formats import render_markdown
 from profsight.renderers.table_text import render_torch_table
 from profsight.renderers.tree_text import render_tree_text
 from profsight.renderers.units import short_time
-from profsight.report import Report
+from profsight.report import ExplainedRow, Report
 
 SCHEMA = "profsight/1"
+_NAME_WIDTH = 58
 
 
-def _overview_lines(report: Report) -> list[str]:
-    o = report.overview
-    lines = [
-        f"Source: {o.source} ({o.format} trace, {o.events:,} events)",
-        f"Profiled: {o.steps} step(s) over {short_time(o.window_us)} on {o.threads} thread(s)",
-    ]
-    if o.devices:
-        lines.append(f"Devices listed: {', '.join(sorted(set(o.devices)))}")
-    if o.device_events:
-        lines.append(
-            f"Device work: {o.device_events:,} kernels/copies, {short_time(o.device_busy_us)} busy"
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _annotated_lines(report: Report) -> list[str]:
+    dev = report.device_name
+    has_dev = report.table.has_device
+    head = f"{'Kind':<13} {'Name':<{_NAME_WIDTH}} {'Calls':>6} {'Self CPU':>10} {'CPU total':>10}"
+    if has_dev:
+        head += f" {'Self ' + dev:>10} {dev + ' total':>11}"
+    lines = [head, "-" * len(head)]
+    for e in report.top:
+        r = e.row
+        line = (
+            f"{e.explanation.kind.value:<13} {_cut(r.name, _NAME_WIDTH):<{_NAME_WIDTH}} "
+            f"{r.calls:>6} {short_time(r.self_cpu_us):>10} {short_time(r.cpu_total_us):>10}"
         )
-    else:
-        lines.append("Device work: none recorded (CPU-only run, or CUDA activity not profiled)")
-    if o.world_size is not None:
-        lines.append(f"Distributed: rank {o.rank} of {o.world_size}")
+        if has_dev:
+            line += f" {short_time(r.self_device_us):>10} {short_time(r.device_total_us):>11}"
+        lines.append(line)
+    return lines
+
+
+def _row_notes(e: ExplainedRow) -> list[str]:
+    lines = [
+        f"* {e.row.name}  [{e.explanation.kind.value}: {e.explanation.layer}]",
+        f"    what: {e.explanation.meaning}",
+    ]
+    if e.explanation.reading:
+        lines.append(f"    reads: {e.explanation.reading}")
     return lines
 
 
 def render_text(report: Report, width: int = 120, color: bool = False) -> str:
-    parts = ["\n".join(_overview_lines(report)), ""]
-    for diag in report.diagnostics:
-        parts.append(f"note: {diag}")
-    parts += ["", "Top rows of the profiler table (torch's layout):", ""]
-    parts.append(render_torch_table(report.top_rows))
-    parts += ["Call tree (nodes under 2% of the run hidden):", ""]
-    parts.append(
-        render_tree_text(report.tree, width=width, color=color, device_name=report.device_name)
-    )
+    parts = [*report.summary, ""]
+    parts += [f"note: {d}" for d in report.diagnostics]
+    parts += ["", "The rows that matter most:", "", *_annotated_lines(report), ""]
+    parts += ["What they are and what their numbers say:", ""]
+    for e in report.noted:
+        parts += _row_notes(e)
+    parts += [""] + [f"- {n}" for n in report.notes] + [""]
+    parts += ["Profiler table, as torch prints it (top rows by total):", ""]
+    key = "device_total_us" if report.table.has_device else "cpu_total_us"
+    parts.append(render_torch_table(report.table.sorted(key).head(len(report.top))))
+    if report.tree is not None:
+        parts += ["Call tree (nodes under 2% of the run hidden):", ""]
+        parts.append(
+            render_tree_text(report.tree, width=width, color=color, device_name=report.device_name)
+        )
     return "\n".join(parts)
 
 
 def render_markdown_report(report: Report) -> str:
     lines = ["# profsight report", ""]
-    lines += [f"- {markdown_cell(line)}" for line in _overview_lines(report)]
+    lines += [f"- {markdown_cell(line)}" for line in report.summary]
     if report.diagnostics:
-        lines += ["", "## Notes", ""]
+        lines += ["", "## Notes on the input", ""]
         lines += [f"- {markdown_cell(str(d))}" for d in report.diagnostics]
-    lines += ["", "## Top rows", "", render_markdown(report.top_rows)]
-    lines += ["## Call tree", ""]
-    _tree_markdown(report.tree.root, 0, lines)
+    dev = report.device_name
+    lines += ["", "## The rows that matter most", ""]
+    head = ["Kind", "Name", "Calls", "Self CPU", "CPU total"]
+    if report.table.has_device:
+        head += [f"Self {dev}", f"{dev} total"]
+    lines += ["| " + " | ".join(head) + " |", "|---|---|" + "---:|" * (len(head) - 2)]
+    for e in report.top:
+        r = e.row
+        cells = [
+            e.explanation.kind.value,
+            markdown_cell(r.name),
+            str(r.calls),
+            short_time(r.self_cpu_us),
+            short_time(r.cpu_total_us),
+        ]
+        if report.table.has_device:
+            cells += [short_time(r.self_device_us), short_time(r.device_total_us)]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "## What they are", ""]
+    for e in report.noted:
+        lines.append(
+            f"- **{markdown_cell(e.row.name)}** ({e.explanation.kind.value}: "
+            f"{markdown_cell(e.explanation.layer)}): {markdown_cell(e.explanation.meaning)}"
+        )
+        if e.explanation.reading:
+            lines.append(f"  - {markdown_cell(e.explanation.reading)}")
+    lines += [""] + [f"- {markdown_cell(n)}" for n in report.notes]
+    if report.tree is not None:
+        lines += ["", "## Call tree", ""]
+        _tree_markdown(report.tree.root, 0, lines)
     return "\n".join(lines) + "\n"
 
 
@@ -74,26 +121,22 @@ def _tree_markdown(node: TreeNode, depth: int, lines: list[str]) -> None:
 
 
 def report_document(report: Report) -> dict[str, Any]:
-    o = report.overview
+    table = []
+    for e in report.rows:
+        record = e.row.to_dict()
+        record["kind"] = e.explanation.kind.value
+        record["layer"] = e.explanation.layer
+        record["meaning"] = e.explanation.meaning
+        record["reading"] = e.explanation.reading
+        table.append(record)
     return {
         "schema": SCHEMA,
-        "source": {
-            "path": o.source,
-            "format": o.format,
-            "events": o.events,
-            "threads": o.threads,
-            "steps": o.steps,
-            "window_us": o.window_us,
-            "devices": list(o.devices),
-            "device_busy_us": o.device_busy_us,
-            "rank": o.rank,
-            "world_size": o.world_size,
-            "decoded_bytes": o.load.size,
-            "decoded_in_chunks": o.load.chunks,
-            "decoding_processes": o.load.workers,
-        },
-        "table": report.table.to_records(),
-        "tree": report.tree.root.to_dict(),
+        "source": report.facts,
+        "summary": list(report.summary),
+        "table": table,
+        "top": [e.row.name for e in report.top],
+        "notes": list(report.notes),
+        "tree": report.tree.root.to_dict() if report.tree is not None else None,
         "diagnostics": [
             {
                 "code": d.code,
@@ -104,6 +147,7 @@ def report_document(report: Report) -> dict[str, Any]:
             }
             for d in report.diagnostics
         ],
+        **report.sections,
     }
 
 

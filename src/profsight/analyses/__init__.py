@@ -1,0 +1,1 @@
+"""Analyses: each turns a profile into plain data (breakdowns, findings), never text."""

@@ -1,0 +1,228 @@
+"""Where the time of each profiled step goes.
+
+**Host side.** Steps are the ``ProfilerStep#N`` windows (the whole profiled span when there
+are none). The thread that holds them is the step's thread; its rows (steps excluded) are
+nested again into a forest, and each row's *self segments* (its interval minus its children)
+are given the row's phase (`knowledge.phases`: declared by the row or its nearest declaring
+ancestor). Clipped to a step window, the segments' lengths per phase add up, with the time
+in no row ("other"), to the window exactly. Work on other threads (autograd's backward
+thread on GPU runs) runs in parallel and is reported by the device view and the table.
+
+**Device side.** Busy = the union of kernels, copies and memsets inside the window; the idle
+rest is split by what the host did meanwhile: waiting in a synchronisation call, fetching
+data, anything else (the device waits for the host to launch work).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from profsight.analyses import intervals
+from profsight.knowledge.phases import FALLBACK_PHASES, Phase, declared_phase
+from profsight.knowledge.rows import RowKind, classify
+from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PREFIX
+from profsight.model.events import I64
+from profsight.model.nesting import nest
+from profsight.model.profile import Profile
+from profsight.model.table import kind_label
+
+_PHASES = list(Phase)
+
+
+@dataclass(frozen=True)
+class StepBreakdown:
+    name: str
+    start_us: float
+    wall_us: float
+    host_us: dict[str, float]
+    """Phase id -> µs of the step's thread; the values add up to `wall_us`."""
+    device_busy_us: float | None
+    """None when the trace has no device activity at all."""
+    device_idle_us: dict[str, float] = field(default_factory=dict)
+    """Idle device time by cause: ``sync``, ``input``, ``host``."""
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    steps: tuple[StepBreakdown, ...]
+    thread: str
+    """Label of the step's thread."""
+    windows: str
+    """``profiler steps`` or ``whole trace`` (no ProfilerStep ranges)."""
+
+    @property
+    def has_device(self) -> bool:
+        return any(s.device_busy_us is not None for s in self.steps)
+
+    def average(self) -> StepBreakdown:
+        n = max(len(self.steps), 1)
+
+        def mean(values: list[dict[str, float]]) -> dict[str, float]:
+            keys = {k for v in values for k in v}
+            return {k: sum(v.get(k, 0.0) for v in values) / n for k in keys}
+
+        busy = [s.device_busy_us for s in self.steps if s.device_busy_us is not None]
+        return StepBreakdown(
+            name="average",
+            start_us=0.0,
+            wall_us=sum(s.wall_us for s in self.steps) / n,
+            host_us=mean([s.host_us for s in self.steps]),
+            device_busy_us=sum(busy) / n if busy else None,
+            device_idle_us=mean([s.device_idle_us for s in self.steps]),
+        )
+
+
+def breakdown(profile: Profile) -> Breakdown:
+    ev = profile.events
+    at = profile.attribution
+    rows = np.flatnonzero(at.is_row & ~at.is_async)
+    step_ids = [i for i, s in enumerate(ev.strings) if s.startswith(PROFILER_STEP_PREFIX)]
+    is_step = np.isin(ev.name, step_ids) & at.is_row & ~at.is_async
+    steps = np.flatnonzero(is_step)
+    if len(steps):
+        track = int(np.bincount(ev.track[steps]).argmax())
+        steps = steps[ev.track[steps] == track]
+        steps = steps[np.argsort(ev.start[steps], kind="stable")]
+        windows = [(int(ev.start[s]), int(ev.end[s]), ev.strings[ev.name[s]]) for s in steps]
+        label = "profiler steps"
+    elif len(rows):
+        busy_by_track = np.bincount(ev.track[rows], weights=at.cpu_self[rows])
+        track = int(busy_by_track.argmax())
+        on = rows[ev.track[rows] == track]
+        windows = [(int(ev.start[on].min()), int(ev.end[on].max()), "whole trace")]
+        label = "whole trace"
+    else:
+        return Breakdown((), "", "none")
+    main = rows[(ev.track[rows] == track) & ~is_step[rows]]
+    seg_s, seg_e, seg_phase = _host_segments(profile, main)
+    device = _device_sets(profile)
+    out = []
+    for lo, hi, name in windows:
+        host = _phase_times(seg_s, seg_e, seg_phase, lo, hi)
+        busy_us, idle = _device_times(device, lo, hi) if device is not None else (None, {})
+        out.append(StepBreakdown(name, (lo / 1000.0), (hi - lo) / 1000.0, host, busy_us, idle))
+    return Breakdown(tuple(out), ev.tracks[track].label, label)
+
+
+def _host_segments(profile: Profile, main: I64) -> tuple[I64, I64, I64]:
+    """Self segments of the step thread's rows and the phase index of each."""
+    ev = profile.events
+    if len(main) == 0:
+        empty = np.zeros(0, np.int64)
+        return empty, empty, empty
+    start, end = ev.start[main], ev.end[main]
+    nesting = nest(np.zeros(len(main), np.int64), start, end)
+    parent = nesting.parent
+    phase = _phases(profile, main, parent, nesting.depth)
+    # gaps before each child (from the previous sibling's end or the parent's start) belong to
+    # the parent; after the last child to its end, too; a leaf is its own segment
+    has_parent = parent >= 0
+    kids = np.flatnonzero(has_parent)
+    order = kids[np.lexsort((start[kids], parent[kids]))]
+    prev_end = np.empty(len(order), np.int64)
+    if len(order):
+        first = np.ones(len(order), bool)
+        first[1:] = parent[order[1:]] != parent[order[:-1]]
+        prev_end[first] = start[parent[order[first]]]
+        prev_end[~first] = end[order[:-1]][~first[1:]]
+    gap_s, gap_e, gap_owner = prev_end, start[order], parent[order]
+    last = np.ones(len(order), bool)
+    if len(order):
+        last[:-1] = parent[order[1:]] != parent[order[:-1]]
+    tail_s, tail_e, tail_owner = end[order[last]], end[parent[order[last]]], parent[order[last]]
+    n_children = np.bincount(parent[kids], minlength=len(main))
+    leaves = np.flatnonzero(n_children == 0)
+    seg_s = np.concatenate([gap_s, tail_s, start[leaves]])
+    seg_e = np.concatenate([gap_e, tail_e, end[leaves]])
+    owner = np.concatenate([gap_owner, tail_owner, leaves]).astype(np.int64)
+    return seg_s, seg_e, phase[owner]
+
+
+def _phases(profile: Profile, main: I64, parent: I64, depth: I64) -> I64:
+    """Phase index of each row: declared, else its nearest declaring ancestor's, else its kind's."""
+    ev = profile.events
+    names = [ev.strings[i] for i in ev.name[main].tolist()]
+    kinds = [
+        classify(n, kind_label(int(k))) for n, k in zip(names, ev.kind[main].tolist(), strict=True)
+    ]
+    declared = np.array(
+        [_index(declared_phase(n, k)) for n, k in zip(names, kinds, strict=True)], np.int64
+    )
+    fallback = np.array([_index(FALLBACK_PHASES.get(k, Phase.OTHER)) for k in kinds], np.int64)
+    inherited = declared.copy()
+    for d in np.unique(depth).tolist():
+        level = np.flatnonzero((depth == d) & (inherited < 0) & (parent >= 0))
+        inherited[level] = inherited[parent[level]]
+    return np.where(
+        inherited >= 0, inherited, np.where(_is_kind(kinds, RowKind.STEP), -1, fallback)
+    )
+
+
+def _is_kind(kinds: list[RowKind], kind: RowKind) -> np.ndarray[Any, Any]:
+    return np.array([k is kind for k in kinds], bool)
+
+
+def _index(phase: Phase | None) -> int:
+    return -1 if phase is None else _PHASES.index(phase)
+
+
+def _phase_times(seg_s: I64, seg_e: I64, seg_phase: I64, lo: int, hi: int) -> dict[str, float]:
+    s, e = np.maximum(seg_s, lo), np.minimum(seg_e, hi)
+    keep = e > s
+    per = np.bincount(
+        np.maximum(seg_phase[keep], 0), weights=(e - s)[keep] / 1000.0, minlength=len(_PHASES)
+    )
+    times = {p.value: float(per[i]) for i, p in enumerate(_PHASES) if per[i] > 0}
+    covered = float(np.sum((e - s)[keep])) / 1000.0
+    other = (hi - lo) / 1000.0 - covered
+    times[Phase.OTHER.value] = times.get(Phase.OTHER.value, 0.0) + max(other, 0.0)
+    return times
+
+
+@dataclass(frozen=True)
+class _DeviceSets:
+    busy: tuple[I64, I64]
+    sync: tuple[I64, I64]
+    data: tuple[I64, I64]
+
+
+def _device_sets(profile: Profile) -> _DeviceSets | None:
+    ev = profile.events
+    work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS))
+    if len(work) == 0:
+        return None
+    at = profile.attribution
+    rows = np.flatnonzero(at.is_row)
+    names = ev.names(rows)
+    labels = [kind_label(int(k)) for k in ev.kind[rows].tolist()]
+    kinds = [classify(n, k) for n, k in zip(names, labels, strict=True)]
+    sync = rows[_is_kind(kinds, RowKind.SYNC)]
+    data = rows[_is_kind(kinds, RowKind.DATALOADER)]
+    return _DeviceSets(
+        busy=intervals.union(ev.start[work], ev.end[work]),
+        sync=intervals.union(ev.start[sync], ev.end[sync]),
+        data=intervals.union(ev.start[data], ev.end[data]),
+    )
+
+
+def _device_times(sets: _DeviceSets, lo: int, hi: int) -> tuple[float, dict[str, float]]:
+    busy = intervals.clip(*sets.busy, lo, hi)
+    idle = intervals.complement(*busy, lo, hi)
+    idle_sync = intervals.overlap(idle, intervals.clip(*sets.sync, lo, hi))
+    rest = intervals.complement(
+        *intervals.union(*_concat(busy, intervals.clip(*sets.sync, lo, hi))), lo, hi
+    )
+    idle_input = intervals.overlap(rest, intervals.clip(*sets.data, lo, hi))
+    idle_total = intervals.length(*idle)
+    return intervals.length(*busy) / 1000.0, {
+        "sync": idle_sync / 1000.0,
+        "input": idle_input / 1000.0,
+        "host": (idle_total - idle_sync - idle_input) / 1000.0,
+    }
+
+
+def _concat(a: tuple[I64, I64], b: tuple[I64, I64]) -> tuple[I64, I64]:
+    return np.concatenate([a[0], b[0]]), np.concatenate([a[1], b[1]])

@@ -1,0 +1,51 @@
+"""Sets of time intervals as sorted, disjoint numpy arrays (ns), and their measure."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from profsight.model.events import I64
+
+
+def union(start: I64, end: I64) -> tuple[I64, I64]:
+    """The union of intervals [start, end), as sorted disjoint intervals."""
+    keep = end > start
+    start, end = start[keep], end[keep]
+    if len(start) == 0:
+        return start, end
+    order = np.argsort(start, kind="stable")
+    s, e = start[order], np.maximum.accumulate(end[order])
+    # a new interval begins where it starts after everything before it ended
+    new = np.ones(len(s), bool)
+    new[1:] = s[1:] > e[:-1]
+    group = np.cumsum(new) - 1
+    out_s = s[new]
+    out_e = np.zeros(len(out_s), np.int64)
+    np.maximum.at(out_e, group, e)
+    return out_s, out_e
+
+
+def length(start: I64, end: I64) -> int:
+    """Measure of a set of disjoint intervals."""
+    return int(np.sum(end - start))
+
+
+def clip(start: I64, end: I64, lo: int, hi: int) -> tuple[I64, I64]:
+    s, e = np.maximum(start, lo), np.minimum(end, hi)
+    keep = e > s
+    return s[keep], e[keep]
+
+
+def overlap(a: tuple[I64, I64], b: tuple[I64, I64]) -> int:
+    """Measure of the intersection of two disjoint interval sets: |A| + |B| - |A u B|."""
+    both = union(np.concatenate([a[0], b[0]]), np.concatenate([a[1], b[1]]))
+    return length(*a) + length(*b) - length(*both)
+
+
+def complement(start: I64, end: I64, lo: int, hi: int) -> tuple[I64, I64]:
+    """[lo, hi) minus a set of disjoint sorted intervals inside it."""
+    s, e = clip(start, end, lo, hi)
+    gaps_s = np.concatenate([[lo], e])
+    gaps_e = np.concatenate([s, [hi]])
+    keep = gaps_e > gaps_s
+    return gaps_s[keep].astype(np.int64), gaps_e[keep].astype(np.int64)

@@ -1,0 +1,307 @@
+"""Peak throughput of the accelerators profiles come from, for utilisation estimates.
+
+Figures are the vendors' dense (no structured sparsity) peaks, in TFLOP/s, and memory
+bandwidth in GB/s, from their data sheets (NVIDIA V100/A100/H100/H200/B200/L4/T4/A10 and
+GeForce RTX 30/40 architecture white papers; AMD Instinct MI210/MI250/MI250X/MI300X data
+sheets). "tensor" precisions use tensor cores / matrix cores; ``fp32`` is the plain vector
+rate. A device is matched by its ``deviceProperties`` name (substring rules, first match),
+then by compute capability.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Final
+
+
+@dataclass(frozen=True)
+class Accelerator:
+    name: str
+    vendor: str
+    arch: str
+    tflops: dict[str, float]
+    """Peak TFLOP/s by precision: fp64, fp32, tf32, fp16, bf16, fp8, int8 (TOPS)."""
+    bandwidth_gbs: float
+    memory_gb: float
+    tensor_cores: bool = True
+
+    def peak(self, precision: str) -> float | None:
+        """Peak TFLOP/s for `precision`, falling back to fp32 when the device lacks it."""
+        return self.tflops.get(precision) or self.tflops.get("fp32")
+
+
+def _acc(name: str, vendor: str, arch: str, bw: float, mem: float, **tf: float) -> Accelerator:
+    return Accelerator(name, vendor, arch, dict(tf), bw, mem, tensor_cores="fp16" in tf)
+
+
+#: (pattern on the lower-cased device name, accelerator); first match wins.
+ACCELERATORS: Final[tuple[tuple[re.Pattern[str], Accelerator], ...]] = tuple(
+    (re.compile(p), a)
+    for p, a in (
+        (
+            r"h200",
+            _acc(
+                "H200",
+                "nvidia",
+                "hopper",
+                4800,
+                141,
+                fp64=67,
+                fp32=67,
+                tf32=494.7,
+                fp16=989.4,
+                bf16=989.4,
+                fp8=1978.9,
+                int8=1978.9,
+            ),
+        ),
+        (
+            r"h100.*pcie",
+            _acc(
+                "H100 PCIe",
+                "nvidia",
+                "hopper",
+                2000,
+                80,
+                fp64=51,
+                fp32=51,
+                tf32=378,
+                fp16=756,
+                bf16=756,
+                fp8=1513,
+                int8=1513,
+            ),
+        ),
+        (
+            r"h100|h800|gh200",
+            _acc(
+                "H100 SXM",
+                "nvidia",
+                "hopper",
+                3350,
+                80,
+                fp64=67,
+                fp32=67,
+                tf32=494.7,
+                fp16=989.4,
+                bf16=989.4,
+                fp8=1978.9,
+                int8=1978.9,
+            ),
+        ),
+        (
+            r"b200|gb200",
+            _acc(
+                "B200",
+                "nvidia",
+                "blackwell",
+                8000,
+                180,
+                fp64=40,
+                fp32=80,
+                tf32=1100,
+                fp16=2250,
+                bf16=2250,
+                fp8=4500,
+                int8=4500,
+            ),
+        ),
+        (
+            r"a100.*pcie",
+            _acc(
+                "A100 PCIe",
+                "nvidia",
+                "ampere",
+                1935,
+                80,
+                fp64=19.5,
+                fp32=19.5,
+                tf32=156,
+                fp16=312,
+                bf16=312,
+                int8=624,
+            ),
+        ),
+        (
+            r"a100|a800",
+            _acc(
+                "A100 SXM",
+                "nvidia",
+                "ampere",
+                2039,
+                80,
+                fp64=19.5,
+                fp32=19.5,
+                tf32=156,
+                fp16=312,
+                bf16=312,
+                int8=624,
+            ),
+        ),
+        (
+            r"\ba10\b|a10g",
+            _acc(
+                "A10",
+                "nvidia",
+                "ampere",
+                600,
+                24,
+                fp32=31.2,
+                tf32=62.5,
+                fp16=125,
+                bf16=125,
+                int8=250,
+            ),
+        ),
+        (
+            r"\bl4\b",
+            _acc(
+                "L4",
+                "nvidia",
+                "ada",
+                300,
+                24,
+                fp32=30.3,
+                tf32=60,
+                fp16=121,
+                bf16=121,
+                fp8=242.5,
+                int8=242.5,
+            ),
+        ),
+        (r"\bt4\b", _acc("T4", "nvidia", "turing", 320, 16, fp32=8.1, fp16=65, int8=130)),
+        (r"v100", _acc("V100", "nvidia", "volta", 900, 32, fp64=7.8, fp32=15.7, fp16=125)),
+        (
+            r"4090",
+            _acc(
+                "GeForce RTX 4090",
+                "nvidia",
+                "ada",
+                1008,
+                24,
+                fp32=82.6,
+                tf32=82.6,
+                fp16=165.2,
+                bf16=165.2,
+                fp8=330.3,
+                int8=660.6,
+            ),
+        ),
+        (
+            r"3090",
+            _acc(
+                "GeForce RTX 3090",
+                "nvidia",
+                "ampere",
+                936,
+                24,
+                fp32=35.6,
+                tf32=35.6,
+                fp16=71,
+                bf16=71,
+                int8=284,
+            ),
+        ),
+        (r"gp100", _acc("Quadro GP100", "nvidia", "pascal", 720, 16, fp64=5.2, fp32=10.3)),
+        (r"1080", _acc("GeForce GTX 1080", "nvidia", "pascal", 320, 8, fp32=8.9)),
+        (
+            r"mi300",
+            _acc(
+                "MI300X",
+                "amd",
+                "cdna3",
+                5300,
+                192,
+                fp64=163.4,
+                fp32=163.4,
+                tf32=653.7,
+                fp16=1307.4,
+                bf16=1307.4,
+                fp8=2614.9,
+                int8=2614.9,
+            ),
+        ),
+        (
+            r"mi250x",
+            _acc(
+                "MI250X",
+                "amd",
+                "cdna2",
+                3277,
+                128,
+                fp64=95.7,
+                fp32=95.7,
+                fp16=383,
+                bf16=383,
+                int8=383,
+            ),
+        ),
+        (
+            r"mi250",
+            _acc(
+                "MI250",
+                "amd",
+                "cdna2",
+                3277,
+                128,
+                fp64=90.5,
+                fp32=90.5,
+                fp16=362.1,
+                bf16=362.1,
+                int8=362.1,
+            ),
+        ),
+        (
+            r"mi210",
+            _acc(
+                "MI210",
+                "amd",
+                "cdna2",
+                1638,
+                64,
+                fp64=45.3,
+                fp32=45.3,
+                fp16=181,
+                bf16=181,
+                int8=181,
+            ),
+        ),
+    )
+)
+
+#: Compute capability -> architecture, for devices whose name matches no rule.
+ARCH_BY_CC: Final[dict[tuple[int, int], str]] = {
+    (6, 0): "pascal",
+    (6, 1): "pascal",
+    (7, 0): "volta",
+    (7, 5): "turing",
+    (8, 0): "ampere",
+    (8, 6): "ampere",
+    (8, 9): "ada",
+    (9, 0): "hopper",
+    (10, 0): "blackwell",
+    (12, 0): "blackwell",
+}
+#: Architectures with tensor cores that run FP32 GEMMs in TF32 when allowed.
+TF32_ARCHS: Final = frozenset({"ampere", "ada", "hopper", "blackwell"})
+TENSOR_CORE_ARCHS: Final = frozenset({"volta", "turing", *TF32_ARCHS, "cdna2", "cdna3"})
+
+
+def accelerator(props: dict[str, Any]) -> Accelerator | None:
+    """The accelerator a ``deviceProperties`` entry describes, if profsight knows it."""
+    name = str(props.get("name", "")).lower()
+    for pattern, acc in ACCELERATORS:
+        if pattern.search(name):
+            return acc
+    return None
+
+
+def architecture(props: dict[str, Any]) -> str | None:
+    acc = accelerator(props)
+    if acc is not None:
+        return acc.arch
+    major, minor = props.get("computeMajor"), props.get("computeMinor")
+    if isinstance(major, int) and isinstance(minor, int):
+        return ARCH_BY_CC.get((major, minor))
+    return None

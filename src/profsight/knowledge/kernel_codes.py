@@ -1,0 +1,136 @@
+"""What the codes inside kernel names mean: SM numbers, gfx ISAs, type letters, op words.
+
+Lookup tables for the named groups of `profsight.knowledge.kernel_patterns`, and the
+patterns that find an architecture or an element type anywhere in a name. The naming
+schemes themselves are described in `profsight.knowledge.kernels`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+#: CUDA compute capability (``sm80``, ``cutlass_80_``, ``_sm100f``) to architecture.
+SM_ARCH: Final[dict[str, str]] = {
+    **dict.fromkeys(["50", "52", "53"], "maxwell"),
+    **dict.fromkeys(["60", "61", "62"], "pascal"),
+    **dict.fromkeys(["70", "72"], "volta"),
+    "75": "turing",
+    **dict.fromkeys(["80", "86", "87"], "ampere"),
+    "89": "ada",
+    "90": "hopper",
+    **dict.fromkeys(["100", "101", "103", "110", "120", "121"], "blackwell"),
+}
+#: AMD gfx ISA (Tensile's ``ISA942``, rocPRIM's ``target_arch)942``) to architecture.
+AMD_ISA_ARCH: Final[dict[str, str]] = {
+    "908": "cdna1",
+    "90a": "cdna2",
+    **dict.fromkeys(["940", "941", "942"], "cdna3"),
+    "950": "cdna4",
+    **dict.fromkeys(["1030", "1100", "1101", "1102", "1200", "1201"], "rdna"),
+}
+#: MIOpen's ``gtcx2``/``gtcx3``: its xdlops kernels for gfx90a and gfx94x.
+GTC_ARCH: Final[dict[str, str]] = {"2": "cdna2", "3": "cdna3"}
+ARCH_WORDS: Final[dict[str, str]] = {
+    a: a for a in ["maxwell", "pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell"]
+}
+ARCH_VENDOR: Final[dict[str, str]] = {
+    **dict.fromkeys(SM_ARCH.values(), "nvidia"),
+    **dict.fromkeys(AMD_ISA_ARCH.values(), "amd"),
+}
+#: No tensor cores before Volta, whatever the kernel.
+PRE_TENSOR_CORE_ARCHES: Final = frozenset({"maxwell", "pascal"})
+
+#: Type words, lowercased, as kernels write them: C++ (``c10::BFloat16``), mangled C++
+#: (``DF16b``), CUTLASS/xmma (``bf16``, ``tf32``), trtllm-gen (``E4m3``), MTIA (``Float``).
+#: Integer and bool types are left out: such kernels have no floating-point precision.
+DTYPE_WORDS: Final[dict[str, str]] = {
+    **dict.fromkeys(["double", "fp64", "f64"], "fp64"),
+    **dict.fromkeys(["float", "float2", "fp32", "f32"], "fp32"),
+    **dict.fromkeys(["tf32", "tfloat32_t"], "tf32"),
+    **dict.fromkeys(["half", "__half", "half_t", "fp16", "f16", "df16_"], "fp16"),
+    **dict.fromkeys(
+        ["bfloat16", "bf16", "__nv_bfloat16", "__hip_bfloat16", "bfloat16_t", "df16b"], "bf16"
+    ),
+    **dict.fromkeys(
+        ["fp8", "e4m3", "e5m2", "float8_e4m3fn", "float8_e5m2", "__nv_fp8_e4m3", "__nv_fp8_e5m2"],
+        "fp8",
+    ),
+    **dict.fromkeys(["int8", "int8_t", "i8", "s8"], "int8"),
+    **dict.fromkeys(["fp4", "e2m1", "mxfp4"], "fp4"),
+}
+#: Type letters: BLAS (lowercase; ``gc`` = Gauss complex), nvjet (``t`` = bf16), Tensile
+#: (uppercase; ``X`` = xf32). ``s`` with a 1688/1684 MMA is TF32: the only 32-bit MMA input.
+CODE_PRECISION: Final[dict[str, str]] = {
+    **dict.fromkeys(["s", "c", "gc", "S", "C"], "fp32"),
+    **dict.fromkeys(["d", "z", "D", "Z"], "fp64"),
+    **dict.fromkeys(["h", "hc", "H"], "fp16"),
+    **dict.fromkeys(["t", "B"], "bf16"),
+    **dict.fromkeys(["s1688", "s1684", "X"], "tf32"),
+    **dict.fromkeys(["F8", "B8", "F8B8", "B8F8"], "fp8"),
+    **dict.fromkeys(["i8", "I8"], "int8"),
+}
+
+#: Operation words of families: cuDNN/CUTLASS (``fprop``), MIOpen (``wrw``), CK
+#: (``conv_bwd_data``), Inductor's kernel kinds (pointwise, reduction, persistent reduction).
+OP_WORDS: Final[dict[str, str]] = {
+    "gemm": "gemm",
+    "batched_gemm": "batched_gemm",
+    **dict.fromkeys(["fprop", "fwd", "conv_fwd", "Forward"], "conv_fprop"),
+    **dict.fromkeys(["dgrad", "bwd", "conv_bwd_data"], "conv_dgrad"),
+    **dict.fromkeys(["wgrad", "wrw", "conv_bwd_weight", "Wgrad"], "conv_wgrad"),
+    "poi": "elementwise",
+    "red": "reduction",
+    "per": "reduction",
+}
+ALGO_WORDS: Final[dict[str, str]] = {
+    "implicit_convolve": "implicit_gemm",
+    "explicit_convolve": "explicit_gemm",
+}
+#: Words that say whether tensor (NVIDIA) or matrix (AMD MFMA) cores run.
+TC_WORDS: Final[dict[str, bool]] = {
+    "tensorop": True,
+    "wmma_tensorop": True,
+    "simt": False,
+    "MI": True,  # Tensile's MFMA instruction shape, MI16x16x1
+    "x": True,  # MIOpen's gtcx: xdlops
+}
+#: Tensile writes each operand's index order; i or j fastest is column-major: not transposed.
+TENSILE_LAYOUT: Final[dict[str, str]] = {"ilk": "n", "lik": "t", "ljk": "n", "jlk": "t"}
+#: The host side of a copy worth naming: pageable memory is staged, pinned memory is DMA'd.
+HOST_MEMORY_KINDS: Final[dict[str, str]] = {"Pageable": "pageable", "Pinned": "pinned"}
+
+#: Ordered ``(regex, lookup)``: group 1 of the first regex that matches, looked up.
+ARCH_RULES: Final[tuple[tuple[re.Pattern[str], dict[str, str]], ...]] = (
+    (
+        re.compile(r"(?<![a-z])(maxwell|pascal|volta|turing|ampere|hopper|blackwell)(?![a-z])"),
+        ARCH_WORDS,
+    ),
+    (re.compile(r"(?:(?<![A-Za-z0-9])sm_?|Sm)(\d{2,3})"), SM_ARCH),
+    (re.compile(r"cutlass_(\d{2,3})_"), SM_ARCH),
+    (re.compile(r"ISA([0-9a-f]{3,4})_"), AMD_ISA_ARCH),
+    (re.compile(r"gfx([0-9a-f]{3,4})"), AMD_ISA_ARCH),
+    (re.compile(r"target_arch\)(\d{3,4})"), AMD_ISA_ARCH),  # rocPRIM's dispatch
+)
+
+_CPP_TYPES = (
+    r"(double|float2|float|Half|__half|half|BFloat16|__nv_bfloat16|__hip_bfloat16|bfloat16_t"
+    r"|half_t|tfloat32_t|Float8_e4m3fn|Float8_e5m2|__nv_fp8_e4m3|__nv_fp8_e5m2|int8_t)(?!\w)"
+)
+#: Where C++ names keep the element type, most telling first: the argument of PyTorch's
+#: innermost lambda (``{lambda(float)#1}``: the enclosing function's parameters come earlier
+#: and include ``double eps``), a template argument, any type token. MIOpen's ``_half``
+#: suffix names a 16-bit container (its bf16 convolutions use it too), so it must not match.
+CPP_TYPE_TOKENS: Final = (
+    # PyTorch's reductions: the input type (their lambdas take the accumulation type)
+    re.compile(r"ReduceOp<(?:c10::)?" + _CPP_TYPES),
+    re.compile(r"\{lambda\((?:c10::)?" + _CPP_TYPES),
+    re.compile(r"<(?:c10::|cutlass::)?" + _CPP_TYPES),
+    re.compile(r"(?<!\w)" + _CPP_TYPES),
+)
+#: Itanium-mangled names (``_Z...``) run the tokens together: ``IDF16bDF16b``.
+MANGLED_TYPE_TOKEN: Final = re.compile(
+    r"(DF16b|DF16_|tfloat32_t|__hip_bfloat16|__nv_bfloat16|bfloat16_t|half_t)"
+)
+#: Triton kernels end in their type: ``_finalize_matmul_scatter_bf16``.
+SUFFIX_TYPE_TOKEN: Final = re.compile(r"_(bf16|fp16|fp32|fp8|f16|f32)$")

@@ -1,0 +1,99 @@
+"""Phases of a training step, and which rows declare them.
+
+A row *declares* a phase when its name says what part of the step it is (Lightning's
+``training_step``, torch's ``Optimizer.step#``, a DataLoader fetch, autograd's backward
+rows). Every other row inherits the phase of its nearest declaring ancestor; rows with none
+fall back on their kind (a module call is forward work).
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Final
+
+from profsight.knowledge.lightning import LIGHTNING_ACTION_PREFIX, action_of
+from profsight.knowledge.rows import RowKind
+
+
+class Phase(enum.Enum):
+    DATA_LOADING = "data_loading"
+    FORWARD = "forward"
+    BACKWARD = "backward"
+    OPTIMIZER = "optimizer"
+    ZERO_GRAD = "zero_grad"
+    VALIDATION = "validation"
+    METRICS = "metrics"
+    CALLBACKS_LOGGING = "callbacks_logging"
+    FRAMEWORK = "framework"
+    OTHER = "other"
+
+
+PHASE_LABELS: Final[dict[Phase, str]] = {
+    Phase.DATA_LOADING: "data loading (next batch, transfer to device)",
+    Phase.FORWARD: "forward (your step: model and loss)",
+    Phase.BACKWARD: "backward",
+    Phase.OPTIMIZER: "optimizer step",
+    Phase.ZERO_GRAD: "zero_grad",
+    Phase.VALIDATION: "validation",
+    Phase.METRICS: "metrics",
+    Phase.CALLBACKS_LOGGING: "hooks, callbacks and logging",
+    Phase.FRAMEWORK: "framework overhead (Lightning loop and strategy)",
+    Phase.OTHER: "not in any recorded range (Python between ops, the loop itself)",
+}
+
+#: Lightning actions and hooks -> the phase they time (names as `action_of` gives them).
+ACTION_PHASES: Final[dict[str, Phase]] = {
+    "training_step": Phase.FORWARD,
+    "backward": Phase.BACKWARD,
+    "optimizer_step": Phase.OPTIMIZER,
+    "optimizer_zero_grad": Phase.ZERO_GRAD,
+    "on_before_zero_grad": Phase.ZERO_GRAD,
+    "batch_to_device": Phase.DATA_LOADING,
+    "transfer_batch_to_device": Phase.DATA_LOADING,
+    "on_before_batch_transfer": Phase.DATA_LOADING,
+    "on_after_batch_transfer": Phase.DATA_LOADING,
+    "validation_step": Phase.VALIDATION,
+    "test_step": Phase.VALIDATION,
+    "predict_step": Phase.VALIDATION,
+    "run_validation_epoch": Phase.VALIDATION,
+    "run_training_epoch": Phase.FRAMEWORK,
+    "run_training_batch": Phase.FRAMEWORK,
+}
+
+#: Row kinds that declare a phase by themselves.
+KIND_PHASES: Final[dict[RowKind, Phase]] = {
+    RowKind.DATALOADER: Phase.DATA_LOADING,
+    RowKind.BACKWARD: Phase.BACKWARD,
+    RowKind.METRIC: Phase.METRICS,
+    RowKind.CALLBACK: Phase.CALLBACKS_LOGGING,
+}
+
+#: Phases for rows with no declaring ancestor, by their own kind.
+FALLBACK_PHASES: Final[dict[RowKind, Phase]] = {
+    RowKind.MODULE: Phase.FORWARD,
+    RowKind.ATEN: Phase.FORWARD,
+    RowKind.RUNTIME: Phase.FORWARD,
+    RowKind.SYNC: Phase.FORWARD,
+    RowKind.USER: Phase.OTHER,
+    RowKind.STEP: Phase.OTHER,
+}
+
+
+def declared_phase(name: str, kind: RowKind) -> Phase | None:
+    """The phase a row declares by its name, if any."""
+    if kind in KIND_PHASES:
+        return KIND_PHASES[kind]
+    if name.startswith("Optimizer.step#"):
+        return Phase.OPTIMIZER
+    if name.startswith("Optimizer.zero_grad#"):
+        return Phase.ZERO_GRAD
+    if kind in (RowKind.LIGHTNING, RowKind.STRATEGY, RowKind.OPTIMIZER):
+        action = action_of(name)
+        if action in ACTION_PHASES:
+            return ACTION_PHASES[action]
+        if name.startswith(LIGHTNING_ACTION_PREFIX):
+            hook = action.rsplit(".", 1)[-1]
+            if hook.startswith("on_") or hook == "configure_gradient_clipping":
+                return Phase.CALLBACKS_LOGGING
+            return Phase.FRAMEWORK
+    return None

@@ -1,0 +1,129 @@
+"""Where a printed torch table is in a text, and how its lines split into cells.
+
+A table is found by its header line (torch's column titles, ``Name`` first) and the dashed
+rule below it. The rule gives the column positions; the text in front of it (``> ``,
+indentation, a diff ``+``, test-runner text glued on) is the table's prefix, stripped from
+each of its lines. Cells are runs of text separated by two or more spaces: torch always
+writes two spaces after a cell, also after one that overflows its column, and the cells
+themselves (names with spaces, ``-1.70 MB``, input shapes) hold single spaces only. When a
+row has fewer runs than columns (an empty ``Overload Name`` or ``Source Location`` cell),
+each run goes to the column it overlaps.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from profsight.loaders.table_columns import CPU_TITLES, NAME_TITLE
+
+#: A cell: text runs separated by two or more spaces (one space stays inside a cell).
+_TOKEN = re.compile(r"\S+(?: \S+)*")
+#: torch's dashed rule (``----  ----``), after whatever prefix the table carries.
+_RULE = re.compile(r"^(?P<prefix>.*?)(?P<rule>-+(?: {2}-+)+) *$")
+_SEGMENT = re.compile(r"-+")
+#: The table's own rule, once the prefix is stripped.
+_BARE_RULE = re.compile(r"^-+(?: {2}-+)+ *$")
+#: A rule of any kind: torch's dashes, ``=`` banners, bottleneck's dash lines.
+_PLAIN_RULE = re.compile(r"^[-=]{3,}(?:\s+[-=]+)*$")
+#: ``--- Profiling Eager ---``, ``===== [REF] =====``.
+_BANNER = re.compile(r"^[-=]{3,}\s*\S.*?\s*[-=]{3,}$")
+#: Lightning's ``PyTorchProfiler`` report: ``Profile stats for: records``.
+_LIGHTNING_STATS = re.compile(r"^Profile stats for: ")
+#: torch's line under the header when ``top_level_events_only=True``: not a title.
+TOP_LEVEL_NOTE: Final = "This report only display top-level ops statistics"
+#: How many text lines above a table are searched for its title.
+_TITLE_LOOKBACK: Final = 6
+
+
+@dataclass(frozen=True)
+class Header:
+    prefix: str
+    """What every line of the table starts with (``> ``, indentation); often ""."""
+    titles: tuple[str, ...]
+    segments: tuple[tuple[int, int], ...]
+    """Each column's ``[start, end)`` in a line once the prefix is stripped."""
+
+
+def header_at(lines: Sequence[str], i: int) -> Header | None:
+    """The table header at line `i` (its dashed rule on the next line), if it is one."""
+    line = lines[i]
+    if NAME_TITLE not in line or i + 1 >= len(lines):
+        return None
+    rule = _RULE.match(lines[i + 1])
+    if rule is None:
+        return None
+    prefix = rule["prefix"]
+    body = line[len(prefix) :] if line.startswith(prefix) else line
+    tokens = _TOKEN.findall(body)
+    if NAME_TITLE not in tokens:
+        return None
+    # torch <= 1.6: "Self CPU total %" overflows its column, so titles are read as runs
+    titles = tuple(tokens[tokens.index(NAME_TITLE) :])
+    segments = tuple((m.start(), m.end()) for m in _SEGMENT.finditer(rule["rule"]))
+    if len(titles) != len(segments) or not CPU_TITLES.intersection(titles):
+        return None
+    return Header(prefix, titles, segments)
+
+
+def strip_prefix(line: str, prefix: str) -> str | None:
+    """`line` without the table's prefix ("" when blank); None if not part of the table."""
+    if line.startswith(prefix):
+        return line[len(prefix) :]
+    if not line.strip() or line.rstrip() == prefix.rstrip():
+        return ""
+    return None
+
+
+def is_rule(body: str) -> bool:
+    """Whether a line (prefix stripped) is one of the table's dashed rules."""
+    return bool(_BARE_RULE.match(body))
+
+
+def find_title(lines: Sequence[str], header: int, stop: int, prefix: str) -> str:
+    """The nearest title-like line above the header at `header`, not above line `stop`."""
+    seen = 0
+    for k in range(header - 1, stop - 1, -1):
+        text = _plain(lines[k], prefix)
+        if not text or _PLAIN_RULE.match(text) or text == TOP_LEVEL_NOTE:
+            continue
+        if _LIGHTNING_STATS.match(text) or _BANNER.match(text):
+            return text
+        # a line between two rules: bottleneck's banner, torch's ``header=`` line
+        if k > stop and _PLAIN_RULE.match(_plain(lines[k - 1], prefix)):
+            below = _plain(lines[k + 1], prefix)
+            if _PLAIN_RULE.match(below) or below == TOP_LEVEL_NOTE:
+                return text
+        seen += 1
+        if seen >= _TITLE_LOOKBACK:
+            break
+    return ""
+
+
+def _plain(line: str, prefix: str) -> str:
+    stripped = strip_prefix(line, prefix)
+    return (line if stripped is None else stripped).strip()
+
+
+def split_cells(body: str, segments: Sequence[tuple[int, int]]) -> list[str]:
+    """The cells of one row line (prefix stripped), one per column, "" for an empty one."""
+    tokens = list(_TOKEN.finditer(body))
+    if len(tokens) == len(segments):
+        return [t.group() for t in tokens]
+    spans: list[tuple[int, int] | None] = [None] * len(segments)
+    shift = 0  # how far cells that overflowed their column pushed the rest right
+    column = 0
+    for token in tokens:
+        start, end = token.start() - shift, token.end() - shift
+
+        def fit(c: int, start: int = start, end: int = end) -> tuple[int, int]:
+            lo, hi = segments[c]
+            return min(end, hi) - max(start, lo), -max(lo - end, start - hi, 0)
+
+        column = max(range(column, len(segments)), key=fit)
+        span = spans[column]
+        spans[column] = (token.start() if span is None else span[0], token.end())
+        shift += max(0, end - segments[column][1])
+    return ["" if s is None else body[s[0] : s[1]] for s in spans]

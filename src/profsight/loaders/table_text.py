@@ -1,0 +1,354 @@
+"""Reading torch's printed ``key_averages().table()`` back into `ProfilerTable` objects.
+
+`table_layout` finds each table and splits its lines into cells; `table_columns` says what
+each column means and reads its cells. Every layout torch has printed is read: ``legacy``
+(torch <= 1.6: ``Self CPU total %``, ``Number of Calls``, left- or right-aligned),
+``transitional`` (1.7: modern columns, footer ``CUDA time total``) and ``modern``. What is
+odd but readable (a fragment cut mid-row, unreadable rows, negative times) becomes a
+`Diagnostic` of the table.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from profsight.errors import InputError
+from profsight.loaders.table_columns import (
+    CPU_MEM_TITLE,
+    DERIVED,
+    EXTRA,
+    LEGACY_TITLES,
+    SELF_CPU_FOOTER,
+    SHAPES_TITLE,
+    CellError,
+    CellKind,
+    Column,
+    footer_device,
+    parse_footer,
+    read_cell,
+    resolve_column,
+)
+from profsight.loaders.table_layout import (
+    Header,
+    find_title,
+    header_at,
+    is_rule,
+    split_cells,
+    strip_prefix,
+)
+from profsight.model.diagnostics import Diagnostic, Level
+from profsight.model.table import ProfilerTable, Row
+
+__all__ = ["ParsedTable", "looks_like_table", "parse_tables"]
+
+LEGACY: Final = "legacy"
+TRANSITIONAL: Final = "transitional"
+MODERN: Final = "modern"
+UNKNOWN_KIND: Final = "unknown"
+"""`Row.event_kind` of a printed row: a later step classifies rows by name."""
+TRUNCATION_MARK: Final = "..."
+DEFAULT_DEVICE: Final = "CUDA"
+_CONTINUATION: Final = "continuation"
+_SNIFF_HEADER = re.compile(r"\bName {2,}(?:Overload Name {2,})?Self CPU (?:total )?%")
+_SNIFF_RULE = re.compile(r"-{4,}  -{4,}")
+#: `Row` fields a printed table may lack (CPU-only tables have no device cells).
+_ROW_DEFAULTS: Final[dict[str, Any]] = {
+    "self_cpu_us": 0.0,
+    "cpu_total_us": 0.0,
+    "self_device_us": 0.0,
+    "device_total_us": 0.0,
+    "self_cpu_pct": 0.0,
+    "cpu_total_pct": 0.0,
+    "self_device_pct": 0.0,
+}
+
+
+@dataclass(frozen=True)
+class ParsedTable:
+    """One printed table: its rows as `ProfilerTable` and what the printout said around them."""
+
+    table: ProfilerTable
+    """Rows as shown: times in microseconds, memory in bytes, percentages as numbers."""
+    title: str
+    """The line naming the table (``Profile stats for: records``, ``--- Profiling Eager
+    ---``, torch's ``header=``), "" if none."""
+    layout: str
+    """``legacy`` (torch <= 1.6), ``transitional`` (1.7) or ``modern``."""
+    columns: tuple[str, ...]
+    """The column titles as printed."""
+    footer: dict[str, float]
+    """``{"Self CPU time total": 8188.0, ...}`` in microseconds."""
+    truncated_names: int
+    """Names torch cut to fit its name column (they end with ``...``)."""
+    diagnostics: tuple[Diagnostic, ...]
+    flops: tuple[float | None, ...] = ()
+    """Per row, the ``Total FLOPs`` cell in FLOPs (``--`` is None); empty without it."""
+    extra_cells: tuple[dict[str, str], ...] = field(default=())
+    """Per row, the cells of columns no `Row` field holds (``Overload Name``, ``Node ID``,
+    ``Source Location`` with its continuation lines, legacy ``CUDA total %``)."""
+
+
+def looks_like_table(text: str) -> bool:
+    """Whether `text` holds a torch table header (a cheap sniff for format detection)."""
+    return bool(_SNIFF_HEADER.search(text)) and bool(_SNIFF_RULE.search(text))
+
+
+def parse_tables(text: str, source: str) -> list[ParsedTable]:
+    """Every torch table in `text`, in order. Raises `InputError` if there is none."""
+    if not text.strip():
+        raise InputError(source, "is empty")
+    lines = text.splitlines()
+    tables: list[ParsedTable] = []
+    empty_headers = 0
+    previous_end = 0
+    i = 0
+    while i < len(lines):
+        header = header_at(lines, i)
+        if header is None:
+            i += 1
+            continue
+        reader = _TableReader(lines, i, header)
+        parsed, end = reader.read(title=find_title(lines, i, previous_end, header.prefix))
+        if parsed is None:
+            empty_headers += 1
+        else:
+            tables.append(parsed)
+        previous_end = i = max(end, i + 1)
+    if not tables:
+        if empty_headers:
+            raise InputError(source, "has a profiler table header but no readable rows under it")
+        raise InputError(
+            source,
+            "holds no printed profiler table (no line of torch's column titles "
+            "'Name  Self CPU %  ...' above a dashed rule)",
+        )
+    return tables
+
+
+class _TableReader:
+    """Reads the rows and footer of the table whose header is at line `start`."""
+
+    def __init__(self, lines: Sequence[str], start: int, header: Header) -> None:
+        self.lines = lines
+        self.start = start
+        self.header = header
+        self.columns = [resolve_column(t) for t in header.titles]
+        self.rows: list[Row] = []
+        self.flops: list[float | None] = []
+        self.extras: list[dict[str, str]] = []
+        self.unreadable: list[str] = []
+
+    def read(self, title: str) -> tuple[ParsedTable | None, int]:
+        """The table (None if it has no rows) and the index of the first line after it."""
+        lines, prefix = self.lines, self.header.prefix
+        j = self.start + 2
+        closed = False
+        cut: str | None = None
+        after_blank = False
+        while j < len(lines):
+            body = strip_prefix(lines[j], prefix)
+            if body is None:
+                break
+            if not body.strip():
+                after_blank = True
+                j += 1
+                continue
+            if is_rule(body):
+                closed = True
+                j += 1
+                break
+            if self._add(body):
+                after_blank = False
+            else:
+                following = self._next_line(j)
+                if following is not None and self._continues(following):
+                    self.unreadable.append(body.strip())
+                else:
+                    # the last line, right under a row: a row cut short
+                    last = all(not line.strip() for line in lines[j + 1 :])
+                    cut = body.strip() if last and not after_blank else None
+                    break
+            j += 1
+        footer: dict[str, float] = {}
+        while closed and j < len(lines):
+            body = strip_prefix(lines[j], prefix)
+            entry = parse_footer(body.strip()) if body is not None else None
+            if entry is None:
+                break
+            footer[entry[0]] = entry[1]
+            j += 1
+        if not self.rows:
+            return None, j
+        return self._result(title, footer, closed, cut), j
+
+    def _next_line(self, j: int) -> str | None:
+        for line in self.lines[j + 1 :]:
+            body = strip_prefix(line, self.header.prefix)
+            if body is None:
+                return None
+            if body.strip():
+                return body
+        return None
+
+    def _continues(self, body: str) -> bool:
+        return is_rule(body) or self._read(body) is not None
+
+    def _add(self, body: str) -> bool:
+        read = self._read(body)
+        if read is None:
+            return False
+        if isinstance(read, str):
+            # a Source Location stack line under the row it belongs to
+            cells = split_cells(body, self.header.segments)
+            for column, cell in zip(self.columns, cells, strict=True):
+                if cell and self.extras:
+                    previous = self.extras[-1].get(column.title, "")
+                    self.extras[-1][column.title] = f"{previous}\n{cell}" if previous else cell
+            return True
+        row, flops, extras = read
+        self.rows.append(row)
+        self.flops.append(flops)
+        self.extras.append(extras)
+        return True
+
+    def _read(self, body: str) -> tuple[Row, float | None, dict[str, str]] | str | None:
+        cells = split_cells(body, self.header.segments)
+        if not cells[0] and not any(
+            cell
+            for column, cell in zip(self.columns, cells, strict=True)
+            if column.spec.kind is not CellKind.TEXT
+        ):
+            return _CONTINUATION if any(cells) else None
+        values: dict[str, Any] = {}
+        extras: dict[str, str] = {}
+        flops: float | None = None
+        for column, cell in zip(self.columns, cells, strict=True):
+            spec = column.spec
+            if spec.kind is CellKind.TEXT:
+                if spec.field not in (EXTRA, DERIVED):
+                    values[spec.field] = cell
+                elif cell:
+                    extras[column.title] = cell
+                continue
+            if not cell:
+                return None
+            try:
+                value = read_cell(column, cell)
+            except CellError:
+                return None
+            if spec.kind is CellKind.FLOPS:
+                flops = value
+            elif spec.field == EXTRA:
+                extras[column.title] = cell
+            elif spec.field != DERIVED:
+                values[spec.field] = value
+        if not values.get("name") or "calls" not in values:
+            return None
+        return Row(event_kind=UNKNOWN_KIND, **{**_ROW_DEFAULTS, **values}), flops, extras
+
+    def _result(
+        self, title: str, footer: dict[str, float], closed: bool, cut: str | None
+    ) -> ParsedTable:
+        rows = tuple(self.rows)
+        titles = self.header.titles
+        device_columns = [c for c in self.columns if c.spec.device]
+        device = next((c.device_name for c in device_columns), "")
+        device = device or next(filter(None, map(footer_device, footer)), DEFAULT_DEVICE)
+        cpu_total = footer.get(SELF_CPU_FOOTER, sum(r.self_cpu_us for r in rows))
+        device_total = footer.get(
+            f"Self {device} time total",
+            footer.get(f"{device} time total", sum(r.self_device_us for r in rows)),
+        )
+        table = ProfilerTable(
+            rows=rows,
+            group_by="shape" if SHAPES_TITLE in titles else "name",
+            self_cpu_total_us=cpu_total,
+            self_device_total_us=device_total,
+            has_device=bool(device_columns),
+            has_memory=CPU_MEM_TITLE in titles or any(_is_memory(c) for c in device_columns),
+            has_device_memory=any(_is_memory(c) for c in device_columns),
+            has_shapes=SHAPES_TITLE in titles,
+            device_name=device,
+            total_rows=len(rows),
+            longest_name=max(len(r.name) for r in rows),
+            longest_shapes=max(len(r.shapes) for r in rows),
+        )
+        return ParsedTable(
+            table=table,
+            title=title,
+            layout=_layout(titles, footer),
+            columns=titles,
+            footer=footer,
+            truncated_names=sum(r.name.endswith(TRUNCATION_MARK) for r in rows),
+            diagnostics=self._diagnostics(footer, closed, cut),
+            flops=tuple(self.flops)
+            if any(c.spec.kind is CellKind.FLOPS for c in self.columns)
+            else (),
+            extra_cells=tuple(self.extras),
+        )
+
+    def _diagnostics(
+        self, footer: dict[str, float], closed: bool, cut: str | None
+    ) -> tuple[Diagnostic, ...]:
+        found: list[Diagnostic] = []
+        n = len(self.rows)
+        if not closed:
+            how = f"ends mid-row ({cut!r})" if cut else "ends without its closing rule"
+            found.append(
+                Diagnostic(
+                    "fragment",
+                    f"the table {how}: kept the {n} complete rows above it",
+                    remedy="paste the whole table, down to its footer",
+                )
+            )
+        elif not footer:
+            found.append(
+                Diagnostic(
+                    "no_footer",
+                    "the table has no 'Self CPU time total' footer: totals are summed from the "
+                    "rows shown",
+                    level=Level.INFO,
+                )
+            )
+        if self.unreadable:
+            found.append(
+                Diagnostic(
+                    "unreadable_row",
+                    f"{len(self.unreadable)} lines inside the table could not be read as rows "
+                    f"and were skipped (first: {self.unreadable[0][:60]!r})",
+                    count=len(self.unreadable),
+                )
+            )
+        negative = sum(_has_negative_time(r) for r in self.rows)
+        negative_footer = [k for k, v in footer.items() if v < 0]
+        if negative or negative_footer:
+            where = f"{negative} rows" + (" and the footer" if negative_footer else "")
+            found.append(
+                Diagnostic(
+                    "negative_time",
+                    f"{where} show negative times (a profiler clock fault): kept as printed",
+                    count=negative + len(negative_footer),
+                    remedy="profile again; times from this table are not reliable",
+                )
+            )
+        return tuple(found)
+
+
+def _is_memory(column: Column) -> bool:
+    return column.spec.kind is CellKind.MEMORY
+
+
+def _has_negative_time(row: Row) -> bool:
+    times = (row.self_cpu_us, row.cpu_total_us, row.self_device_us, row.device_total_us)
+    return any(t < 0 for t in times)
+
+
+def _layout(titles: Sequence[str], footer: dict[str, float]) -> str:
+    if LEGACY_TITLES.intersection(titles):
+        return LEGACY
+    if any(footer_device(k) and not k.startswith("Self ") for k in footer):
+        return TRANSITIONAL
+    return MODERN

@@ -1,0 +1,89 @@
+"""`TextProfile`: what a printed table or a Lightning report gives: numbers, no events.
+
+A printed table holds torch's aggregated rows and nothing below them: no call tree, no
+per-step times, no shapes unless printed. profsight explains what the rows show and says
+what cannot be known from them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NoReturn
+
+from profsight.errors import UsageError
+from profsight.knowledge.rows import LIGHTNING_ACTION_EVENT as LIGHTNING_ACTION
+from profsight.model.diagnostics import Diagnostic
+from profsight.model.table import ProfilerTable, Row
+
+if TYPE_CHECKING:
+    from profsight.loaders.lightning_text import LightningReport
+    from profsight.loaders.table_text import ParsedTable
+
+
+@dataclass
+class TextProfile:
+    source: str
+    format: str
+    """``torch_table``, ``lightning_simple`` or ``lightning_advanced``."""
+    tables: list[ParsedTable] = field(default_factory=list)
+    lightning: LightningReport | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return list(self.diagnostics)
+
+    def table(
+        self, group_by: str = "name", sort_by: str | None = None, limit: int | None = None
+    ) -> ProfilerTable:
+        """The main table: the largest printed one, or the Lightning actions."""
+        if group_by != "name" and not (group_by == "shape" and self._main().has_shapes):
+            raise UsageError(f"a printed table cannot be regrouped by {group_by}")
+        table = self._main()
+        if sort_by is not None:
+            table = table.sorted(sort_by)
+        return table.head(limit)
+
+    def tree(self) -> NoReturn:
+        raise UsageError(f"{self.source}: a printed table has no call tree (a trace file has)")
+
+    def _main(self) -> ProfilerTable:
+        if self.tables:
+            return max((t.table for t in self.tables), key=len)
+        if self.lightning is not None:
+            return lightning_table(self.lightning)
+        raise UsageError(f"{self.source}: holds no table")
+
+
+def lightning_table(report: LightningReport) -> ProfilerTable:
+    """SimpleProfiler actions as table rows: totals and calls only (it records no self time)."""
+    total = report.total_s or sum(a.total_s for a in report.actions)
+    rows = tuple(
+        Row(
+            name=a.action,
+            event_kind=LIGHTNING_ACTION,
+            calls=a.calls or 0,
+            self_cpu_us=0.0,
+            cpu_total_us=a.total_s * 1e6,
+            self_device_us=0.0,
+            device_total_us=0.0,
+            self_cpu_pct=0.0,
+            cpu_total_pct=a.percent
+            if a.percent is not None
+            else (a.total_s * 100 / total if total else 0.0),
+            self_device_pct=0.0,
+        )
+        for a in report.actions
+    )
+    return ProfilerTable(
+        rows=rows,
+        group_by="name",
+        self_cpu_total_us=(total or 0.0) * 1e6,
+        self_device_total_us=0.0,
+        has_device=False,
+        has_memory=False,
+        has_device_memory=False,
+        has_shapes=False,
+        total_rows=len(rows),
+        longest_name=max((len(r.name) for r in rows), default=0),
+    )
