@@ -57,8 +57,8 @@ def row_kind(row: Row, table: ProfilerTable) -> RowKind:
     if kind is not RowKind.OTHER or row.event_kind != "unknown":
         return kind
     op = lookup_op(row.name)
-    if op is not None:
-        return _OP_CATEGORY_KINDS.get(op.category, RowKind.OTHER)
+    if op is not None:  # e.g. ops printed without "aten::" (torch <= 1.5)
+        return _OP_CATEGORY_KINDS.get(op.category, RowKind.ATEN)
     if row.cpu_total_us > 0 or any(r.name == row.name and r.cpu_total_us > 0 for r in table.rows):
         return RowKind.USER
     return kind
@@ -72,6 +72,8 @@ _OP_CATEGORY_KINDS = {
     "communication": RowKind.COMMUNICATION,
     "optimizer": RowKind.OPTIMIZER,
     "autograd": RowKind.BACKWARD,
+    "profiler": RowKind.OTHER,
+    "other": RowKind.OTHER,
 }
 
 

@@ -85,6 +85,8 @@ def build_report(profile: Profile | TextProfile) -> Report:
     summary = [
         f"Source: {o.source} ({o.format} trace, {o.events:,} events)",
         f"Profiled: {o.steps} step(s) over {short_time(o.window_us)} on {o.threads} thread(s)",
+        f"Recorded by: {o.torch_era}"
+        + (", Lightning's PyTorchProfiler" if o.lightning else ", torch.profiler"),
     ]
     if o.devices:
         summary.append(f"Devices listed: {', '.join(sorted(set(o.devices)))}")
@@ -110,6 +112,8 @@ def build_report(profile: Profile | TextProfile) -> Report:
         "decoded_bytes": o.load.size,
         "decoded_in_chunks": o.load.chunks,
         "decoding_processes": o.load.workers,
+        "torch_era": o.torch_era,
+        "lightning": o.lightning,
     }
     return Report(
         source=profile.source,

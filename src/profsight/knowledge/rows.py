@@ -251,6 +251,8 @@ def _by_prefix(name: str) -> RowKind | None:
         return RowKind.STEP
     if name.startswith("enumerate(DataLoader)#"):
         return RowKind.DATALOADER
+    if name in _WRAPPER_MODULES:
+        return RowKind.MODULE
     if name.startswith(("Optimizer.step#", "Optimizer.zero_grad#")):
         return RowKind.OPTIMIZER
     if name.startswith(("autograd::engine::evaluate_function", "torch::autograd::")):
@@ -273,6 +275,10 @@ def _by_prefix(name: str) -> RowKind | None:
 
 
 _NAME_RULES = (_lightning, _by_prefix)
+#: Ranges torch's parallel wrappers record around the wrapped module's forward.
+_WRAPPER_MODULES: Final = frozenset(
+    {"DistributedDataParallel.forward", "DataParallel.forward", "FullyShardedDataParallel.forward"}
+)
 
 #: Row kinds whose time is on the device (no CPU time of their own).
 DEVICE_KINDS: Final = frozenset({RowKind.KERNEL, RowKind.MEMCPY, RowKind.MEMSET})

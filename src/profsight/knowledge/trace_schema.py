@@ -147,3 +147,25 @@ def kind_of_category(category: str) -> EventKind:
 def table_key(name: str) -> str:
     """The name torch's table aggregates an event under (``ProfilerStep#3``: ``ProfilerStep*``)."""
     return PROFILER_STEP_ROW if name.startswith(PROFILER_STEP_PREFIX) else name
+
+
+#: Schema signals -> the torch version that introduced them (see MANIFEST.md's notes),
+#: newest first: the first one present dates the trace.
+ERA_SIGNALS: Final[tuple[tuple[str, str], ...]] = (
+    ("cat:cuda_driver", "torch >= 2.1"),
+    ("key:baseTimeNanoseconds", "torch >= 2.1"),
+    ("cat:ac2g", "torch >= 1.13"),
+    ("cat:cpu_op", "torch >= 1.10"),
+    ("key:deviceProperties", "torch 1.9"),
+    ("key:computeProperties", "torch 1.9"),
+    ("key:schemaVersion", "torch 1.8"),
+)
+
+
+def torch_era(header_keys: set[str], categories: set[str]) -> str:
+    """A best guess of the torch version that wrote a trace (traces do not record it)."""
+    present = {f"key:{k}" for k in header_keys} | {f"cat:{c.lower()}" for c in categories}
+    for signal, era in ERA_SIGNALS:
+        if signal in present:
+            return era
+    return "torch 1.8 pre-release" if "cat:operator" in present else "unknown"

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PREFIX
+from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PREFIX, torch_era
 from profsight.model.profile import LoadStats
 
 if TYPE_CHECKING:
@@ -33,6 +33,10 @@ class Overview:
     rank: int | None
     world_size: int | None
     load: LoadStats
+    torch_era: str
+    """The torch version that wrote the trace, as far as its schema tells."""
+    lightning: bool
+    """Recorded by Lightning's PyTorchProfiler ([pl] ranges, or its metadata)."""
 
 
 def overview(profile: Profile) -> Overview:
@@ -43,6 +47,7 @@ def overview(profile: Profile) -> Overview:
     steps = int(np.isin(ev.name[rows], step_ids).sum()) if step_ids else 0
     window = float(ev.end[rows].max() - ev.start[rows].min()) / 1000.0 if len(rows) else 0.0
     work = ev.mask(DEVICE_WORK_KINDS)
+    categories = {ev.strings[c] for c in np.unique(ev.category).tolist()}
     names = tuple(str(d.get("name", "?")) for d in profile.meta.devices)
     dist = profile.meta.distributed
     rank = dist.get("rank")
@@ -60,4 +65,7 @@ def overview(profile: Profile) -> Overview:
         rank=rank if isinstance(rank, int) else None,
         world_size=world if isinstance(world, int) else None,
         load=profile.load_stats,
+        torch_era=torch_era(set(profile.meta.header), categories),
+        lightning=profile.meta.header.get("Framework") == "pytorch-lightning"
+        or any(s.startswith("[pl]") for s in ev.strings),
     )
