@@ -5,7 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from profsight.analyses import diagnose
+from profsight.analyses.breakdown import Breakdown
+from profsight.analyses.verdict import Verdict
 from profsight.annotate import RowExplanation, explain_row, table_notes
+from profsight.findings import Finding
 from profsight.knowledge.rows import LIGHTNING_ACTION_EVENT as LIGHTNING_ACTION
 from profsight.model.diagnostics import Diagnostic
 from profsight.model.overview import overview
@@ -50,6 +54,9 @@ class Report:
     diagnostics: tuple[Diagnostic, ...]
     device_name: str = "CUDA"
     sections: dict[str, Any] = field(default_factory=dict)
+    breakdown: Breakdown | None = None
+    findings: tuple[Finding, ...] = ()
+    verdict: Verdict | None = None
     """Input-specific extras (e.g. a Lightning report's advanced profiles)."""
 
     @property
@@ -115,6 +122,7 @@ def build_report(profile: Profile | TextProfile) -> Report:
         "torch_era": o.torch_era,
         "lightning": o.lightning,
     }
+    diagnosis = diagnose(profile)
     return Report(
         source=profile.source,
         format=profile.format,
@@ -127,6 +135,9 @@ def build_report(profile: Profile | TextProfile) -> Report:
         notes=tuple(table_notes(table)),
         diagnostics=tuple(profile.warnings),
         device_name=device_label(profile),
+        breakdown=diagnosis.breakdown,
+        findings=diagnosis.findings,
+        verdict=diagnosis.verdict,
     )
 
 

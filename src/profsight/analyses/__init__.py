@@ -1,1 +1,40 @@
-"""Analyses: each turns a profile into plain data (breakdowns, findings), never text."""
+"""Analyses: each turns a profile into plain data (breakdowns, findings), never text.
+
+`diagnose` runs every analysis of `ANALYSES` on a trace and ranks what they find by the
+share of step time at stake.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from profsight.analyses import compute, device, modules, phases, setup
+from profsight.analyses.breakdown import Breakdown
+from profsight.analyses.context import Context, context
+from profsight.analyses.verdict import Verdict, verdict
+from profsight.findings import Finding, ranked
+from profsight.model.profile import Profile
+
+ANALYSES: tuple[Callable[[Context], list[Finding]], ...] = (
+    phases.run,
+    modules.run,
+    compute.run,
+    device.run,
+    setup.run,
+)
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    breakdown: Breakdown
+    findings: tuple[Finding, ...]
+    verdict: Verdict | None
+
+
+def diagnose(profile: Profile) -> Diagnosis:
+    ctx = context(profile)
+    if not ctx.breakdown.steps:
+        return Diagnosis(ctx.breakdown, (), None)
+    findings = [f for analysis in ANALYSES for f in analysis(ctx)]
+    return Diagnosis(ctx.breakdown, tuple(ranked(findings)), verdict(ctx, findings))

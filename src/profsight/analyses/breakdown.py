@@ -52,6 +52,10 @@ class Breakdown:
     """Label of the step's thread."""
     windows: str
     """``profiler steps`` or ``whole trace`` (no ProfilerStep ranges)."""
+    row_events: tuple[int, ...] = ()
+    """Events of the step thread's rows (steps excluded) ..."""
+    row_phases: tuple[str, ...] = ()
+    """... and the phase each belongs to."""
 
     @property
     def has_device(self) -> bool:
@@ -97,22 +101,28 @@ def breakdown(profile: Profile) -> Breakdown:
     else:
         return Breakdown((), "", "none")
     main = rows[(ev.track[rows] == track) & ~is_step[rows]]
-    seg_s, seg_e, seg_phase = _host_segments(profile, main)
+    seg_s, seg_e, seg_phase, row_phase = _host_segments(profile, main)
     device = _device_sets(profile)
     out = []
     for lo, hi, name in windows:
         host = _phase_times(seg_s, seg_e, seg_phase, lo, hi)
         busy_us, idle = _device_times(device, lo, hi) if device is not None else (None, {})
         out.append(StepBreakdown(name, (lo / 1000.0), (hi - lo) / 1000.0, host, busy_us, idle))
-    return Breakdown(tuple(out), ev.tracks[track].label, label)
+    return Breakdown(
+        tuple(out),
+        ev.tracks[track].label,
+        label,
+        tuple(main.tolist()),
+        tuple(_PHASES[i].value if i >= 0 else Phase.OTHER.value for i in row_phase.tolist()),
+    )
 
 
-def _host_segments(profile: Profile, main: I64) -> tuple[I64, I64, I64]:
-    """Self segments of the step thread's rows and the phase index of each."""
+def _host_segments(profile: Profile, main: I64) -> tuple[I64, I64, I64, I64]:
+    """Self segments of the step thread's rows, the phase index of each, and each row's."""
     ev = profile.events
     if len(main) == 0:
         empty = np.zeros(0, np.int64)
-        return empty, empty, empty
+        return empty, empty, empty, empty
     start, end = ev.start[main], ev.end[main]
     nesting = nest(np.zeros(len(main), np.int64), start, end)
     parent = nesting.parent
@@ -138,7 +148,7 @@ def _host_segments(profile: Profile, main: I64) -> tuple[I64, I64, I64]:
     seg_s = np.concatenate([gap_s, tail_s, start[leaves]])
     seg_e = np.concatenate([gap_e, tail_e, end[leaves]])
     owner = np.concatenate([gap_owner, tail_owner, leaves]).astype(np.int64)
-    return seg_s, seg_e, phase[owner]
+    return seg_s, seg_e, phase[owner], phase
 
 
 def _phases(profile: Profile, main: I64, parent: I64, depth: I64) -> I64:

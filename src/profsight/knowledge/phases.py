@@ -9,6 +9,7 @@ fall back on their kind (a module call is forward work).
 from __future__ import annotations
 
 import enum
+import re
 from typing import Final
 
 from profsight.knowledge.lightning import LIGHTNING_ACTION_PREFIX, action_of
@@ -79,10 +80,30 @@ FALLBACK_PHASES: Final[dict[RowKind, Phase]] = {
 }
 
 
+#: Words in your own record_function labels that name a phase (first match wins).
+LABEL_PHASES: Final[tuple[tuple[re.Pattern[str], Phase], ...]] = tuple(
+    (re.compile(p, re.IGNORECASE), phase)
+    for p, phase in (
+        (r"valid|\beval", Phase.VALIDATION),
+        (r"metric|accuracy|\bauroc|\bf1\b", Phase.METRICS),
+        (r"callback|logging|\blog\b|checkpoint", Phase.CALLBACKS_LOGGING),
+        (r"data.?load|dataloader|\bbatch_fetch", Phase.DATA_LOADING),
+        (r"backward", Phase.BACKWARD),
+        (r"optimi[sz]er|\bzero_grad", Phase.OPTIMIZER),
+        (r"forward", Phase.FORWARD),
+    )
+)
+
+
 def declared_phase(name: str, kind: RowKind) -> Phase | None:
     """The phase a row declares by its name, if any."""
     if kind in KIND_PHASES:
         return KIND_PHASES[kind]
+    if kind is RowKind.USER:
+        for pattern, phase in LABEL_PHASES:
+            if pattern.search(name):
+                return phase
+        return None
     if name.startswith("Optimizer.step#"):
         return Phase.OPTIMIZER
     if name.startswith("Optimizer.zero_grad#"):

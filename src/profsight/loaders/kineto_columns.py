@@ -81,6 +81,7 @@ _STREAM = attrgetter("stream")
 _MEM_BYTES = attrgetter("mem_bytes")
 _COPY_BYTES = attrgetter("copy_bytes")
 _MEM_TYPE = attrgetter("mem_device_type")
+_TOTAL_ALLOCATED = attrgetter("total_allocated")
 _UNFINISHED = attrgetter("unfinished")
 _INPUT_DIMS = attrgetter("input_dims")
 _INPUT_DIMS_V1 = attrgetter("input_dims_v1")
@@ -203,6 +204,7 @@ class ColumnBuilder:
             nbytes=_subset(args, linked, _COPY_BYTES, n, 0)
             + _subset(args, memory, _MEM_BYTES, n, 0),
             mem_type=_subset(args, memory, _MEM_TYPE, n, -1).astype(np.int8),
+            allocated=_subset(args, memory, _TOTAL_ALLOCATED, n, -1),
             shapes=self._shapes([args[i] for i in ops.tolist()], ops, n),
         )
 
@@ -361,6 +363,7 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
         nbytes=_concat(cols.get("nbytes"), np.int64),
         mem_device_type=_concat(cols.get("mem_type"), np.int8),
         unfinished=_concat(cols.get("unfinished"), bool),
+        allocated=_concat(cols.get("allocated"), np.int64),
         strings=list(builder.strings),
         tracks=tracks,
         origin_us=origin,

@@ -26,6 +26,8 @@ class Args(msgspec.Struct, frozen=True, gc=False):
     mem_bytes: int = msgspec.field(default=0, name="Bytes")
     copy_bytes: int = msgspec.field(default=0, name="bytes")
     mem_device_type: int = msgspec.field(default=-1, name="Device Type")
+    total_allocated: int = msgspec.field(default=-1, name="Total Allocated")
+    """Bytes allocated on that device after a ``[memory]`` event (torch >= 1.10)."""
     finished: bool = True
     """False for a range still open when the profiler stopped (torch treats it as async)."""
 
@@ -124,6 +126,7 @@ def event_from_object(item: dict[str, Any]) -> Event:
             mem_bytes=_int(a.get("Bytes"), 0),
             copy_bytes=_int(a.get("bytes"), 0),
             mem_device_type=_int(a.get("Device Type")),
+            total_allocated=_int(a.get("Total Allocated")),
             finished=a.get("finished") is not False,
             name=_text(a.get("name")),
             labels=_text(a.get("labels")),

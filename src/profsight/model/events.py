@@ -73,6 +73,8 @@ class EventStore:
     """Absolute trace time (µs, as in the file) of ``start == 0``."""
     category: I32 = field(default_factory=lambda: np.zeros(0, np.int32))
     """Index into `strings` of the raw trace category (kept for reporting)."""
+    allocated: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
+    """``Total Allocated`` on the device of a ``[memory]`` event after it, or MISSING."""
 
     def __len__(self) -> int:
         return int(self.kind.shape[0])

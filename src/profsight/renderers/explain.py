@@ -9,6 +9,12 @@ import msgspec
 
 from profsight.errors import UsageError
 from profsight.model.tree import TreeNode
+from profsight.renderers.diagnosis import (
+    breakdown_dict,
+    breakdown_lines,
+    finding_lines,
+    verdict_lines,
+)
 from profsight.renderers.escape import markdown_cell
 from profsight.renderers.table_text import render_torch_table
 from profsight.renderers.tree_text import render_tree_text
@@ -55,6 +61,12 @@ def _row_notes(e: ExplainedRow) -> list[str]:
 def render_text(report: Report, width: int = 120, color: bool = False) -> str:
     parts = [*report.summary, ""]
     parts += [f"note: {d}" for d in report.diagnostics]
+    if report.verdict is not None:
+        parts += ["", *verdict_lines(report)]
+    if report.breakdown is not None and report.breakdown.steps:
+        parts += ["", *breakdown_lines(report.breakdown, report.device_name)]
+    if report.findings:
+        parts += ["", "Findings, most time at stake first:", "", *finding_lines(report.findings)]
     parts += ["", "The rows that matter most:", "", *_annotated_lines(report), ""]
     parts += ["What they are and what their numbers say:", ""]
     for e in report.noted:
@@ -74,6 +86,27 @@ def render_text(report: Report, width: int = 120, color: bool = False) -> str:
 def render_markdown_report(report: Report) -> str:
     lines = ["# profsight report", ""]
     lines += [f"- {markdown_cell(line)}" for line in report.summary]
+    if report.verdict is not None:
+        lines += ["", "## Verdict", "", markdown_cell(report.verdict.summary)]
+    if report.breakdown is not None and report.breakdown.steps:
+        lines += [
+            "",
+            "## Step time",
+            "",
+            "```",
+            *breakdown_lines(report.breakdown, report.device_name),
+            "```",
+        ]
+    if report.findings:
+        lines += ["", "## Findings", ""]
+        for i, f in enumerate(report.findings, 1):
+            lines.append(
+                f"{i}. **{markdown_cell(f.title)}** ({f.category}, {f.severity.name.lower()})"
+            )
+            for item in f.evidence:
+                lines.append(f"   - {markdown_cell(item.label)}: {markdown_cell(item.value)}")
+            lines.append(f"   - why: {markdown_cell(f.explanation)}")
+            lines.append(f"   - fix: {markdown_cell(f.recommendation)}")
     if report.diagnostics:
         lines += ["", "## Notes on the input", ""]
         lines += [f"- {markdown_cell(str(d))}" for d in report.diagnostics]
@@ -135,6 +168,9 @@ def report_document(report: Report) -> dict[str, Any]:
         "summary": list(report.summary),
         "table": table,
         "top": [e.row.name for e in report.top],
+        "breakdown": breakdown_dict(report.breakdown),
+        "findings": [f.to_dict() for f in report.findings],
+        "verdict": report.verdict.to_dict() if report.verdict is not None else None,
         "notes": list(report.notes),
         "tree": report.tree.root.to_dict() if report.tree is not None else None,
         "diagnostics": [

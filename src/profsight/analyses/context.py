@@ -1,0 +1,64 @@
+"""What every analysis reads: the profile, its table with row kinds, the step breakdown."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from profsight.analyses.breakdown import Breakdown, StepBreakdown, breakdown
+from profsight.annotate import row_kind
+from profsight.knowledge.hardware import Accelerator, accelerator, architecture
+from profsight.knowledge.rows import RowKind
+from profsight.model.profile import Profile
+from profsight.model.table import ProfilerTable, Row
+
+
+@dataclass
+class Context:
+    profile: Profile
+    table: ProfilerTable
+    breakdown: Breakdown
+
+    @cached_property
+    def average(self) -> StepBreakdown:
+        return self.breakdown.average()
+
+    @property
+    def steps(self) -> int:
+        return max(len(self.breakdown.steps), 1)
+
+    @property
+    def step_us(self) -> float:
+        return self.average.wall_us
+
+    def share(self, us: float) -> float:
+        """`us` of the whole profiled window, as a % of the average step."""
+        return us / self.steps * 100.0 / self.step_us if self.step_us else 0.0
+
+    def phase_share(self, phase: str) -> float:
+        return self.average.host_us.get(phase, 0.0) * 100.0 / self.step_us if self.step_us else 0.0
+
+    @cached_property
+    def kinds(self) -> dict[int, RowKind]:
+        return {id(r): row_kind(r, self.table) for r in self.table.rows}
+
+    def rows(self, *kinds: RowKind) -> list[Row]:
+        return [r for r in self.table.rows if self.kinds[id(r)] in kinds]
+
+    @property
+    def has_device(self) -> bool:
+        return self.table.has_device
+
+    @cached_property
+    def device(self) -> Accelerator | None:
+        devices = self.profile.meta.devices
+        return accelerator(devices[0]) if devices else None
+
+    @cached_property
+    def arch(self) -> str | None:
+        devices = self.profile.meta.devices
+        return architecture(devices[0]) if devices else None
+
+
+def context(profile: Profile) -> Context:
+    return Context(profile, profile.table(), breakdown(profile))

@@ -1,0 +1,264 @@
+"""GPU-side findings: an idle device, launch overhead, host-device syncs, slow copies,
+FP32 math on tensor-core GPUs, communication, device memory near its limit."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from profsight.analyses.context import Context
+from profsight.findings import Evidence, Finding, Severity, severity_for
+from profsight.knowledge import advice
+from profsight.knowledge.hardware import TENSOR_CORE_ARCHS, TF32_ARCHS
+from profsight.knowledge.kernels import decode_kernel
+from profsight.knowledge.rows import RowKind
+from profsight.knowledge.trace_schema import (
+    DEVICE_MEMORY_DEVICE_TYPES,
+    DEVICE_WORK_KINDS,
+    EventKind,
+)
+from profsight.renderers.units import short_time
+
+
+def run(ctx: Context) -> list[Finding]:
+    if not ctx.has_device or not ctx.breakdown.has_device:
+        return []
+    return [
+        *_idle(ctx),
+        *_syncs(ctx),
+        *_copies(ctx),
+        *_precision(ctx),
+        *_communication(ctx),
+        *_memory(ctx),
+    ]
+
+
+def _idle(ctx: Context) -> list[Finding]:
+    avg = ctx.average
+    busy = avg.device_busy_us or 0.0
+    busy_pct = busy * 100 / ctx.step_us if ctx.step_us else 0.0
+    if busy_pct >= advice.GPU_IDLE_PCT:
+        return []
+    idle_pct = 100.0 - busy_pct
+    causes = avg.device_idle_us
+    ev = ctx.profile.events
+    kernels = ev.dur[ev.kind == EventKind.KERNEL] / 1000.0
+    median = float(np.median(kernels)) if len(kernels) else 0.0
+    per_step = len(kernels) / ctx.steps
+    evidence = (
+        Evidence("device busy", f"{busy_pct:.0f}% of the step ({short_time(busy)})"),
+        Evidence("idle, waiting on the host", f"{short_time(causes.get('host', 0.0))} per step"),
+        Evidence("idle, in a sync", f"{short_time(causes.get('sync', 0.0))} per step"),
+        Evidence("idle, while loading data", f"{short_time(causes.get('input', 0.0))} per step"),
+        Evidence("kernels", f"{per_step:.0f} per step, median {short_time(median)}"),
+    )
+    launch_bound = median < advice.SHORT_KERNEL_US and causes.get("host", 0.0) >= max(
+        causes.get("sync", 0.0), causes.get("input", 0.0)
+    )
+    if launch_bound:
+        return [
+            Finding(
+                category="launch_overhead",
+                severity=severity_for(idle_pct),
+                title=f"The GPU idles {idle_pct:.0f}% of the step between many tiny kernels",
+                evidence=evidence,
+                explanation="Kernels shorter than the time it takes the CPU to launch them leave "
+                "the GPU waiting for the next launch: the step is bound by the host.",
+                recommendation="Fewer, larger kernels: torch.compile(model) (fuses ops), CUDA "
+                "graphs (torch.compile(mode='reduce-overhead')), a larger batch.",
+                at_stake_pct=idle_pct,
+                gain_pct=idle_pct * 0.5,
+                trigger=f"device busy < {advice.GPU_IDLE_PCT:g}% ({advice.TB_PLUGIN}) and median "
+                f"kernel < {short_time(advice.SHORT_KERNEL_US)}",
+            )
+        ]
+    return [
+        Finding(
+            category="gpu_idle",
+            severity=severity_for(idle_pct),
+            title=f"The GPU is idle {idle_pct:.0f}% of the step",
+            evidence=evidence,
+            explanation="The device waits for the host: for data, for a synchronisation, or for "
+            "the CPU to issue the next work.",
+            recommendation="Remove what the host does in series with the device (see the other "
+            "findings); give the GPU more work per step (larger batch, larger model).",
+            at_stake_pct=idle_pct,
+            gain_pct=idle_pct * 0.5,
+            trigger=f"device busy < {advice.GPU_IDLE_PCT:g}% of the step ({advice.TB_PLUGIN})",
+        )
+    ]
+
+
+def _syncs(ctx: Context) -> list[Finding]:
+    syncs = ctx.rows(RowKind.SYNC)
+    items = [r for r in ctx.table.rows if r.name in ("aten::item", "aten::_local_scalar_dense")]
+    us = sum(r.cpu_total_us for r in syncs)
+    share = ctx.share(us)
+    if share < advice.SYNC_PCT:
+        return []
+    calls = sum(r.calls for r in syncs) / ctx.steps
+    return [
+        Finding(
+            category="host_device_sync",
+            severity=severity_for(share),
+            title=f"The CPU waits for the GPU {calls:.0f} times per step ({share:.0f}% of it)",
+            evidence=(
+                Evidence(
+                    "synchronising calls",
+                    f"{short_time(us / ctx.steps)} per step",
+                    tuple(r.name for r in syncs),
+                ),
+                *(
+                    Evidence(r.name, f"{r.calls / ctx.steps:.1f} calls per step", (r.name,))
+                    for r in items
+                ),
+            ),
+            explanation="A synchronisation stops the CPU until the GPU has finished everything "
+            "queued: the CPU cannot queue the next work meanwhile, and the GPU then waits for "
+            "it. .item(), .cpu(), printing or logging a GPU tensor, and torch.cuda.synchronize() "
+            "all do this.",
+            recommendation="Keep values on the GPU inside the loop: remove .item()/.cpu() from "
+            "the step (accumulate losses as tensors, log every n steps, self.log(..., "
+            "on_step=False, on_epoch=True)); copy with non_blocking=True from pinned memory.",
+            at_stake_pct=share,
+            gain_pct=share * 0.8,
+            trigger=f"synchronising calls >= {advice.SYNC_PCT:g}% of the step ({advice.MEASURED})",
+        )
+    ]
+
+
+def _copies(ctx: Context) -> list[Finding]:
+    pageable = [r for r in ctx.rows(RowKind.MEMCPY) if "Pageable" in r.name]
+    us = sum(r.device_total_us for r in pageable)
+    share = ctx.share(us)
+    if not pageable or share < 1.0:
+        return []
+    return [
+        Finding(
+            category="memcpy",
+            severity=severity_for(share),
+            title=f"Copies from pageable host memory: {share:.1f}% of the step",
+            evidence=tuple(
+                Evidence(
+                    r.name,
+                    f"{short_time(r.device_total_us / ctx.steps)} per "
+                    f"step, {r.calls / ctx.steps:.0f} per step",
+                    (r.name,),
+                )
+                for r in pageable
+            ),
+            explanation="A copy from pageable (not pinned) memory is staged by the driver and "
+            "blocks the CPU: it cannot overlap with compute.",
+            recommendation="DataLoader(..., pin_memory=True) and batch.to(device, "
+            "non_blocking=True); keep tensors that are reused on the device.",
+            at_stake_pct=share,
+            gain_pct=share * 0.7,
+            trigger="any Pageable memcpy >= 1% of the step",
+        )
+    ]
+
+
+def _precision(ctx: Context) -> list[Finding]:
+    if ctx.arch not in TENSOR_CORE_ARCHS:
+        return []
+    kernels = ctx.rows(RowKind.KERNEL)
+    fp32 = []
+    for r in kernels:
+        k = decode_kernel(r.name)
+        matrix = k.operation is not None and k.operation.startswith(("gemm", "conv", "attention"))
+        if matrix and k.precision == "fp32" and k.tensor_cores is not True:
+            fp32.append(r)
+    dev_total = ctx.table.self_device_total_us or 1.0
+    share_dev = sum(r.self_device_us for r in fp32) * 100 / dev_total
+    if share_dev < advice.FP32_ON_TENSOR_CORES_PCT:
+        return []
+    tf32 = ctx.arch in TF32_ARCHS
+    return [
+        Finding(
+            category="low_precision",
+            severity=Severity.MEDIUM if share_dev < 50 else Severity.HIGH,
+            title=f"{share_dev:.0f}% of GPU time is FP32 matrix math on a tensor-core GPU",
+            evidence=tuple(
+                Evidence(r.name, f"{short_time(r.self_device_us)}", (r.name,))
+                for r in sorted(fp32, key=lambda r: -r.self_device_us)[:4]
+            ),
+            explanation="These GEMM/convolution kernels run in plain FP32 on the CUDA cores; "
+            "the tensor cores, several times faster, sit unused.",
+            recommendation="Mixed precision: Trainer(precision='bf16-mixed') or with "
+            "torch.autocast('cuda', dtype=torch.bfloat16)"
+            + (
+                ": and for what stays FP32, torch.backends.cuda.matmul.allow_tf32 = True and "
+                "torch.backends.cudnn.allow_tf32 = True (or "
+                "torch.set_float32_matmul_precision('high'))"
+                if tf32
+                else ""
+            ),
+            at_stake_pct=ctx.share(sum(r.self_device_us for r in fp32)),
+            gain_pct=ctx.share(sum(r.self_device_us for r in fp32)) * 0.5,
+            trigger=f"FP32 GEMM/conv >= {advice.FP32_ON_TENSOR_CORES_PCT:g}% of device time on "
+            f"{ctx.arch} ({advice.TB_PLUGIN}: tensor-core eligible work not on tensor cores)",
+        )
+    ]
+
+
+def _communication(ctx: Context) -> list[Finding]:
+    comm = [r for r in ctx.rows(RowKind.COMMUNICATION) if r.is_device]
+    us = sum(r.device_total_us for r in comm)
+    share = ctx.share(us)
+    if share < advice.COMMUNICATION_PCT:
+        return []
+    return [
+        Finding(
+            category="communication",
+            severity=severity_for(share),
+            title=f"Collectives take {share:.0f}% of the step",
+            evidence=tuple(
+                Evidence(r.name, short_time(r.device_total_us / ctx.steps) + " per step", (r.name,))
+                for r in comm[:4]
+            ),
+            explanation="Gradient all-reduces (and other collectives) move data between devices; "
+            "when they do not overlap with the backward pass the GPUs wait for them.",
+            recommendation="Overlap and batch communication: DDP bucket size "
+            "(DDPStrategy(bucket_cap_mb=50)), gradient accumulation (no_sync), a larger batch, "
+            "static_graph=True, and make sure NCCL (not gloo) is used on GPUs.",
+            at_stake_pct=share,
+            gain_pct=share * 0.5,
+            trigger=f"communication >= {advice.COMMUNICATION_PCT:g}% of the step "
+            f"({advice.TB_PLUGIN})",
+        )
+    ]
+
+
+def _memory(ctx: Context) -> list[Finding]:
+    ev = ctx.profile.events
+    devices = ctx.profile.meta.devices
+    mem = (ev.kind == EventKind.MEMORY) & np.isin(
+        ev.mem_device_type, list(DEVICE_MEMORY_DEVICE_TYPES)
+    )
+    if not mem.any() or not devices:
+        return []
+    peak = int(ev.allocated[mem].max())
+    capacity = devices[0].get("totalGlobalMem")
+    if not isinstance(capacity, int) or peak <= 0 or peak < capacity * advice.MEMORY_PEAK_FRACTION:
+        return []
+    pct = peak * 100 / capacity
+    return [
+        Finding(
+            category="memory",
+            severity=Severity.HIGH,
+            title=f"Device memory peaks at {pct:.0f}% of the GPU's",
+            evidence=(
+                Evidence("peak allocated", f"{peak / 2**30:.1f} GiB of {capacity / 2**30:.1f} GiB"),
+            ),
+            explanation="At this level the caching allocator fragments and retries, and a "
+            "larger batch or model will not fit.",
+            recommendation="Reduce activation memory: mixed precision (bf16), activation "
+            "checkpointing (torch.utils.checkpoint), a smaller micro-batch with gradient "
+            "accumulation, or shard the model (FSDP).",
+            at_stake_pct=0.0,
+            trigger=f"peak > {advice.MEMORY_PEAK_FRACTION:.0%} of device memory "
+            f"({advice.TB_PLUGIN})",
+        )
+    ]
+
+
+__all__ = ["DEVICE_WORK_KINDS", "run"]

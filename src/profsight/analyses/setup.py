@@ -1,0 +1,83 @@
+"""When the profile itself is the problem: say so instead of misreading it as a bottleneck."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from profsight.analyses.context import Context
+from profsight.findings import Evidence, Finding, Severity
+from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS
+
+#: A first step this much slower than the median was profiled without a warm-up.
+WARMUP_OUTLIER = 1.5
+MIN_STEPS = 2
+
+
+def run(ctx: Context) -> list[Finding]:
+    findings = []
+    codes = {d.code: d for d in ctx.profile.warnings}
+    if "truncated" in codes:
+        findings.append(
+            _setup(
+                "The trace is cut off",
+                codes["truncated"].message,
+                "Let the profiler finish writing (exit the `with` block, or wait "
+                "for on_trace_ready) before the job ends.",
+            )
+        )
+    ev = ctx.profile.events
+    if ctx.profile.meta.devices and not ev.mask(DEVICE_WORK_KINDS).any():
+        findings.append(
+            _setup(
+                "GPUs are listed but no GPU activity was recorded",
+                "deviceProperties lists devices, yet the trace holds no kernel, copy or memset: "
+                "the "
+                "CUDA activity was not profiled, or the model ran on the CPU.",
+                "profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) and check that "
+                "the model and batch are on the GPU (model.to('cuda')).",
+            )
+        )
+    steps = ctx.breakdown.steps
+    if ctx.breakdown.windows == "profiler steps" and len(steps) < MIN_STEPS:
+        findings.append(
+            _setup(
+                f"Only {len(steps)} step was profiled",
+                "One step cannot tell a steady-state cost from a one-off.",
+                "schedule=torch.profiler.schedule(wait=1, warmup=1, active=3) and call prof.step() "
+                "every iteration (Lightning's PyTorchProfiler does it for you).",
+            )
+        )
+    if len(steps) >= 3:
+        walls = np.array([s.wall_us for s in steps])
+        median = float(np.median(walls[1:]))
+        if walls[0] > WARMUP_OUTLIER * median:
+            findings.append(
+                _setup(
+                    f"The first profiled step took {walls[0] / median:.1f}x the others",
+                    "The first step pays one-off costs (allocator growth, cuDNN autotuning, lazy "
+                    "initialisation): profiled without a warm-up, it skews averages.",
+                    "Add a warm-up to the schedule: schedule(wait=1, warmup=1, active=3).",
+                )
+            )
+    if "launched_before_window" in codes:
+        findings.append(
+            _setup(
+                "Device work from before the profiled window is in the trace",
+                codes["launched_before_window"].message,
+                codes["launched_before_window"].remedy,
+            )
+        )
+    return findings
+
+
+def _setup(title: str, explanation: str, recommendation: str) -> Finding:
+    return Finding(
+        category="profiler_setup",
+        severity=Severity.LOW,
+        title=title,
+        evidence=(Evidence("profile", explanation),),
+        explanation=explanation,
+        recommendation=recommendation,
+        at_stake_pct=0.0,
+        trigger="profile quality check",
+    )

@@ -1,0 +1,198 @@
+"""The verdict: which resource bounds the step, and is the model too small, too heavy or
+starved by its data for this hardware?"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from profsight.analyses.context import Context
+from profsight.findings import Finding
+from profsight.knowledge.phases import Phase
+from profsight.renderers.units import short_time
+
+#: Data loading past this share of the step: the input pipeline bounds it.
+INPUT_BOUND_PCT = 20.0
+#: Device busy under this share: the device is starved; over SATURATED_PCT: saturated.
+STARVED_PCT = 50.0
+SATURATED_PCT = 80.0
+#: On a CPU run, op compute past this share of the step: compute-bound.
+CPU_COMPUTE_PCT = 50.0
+
+
+@dataclass(frozen=True)
+class Verdict:
+    bound: str
+    """``input``, ``host``, ``compute``, ``memory``, ``communication`` or ``sync``."""
+    judgement: str
+    """``starved_by_data``, ``too_small_for_hardware``, ``too_heavy_for_hardware`` or
+    ``balanced``."""
+    summary: str
+    device_busy_pct: float | None
+    data_wait_pct: float
+    step_us: float
+    mfu_pct: float | None = None
+    evidence: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "bound": self.bound,
+            "judgement": self.judgement,
+            "summary": self.summary,
+            "device_busy_pct": self.device_busy_pct,
+            "data_wait_pct": round(self.data_wait_pct, 2),
+            "step_us": self.step_us,
+            "mfu_pct": self.mfu_pct,
+            "evidence": list(self.evidence),
+        }
+
+
+def verdict(ctx: Context, findings: list[Finding]) -> Verdict:
+    data = ctx.phase_share(Phase.DATA_LOADING.value)
+    step = ctx.step_us
+    categories = {f.category for f in findings}
+    evidence = [
+        f"step {short_time(step)} (average of {ctx.steps})",
+        f"data loading {data:.0f}% of the step",
+    ]
+    busy_pct = None
+    if ctx.has_device and ctx.average.device_busy_us is not None and step:
+        busy_pct = ctx.average.device_busy_us * 100 / step
+        evidence.append(f"device busy {busy_pct:.0f}% of the step")
+    if data >= INPUT_BOUND_PCT:
+        return _verdict(
+            "input",
+            "starved_by_data",
+            ctx,
+            busy_pct,
+            data,
+            evidence,
+            f"The model is starved by its data pipeline: {data:.0f}% of each step "
+            "waits for the next batch. Faster input (workers, pinned memory, "
+            "prefetching) speeds training more than any model change.",
+        )
+    if busy_pct is not None:
+        return _device_verdict(ctx, categories, busy_pct, data, evidence)
+    return _cpu_verdict(ctx, data, evidence)
+
+
+def _device_verdict(
+    ctx: Context, categories: set[str], busy: float, data: float, evidence: list[str]
+) -> Verdict:
+    idle = ctx.average.device_idle_us
+    if "memory" in categories:
+        return _verdict(
+            "memory",
+            "too_heavy_for_hardware",
+            ctx,
+            busy,
+            data,
+            evidence,
+            "The model is too heavy for this GPU's memory: it runs at the memory "
+            "limit. Mixed precision, activation checkpointing, a smaller batch per "
+            "step or more devices give it room.",
+        )
+    if busy >= SATURATED_PCT:
+        return _verdict(
+            "compute",
+            "too_heavy_for_hardware",
+            ctx,
+            busy,
+            data,
+            evidence,
+            f"The GPU is saturated ({busy:.0f}% busy): the model keeps this hardware "
+            "fully occupied, so it is heavy for it. To go faster, do less work per "
+            "step (mixed precision, a smaller or more efficient model) or add "
+            "devices.",
+        )
+    if "communication" in categories:
+        return _verdict(
+            "communication",
+            "balanced",
+            ctx,
+            busy,
+            data,
+            evidence,
+            "Communication between devices bounds the step; overlap it with the "
+            "backward pass or send less of it.",
+        )
+    if busy < STARVED_PCT and idle.get("sync", 0.0) > idle.get("host", 0.0):
+        return _verdict(
+            "sync",
+            "too_small_for_hardware",
+            ctx,
+            busy,
+            data,
+            evidence,
+            f"The GPU is busy only {busy:.0f}% of the step and idles mostly while "
+            "the CPU synchronises with it: remove the syncs before judging the model.",
+        )
+    if busy < STARVED_PCT:
+        return _verdict(
+            "host",
+            "too_small_for_hardware",
+            ctx,
+            busy,
+            data,
+            evidence,
+            f"The model is too small for this GPU: the device is busy only "
+            f"{busy:.0f}% of the step and waits for the CPU to issue work. A larger "
+            "batch, fused ops (torch.compile) or CUDA graphs keep it fed.",
+        )
+    return _verdict(
+        "compute",
+        "balanced",
+        ctx,
+        busy,
+        data,
+        evidence,
+        f"The GPU is busy {busy:.0f}% of the step: neither starved nor saturated. "
+        "The findings below say where the remaining idle time goes.",
+    )
+
+
+def _cpu_verdict(ctx: Context, data: float, evidence: list[str]) -> Verdict:
+    fixed = sum(
+        ctx.phase_share(p.value) for p in (Phase.FRAMEWORK, Phase.OTHER, Phase.CALLBACKS_LOGGING)
+    )
+    compute = sum(
+        ctx.phase_share(p.value)
+        for p in (Phase.FORWARD, Phase.BACKWARD, Phase.OPTIMIZER, Phase.VALIDATION)
+    )
+    evidence.append(f"model work (forward, backward, optimizer) {compute:.0f}% of the step")
+    evidence.append(f"fixed per-step cost {fixed:.0f}% of the step")
+    if compute >= CPU_COMPUTE_PCT:
+        return _verdict(
+            "compute",
+            "too_heavy_for_hardware",
+            ctx,
+            None,
+            data,
+            evidence,
+            f"A CPU-only run: the model's own work takes {compute:.0f}% of each "
+            "step, so the CPU is the limit. The model is heavy for this hardware: a "
+            "GPU (or a smaller model) is the way to go faster.",
+        )
+    return _verdict(
+        "host",
+        "too_small_for_hardware",
+        ctx,
+        None,
+        data,
+        evidence,
+        f"A CPU-only run where the fixed cost of each step ({fixed:.0f}%) outweighs "
+        "the model's work: the model is small for the per-step overhead; a larger "
+        "batch amortises it.",
+    )
+
+
+def _verdict(
+    bound: str,
+    judgement: str,
+    ctx: Context,
+    busy: float | None,
+    data: float,
+    evidence: list[str],
+    summary: str,
+) -> Verdict:
+    return Verdict(bound, judgement, summary, busy, data, ctx.step_us, None, tuple(evidence))

@@ -1,0 +1,104 @@
+"""`Finding`: one thing worth changing, with the numbers that show it and what to do.
+
+Analyses produce findings as plain data; renderers format them. Findings are ranked by
+the share of step time at stake.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+
+class Severity(enum.IntEnum):
+    INFO = 0
+    """Worth knowing; nothing to fix."""
+    LOW = 1
+    MEDIUM = 2
+    HIGH = 3
+
+
+#: Stable category ids (DESIGN.md).
+CATEGORIES: Final = (
+    "data_loading",
+    "compute_conv",
+    "compute_matmul",
+    "compute_other",
+    "module_overhead",
+    "launch_overhead",
+    "per_step_overhead",
+    "callbacks_logging",
+    "optimizer",
+    "metrics",
+    "validation",
+    "memory",
+    "host_device_sync",
+    "memcpy",
+    "low_precision",
+    "model_complexity",
+    "communication",
+    "straggler",
+    "gpu_idle",
+    "profiler_setup",
+)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One number behind a finding, and the rows or nodes it comes from."""
+
+    label: str
+    value: str
+    rows: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Finding:
+    category: str
+    severity: Severity
+    title: str
+    evidence: tuple[Evidence, ...]
+    explanation: str
+    recommendation: str
+    at_stake_pct: float
+    """Share of the step time this finding concerns."""
+    gain_pct: float | None = None
+    """Estimated share of step time saved by the recommendation, where it can be estimated."""
+    trigger: str = ""
+    """The rule that fired, with its threshold and where the threshold comes from."""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return self.category
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "category": self.category,
+            "severity": self.severity.name.lower(),
+            "title": self.title,
+            "evidence": [
+                {"label": e.label, "value": e.value, "rows": list(e.rows)} for e in self.evidence
+            ],
+            "explanation": self.explanation,
+            "recommendation": self.recommendation,
+            "at_stake_pct": round(self.at_stake_pct, 2),
+            "gain_pct": None if self.gain_pct is None else round(self.gain_pct, 2),
+            "trigger": self.trigger,
+        }
+
+
+def severity_for(share_pct: float, high: float = 30.0, medium: float = 10.0) -> Severity:
+    """Severity from the share of step time at stake."""
+    if share_pct >= high:
+        return Severity.HIGH
+    if share_pct >= medium:
+        return Severity.MEDIUM
+    return Severity.LOW
+
+
+def ranked(findings: list[Finding]) -> list[Finding]:
+    """Most important first: by the share of step time at stake, then by severity."""
+    return sorted(findings, key=lambda f: (-f.at_stake_pct, -int(f.severity)))

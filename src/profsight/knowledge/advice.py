@@ -1,0 +1,150 @@
+"""What to do about each kind of bottleneck: the rules' thresholds, sources and advice.
+
+Thresholds cite where they come from: the TensorBoard profiler plugin's recommendation
+rules (``torch_tb_profiler/profiler/data.py``: DataLoader > 5% of the step, communication
+> 10%, GPU utilisation < 50%, tensor-core eligible work on FP32, memory > 90% of the
+device), or profsight's own measurement on the planted-bottleneck runs of
+``tests/scenarios.py`` (noted "measured").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from profsight.knowledge.phases import Phase
+
+TB_PLUGIN: Final = "TensorBoard profiler plugin rule"
+MEASURED: Final = "profsight's planted-bottleneck runs (tests/scenarios.py)"
+
+
+@dataclass(frozen=True)
+class PhaseRule:
+    """A phase that, past a share of the step, is a finding."""
+
+    phase: Phase
+    category: str
+    threshold_pct: float
+    source: str
+    title: str
+    explanation: str
+    recommendation: str
+    recoverable: float
+    """Fraction of the phase's time the advice can typically remove (for the gain estimate)."""
+
+
+PHASE_RULES: Final[tuple[PhaseRule, ...]] = (
+    PhaseRule(
+        Phase.DATA_LOADING,
+        "data_loading",
+        5.0,
+        f"{TB_PLUGIN} (DataLoader > 5% of the step)",
+        "The training loop waits for data",
+        "Fetching the next batch (the DataLoader's __next__, the collate, the transfer to the "
+        "device) runs on the training process itself, in series with the step.",
+        "Load in background processes and overlap the copy: DataLoader(dataset, "
+        "batch_size=..., num_workers=4 (up to the CPU cores), pin_memory=True, "
+        "persistent_workers=True, prefetch_factor=2) and tensor.to(device, non_blocking=True); "
+        "move heavy per-item work (decoding, augmentation) out of __getitem__ or cache it.",
+        0.9,
+    ),
+    PhaseRule(
+        Phase.OPTIMIZER,
+        "optimizer",
+        15.0,
+        MEASURED,
+        "The optimizer step takes a large share of the step",
+        "The optimizer updates every parameter tensor each step; with many tensors and the "
+        "per-parameter (for-loop) implementation, that is thousands of small ops.",
+        "Use the multi-tensor or fused implementation: torch.optim.Adam(params, foreach=True) "
+        "or fused=True (on CUDA); fewer, larger parameter tensors; for very large models, an "
+        "optimizer with less state (Adafactor, 8-bit Adam) or ZeRO sharding.",
+        0.6,
+    ),
+    PhaseRule(
+        Phase.ZERO_GRAD,
+        "optimizer",
+        3.0,
+        MEASURED,
+        "Clearing gradients costs time",
+        "zero_grad() that fills gradients with zeros launches a memset per parameter.",
+        "optimizer.zero_grad(set_to_none=True) (the default since torch 2.0) frees the "
+        "gradients instead of zeroing them.",
+        0.9,
+    ),
+    PhaseRule(
+        Phase.METRICS,
+        "metrics",
+        5.0,
+        MEASURED,
+        "Metrics are computed every step",
+        "Updating and computing a metric each step costs CPU time and, on a GPU, a "
+        "synchronisation for every value that is logged.",
+        "Update the metric in the step but compute it once per epoch: self.log('acc', "
+        "self.acc, on_step=False, on_epoch=True); log every n steps (Trainer("
+        "log_every_n_steps=50)); keep metric states on the device.",
+        0.8,
+    ),
+    PhaseRule(
+        Phase.VALIDATION,
+        "validation",
+        20.0,
+        MEASURED,
+        "Validation takes a large share of the profiled time",
+        "Validation runs inside the training epoch and adds to its wall time.",
+        "Validate less often or on fewer batches: Trainer(val_check_interval=1.0, "
+        "check_val_every_n_epoch=..., limit_val_batches=0.25); use a larger validation batch "
+        "size (no gradients are kept).",
+        0.5,
+    ),
+    PhaseRule(
+        Phase.CALLBACKS_LOGGING,
+        "callbacks_logging",
+        5.0,
+        MEASURED,
+        "Hooks, callbacks or logging slow every step",
+        "Callbacks and hooks run in series with every batch; logging converts values to "
+        "Python numbers (a sync on a GPU) and writes them out.",
+        "Make per-batch callbacks cheap or run them every n batches; Trainer("
+        "log_every_n_steps=50); move checkpointing and heavy logging to epoch ends.",
+        0.8,
+    ),
+)
+
+#: Per-step fixed cost (framework, hooks, Python between ops) past this share, on short
+#: steps, means the batch is too small for the fixed cost of a step (measured).
+PER_STEP_OVERHEAD_PCT: Final = 25.0
+SHORT_STEP_US: Final = 50_000.0
+PER_STEP_ADVICE: Final = (
+    "Give each step more work: a larger batch (DataLoader(batch_size=...), with the learning "
+    "rate scaled), gradient accumulation does not help here (it keeps the per-step cost); "
+    "torch.compile(model) removes Python overhead between ops."
+)
+
+#: A module whose own time (outside its child modules) is this share of the step and this
+#: fraction of its total is doing work in Python or in glue ops (measured).
+MODULE_OWN_PCT: Final = 8.0
+MODULE_OWN_FRACTION: Final = 0.4
+#: Many tiny ops: average CPU time per call under this, this many calls per step (measured).
+TINY_OP_US: Final = 25.0
+TINY_OPS_PER_STEP: Final = 200
+MODULE_ADVICE: Final = (
+    "Vectorise the Python in forward(): replace loops over slices or items with one tensor "
+    "operation; fuse elementwise glue (torch.compile(model) does it); keep the skip "
+    "connection a single in-place add (out += identity)."
+)
+
+#: GPU busy below this share of the step (TensorBoard plugin: utilisation < 50%).
+GPU_IDLE_PCT: Final = 50.0
+#: Median kernel shorter than this (µs) with the device idle waiting for the host.
+SHORT_KERNEL_US: Final = 10.0
+#: Host-device syncs past this share of the step (measured).
+SYNC_PCT: Final = 2.0
+#: Communication past this share of the step (TensorBoard plugin rule).
+COMMUNICATION_PCT: Final = 10.0
+#: Device memory peak above this fraction of capacity (TensorBoard plugin rule).
+MEMORY_PEAK_FRACTION: Final = 0.9
+#: FP32 GEMM/convolution kernels past this share of device time on a tensor-core GPU.
+FP32_ON_TENSOR_CORES_PCT: Final = 20.0
+#: Compute categories that take this share of the step are reported (informational).
+COMPUTE_PCT: Final = 20.0

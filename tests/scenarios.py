@@ -1,0 +1,707 @@
+"""Small training runs, each with ONE planted performance bottleneck, recorded with the real
+profilers for tests of profsight's bottleneck analyses.
+
+Every `Scenario` records the same run two ways: with plain ``torch.profiler`` (one
+``prof.step()`` per training step) and with ``lightning.Trainer(profiler=PyTorchProfiler(...))``.
+Both use the schedule ``wait=1, warmup=1, active=3``, so a trace holds three training steps.
+The planted cost is sized to be the clearly dominant cause (at least twice the next one) on a
+2-core CPU, and each recording takes a few seconds.
+
+Lightning notes:
+
+* ``PyTorchProfiler`` runs ONE torch profiler for training and validation steps alike and
+  names the trace file after the step action whose ``stop`` saved it; `record_lightning`
+  returns the ``*training_step*.pt.trace.json`` file.
+* In ``validation_heavy`` validation runs inside that file's profiled window: with
+  ``val_check_interval=3`` the validation loop runs after the third training batch (training
+  steps 2-4 are recorded), each of its 3 batches is a ``ProfilerStep`` window of its own and
+  shows ``[pl][profile][Strategy]SingleDeviceStrategy.validation_step``. Lightning counts
+  validation steps on the same schedule, so a fourth validation batch would end the recording
+  and save it under the validation_step name; the val batches are large instead of many.
+* Without ``with_stack`` plain torch records no ``nn.Module`` rows (``with_modules`` only
+  covers TorchScript), so in plain traces the metric, the callback and validation are marked
+  with ``record_function`` labels: ``metrics: MulticlassAUROC``, ``callback: heavy_logging``
+  and ``validation``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+import warnings
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import lightning as L
+import torch
+import torch.nn.functional as F
+import torchmetrics
+from lightning.pytorch.profilers import PyTorchProfiler
+from torch import Tensor, nn
+from torch.profiler import ProfilerActivity, profile, record_function, schedule
+from torch.utils.data import DataLoader, Dataset, TensorDataset
+
+Batch = tuple[Tensor, Tensor]
+OptimizerFactory = Callable[[Iterable[nn.Parameter]], torch.optim.Optimizer]
+
+PLAIN_STEPS = 5
+"""Training steps of a plain run: wait 1 + warmup 1 + active 3 (the 5th ``prof.step()``
+exports the trace)."""
+LIGHTNING_BATCHES = 6
+"""``limit_train_batches`` of a Lightning run (the trace is saved at the 5th batch's end)."""
+CALLBACK_LABEL = "callback: heavy_logging"
+METRIC_LABEL = "metrics: MulticlassAUROC"
+VALIDATION_LABEL = "validation"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    expected: str
+    """The finding category the planted bottleneck should produce."""
+    description: str
+    """One line: what is planted."""
+    plain: Callable[[Path], Path]
+    """Records the scenario with plain ``torch.profiler`` into a directory; returns the trace."""
+    lightning: Callable[[Path], Path]
+    """Records it with Lightning's ``PyTorchProfiler``; returns the training_step trace."""
+
+
+# --------------------------------------------------------------------------- recording
+
+
+def _schedule() -> Any:
+    return schedule(wait=1, warmup=1, active=3, repeat=1)
+
+
+def _sgd(params: Iterable[nn.Parameter]) -> torch.optim.Optimizer:
+    return torch.optim.SGD(params, lr=0.01)
+
+
+def _adam(params: Iterable[nn.Parameter]) -> torch.optim.Optimizer:
+    return torch.optim.Adam(params, lr=1e-3)
+
+
+def _adam_single_tensor(params: Iterable[nn.Parameter]) -> torch.optim.Optimizer:
+    return torch.optim.Adam(params, lr=1e-3, foreach=False)
+
+
+def _data(n: int, shape: tuple[int, ...], classes: int = 10) -> TensorDataset:
+    return TensorDataset(torch.randn(n, *shape), torch.randint(0, classes, (n,)))
+
+
+def _loader(dataset: Dataset[Any], batch: int) -> DataLoader[Any]:
+    return DataLoader(dataset, batch_size=batch, num_workers=0)
+
+
+def record_plain(
+    out: Path,
+    name: str,
+    model: nn.Module,
+    loader: Iterable[Batch],
+    make_optimizer: OptimizerFactory,
+    after_step: Callable[[], None] | None = None,
+) -> Path:
+    """A plain training loop of `PLAIN_STEPS` steps under ``torch.profiler.profile``.
+
+    `after_step` runs inside each step, after ``optimizer.step()`` and before ``prof.step()``.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{name}.plain.pt.trace.json"
+
+    def export(prof: profile) -> None:
+        prof.export_chrome_trace(str(path))
+
+    optimizer = make_optimizer(model.parameters())
+    model.train()
+    with profile(
+        activities=[ProfilerActivity.CPU],
+        record_shapes=True,
+        profile_memory=True,
+        with_modules=True,
+        schedule=_schedule(),
+        on_trace_ready=export,
+    ) as prof:
+        for x, y in itertools.islice(loader, PLAIN_STEPS):
+            optimizer.zero_grad(set_to_none=True)
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            optimizer.step()
+            if after_step is not None:
+                after_step()
+            prof.step()
+    if not path.exists():
+        raise RuntimeError(f"torch.profiler exported no trace for {name}")
+    return path
+
+
+class LitClassifier(L.LightningModule):
+    """Wraps a classifier ``net``: cross-entropy training and validation steps."""
+
+    def __init__(self, net: nn.Module, make_optimizer: OptimizerFactory) -> None:
+        super().__init__()
+        self.net = net
+        self.make_optimizer = make_optimizer
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.net(x)  # type: ignore[no-any-return]
+
+    def training_step(self, batch: Batch, batch_idx: int) -> Tensor:
+        x, y = batch
+        return F.cross_entropy(self(x), y)
+
+    def validation_step(self, batch: Batch, batch_idx: int) -> Tensor:
+        x, y = batch
+        return F.cross_entropy(self(x), y)
+
+    def configure_optimizers(self) -> torch.optim.Optimizer:
+        return self.make_optimizer(self.parameters())
+
+
+def record_lightning(
+    out: Path,
+    module: L.LightningModule,
+    train: DataLoader[Any],
+    *,
+    val: DataLoader[Any] | None = None,
+    callbacks: list[L.Callback] | None = None,
+    limit_train_batches: int = LIGHTNING_BATCHES,
+    **trainer_kwargs: Any,
+) -> Path:
+    """``Trainer.fit`` with ``PyTorchProfiler``; returns the training_step trace it wrote."""
+    out.mkdir(parents=True, exist_ok=True)
+    pattern = "*training_step*.pt.trace.json"
+    before = set(out.glob(pattern))
+    profiler = PyTorchProfiler(
+        dirpath=str(out),
+        filename="fit",
+        record_module_names=True,
+        record_shapes=True,
+        profile_memory=True,
+        schedule=_schedule(),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        trainer = L.Trainer(
+            max_epochs=1,
+            limit_train_batches=limit_train_batches,
+            limit_val_batches=trainer_kwargs.pop("limit_val_batches", 0 if val is None else 1.0),
+            num_sanity_val_steps=0,
+            callbacks=callbacks,
+            profiler=profiler,
+            accelerator="cpu",
+            devices=1,
+            logger=False,
+            enable_checkpointing=False,
+            enable_progress_bar=False,
+            enable_model_summary=False,
+            **trainer_kwargs,
+        )
+        trainer.fit(module, train_dataloaders=train, val_dataloaders=val)
+    new = sorted(set(out.glob(pattern)) - before)
+    if len(new) != 1:
+        raise RuntimeError(f"expected one new training_step trace in {out}, found {new}")
+    return new[0]
+
+
+# --------------------------------------------------------------------------- models
+
+
+def _mlp(features: int, hidden: int, classes: int = 10) -> nn.Module:
+    return nn.Sequential(nn.Linear(features, hidden), nn.ReLU(), nn.Linear(hidden, classes))
+
+
+class PerFeatureLoop(nn.Module):
+    """Scales and squashes each feature separately in a Python loop: ~1000 tiny ops."""
+
+    def __init__(self, features: int) -> None:
+        super().__init__()
+        self.scale = nn.Parameter(torch.ones(features))
+        self.shift = nn.Parameter(torch.zeros(features))
+
+    def forward(self, x: Tensor) -> Tensor:
+        columns = [
+            torch.tanh(x[:, i] * self.scale[i] + self.shift[i]) for i in range(x.shape[1])
+        ]
+        return torch.stack(columns, dim=1)
+
+
+class LoopyNet(nn.Module):
+    def __init__(self, features: int = 32, width: int = 200, classes: int = 10) -> None:
+        super().__init__()
+        self.inp = nn.Linear(features, width)
+        self.loop = PerFeatureLoop(width)
+        self.head = nn.Linear(width, classes)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.head(self.loop(self.inp(x)))  # type: ignore[no-any-return]
+
+
+class ExpensiveSkipBlock(nn.Module):
+    """A residual block whose skip connection does many elementwise ops in Python."""
+
+    def __init__(self, channels: int, skip_ops: int) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.skip_ops = skip_ops
+
+    def forward(self, x: Tensor) -> Tensor:
+        out = self.conv2(F.relu(self.conv1(x)))
+        skip = x.clone()
+        for i in range(self.skip_ops):
+            skip = skip * 0.999 + x * (0.001 * (i % 3))
+            skip = skip.clamp(-10.0, 10.0)
+        return F.relu(out + skip)
+
+
+class SkipNet(nn.Module):
+    def __init__(self, channels: int = 4, skip_ops: int = 20, classes: int = 10) -> None:
+        super().__init__()
+        self.stem = nn.Conv2d(3, channels, 3, padding=1, bias=False)
+        self.block = ExpensiveSkipBlock(channels, skip_ops)
+        self.head = nn.Linear(channels, classes)
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = self.block(self.stem(x))
+        return self.head(x.mean(dim=(2, 3)))  # type: ignore[no-any-return]
+
+
+class BasicBlock(nn.Module):
+    def __init__(self, cin: int, cout: int, stride: int = 1) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.down: nn.Module = nn.Identity()
+        if stride != 1 or cin != cout:
+            self.down = nn.Sequential(
+                nn.Conv2d(cin, cout, 1, stride=stride, bias=False), nn.BatchNorm2d(cout)
+            )
+
+    def forward(self, x: Tensor) -> Tensor:
+        out = F.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        return F.relu(out + self.down(x))
+
+
+class SmallResNet(nn.Module):
+    def __init__(self, classes: int = 10) -> None:
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 32, 3, padding=1, bias=False), nn.BatchNorm2d(32))
+        self.layer1 = BasicBlock(32, 32)
+        self.layer2 = BasicBlock(32, 64, stride=2)
+        self.layer3 = BasicBlock(64, 64)
+        self.head = nn.Linear(64, classes)
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = F.relu(self.stem(x))
+        x = self.layer3(self.layer2(self.layer1(x)))
+        return self.head(x.mean(dim=(2, 3)))  # type: ignore[no-any-return]
+
+
+class SmallTransformer(nn.Module):
+    def __init__(self, d_model: int = 256, layers: int = 2, classes: int = 10) -> None:
+        super().__init__()
+        self.layers = nn.ModuleList(
+            nn.TransformerEncoderLayer(
+                d_model, nhead=8, dim_feedforward=1024, dropout=0.0, batch_first=True
+            )
+            for _ in range(layers)
+        )
+        self.head = nn.Linear(d_model, classes)
+
+    def forward(self, x: Tensor) -> Tensor:
+        for layer in self.layers:
+            x = layer(x)
+        return self.head(x.mean(dim=1))  # type: ignore[no-any-return]
+
+
+class ManyParams(nn.Module):
+    """A linear layer whose weight is stored as many separate one-row parameters."""
+
+    def __init__(self, features: int = 32, rows: int = 300, classes: int = 10) -> None:
+        super().__init__()
+        self.rows = nn.ParameterList(
+            nn.Parameter(torch.randn(features) / features**0.5) for _ in range(rows)
+        )
+        self.head = nn.Linear(rows, classes)
+
+    def forward(self, x: Tensor) -> Tensor:
+        weight = torch.stack(list(self.rows))
+        return self.head(F.relu(x @ weight.T))  # type: ignore[no-any-return]
+
+
+class SlowDataset(Dataset[Batch]):
+    """Synthetic samples that take `delay_s` each to 'load'."""
+
+    def __init__(self, n: int, features: int, delay_s: float = 0.003, classes: int = 10) -> None:
+        self.x = torch.randn(n, features)
+        self.y = torch.randint(0, classes, (n,))
+        self.delay_s = delay_s
+
+    def __len__(self) -> int:
+        return len(self.y)
+
+    def __getitem__(self, i: int) -> Batch:
+        time.sleep(self.delay_s)
+        return self.x[i], self.y[i]
+
+
+# --------------------------------------------------------------------------- scenarios
+
+
+def _n_samples(batch: int) -> int:
+    return batch * max(PLAIN_STEPS, LIGHTNING_BATCHES)
+
+
+# 1. slow_dataset -----------------------------------------------------------------------
+
+
+def _slow_dataset_loader() -> DataLoader[Any]:
+    return _loader(SlowDataset(_n_samples(8), 32), 8)
+
+
+def slow_dataset_plain(out: Path) -> Path:
+    torch.manual_seed(0)
+    return record_plain(out, "slow_dataset", _mlp(32, 64), _slow_dataset_loader(), _sgd)
+
+
+def slow_dataset_lightning(out: Path) -> Path:
+    torch.manual_seed(0)
+    return record_lightning(out, LitClassifier(_mlp(32, 64), _sgd), _slow_dataset_loader())
+
+
+# 2. tiny_batch -------------------------------------------------------------------------
+
+
+def _tiny_batch_loader() -> DataLoader[Any]:
+    return _loader(_data(_n_samples(4), (32,)), 4)
+
+
+def tiny_batch_plain(out: Path) -> Path:
+    torch.manual_seed(0)
+    return record_plain(out, "tiny_batch", _mlp(32, 64), _tiny_batch_loader(), _sgd)
+
+
+def tiny_batch_lightning(out: Path) -> Path:
+    torch.manual_seed(0)
+    return record_lightning(out, LitClassifier(_mlp(32, 64), _sgd), _tiny_batch_loader())
+
+
+# 3. heavy_metric -----------------------------------------------------------------------
+
+_METRIC_SAMPLES = 50_000
+
+
+def _auroc() -> torchmetrics.Metric:
+    return torchmetrics.classification.MulticlassAUROC(num_classes=10, thresholds=None)
+
+
+def _metric_inputs() -> Batch:
+    """50k held-out predictions and targets, scored with the metric every step."""
+    preds = torch.randn(_METRIC_SAMPLES, 10).softmax(dim=-1)
+    return preds, torch.randint(0, 10, (_METRIC_SAMPLES,))
+
+
+class LitWithMetric(LitClassifier):
+    def __init__(self, net: nn.Module, make_optimizer: OptimizerFactory) -> None:
+        super().__init__(net, make_optimizer)
+        self.auroc = _auroc()
+        self.eval_preds, self.eval_target = _metric_inputs()
+
+    def training_step(self, batch: Batch, batch_idx: int) -> Tensor:
+        loss = super().training_step(batch, batch_idx)
+        self.auroc(self.eval_preds, self.eval_target)
+        self.log("auroc", self.auroc, on_step=True, on_epoch=False)
+        return loss
+
+
+def _metric_loader() -> DataLoader[Any]:
+    return _loader(_data(_n_samples(16), (32,)), 16)
+
+
+def heavy_metric_plain(out: Path) -> Path:
+    torch.manual_seed(0)
+    model = _mlp(32, 64)
+    metric = _auroc()
+    preds, target = _metric_inputs()
+
+    def score() -> None:
+        with record_function(METRIC_LABEL):
+            metric(preds, target)  # update + compute of the batch value
+
+    return record_plain(out, "heavy_metric", model, _metric_loader(), _sgd, after_step=score)
+
+
+def heavy_metric_lightning(out: Path) -> Path:
+    torch.manual_seed(0)
+    return record_lightning(out, LitWithMetric(_mlp(32, 64), _sgd), _metric_loader())
+
+
+# 4. huge_optimizer ---------------------------------------------------------------------
+
+
+def _optimizer_loader() -> DataLoader[Any]:
+    return _loader(_data(_n_samples(16), (32,)), 16)
+
+
+def huge_optimizer_plain(out: Path) -> Path:
+    torch.manual_seed(0)
+    return record_plain(
+        out, "huge_optimizer", ManyParams(), _optimizer_loader(), _adam_single_tensor
+    )
+
+
+def huge_optimizer_lightning(out: Path) -> Path:
+    torch.manual_seed(0)
+    module = LitClassifier(ManyParams(), _adam_single_tensor)
+    return record_lightning(out, module, _optimizer_loader())
+
+
+# 5. python_loop_forward ----------------------------------------------------------------
+
+
+def _loop_loader() -> DataLoader[Any]:
+    return _loader(_data(_n_samples(16), (32,)), 16)
+
+
+def python_loop_forward_plain(out: Path) -> Path:
+    torch.manual_seed(0)
+    return record_plain(out, "python_loop_forward", LoopyNet(), _loop_loader(), _sgd)
+
+
+def python_loop_forward_lightning(out: Path) -> Path:
+    torch.manual_seed(0)
+    return record_lightning(out, LitClassifier(LoopyNet(), _sgd), _loop_loader())
+
+
+# 6. expensive_skip ---------------------------------------------------------------------
+
+
+def _skip_loader() -> DataLoader[Any]:
+    return _loader(_data(_n_samples(8), (3, 16, 16)), 8)
+
+
+def expensive_skip_plain(out: Path) -> Path:
+    torch.manual_seed(0)
+    return record_plain(out, "expensive_skip", SkipNet(), _skip_loader(), _sgd)
+
+
+def expensive_skip_lightning(out: Path) -> Path:
+    torch.manual_seed(0)
+    return record_lightning(out, LitClassifier(SkipNet(), _sgd), _skip_loader())
+
+
+# 7. heavy_callback ---------------------------------------------------------------------
+
+_CALLBACK_SLEEP_S = 0.02
+
+
+class HeavyLoggingCallback(L.Callback):
+    def on_train_batch_end(
+        self,
+        trainer: L.Trainer,
+        pl_module: L.LightningModule,
+        outputs: Any,
+        batch: Any,
+        batch_idx: int,
+    ) -> None:
+        time.sleep(_CALLBACK_SLEEP_S)
+
+
+def _callback_loader() -> DataLoader[Any]:
+    return _loader(_data(_n_samples(16), (32,)), 16)
+
+
+def heavy_callback_plain(out: Path) -> Path:
+    torch.manual_seed(0)
+
+    def heavy_logging() -> None:
+        with record_function(CALLBACK_LABEL):
+            time.sleep(_CALLBACK_SLEEP_S)
+
+    return record_plain(
+        out, "heavy_callback", _mlp(32, 64), _callback_loader(), _sgd, after_step=heavy_logging
+    )
+
+
+def heavy_callback_lightning(out: Path) -> Path:
+    torch.manual_seed(0)
+    return record_lightning(
+        out,
+        LitClassifier(_mlp(32, 64), _sgd),
+        _callback_loader(),
+        callbacks=[HeavyLoggingCallback()],
+    )
+
+
+# 8. validation_heavy -------------------------------------------------------------------
+
+_VAL_TRAIN_BATCH = 32
+_VAL_PLAIN_BATCHES = 5
+_VAL_PLAIN_BATCH = 256
+_VAL_LIGHTNING_BATCHES = 3
+_VAL_LIGHTNING_BATCH = 512
+
+
+def _val_net() -> nn.Module:
+    return nn.Sequential(
+        nn.Linear(256, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(), nn.Linear(1024, 10)
+    )
+
+
+def _val_train_loader() -> DataLoader[Any]:
+    return _loader(_data(_n_samples(_VAL_TRAIN_BATCH), (256,)), _VAL_TRAIN_BATCH)
+
+
+def validation_heavy_plain(out: Path) -> Path:
+    torch.manual_seed(0)
+    model = _val_net()
+    val_batches = [
+        (torch.randn(_VAL_PLAIN_BATCH, 256), torch.randint(0, 10, (_VAL_PLAIN_BATCH,)))
+        for _ in range(_VAL_PLAIN_BATCHES)
+    ]
+
+    def validate() -> None:
+        with record_function(VALIDATION_LABEL), torch.no_grad():
+            model.eval()
+            for x, y in val_batches:
+                F.cross_entropy(model(x), y)
+            model.train()
+
+    return record_plain(
+        out, "validation_heavy", model, _val_train_loader(), _sgd, after_step=validate
+    )
+
+
+def validation_heavy_lightning(out: Path) -> Path:
+    torch.manual_seed(0)
+    val = _loader(
+        _data(_VAL_LIGHTNING_BATCHES * _VAL_LIGHTNING_BATCH, (256,)), _VAL_LIGHTNING_BATCH
+    )
+    # validation after the 3rd training batch, inside the recorded steps 2-4; 5 batches so
+    # the end of the epoch does not validate again
+    return record_lightning(
+        out,
+        LitClassifier(_val_net(), _sgd),
+        _val_train_loader(),
+        val=val,
+        limit_train_batches=5,
+        limit_val_batches=_VAL_LIGHTNING_BATCHES,
+        val_check_interval=3,
+    )
+
+
+# 9. healthy_conv -----------------------------------------------------------------------
+
+
+def _conv_loader() -> DataLoader[Any]:
+    return _loader(_data(_n_samples(32), (3, 32, 32)), 32)
+
+
+def healthy_conv_plain(out: Path) -> Path:
+    torch.manual_seed(0)
+    return record_plain(out, "healthy_conv", SmallResNet(), _conv_loader(), _sgd)
+
+
+def healthy_conv_lightning(out: Path) -> Path:
+    torch.manual_seed(0)
+    return record_lightning(out, LitClassifier(SmallResNet(), _sgd), _conv_loader())
+
+
+# 10. healthy_transformer ---------------------------------------------------------------
+
+
+def _transformer_loader() -> DataLoader[Any]:
+    return _loader(_data(_n_samples(16), (64, 256)), 16)
+
+
+def healthy_transformer_plain(out: Path) -> Path:
+    torch.manual_seed(0)
+    return record_plain(out, "healthy_transformer", SmallTransformer(), _transformer_loader(), _adam)
+
+
+def healthy_transformer_lightning(out: Path) -> Path:
+    torch.manual_seed(0)
+    return record_lightning(out, LitClassifier(SmallTransformer(), _adam), _transformer_loader())
+
+
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s
+    for s in (
+        Scenario(
+            "slow_dataset",
+            "data_loading",
+            "Dataset.__getitem__ sleeps 3 ms per sample; DataLoader(num_workers=0), batch 8",
+            slow_dataset_plain,
+            slow_dataset_lightning,
+        ),
+        Scenario(
+            "tiny_batch",
+            "per_step_overhead",
+            "batch 4 on a 32-64-10 MLP: the per-step fixed cost dwarfs the compute",
+            tiny_batch_plain,
+            tiny_batch_lightning,
+        ),
+        Scenario(
+            "heavy_metric",
+            "metrics",
+            "MulticlassAUROC(thresholds=None) updated and computed on 50k predictions each step",
+            heavy_metric_plain,
+            heavy_metric_lightning,
+        ),
+        Scenario(
+            "huge_optimizer",
+            "optimizer",
+            "300 separate one-row parameters with Adam(foreach=False)",
+            huge_optimizer_plain,
+            huge_optimizer_lightning,
+        ),
+        Scenario(
+            "python_loop_forward",
+            "module_overhead",
+            "PerFeatureLoop.forward loops in Python over 200 features (~1000 tiny ops)",
+            python_loop_forward_plain,
+            python_loop_forward_lightning,
+        ),
+        Scenario(
+            "expensive_skip",
+            "module_overhead",
+            "a residual block's skip connection runs 40 elementwise ops in a Python loop",
+            expensive_skip_plain,
+            expensive_skip_lightning,
+        ),
+        Scenario(
+            "heavy_callback",
+            "callbacks_logging",
+            "a callback sleeps 20 ms at every training batch end",
+            heavy_callback_plain,
+            heavy_callback_lightning,
+        ),
+        Scenario(
+            "validation_heavy",
+            "validation",
+            "large validation batches run inside the profiled training steps",
+            validation_heavy_plain,
+            validation_heavy_lightning,
+        ),
+        Scenario(
+            "healthy_conv",
+            "compute_conv",
+            "a small ResNet on 32x32 images, batch 32: convolutions dominate",
+            healthy_conv_plain,
+            healthy_conv_lightning,
+        ),
+        Scenario(
+            "healthy_transformer",
+            "compute_matmul",
+            "two TransformerEncoderLayers (d_model 256, seq 64, batch 16): matmuls dominate",
+            healthy_transformer_plain,
+            healthy_transformer_lightning,
+        ),
+    )
+}
