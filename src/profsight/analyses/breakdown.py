@@ -103,9 +103,12 @@ def breakdown(profile: Profile) -> Breakdown:
     main = rows[(ev.track[rows] == track) & ~is_step[rows]]
     seg_s, seg_e, seg_phase, row_phase = _host_segments(profile, main)
     device = _device_sets(profile)
+    covered = intervals.union(ev.start[main], ev.end[main])
+    elsewhere = _backward_elsewhere(profile, rows[ev.track[rows] != track])
     out = []
     for lo, hi, name in windows:
         host = _phase_times(seg_s, seg_e, seg_phase, lo, hi)
+        _move_waiting_for_backward(host, covered, elsewhere, lo, hi)
         busy_us, idle = _device_times(device, lo, hi) if device is not None else (None, {})
         out.append(StepBreakdown(name, (lo / 1000.0), (hi - lo) / 1000.0, host, busy_us, idle))
     return Breakdown(
@@ -115,6 +118,36 @@ def breakdown(profile: Profile) -> Breakdown:
         tuple(main.tolist()),
         tuple(_PHASES[i].value if i >= 0 else Phase.OTHER.value for i in row_phase.tolist()),
     )
+
+
+def _backward_elsewhere(profile: Profile, others: I64) -> tuple[I64, I64]:
+    """When autograd's own thread runs backward (GPU runs): the union of its ranges."""
+    ev = profile.events
+    names = ev.names(others)
+    labels = [kind_label(int(k)) for k in ev.kind[others].tolist()]
+    backward = others[
+        _is_kind([classify(n, k) for n, k in zip(names, labels, strict=True)], RowKind.BACKWARD)
+    ]
+    return intervals.union(ev.start[backward], ev.end[backward])
+
+
+def _move_waiting_for_backward(
+    host: dict[str, float],
+    covered: tuple[I64, I64],
+    elsewhere: tuple[I64, I64],
+    lo: int,
+    hi: int,
+) -> None:
+    """Time the step's thread spends in no range while backward runs on autograd's thread is
+    the wait for backward (``loss.backward()`` blocks): count it as backward, not other."""
+    if len(elsewhere[0]) == 0:
+        return
+    gaps = intervals.complement(*intervals.clip(*covered, lo, hi), lo, hi)
+    moved = intervals.overlap(gaps, intervals.clip(*elsewhere, lo, hi)) / 1000.0
+    moved = min(moved, host.get(Phase.OTHER.value, 0.0))
+    if moved > 0:
+        host[Phase.OTHER.value] -= moved
+        host[Phase.BACKWARD.value] = host.get(Phase.BACKWARD.value, 0.0) + moved
 
 
 def _host_segments(profile: Profile, main: I64) -> tuple[I64, I64, I64, I64]:

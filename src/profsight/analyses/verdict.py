@@ -3,7 +3,7 @@ starved by its data for this hardware?"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from profsight.analyses.context import Context
@@ -48,6 +48,11 @@ class Verdict:
 
 
 def verdict(ctx: Context, findings: list[Finding]) -> Verdict:
+    compute, mfu = _compute_evidence(ctx)
+    return replace(_decide(ctx, findings, compute), mfu_pct=mfu)
+
+
+def _decide(ctx: Context, findings: list[Finding], compute: list[str]) -> Verdict:
     data = ctx.phase_share(Phase.DATA_LOADING.value)
     step = ctx.step_us
     categories = {f.category for f in findings}
@@ -59,6 +64,7 @@ def verdict(ctx: Context, findings: list[Finding]) -> Verdict:
     if ctx.has_device and ctx.average.device_busy_us is not None and step:
         busy_pct = ctx.average.device_busy_us * 100 / step
         evidence.append(f"device busy {busy_pct:.0f}% of the step")
+    evidence += compute
     if data >= INPUT_BOUND_PCT:
         return _verdict(
             "input",
@@ -184,6 +190,68 @@ def _cpu_verdict(ctx: Context, data: float, evidence: list[str]) -> Verdict:
         "the model's work: the model is small for the per-step overhead; a larger "
         "batch amortises it.",
     )
+
+
+def _compute_evidence(ctx: Context) -> tuple[list[str], float | None]:
+    """FLOPs per step and per sample, achieved FLOP/s, and utilisation of the device's peak."""
+    total = ctx.flops.total
+    if not ctx.flops.complete:
+        return [
+            f"FLOPs unknown: {ctx.flops.uncounted} matrix or convolution ops lack the shapes "
+            "or arguments to count them (record_shapes=True with torch >= 2.0 records "
+            "them)"
+        ], None
+    if total <= 0 or not ctx.step_us:
+        return ["FLOPs unknown (record_shapes=True lets profsight count them)"], None
+    per_step = total / ctx.steps
+    achieved = per_step / (ctx.step_us * 1e-6)
+    lines = [f"{per_step / 1e9:.2f} GFLOP per step, {achieved / 1e12:.3f} TFLOP/s achieved"]
+    batch, per_input = _batch(ctx)
+    if batch:
+        lines.append(
+            f"{per_step / batch / 1e9:.3f} GFLOP per sample (batch {batch}"
+            + (f", {per_input:,} input values per sample" if per_input else "")
+            + ")"
+        )
+    device = ctx.device
+    if device is None or not ctx.has_device:
+        return lines, None
+    precision = _precision(ctx)
+    peak = device.peak(precision)
+    if not peak:
+        return lines, None
+    mfu = achieved / (peak * 1e12) * 100
+    lines.append(f"{mfu:.1f}% of the {device.name}'s {precision.upper()} peak ({peak:g} TFLOP/s)")
+    return lines, mfu
+
+
+def _batch(ctx: Context) -> tuple[int | None, int | None]:
+    """Batch size and input values per sample, from the first convolution (images)."""
+    import json
+
+    ev = ctx.profile.events
+    conv = [i for i in ctx.flops.events.tolist() if ev.strings[ev.name[i]] == "aten::convolution"]
+    if not conv:
+        return None, None
+    first = min(conv, key=lambda i: int(ev.start[i]))
+    x = json.loads(ev.strings[ev.shapes[first]])[0]
+    per_input = 1
+    for d in x[1:]:
+        per_input *= d
+    return int(x[0]), per_input
+
+
+def _precision(ctx: Context) -> str:
+    """The precision the matrix math ran in: that of the kernels with the most device time."""
+    from profsight.knowledge.kernels import decode_kernel
+    from profsight.knowledge.rows import RowKind
+
+    time: dict[str, float] = {}
+    for row in ctx.rows(RowKind.KERNEL):
+        k = decode_kernel(row.name)
+        if k.operation and k.operation.startswith(("gemm", "conv", "attention")) and k.precision:
+            time[k.precision] = time.get(k.precision, 0.0) + row.self_device_us
+    return max(time, key=lambda p: time[p]) if time else "fp32"
 
 
 def _verdict(

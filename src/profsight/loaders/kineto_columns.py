@@ -33,6 +33,8 @@ from profsight.model.diagnostics import Diagnostic
 from profsight.model.events import EventStore, Flows, Track
 
 NOT_OBJECTS = "array elements that are not events (not JSON objects)"
+#: Ops whose scalar arguments (``Concrete Inputs``: stride, padding, ...) are kept, for FLOPs.
+CONCRETE_INPUT_OPS = ("aten::convolution", "aten::convolution_backward")
 
 # Chrome-trace phases, coded small so that a chunk's phases fit an int8 array.
 _PH_TIMED, _PH_INSTANT, _PH_META, _PH_FLOW_S, _PH_FLOW_F, _PH_BE, _PH_OTHER = range(7)
@@ -120,6 +122,8 @@ class ColumnBuilder:
         shapes = lut(self.shapes, later.shapes)
 
         def remap(key: str, ids: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+            if key == "concrete":
+                return np.where(ids >= 0, np.take(strings, np.maximum(ids, 0)), -1)
             if key in ("name", "cat"):
                 return np.take(strings, ids)
             if key == "track":
@@ -206,7 +210,24 @@ class ColumnBuilder:
             mem_type=_subset(args, memory, _MEM_TYPE, n, -1).astype(np.int8),
             allocated=_subset(args, memory, _TOTAL_ALLOCATED, n, -1),
             shapes=self._shapes([args[i] for i in ops.tolist()], ops, n),
+            concrete=self._concrete(args, ops[np.isin(name[ops], self._flop_op_ids())], n),
         )
+
+    def _flop_op_ids(self) -> list[int]:
+        return [self.strings[op] for op in CONCRETE_INPUT_OPS]
+
+    def _concrete(
+        self, args: list[Any], where: np.ndarray[Any, Any], n: int
+    ) -> np.ndarray[Any, Any]:
+        """``Concrete Inputs`` (interned as text) of the ops whose FLOPs need them."""
+        out = np.full(n, -1, np.int32)
+        if len(where):
+            strings = self.strings
+            out[where] = [
+                strings[bytes(args[i].concrete_inputs).decode("utf-8", "replace")]
+                for i in where.tolist()
+            ]
+        return out
 
     def _shapes(self, args: list[Any], where: np.ndarray[Any, Any], n: int) -> np.ndarray[Any, Any]:
         """Interned ``Input Dims`` per event (-1 where absent); raw JSON until `_finish`.
@@ -364,6 +385,7 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
         mem_device_type=_concat(cols.get("mem_type"), np.int8),
         unfinished=_concat(cols.get("unfinished"), bool),
         allocated=_concat(cols.get("allocated"), np.int64),
+        concrete=_concat(cols.get("concrete"), np.int32),
         strings=list(builder.strings),
         tracks=tracks,
         origin_us=origin,

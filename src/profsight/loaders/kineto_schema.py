@@ -23,6 +23,8 @@ class Args(msgspec.Struct, frozen=True, gc=False):
     """An int for device work; ROCm runtime calls write a hex string (``"0x0"``)."""
     input_dims: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Input Dims")
     input_dims_v1: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Input dims")
+    concrete_inputs: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Concrete Inputs")
+    """Scalar arguments (stride, padding, ...): read for the ops `FLOP_OPS` names only."""
     mem_bytes: int = msgspec.field(default=0, name="Bytes")
     copy_bytes: int = msgspec.field(default=0, name="bytes")
     mem_device_type: int = msgspec.field(default=-1, name="Device Type")
@@ -123,6 +125,7 @@ def event_from_object(item: dict[str, Any]) -> Event:
             stream=_int(a.get("stream")),
             input_dims=_raw(a.get("Input Dims")),
             input_dims_v1=_raw(a.get("Input dims")),
+            concrete_inputs=_raw(a.get("Concrete Inputs")),
             mem_bytes=_int(a.get("Bytes"), 0),
             copy_bytes=_int(a.get("bytes"), 0),
             mem_device_type=_int(a.get("Device Type")),

@@ -74,6 +74,8 @@ class EventStore:
     category: I32 = field(default_factory=lambda: np.zeros(0, np.int32))
     """Index into `strings` of the raw trace category (kept for reporting)."""
     allocated: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
+    concrete: I32 = field(default_factory=lambda: np.zeros(0, np.int32))
+    """Index into `strings` of the ``Concrete Inputs`` of convolutions, or MISSING."""
     """``Total Allocated`` on the device of a ``[memory]`` event after it, or MISSING."""
 
     def __len__(self) -> int:
