@@ -5,7 +5,9 @@ Every `Scenario` records the same run two ways: with plain ``torch.profiler`` (o
 ``prof.step()`` per training step) and with ``lightning.Trainer(profiler=PyTorchProfiler(...))``.
 Both use the schedule ``wait=1, warmup=1, active=3``, so a trace holds three training steps.
 The planted cost is sized to be the clearly dominant cause (at least twice the next one) on a
-2-core CPU, and each recording takes a few seconds.
+2-core CPU, and each recording takes a few seconds. Recordings run with one intra-op thread
+(restored afterwards): with two, a busy machine (other tests on the same 2 cores) turns every
+small op into a multi-millisecond OpenMP barrier wait and buries the planted cost.
 
 Lightning notes:
 
@@ -29,7 +31,8 @@ from __future__ import annotations
 import itertools
 import time
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,6 +79,16 @@ def _schedule() -> Any:
     return schedule(wait=1, warmup=1, active=3, repeat=1)
 
 
+@contextmanager
+def _one_thread() -> Iterator[None]:
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
 def _sgd(params: Iterable[nn.Parameter]) -> torch.optim.Optimizer:
     return torch.optim.SGD(params, lr=0.01)
 
@@ -116,14 +129,17 @@ def record_plain(
 
     optimizer = make_optimizer(model.parameters())
     model.train()
-    with profile(
-        activities=[ProfilerActivity.CPU],
-        record_shapes=True,
-        profile_memory=True,
-        with_modules=True,
-        schedule=_schedule(),
-        on_trace_ready=export,
-    ) as prof:
+    with (
+        _one_thread(),
+        profile(
+            activities=[ProfilerActivity.CPU],
+            record_shapes=True,
+            profile_memory=True,
+            with_modules=True,
+            schedule=_schedule(),
+            on_trace_ready=export,
+        ) as prof,
+    ):
         for x, y in itertools.islice(loader, PLAIN_STEPS):
             optimizer.zero_grad(set_to_none=True)
             loss = F.cross_entropy(model(x), y)
@@ -182,7 +198,7 @@ def record_lightning(
         profile_memory=True,
         schedule=_schedule(),
     )
-    with warnings.catch_warnings():
+    with _one_thread(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         trainer = L.Trainer(
             max_epochs=1,
@@ -241,7 +257,7 @@ class PerFeatureNorm(nn.Module):
 
 
 class LoopyNet(nn.Module):
-    def __init__(self, features: int = 32, width: int = 200, classes: int = 10) -> None:
+    def __init__(self, features: int = 32, width: int = 128, classes: int = 10) -> None:
         super().__init__()
         self.inp = nn.Linear(features, width)
         self.loop = PerFeatureNorm(width)
@@ -689,7 +705,7 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario(
             "python_loop_forward",
             "module_overhead",
-            "PerFeatureNorm.forward loops in Python over 200 features (~3000 tiny ops)",
+            "PerFeatureNorm.forward loops in Python over 128 features (~2000 tiny ops)",
             python_loop_forward_plain,
             python_loop_forward_lightning,
         ),
