@@ -20,6 +20,10 @@ Lightning notes:
   shows ``[pl][profile][Strategy]SingleDeviceStrategy.validation_step``. Lightning counts
   validation steps on the same schedule, so a fourth validation batch would end the recording
   and save it under the validation_step name; the val batches are large instead of many.
+* Lightning's ``ProfilerStep`` windows run from one ``training_step`` end to the next, so each
+  batch straddles two windows; the first window's backward and optimizer ops have no
+  ``Optimizer.step#``, ``optimizer_step`` or ``run_training_batch`` row above them (those ranges
+  began before recording started).
 * Without ``with_stack`` plain torch records no ``nn.Module`` rows (``with_modules`` only
   covers TorchScript), so in plain traces the metric, the callback and validation are marked
   with ``record_function`` labels: ``metrics: MulticlassAUROC``, ``callback: heavy_logging``

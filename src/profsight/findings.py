@@ -100,5 +100,8 @@ def severity_for(share_pct: float, high: float = 30.0, medium: float = 10.0) -> 
 
 
 def ranked(findings: list[Finding]) -> list[Finding]:
-    """Most important first: by the share of step time at stake, then by severity."""
-    return sorted(findings, key=lambda f: (-f.at_stake_pct, -int(f.severity)))
+    """Most important first: things to change by the share of step time at stake, then the
+    informational ones (where the compute goes) by theirs."""
+    return sorted(
+        findings, key=lambda f: (f.severity is Severity.INFO, -f.at_stake_pct, -int(f.severity))
+    )

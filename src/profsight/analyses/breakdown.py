@@ -195,6 +195,12 @@ def _phases(profile: Profile, main: I64, parent: I64, depth: I64) -> I64:
         [_index(declared_phase(n, k)) for n, k in zip(names, kinds, strict=True)], np.int64
     )
     fallback = np.array([_index(FALLBACK_PHASES.get(k, Phase.OTHER)) for k in kinds], np.int64)
+    if any(n.startswith("[pl]") for n in names):
+        # Lightning runs every op of a step inside one of its ranges; an op with none started
+        # after the step window opened inside optimizer_step (Lightning steps the profiler when
+        # training_step returns), so it is the optimizer's work whose range began earlier
+        aten = _is_kind(kinds, RowKind.ATEN) | _is_kind(kinds, RowKind.RUNTIME)
+        fallback[aten] = _index(Phase.OPTIMIZER)
     inherited = declared.copy()
     for d in np.unique(depth).tolist():
         level = np.flatnonzero((depth == d) & (inherited < 0) & (parent >= 0))

@@ -30,7 +30,12 @@ def _own_time(ctx: Context) -> list[Finding]:
     findings = []
     modules = ctx.profile.table(group_by="module")
     for row in modules.rows:
-        if row.name == OUTSIDE_MODULES or not row.cpu_total_us or _is_layer(row.name):
+        if (
+            row.name == OUTSIDE_MODULES
+            or row.event_kind == "metric"
+            or not row.cpu_total_us
+            or _is_layer(row.name)
+        ):
             continue
         share = ctx.share(row.self_cpu_us)
         fraction = row.self_cpu_us / row.cpu_total_us

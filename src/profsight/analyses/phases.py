@@ -3,6 +3,9 @@ and per-step fixed cost that a small batch cannot amortise."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from profsight.analyses.breakdown import Breakdown
 from profsight.analyses.context import Context
 from profsight.findings import Evidence, Finding, Severity, severity_for
 from profsight.knowledge.advice import (
@@ -15,16 +18,29 @@ from profsight.knowledge.advice import (
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.renderers.units import short_time
 
+#: The model's own work in a step; the rest is the fixed cost a larger batch amortises.
+_MODEL_WORK = (Phase.FORWARD, Phase.BACKWARD, Phase.OPTIMIZER, Phase.VALIDATION, Phase.METRICS)
+
 
 def run(ctx: Context) -> list[Finding]:
-    findings = []
-    if not ctx.breakdown.steps:
+    return from_breakdown(ctx.breakdown)
+
+
+def from_breakdown(breakdown: Breakdown) -> list[Finding]:
+    """Phase findings of any breakdown: a trace's, or one rebuilt from a table's rows."""
+    if not breakdown.steps:
         return []
+    avg = breakdown.average()
+
+    def share_of(phase: str) -> float:
+        return avg.host_us.get(phase, 0.0) * 100.0 / avg.wall_us if avg.wall_us else 0.0
+
+    findings = []
     for rule in PHASE_RULES:
-        share = ctx.phase_share(rule.phase.value)
+        share = share_of(rule.phase.value)
         if share < rule.threshold_pct:
             continue
-        us = ctx.average.host_us.get(rule.phase.value, 0.0)
+        us = avg.host_us.get(rule.phase.value, 0.0)
         findings.append(
             Finding(
                 category=rule.category,
@@ -32,7 +48,7 @@ def run(ctx: Context) -> list[Finding]:
                 title=f"{rule.title}: {share:.0f}% of the step",
                 evidence=(
                     Evidence(PHASE_LABELS[rule.phase], f"{short_time(us)} per step ({share:.1f}%)"),
-                    Evidence("step time", short_time(ctx.step_us)),
+                    Evidence("step time", short_time(avg.wall_us)),
                 ),
                 explanation=rule.explanation,
                 recommendation=rule.recommendation,
@@ -42,34 +58,47 @@ def run(ctx: Context) -> list[Finding]:
                 f"({rule.source})",
             )
         )
-    findings.extend(_per_step_overhead(ctx))
+    if breakdown.windows.startswith("table"):
+        return findings  # a table's "not attributed" time is not known to be fixed cost
+    flagged = {f.category for f in findings}
+    findings.extend(_per_step_overhead(avg.wall_us, share_of, flagged))
     return findings
 
 
-def _per_step_overhead(ctx: Context) -> list[Finding]:
-    fixed = [Phase.FRAMEWORK, Phase.OTHER, Phase.CALLBACKS_LOGGING, Phase.ZERO_GRAD]
-    share = sum(ctx.phase_share(p.value) for p in fixed)
-    if share < PER_STEP_OVERHEAD_PCT or ctx.step_us >= SHORT_STEP_US:
+def _per_step_overhead(
+    step_us: float, share_of: Callable[[str], float], flagged: set[str]
+) -> list[Finding]:
+    """A short step whose time is mostly not the model's math: everything but forward,
+    backward and the optimizer, less what other findings already claim."""
+    model = sum(share_of(p.value) for p in _MODEL_WORK)
+    claimed = sum(share_of(r.phase.value) for r in PHASE_RULES if r.category in flagged)
+    share = 100.0 - model - claimed
+    if share < PER_STEP_OVERHEAD_PCT or step_us >= SHORT_STEP_US:
         return []
+    fixed = [Phase.FRAMEWORK, Phase.OTHER, Phase.CALLBACKS_LOGGING, Phase.DATA_LOADING]
     parts = [
-        Evidence(PHASE_LABELS[p], f"{ctx.phase_share(p.value):.1f}% of the step")
+        Evidence(PHASE_LABELS[p], f"{share_of(p.value):.1f}% of the step")
         for p in fixed
-        if ctx.phase_share(p.value) >= 1.0
+        if share_of(p.value) >= 1.0
     ]
     return [
         Finding(
             category="per_step_overhead",
             severity=severity_for(share) if share < 50 else Severity.HIGH,
-            title=f"Each step is short ({short_time(ctx.step_us)}) and {share:.0f}% of it is "
+            title=f"Each step is short ({short_time(step_us)}) and {share:.0f}% of it is "
             "fixed cost",
-            evidence=(Evidence("step time", short_time(ctx.step_us)), *parts),
+            evidence=(
+                Evidence("step time", short_time(step_us)),
+                Evidence("model work (forward, backward, optimizer)", f"{model:.1f}% of the step"),
+                *parts,
+            ),
             explanation="Every step pays the same fixed cost (the training loop, hooks, Python "
             "between ops, zeroing gradients) whatever the batch size; with little work per "
             "step that cost dominates.",
             recommendation=PER_STEP_ADVICE,
             at_stake_pct=share,
             gain_pct=share * 0.5,
-            trigger=f"fixed cost >= {PER_STEP_OVERHEAD_PCT:g}% of a step shorter than "
+            trigger=f"non-model time >= {PER_STEP_OVERHEAD_PCT:g}% of a step shorter than "
             f"{short_time(SHORT_STEP_US)} ({MEASURED})",
         )
     ]

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from profsight.analyses.context import Context
-from profsight.findings import Finding
+from profsight.findings import Finding, Severity, ranked
 from profsight.knowledge.phases import Phase
 from profsight.renderers.units import short_time
 
@@ -79,7 +79,7 @@ def _decide(ctx: Context, findings: list[Finding], compute: list[str]) -> Verdic
         )
     if busy_pct is not None:
         return _device_verdict(ctx, categories, busy_pct, data, evidence)
-    return _cpu_verdict(ctx, data, evidence)
+    return _cpu_verdict(ctx, findings, data, evidence)
 
 
 def _device_verdict(
@@ -157,7 +157,14 @@ def _device_verdict(
     )
 
 
-def _cpu_verdict(ctx: Context, data: float, evidence: list[str]) -> Verdict:
+#: Findings about work around the model: when one dominates, it bounds the step, not the model.
+_AROUND_THE_MODEL = {"metrics", "callbacks_logging", "validation", "optimizer", "module_overhead"}
+DOMINANT_PCT = 30.0
+
+
+def _cpu_verdict(
+    ctx: Context, findings: list[Finding], data: float, evidence: list[str]
+) -> Verdict:
     fixed = sum(
         ctx.phase_share(p.value) for p in (Phase.FRAMEWORK, Phase.OTHER, Phase.CALLBACKS_LOGGING)
     )
@@ -167,6 +174,34 @@ def _cpu_verdict(ctx: Context, data: float, evidence: list[str]) -> Verdict:
     )
     evidence.append(f"model work (forward, backward, optimizer) {compute:.0f}% of the step")
     evidence.append(f"fixed per-step cost {fixed:.0f}% of the step")
+    actionable = ranked([f for f in findings if f.severity is not Severity.INFO])
+    top = actionable[0] if actionable else None
+    if top is not None and top.category in _AROUND_THE_MODEL and top.at_stake_pct >= DOMINANT_PCT:
+        return _verdict(
+            "host",
+            "balanced",
+            ctx,
+            None,
+            data,
+            evidence,
+            f"A CPU-only run bound by {top.category.replace('_', ' ')} "
+            f"({top.at_stake_pct:.0f}% of the step), not by the model itself: fix "
+            "that first (see the findings), then judge the model against the "
+            "hardware.",
+        )
+    if top is not None and top.category == "per_step_overhead":
+        return _verdict(
+            "host",
+            "too_small_for_hardware",
+            ctx,
+            None,
+            data,
+            evidence,
+            f"A CPU-only run where each step is mostly fixed cost "
+            f"({top.at_stake_pct:.0f}% outside the model's math): the model and "
+            "batch are too small for the per-step overhead; a larger batch "
+            "amortises it.",
+        )
     if compute >= CPU_COMPUTE_PCT:
         return _verdict(
             "compute",

@@ -63,10 +63,13 @@ def module_table(profile: Profile) -> ProfilerTable:
     sum_cpu = float(self_cpu.sum())
     sum_dev = float(self_dev.sum())
     names = [*label_ids, OUTSIDE_MODULES]
+    # torchmetrics modules are metrics, not layers of the model
+    full = dict(zip(labels, (ev.strings[i] for i in ev.name[modules].tolist()), strict=True))
+    kinds = ["metric" if "torchmetrics." in full[label] else "module" for label in label_ids]
     rows = tuple(
         Row(
             name=names[g],
-            event_kind="module" if g < n_groups - 1 else "other",
+            event_kind=kinds[g] if g < n_groups - 1 else "other",
             calls=int(calls[g]),
             self_cpu_us=float(self_cpu[g]),
             cpu_total_us=float(cpu_total[g]),
