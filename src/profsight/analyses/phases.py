@@ -36,10 +36,12 @@ def from_breakdown(breakdown: Breakdown) -> list[Finding]:
         return avg.host_us.get(phase, 0.0) * 100.0 / avg.wall_us if avg.wall_us else 0.0
 
     findings = []
+    fired: set[Phase] = set()
     for rule in PHASE_RULES:
         share = share_of(rule.phase.value)
         if share < rule.threshold_pct:
             continue
+        fired.add(rule.phase)
         us = avg.host_us.get(rule.phase.value, 0.0)
         findings.append(
             Finding(
@@ -60,18 +62,17 @@ def from_breakdown(breakdown: Breakdown) -> list[Finding]:
         )
     if breakdown.windows.startswith("table"):
         return findings  # a table's "not attributed" time is not known to be fixed cost
-    flagged = {f.category for f in findings}
-    findings.extend(_per_step_overhead(avg.wall_us, share_of, flagged))
+    findings.extend(_per_step_overhead(avg.wall_us, share_of, fired))
     return findings
 
 
 def _per_step_overhead(
-    step_us: float, share_of: Callable[[str], float], flagged: set[str]
+    step_us: float, share_of: Callable[[str], float], fired: set[Phase]
 ) -> list[Finding]:
     """A short step whose time is mostly not the model's math: everything but forward,
-    backward and the optimizer, less what other findings already claim."""
+    backward and the optimizer, less the phases other findings already claim."""
     model = sum(share_of(p.value) for p in _MODEL_WORK)
-    claimed = sum(share_of(r.phase.value) for r in PHASE_RULES if r.category in flagged)
+    claimed = sum(share_of(p.value) for p in fired if p not in _MODEL_WORK)
     share = 100.0 - model - claimed
     if share < PER_STEP_OVERHEAD_PCT or step_us >= SHORT_STEP_US:
         return []

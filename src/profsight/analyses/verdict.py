@@ -65,7 +65,9 @@ def _decide(ctx: Context, findings: list[Finding], compute: list[str]) -> Verdic
         busy_pct = ctx.average.device_busy_us * 100 / step
         evidence.append(f"device busy {busy_pct:.0f}% of the step")
     evidence += compute
-    if data >= INPUT_BOUND_PCT:
+    actionable = ranked([f for f in findings if f.severity is not Severity.INFO])
+    top = actionable[0].category if actionable else None
+    if data >= INPUT_BOUND_PCT and top in (None, "data_loading"):
         return _verdict(
             "input",
             "starved_by_data",

@@ -1,0 +1,260 @@
+"""Diagnosis: breakdown, findings and verdict on planted bottlenecks, real GPU traces, and
+every threshold on both of its sides."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import profsight
+from profsight.analyses import diagnose
+from profsight.analyses.breakdown import Breakdown, StepBreakdown, breakdown
+from profsight.analyses.phases import from_breakdown
+from profsight.findings import CATEGORIES
+from profsight.knowledge import advice
+from profsight.samples import sample_trace
+from scenarios import SCENARIOS
+from tracebuilder import TraceBuilder
+
+from conftest import SHARED_REAL
+
+RUNS = [(name, how) for name in SCENARIOS for how in ("plain", "lightning")]
+
+
+@pytest.fixture(scope="session")
+def scenario_traces(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Path]:
+    traces = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, how in RUNS:
+            record: Callable[[Path], Path] = getattr(SCENARIOS[name], how)
+            traces[(name, how)] = record(tmp_path_factory.mktemp(f"{name}-{how}"))
+    return traces
+
+
+@pytest.mark.parametrize(("name", "how"), RUNS, ids=[f"{n}-{h}" for n, h in RUNS])
+def test_planted_bottleneck_is_the_top_finding(
+    name: str, how: str, scenario_traces: dict[tuple[str, str], Path]
+) -> None:
+    diagnosis = diagnose(profsight.load(scenario_traces[(name, how)]))
+    assert diagnosis.findings, "no finding"
+    assert diagnosis.findings[0].category == SCENARIOS[name].expected
+    top = diagnosis.findings[0]
+    assert top.evidence and top.recommendation and top.trigger
+    assert all(f.category in CATEGORIES for f in diagnosis.findings)
+
+
+@pytest.mark.parametrize(
+    ("name", "judgement"),
+    [
+        ("slow_dataset", "starved_by_data"),
+        ("tiny_batch", "too_small_for_hardware"),
+        ("healthy_conv", "too_heavy_for_hardware"),
+        ("heavy_metric", "balanced"),
+    ],
+)
+def test_verdicts(name: str, judgement: str, scenario_traces: dict[tuple[str, str], Path]) -> None:
+    for how in ("plain", "lightning"):
+        verdict = diagnose(profsight.load(scenario_traces[(name, how)])).verdict
+        assert verdict is not None
+        assert verdict.judgement == judgement, (how, verdict.summary)
+
+
+def test_breakdown_parts_add_up_to_each_step(scenario_traces: dict[tuple[str, str], Path]) -> None:
+    for path in [sample_trace(), *scenario_traces.values()]:
+        for step in breakdown(profsight.load(path)).steps:
+            assert sum(step.host_us.values()) == pytest.approx(step.wall_us, rel=1e-6), path
+
+
+def test_flops_of_the_sample_resnet() -> None:
+    """ResNet-18 at 32x32 (stem stride 2, max pool): 74 MFLOP forward per image."""
+    verdict = diagnose(profsight.load(sample_trace())).verdict
+    assert verdict is not None
+    per_sample = next(e for e in verdict.evidence if "per sample" in e)
+    assert per_sample.startswith("0.217 GFLOP per sample (batch 16, 3,072 input values")
+    forward = 3.553e9 / 3 / 16
+    assert forward == pytest.approx(74e6, rel=0.01)
+
+
+# --- real GPU traces: the findings they plainly show -------------------------------------
+
+REAL = SHARED_REAL / "traces"
+GPU_CASES = [
+    (
+        "kineto_tb_plugin/2021-06/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz",
+        {"data_loading", "low_precision"},
+        set(),
+    ),
+    (
+        "kineto_tb_plugin/2021-06/resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz",
+        {"low_precision"},
+        {"data_loading"},
+    ),
+    ("tracelens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", {"host_device_sync"}, set()),
+    ("hta/negative_queue_length_values_check/rank0.json.gz", {"communication"}, set()),
+    ("hta/trace_diff/control/control.json.gz", {"communication"}, set()),
+    ("kineto_docs/before_fix_trace.json", {"launch_overhead"}, set()),
+    (
+        "tracelens/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz",
+        {"launch_overhead"},
+        set(),
+    ),
+]
+
+
+@pytest.mark.skipif(not REAL.is_dir(), reason="../shared/data/real is not beside the repository")
+@pytest.mark.parametrize(("path", "present", "absent"), GPU_CASES, ids=[c[0] for c in GPU_CASES])
+def test_real_gpu_traces(path: str, present: set[str], absent: set[str]) -> None:
+    categories = {f.category for f in diagnose(profsight.load(REAL / path)).findings}
+    assert present <= categories
+    assert not (absent & categories)
+
+
+# --- thresholds, both sides ----------------------------------------------------------------
+
+
+def _breakdown(wall: float, **phases: float) -> Breakdown:
+    host = dict(phases)
+    host["other"] = wall - sum(phases.values())
+    return Breakdown((StepBreakdown("s", 0.0, wall, host, None),), "t", "profiler steps")
+
+
+@pytest.mark.parametrize("rule", advice.PHASE_RULES, ids=lambda r: r.phase.value)
+def test_phase_rule_thresholds(rule: advice.PhaseRule) -> None:
+    wall = 100_000.0
+    below = _breakdown(
+        wall, forward=60_000.0, **{rule.phase.value: (rule.threshold_pct - 0.5) * wall / 100}
+    )
+    above = _breakdown(
+        wall, forward=60_000.0, **{rule.phase.value: (rule.threshold_pct + 0.5) * wall / 100}
+    )
+    assert rule.category not in {f.category for f in from_breakdown(below)}
+    assert rule.category in {f.category for f in from_breakdown(above)}
+
+
+def test_per_step_overhead_thresholds() -> None:
+    short, long = advice.SHORT_STEP_US - 1000, advice.SHORT_STEP_US + 1000
+    pct = advice.PER_STEP_OVERHEAD_PCT
+
+    def fires(wall: float, non_model_pct: float) -> bool:
+        bd = _breakdown(wall, forward=wall * (100 - non_model_pct) / 100)
+        return "per_step_overhead" in {f.category for f in from_breakdown(bd)}
+
+    assert not fires(short, pct - 1)
+    assert fires(short, pct + 1)
+    assert not fires(long, pct + 20)
+
+
+def _gpu_trace(
+    tmp_path: Path,
+    busy_pct: float,
+    kernel_us: float = 50.0,
+    sync_us: float = 0.0,
+    nccl_us: float = 0.0,
+    fp32: bool = False,
+) -> Path:
+    """One 10 ms step on an A100: one op launching kernels that keep the GPU `busy_pct` busy."""
+    tb = TraceBuilder()
+    tb.gpu()
+    tb.step(1, 0.0, 10_000.0)
+    tb.host("aten::mm", 10.0, 9_000.0)
+    busy = 10_000.0 * busy_pct / 100
+    name = "ampere_sgemm_128x64_nn" if fp32 else "ampere_bf16_s16816gemm_bf16_128x64_ldg8_f2f_nn"
+    n = max(int(busy // kernel_us), 1)
+    for i in range(n):
+        tb.kernel(name, 20.0 + i * 3.0, 100.0 + i * kernel_us, min(kernel_us, busy))
+    if nccl_us:
+        tb.kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 5_000.0, 8_000.0, nccl_us)
+    if sync_us:
+        tb.host("cudaDeviceSynchronize", 9_020.0, sync_us, cat="cuda_runtime")
+    return tb.write(tmp_path / "gpu.json")
+
+
+def _categories(path: Path) -> set[str]:
+    return {f.category for f in diagnose(profsight.load(path)).findings}
+
+
+def test_gpu_idle_threshold(tmp_path: Path) -> None:
+    assert "gpu_idle" in _categories(_gpu_trace(tmp_path, advice.GPU_IDLE_PCT - 5))
+    assert "gpu_idle" not in _categories(_gpu_trace(tmp_path, advice.GPU_IDLE_PCT + 5))
+
+
+def test_launch_overhead_threshold(tmp_path: Path) -> None:
+    short = advice.SHORT_KERNEL_US
+    assert "launch_overhead" in _categories(_gpu_trace(tmp_path, 20, kernel_us=short - 2))
+    assert "launch_overhead" not in _categories(_gpu_trace(tmp_path, 20, kernel_us=short + 2))
+
+
+def test_sync_threshold(tmp_path: Path) -> None:
+    step = 10_000.0
+    below = (advice.SYNC_PCT - 0.5) * step / 100
+    above = (advice.SYNC_PCT + 0.5) * step / 100
+    assert "host_device_sync" not in _categories(_gpu_trace(tmp_path, 60, sync_us=below))
+    assert "host_device_sync" in _categories(_gpu_trace(tmp_path, 60, sync_us=above))
+
+
+def test_communication_threshold(tmp_path: Path) -> None:
+    step = 10_000.0
+    below = (advice.COMMUNICATION_PCT - 1) * step / 100
+    above = (advice.COMMUNICATION_PCT + 1) * step / 100
+    assert "communication" not in _categories(_gpu_trace(tmp_path, 60, nccl_us=below))
+    assert "communication" in _categories(_gpu_trace(tmp_path, 60, nccl_us=above))
+
+
+def test_fp32_on_tensor_cores(tmp_path: Path) -> None:
+    assert "low_precision" in _categories(_gpu_trace(tmp_path, 60, fp32=True))
+    assert "low_precision" not in _categories(_gpu_trace(tmp_path, 60, fp32=False))
+
+
+def test_memory_threshold(tmp_path: Path) -> None:
+    def trace(fraction: float) -> Path:
+        tb = TraceBuilder()
+        tb.gpu(memory=1000 * 2**20)
+        tb.step(1, 0.0, 1000.0)
+        tb.host("aten::empty", 10.0, 5.0)
+        tb.kernel("ampere_sgemm_128x64_nn", 20.0, 30.0, 900.0)
+        tb.memory(12.0, 2**20, int(1000 * 2**20 * fraction))
+        return tb.write(tmp_path / "mem.json")
+
+    assert "memory" not in _categories(trace(advice.MEMORY_PEAK_FRACTION - 0.02))
+    assert "memory" in _categories(trace(advice.MEMORY_PEAK_FRACTION + 0.02))
+
+
+def _module_trace(tmp_path: Path, own_pct: float, own_fraction: float) -> Path:
+    """A 10 ms step with one module whose own time (outside its layers) is set."""
+    tb = TraceBuilder()
+    tb.step(1, 0.0, 10_000.0)
+    total = 10_000.0 * own_pct / 100 / own_fraction
+    own = total * own_fraction
+    tb.host("[pl][module]my.Block: block", 0.0, total, cat="user_annotation")
+    tb.host(
+        "[pl][module]torch.nn.modules.conv.Conv2d: block.conv",
+        0.0,
+        total - own,
+        cat="user_annotation",
+    )
+    tb.host("aten::conv2d", 1.0, total - own - 2.0)
+    tb.host("aten::add", total - own + 1.0, own - 2.0)  # the skip connection
+    return tb.write(tmp_path / "module.json")
+
+
+def test_module_own_time_thresholds(tmp_path: Path) -> None:
+    pct, fraction = advice.MODULE_OWN_PCT, advice.MODULE_OWN_FRACTION
+    assert "module_overhead" in _categories(_module_trace(tmp_path, pct + 1, fraction + 0.1))
+    assert "module_overhead" not in _categories(_module_trace(tmp_path, pct - 1, fraction + 0.1))
+    assert "module_overhead" not in _categories(_module_trace(tmp_path, pct + 1, fraction - 0.1))
+
+
+def test_tiny_ops_threshold(tmp_path: Path) -> None:
+    def trace(ops: int) -> Path:
+        tb = TraceBuilder()
+        tb.step(1, 0.0, 10_000.0)
+        for i in range(ops):
+            tb.host("aten::select", 100.0 + i * 20.0, advice.TINY_OP_US - 10)
+        return tb.write(tmp_path / "tiny.json")
+
+    assert "module_overhead" not in _categories(trace(advice.TINY_OPS_PER_STEP - 5))
+    assert "module_overhead" in _categories(trace(advice.TINY_OPS_PER_STEP + 5))
