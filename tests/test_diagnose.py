@@ -258,3 +258,62 @@ def test_tiny_ops_threshold(tmp_path: Path) -> None:
 
     assert "module_overhead" not in _categories(trace(advice.TINY_OPS_PER_STEP - 5))
     assert "module_overhead" in _categories(trace(advice.TINY_OPS_PER_STEP + 5))
+
+
+def test_conv_bias_before_batch_norm(tmp_path: Path) -> None:
+    def trace(bias: bool) -> Path:
+        tb = TraceBuilder()
+        tb.step(1, 0.0, 1000.0)
+        tb.host("aten::conv2d", 10.0, 100.0)
+        dims = [[8, 3, 32, 32], [16, 3, 3, 3], [16] if bias else []]
+        tb.host("aten::convolution", 11.0, 98.0, **{"Input Dims": dims})
+        tb.host("aten::batch_norm", 120.0, 50.0)
+        return tb.write(tmp_path / "bias.json")
+
+    def titles(path: Path) -> list[str]:
+        return [f.title for f in diagnose(profsight.load(path)).findings]
+
+    assert any("bias that BatchNorm removes" in t for t in titles(trace(True)))
+    assert not any("bias that BatchNorm removes" in t for t in titles(trace(False)))
+
+
+def test_device_idle_split_by_host_activity(tmp_path: Path) -> None:
+    """Idle time under a sync call, a blocking copy call, a data fetch, or nothing."""
+    tb = TraceBuilder()
+    tb.gpu()
+    tb.step(1, 0.0, 1000.0)
+    tb.host("aten::mm", 0.0, 100.0)
+    tb.kernel("ampere_sgemm_128x64_nn", 1.0, 10.0, 90.0)  # busy 10..100
+    tb.host("cudaDeviceSynchronize", 100.0, 100.0, cat="cuda_runtime")  # sync 100..200
+    tb.host("cudaMemcpy", 200.0, 200.0, cat="cuda_runtime")  # copy 200..400
+    tb.host(
+        "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+        400.0,
+        300.0,
+        cat="user_annotation",
+    )  # data 400..700, then nothing until 1000
+    step = breakdown(profsight.load(tb.write(tmp_path / "idle.json"))).steps[0]
+    assert step.device_busy_us == pytest.approx(90.0)
+    assert step.device_idle_us == pytest.approx(
+        {"sync": 100.0, "copy": 200.0, "input": 300.0, "host": 310.0}
+    )
+
+
+@pytest.mark.parametrize(
+    ("offset", "judgement"), [(-2.0, "too_heavy_for_hardware"), (2.0, "starved_by_data")]
+)
+def test_input_bound_verdict_threshold(offset: float, judgement: str, tmp_path: Path) -> None:
+    from profsight.analyses.verdict import INPUT_BOUND_PCT
+
+    data = (INPUT_BOUND_PCT + offset) * 10.0  # µs of a 1000 µs step
+    tb = TraceBuilder()
+    tb.step(1, 0.0, 1000.0)
+    tb.host(
+        "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+        0.0,
+        data,
+        cat="user_annotation",
+    )
+    tb.host("aten::mm", data, 1000.0 - data)
+    verdict = diagnose(profsight.load(tb.write(tmp_path / "v.json"))).verdict
+    assert verdict is not None and verdict.judgement == judgement

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from profsight.analyses import compute, device, modules, phases, setup
+from profsight.analyses import compute, device, model, modules, phases, setup
 from profsight.analyses.breakdown import Breakdown
 from profsight.analyses.context import Context, context
 from profsight.analyses.verdict import Verdict, verdict
@@ -20,6 +20,7 @@ ANALYSES: tuple[Callable[[Context], list[Finding]], ...] = (
     phases.run,
     modules.run,
     compute.run,
+    model.run,
     device.run,
     setup.run,
 )
@@ -37,4 +38,6 @@ def diagnose(profile: Profile) -> Diagnosis:
     if not ctx.breakdown.steps:
         return Diagnosis(ctx.breakdown, (), None)
     findings = [f for analysis in ANALYSES for f in analysis(ctx)]
-    return Diagnosis(ctx.breakdown, tuple(ranked(findings)), verdict(ctx, findings))
+    result = verdict(ctx, findings)
+    findings += model.complexity(ctx, result.judgement, result.summary, result.evidence)
+    return Diagnosis(ctx.breakdown, tuple(ranked(findings)), result)

@@ -235,6 +235,7 @@ def _phase_times(seg_s: I64, seg_e: I64, seg_phase: I64, lo: int, hi: int) -> di
 class _DeviceSets:
     busy: tuple[I64, I64]
     sync: tuple[I64, I64]
+    copy: tuple[I64, I64]
     data: tuple[I64, I64]
 
 
@@ -250,27 +251,28 @@ def _device_sets(profile: Profile) -> _DeviceSets | None:
     kinds = [classify(n, k) for n, k in zip(names, labels, strict=True)]
     sync = rows[_is_kind(kinds, RowKind.SYNC)]
     data = rows[_is_kind(kinds, RowKind.DATALOADER)]
+    copies = rows[_is_kind(kinds, RowKind.RUNTIME) & np.array(["Memcpy" in n for n in names], bool)]
     return _DeviceSets(
         busy=intervals.union(ev.start[work], ev.end[work]),
         sync=intervals.union(ev.start[sync], ev.end[sync]),
+        copy=intervals.union(ev.start[copies], ev.end[copies]),
         data=intervals.union(ev.start[data], ev.end[data]),
     )
 
 
 def _device_times(sets: _DeviceSets, lo: int, hi: int) -> tuple[float, dict[str, float]]:
+    """Busy time, and idle time by what the host was doing: in order of precedence, a sync,
+    a copy call (a blocking cudaMemcpy), fetching data, anything else."""
     busy = intervals.clip(*sets.busy, lo, hi)
-    idle = intervals.complement(*busy, lo, hi)
-    idle_sync = intervals.overlap(idle, intervals.clip(*sets.sync, lo, hi))
-    rest = intervals.complement(
-        *intervals.union(*_concat(busy, intervals.clip(*sets.sync, lo, hi))), lo, hi
-    )
-    idle_input = intervals.overlap(rest, intervals.clip(*sets.data, lo, hi))
-    idle_total = intervals.length(*idle)
-    return intervals.length(*busy) / 1000.0, {
-        "sync": idle_sync / 1000.0,
-        "input": idle_input / 1000.0,
-        "host": (idle_total - idle_sync - idle_input) / 1000.0,
-    }
+    seen = busy
+    idle: dict[str, float] = {}
+    for cause, during in (("sync", sets.sync), ("copy", sets.copy), ("input", sets.data)):
+        rest = intervals.complement(*seen, lo, hi)
+        clipped = intervals.clip(*during, lo, hi)
+        idle[cause] = intervals.overlap(rest, clipped) / 1000.0
+        seen = intervals.union(*_concat(seen, clipped))
+    idle["host"] = intervals.length(*intervals.complement(*seen, lo, hi)) / 1000.0
+    return intervals.length(*busy) / 1000.0, idle
 
 
 def _concat(a: tuple[I64, I64], b: tuple[I64, I64]) -> tuple[I64, I64]:

@@ -13,6 +13,7 @@ from profsight.report import Report
 _IDLE_LABELS = {
     "host": "waiting for the host",
     "sync": "in a host-device sync",
+    "copy": "during a blocking copy call",
     "input": "while the host loads data",
 }
 

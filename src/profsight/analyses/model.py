@@ -1,0 +1,104 @@
+"""Model-level findings: conv bias before BatchNorm, and how the model's size fits the
+hardware (the verdict's judgement as a finding, with its numbers)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from profsight.analyses.context import Context
+from profsight.findings import Evidence, Finding, Severity
+
+CONV = "aten::convolution"
+BATCH_NORM = (
+    "aten::batch_norm",
+    "aten::_batch_norm_impl_index",
+    "aten::native_batch_norm",
+    "aten::cudnn_batch_norm",
+)
+
+
+def run(ctx: Context) -> list[Finding]:
+    return _conv_bias_before_norm(ctx)
+
+
+def _conv_bias_before_norm(ctx: Context) -> list[Finding]:
+    """A biased convolution whose next op (same parent) is a batch norm: the bias is wasted,
+    BatchNorm subtracts the mean right after."""
+    ev = ctx.profile.events
+    at = ctx.profile.attribution
+    ids = {s: i for i, s in enumerate(ev.strings)}
+    if CONV not in ids:
+        return []
+    ops = np.flatnonzero(at.is_row & (at.parent >= 0))
+    order = ops[np.lexsort((ev.start[ops], at.parent[ops]))]
+    parent = at.parent[order]
+    same = parent[1:] == parent[:-1]
+    # the conv chain is conv2d -> convolution; compare the outer call's next sibling
+    convs = np.flatnonzero(ev.name == ids[CONV])
+    outer = np.where(at.parent[convs] >= 0, at.parent[convs], convs)
+    position = {int(e): k for k, e in enumerate(order.tolist())}
+    norms = {ids[n] for n in BATCH_NORM if n in ids}
+    wasted = 0
+    for conv, call in zip(convs.tolist(), outer.tolist(), strict=True):
+        k = position.get(call)
+        if k is None or k + 1 >= len(order) or not same[k]:
+            continue
+        if int(ev.name[order[k + 1]]) in norms and _has_bias(ev.strings, int(ev.shapes[conv])):
+            wasted += 1
+    if not wasted:
+        return []
+    return [
+        Finding(
+            category="compute_conv",
+            severity=Severity.LOW,
+            title=f"{wasted // ctx.steps} convolutions per step add a bias that BatchNorm removes",
+            evidence=(Evidence("biased conv followed by batch_norm", f"{wasted} calls", (CONV,)),),
+            explanation="BatchNorm subtracts the channel mean right after the convolution, so "
+            "the convolution's bias has no effect: it costs a kernel (or a fused epilogue) and "
+            "a parameter for nothing.",
+            recommendation="nn.Conv2d(..., bias=False) for convolutions followed by BatchNorm.",
+            at_stake_pct=0.5,
+            trigger="aten::convolution with a bias whose next op is a batch norm",
+        )
+    ]
+
+
+def _has_bias(strings: list[str], shapes_id: int) -> bool:
+    if shapes_id < 0:
+        return False
+    try:
+        dims = json.loads(strings[shapes_id])
+    except ValueError:
+        return False
+    return len(dims) > 2 and isinstance(dims[2], list) and len(dims[2]) > 0
+
+
+def complexity(
+    ctx: Context, judgement: str, summary: str, evidence: tuple[str, ...]
+) -> list[Finding]:
+    """The verdict on the model's size as a finding, so every renderer lists it."""
+    if judgement not in ("too_small_for_hardware", "too_heavy_for_hardware"):
+        return []
+    small = judgement == "too_small_for_hardware"
+    return [
+        Finding(
+            category="model_complexity",
+            severity=Severity.INFO,
+            title="The model is small for this hardware"
+            if small
+            else "The model is heavy for this hardware",
+            evidence=tuple(Evidence("measured", e) for e in evidence),
+            explanation=summary,
+            recommendation=(
+                "Give each step more work: a larger batch, fused ops (torch.compile), CUDA "
+                "graphs; or run on smaller hardware."
+                if small
+                else "Do less work per step or spread it: mixed precision (bf16), a more "
+                "efficient architecture, activation checkpointing for memory, more devices."
+            ),
+            at_stake_pct=0.0,
+            trigger="the verdict's judgement",
+        )
+    ]
