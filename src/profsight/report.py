@@ -9,6 +9,7 @@ from profsight.analyses import diagnose
 from profsight.analyses.breakdown import Breakdown
 from profsight.analyses.phases import from_breakdown as phase_findings
 from profsight.analyses.table_phases import table_breakdown
+from profsight.analyses.timeline import Timelines, timelines
 from profsight.analyses.verdict import Verdict
 from profsight.annotate import RowExplanation, explain_row, table_notes
 from profsight.findings import Finding, ranked
@@ -59,6 +60,8 @@ class Report:
     breakdown: Breakdown | None = None
     findings: tuple[Finding, ...] = ()
     verdict: Verdict | None = None
+    timelines: Timelines | None = None
+    """Device busy share and memory over time (traces only), downsampled for charts."""
     """Input-specific extras (e.g. a Lightning report's advanced profiles)."""
 
     @property
@@ -140,6 +143,7 @@ def build_report(profile: Profile | TextProfile) -> Report:
         breakdown=diagnosis.breakdown,
         findings=diagnosis.findings,
         verdict=diagnosis.verdict,
+        timelines=timelines(profile),
     )
 
 

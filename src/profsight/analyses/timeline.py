@@ -1,0 +1,91 @@
+"""Time series for charts: device busy share and memory allocated over the profiled window,
+downsampled to a fixed number of buckets so that a page stays small for any trace size."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from profsight.analyses import intervals
+from profsight.knowledge.trace_schema import (
+    CPU_MEMORY_DEVICE_TYPES,
+    DEVICE_MEMORY_DEVICE_TYPES,
+    DEVICE_WORK_KINDS,
+    EventKind,
+)
+from profsight.model.profile import Profile
+
+BUCKETS = 400
+
+
+@dataclass(frozen=True)
+class Timelines:
+    start_us: float
+    bucket_us: float
+    device_busy: list[float] = field(default_factory=list)
+    """Share (0..1) of each bucket in which the device ran work; empty without device work."""
+    memory: dict[str, list[float]] = field(default_factory=dict)
+    """``cpu``/``device`` -> bytes allocated at the end of each bucket (from ``[memory]``)."""
+    steps: list[tuple[str, float, float]] = field(default_factory=list)
+    """(name, start µs, end µs) of each profiler step, relative to `start_us`."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "start_us": self.start_us,
+            "bucket_us": self.bucket_us,
+            "device_busy": self.device_busy,
+            "memory": self.memory,
+            "steps": [list(s) for s in self.steps],
+        }
+
+
+def timelines(profile: Profile, buckets: int = BUCKETS) -> Timelines:
+    ev = profile.events
+    at = profile.attribution
+    rows = np.flatnonzero(at.is_row)
+    if len(rows) == 0:
+        return Timelines(0.0, 0.0)
+    lo, hi = int(ev.start[rows].min()), int(ev.end[rows].max())
+    width = max((hi - lo) / buckets, 1.0)
+    edges = lo + np.arange(buckets + 1) * width
+    busy: list[float] = []
+    work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS))
+    if len(work):
+        s, e = intervals.union(ev.start[work], ev.end[work])
+        cum = _covered_before(s, e, edges)
+        busy = [round(float(x), 4) for x in np.diff(cum) / width]
+    memory: dict[str, list[float]] = {}
+    mem = np.flatnonzero((ev.kind == EventKind.MEMORY) & (ev.allocated >= 0))
+    for label, types in (("cpu", CPU_MEMORY_DEVICE_TYPES), ("device", DEVICE_MEMORY_DEVICE_TYPES)):
+        sel = mem[np.isin(ev.mem_device_type[mem], list(types))]
+        if len(sel):
+            sel = sel[np.argsort(ev.start[sel], kind="stable")]
+            pos = np.searchsorted(ev.start[sel], edges[1:], side="right") - 1
+            values = np.where(pos >= 0, ev.allocated[sel][np.maximum(pos, 0)], 0)
+            memory[label] = [float(v) for v in values]
+    step_ids = [i for i, n in enumerate(ev.strings) if n.startswith("ProfilerStep#")]
+    steps = rows[np.isin(ev.name[rows], step_ids)]
+    return Timelines(
+        start_us=lo / 1000.0,
+        bucket_us=width / 1000.0,
+        device_busy=busy,
+        memory=memory,
+        steps=[
+            (ev.strings[ev.name[s]], (ev.start[s] - lo) / 1000.0, (ev.end[s] - lo) / 1000.0)
+            for s in steps[np.argsort(ev.start[steps])].tolist()
+        ],
+    )
+
+
+def _covered_before(
+    s: np.ndarray[Any, Any], e: np.ndarray[Any, Any], points: np.ndarray[Any, Any]
+) -> np.ndarray[Any, Any]:
+    """Measure of the disjoint sorted intervals [s, e) before each point."""
+    full = np.concatenate([[0], np.cumsum(e - s)])
+    k = np.searchsorted(s, points, side="right")  # intervals starting before each point
+    partial = np.where(
+        k > 0, np.minimum(points, e[np.maximum(k - 1, 0)]) - s[np.maximum(k - 1, 0)], 0
+    )
+    return full[np.maximum(k - 1, 0)] * (k > 0) + np.maximum(partial, 0)
