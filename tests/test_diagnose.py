@@ -317,3 +317,28 @@ def test_input_bound_verdict_threshold(offset: float, judgement: str, tmp_path: 
     tb.host("aten::mm", data, 1000.0 - data)
     verdict = diagnose(profsight.load(tb.write(tmp_path / "v.json"))).verdict
     assert verdict is not None and verdict.judgement == judgement
+
+
+def test_for_loop_optimizer_is_named(scenario_traces: dict[tuple[str, str], Path]) -> None:
+    """Adam(foreach=False) over 300 tensors: the single-tensor implementation is reported."""
+    for how in ("plain", "lightning"):
+        titles = [
+            f.title
+            for f in diagnose(profsight.load(scenario_traces[("huge_optimizer", how)])).findings
+        ]
+        assert any("one tensor at a time" in t for t in titles), how
+
+
+def test_allocation_churn_threshold(tmp_path: Path) -> None:
+    from profsight.analyses.model import ALLOCATIONS_PER_STEP
+
+    def trace(n: int) -> Path:
+        tb = TraceBuilder()
+        tb.step(1, 0.0, 10_000.0)
+        tb.host("aten::empty", 0.0, 9_000.0)
+        for i in range(n):
+            tb.memory(1.0 + i * 0.004, 64, 64 * (i + 1), device_type=0)
+        return tb.write(tmp_path / "alloc.json")
+
+    assert "memory" not in _categories(trace(ALLOCATIONS_PER_STEP - 10))
+    assert "memory" in _categories(trace(ALLOCATIONS_PER_STEP + 10))

@@ -9,6 +9,7 @@ import numpy as np
 
 from profsight.analyses.context import Context
 from profsight.findings import Evidence, Finding, Severity
+from profsight.knowledge.trace_schema import EventKind
 
 CONV = "aten::convolution"
 BATCH_NORM = (
@@ -20,7 +21,11 @@ BATCH_NORM = (
 
 
 def run(ctx: Context) -> list[Finding]:
-    return _conv_bias_before_norm(ctx)
+    return [
+        *_conv_bias_before_norm(ctx),
+        *optimizer_implementation(ctx),
+        *allocation_churn(ctx),
+    ]
 
 
 def _conv_bias_before_norm(ctx: Context) -> list[Finding]:
@@ -100,5 +105,77 @@ def complexity(
             ),
             at_stake_pct=0.0,
             trigger="the verdict's judgement",
+        )
+    ]
+
+
+#: Per-parameter optimizer ops per step above which a for-loop optimizer is reported.
+FOR_LOOP_OPS_PER_STEP = 50
+#: Allocations per step above which allocation churn is reported (measured on the scenarios:
+#: healthy runs allocate a few hundred times per step).
+ALLOCATIONS_PER_STEP = 2000
+
+
+def optimizer_implementation(ctx: Context) -> list[Finding]:
+    """Adam/SGD run as a Python loop over parameters (no ``_foreach_``/``_fused_`` ops)."""
+    bd = ctx.breakdown
+    ev = ctx.profile.events
+    ops = [
+        e
+        for e, p in zip(bd.row_events, bd.row_phases, strict=True)
+        if p == "optimizer" and ev.kind[e] == EventKind.CPU_OP
+    ]
+    if not ops:
+        return []
+    names = [ev.strings[ev.name[e]] for e in ops]
+    if any("_foreach_" in n or "_fused_" in n for n in names):
+        return []
+    per_step = len(ops) / ctx.steps
+    if per_step < FOR_LOOP_OPS_PER_STEP:
+        return []
+    share = ctx.phase_share("optimizer")
+    return [
+        Finding(
+            category="optimizer",
+            severity=Severity.MEDIUM if share >= 10 else Severity.LOW,
+            title=f"The optimizer updates parameters one tensor at a time ({per_step:.0f} ops "
+            "per step)",
+            evidence=(
+                Evidence(
+                    "optimizer ops per step",
+                    f"{per_step:.0f}, none of them _foreach_ or _fused_",
+                    tuple(sorted(set(names))[:5]),
+                ),
+            ),
+            explanation="The single-tensor (for-loop) implementation issues several small ops "
+            "per parameter tensor; the multi-tensor (foreach) and fused ones do the same math "
+            "in a few large ops.",
+            recommendation="torch.optim.AdamW(params, foreach=True), or fused=True on CUDA.",
+            at_stake_pct=share * 0.99,
+            gain_pct=share * 0.5,
+            trigger=f">= {FOR_LOOP_OPS_PER_STEP} optimizer ops per step and no _foreach_/_fused_ "
+            "op",
+        )
+    ]
+
+
+def allocation_churn(ctx: Context) -> list[Finding]:
+    ev = ctx.profile.events
+    allocations = int(((ev.kind == EventKind.MEMORY) & (ev.nbytes > 0)).sum())
+    per_step = allocations / ctx.steps
+    if per_step < ALLOCATIONS_PER_STEP:
+        return []
+    return [
+        Finding(
+            category="memory",
+            severity=Severity.LOW,
+            title=f"{per_step:.0f} memory allocations per step",
+            evidence=(Evidence("[memory] allocations", f"{per_step:.0f} per step"),),
+            explanation="Every temporary tensor is an allocation; thousands per step cost "
+            "allocator time and, on a GPU, fragment the cache.",
+            recommendation="Reuse buffers (out= arguments, in-place ops), fuse elementwise "
+            "chains (torch.compile), zero_grad(set_to_none=True).",
+            at_stake_pct=0.0,
+            trigger=f">= {ALLOCATIONS_PER_STEP} allocations per step ([memory] events)",
         )
     ]
