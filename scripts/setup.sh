@@ -13,6 +13,16 @@ if [ "${1:-}" = "dev" ]; then
     # torch first and pinned: a bare `torch` requirement makes pip pull a multi-GB CUDA build.
     .venv/bin/python -c "import torch" 2>/dev/null || pip install "torch==2.13.0"
     pip install -e ".[dev]"
+    # tests/test_html.py opens the HTML report in Debian's chromium (Playwright's own browser
+    # download is not used); without it those tests are skipped.
+    if [ ! -x /usr/bin/chromium ]; then
+        if [ "$(id -u)" = "0" ]; then
+            apt-get update -qq && apt-get install -y -qq chromium
+        else
+            echo "note: /usr/bin/chromium is missing; the HTML report's browser tests will be" \
+                "skipped (as root: apt-get install chromium)" >&2
+        fi
+    fi
 else
     pip install -e .
 fi

@@ -99,9 +99,18 @@ def severity_for(share_pct: float, high: float = 30.0, medium: float = 10.0) -> 
     return Severity.LOW
 
 
+#: Things to change with less than this share of the step at stake rank after the
+#: informational findings (where the compute goes): they are not what bounds the step.
+MINOR_PCT = 5.0
+
+
 def ranked(findings: list[Finding]) -> list[Finding]:
     """Most important first: things to change by the share of step time at stake, then the
-    informational ones (where the compute goes) by theirs."""
-    return sorted(
-        findings, key=lambda f: (f.severity is Severity.INFO, -f.at_stake_pct, -int(f.severity))
-    )
+    informational ones (where the compute goes), then minor things to change."""
+
+    def tier(f: Finding) -> int:
+        if f.severity is Severity.INFO:
+            return 1
+        return 0 if f.at_stake_pct >= MINOR_PCT else 2
+
+    return sorted(findings, key=lambda f: (tier(f), -f.at_stake_pct, -int(f.severity)))

@@ -83,6 +83,18 @@ class Report:
 
         return render_json_report(self)
 
+    def _repr_html_(self) -> str:
+        """Jupyter shows the page inline, in a frame of its own (its ids, styles, script)."""
+        from profsight.renderers.html import notebook_html
+
+        return notebook_html(self)
+
+    def html(self) -> str:
+        """The self-contained HTML page (``profsight explain X -o report.html``)."""
+        from profsight.renderers.html import render_html
+
+        return render_html(self)
+
     def __str__(self) -> str:
         return self.text()
 

@@ -111,6 +111,8 @@ def complexity(
 
 #: Per-parameter optimizer ops per step above which a for-loop optimizer is reported.
 FOR_LOOP_OPS_PER_STEP = 50
+#: ... and only when the optimizer takes at least this share of the step.
+FOR_LOOP_MIN_PCT = 5.0
 #: Allocations per step above which allocation churn is reported (measured on the scenarios:
 #: healthy runs allocate a few hundred times per step).
 ALLOCATIONS_PER_STEP = 2000
@@ -131,9 +133,9 @@ def optimizer_implementation(ctx: Context) -> list[Finding]:
     if any("_foreach_" in n or "_fused_" in n for n in names):
         return []
     per_step = len(ops) / ctx.steps
-    if per_step < FOR_LOOP_OPS_PER_STEP:
-        return []
     share = ctx.phase_share("optimizer")
+    if per_step < FOR_LOOP_OPS_PER_STEP or share < FOR_LOOP_MIN_PCT:
+        return []
     return [
         Finding(
             category="optimizer",

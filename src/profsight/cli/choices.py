@@ -8,7 +8,11 @@ from __future__ import annotations
 #: `profsight.renderers.table_formats.TABLE_FORMATS`
 TABLE_FORMATS = ("text", "json", "csv", "markdown")
 #: `profsight.renderers.explain.REPORT_FORMATS`
-REPORT_FORMATS = ("text", "markdown", "json")
+REPORT_FORMATS = ("text", "markdown", "json", "html")
 #: `profsight.model.table.GROUP_BYS`
 GROUP_BYS = ("name", "shape", "module")
 TREE_FORMATS = ("text", "json")
+#: `profsight.renderers.diff_render.DIFF_FORMATS`
+DIFF_FORMATS = ("text", "markdown", "json", "html")
+#: `profsight.diff.BYS`
+DIFF_BYS = ("total", "self")

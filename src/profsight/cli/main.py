@@ -1,7 +1,8 @@
 """``profsight``: entry point. ``main(argv) -> int`` is testable in-process.
 
 Exit codes: 0 done; 1 an input could not be read; 2 bad usage; 3 an output was refused;
-4 an internal error (a bug: please report it; ``PROFSIGHT_DEBUG=1`` shows the traceback).
+4 an internal error (a bug: please report it; ``PROFSIGHT_DEBUG=1`` shows the traceback);
+5 a budget was broken (``profsight check``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from profsight import __version__
-from profsight.cli.commands import explain, table, tree
+from profsight.cli.commands import check, diff, explain, table, tree
 from profsight.cli.common import OutputError
 from profsight.errors import InputError, UsageError
 
@@ -21,6 +22,7 @@ EXIT_INPUT = 1
 EXIT_USAGE = 2
 EXIT_OUTPUT = 3
 EXIT_INTERNAL = 4
+EXIT_BUDGET = 5
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"profsight {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for command in (explain, table, tree):
+    for command in (explain, table, tree, diff, check):
         command.add_parser(sub)
     return parser
 

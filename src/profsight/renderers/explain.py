@@ -16,6 +16,7 @@ from profsight.renderers.diagnosis import (
     verdict_lines,
 )
 from profsight.renderers.escape import markdown_cell
+from profsight.renderers.html import render_html
 from profsight.renderers.table_text import render_torch_table
 from profsight.renderers.tree_text import render_tree_text
 from profsight.renderers.units import short_time
@@ -196,8 +197,9 @@ REPORT_FORMATS: dict[str, Callable[[Report], str]] = {
     "text": render_text,
     "markdown": render_markdown_report,
     "json": render_json_report,
+    "html": render_html,
 }
-REPORT_SUFFIXES = {".txt": "text", ".md": "markdown", ".json": "json"}
+REPORT_SUFFIXES = {".txt": "text", ".md": "markdown", ".json": "json", ".html": "html"}
 
 
 def render_report(report: Report, fmt: str) -> str:

@@ -1,0 +1,235 @@
+"""A report as one self-contained HTML page: charts, the call tree as an icicle, the table.
+
+The page is ``html_assets/report.html`` with the stylesheet, the script and the report's
+data inlined: it loads nothing from anywhere. The data goes in as JSON inside a
+``<script type="application/json">`` element, escaped so that no input string can end that
+element; the script builds every view with DOM calls and ``textContent``, so names from a
+trace are shown as text, never parsed as markup. Large traces are capped (table rows, tree
+nodes) so that a page stays a few MB at most.
+"""
+
+from __future__ import annotations
+
+import heapq
+import html
+import json
+import math
+import re
+from importlib import resources
+from pathlib import PurePath
+from typing import Any
+
+from profsight.knowledge.phases import PHASE_LABELS
+from profsight.knowledge.rows import RowKind, classify
+from profsight.model.table import Row
+from profsight.model.tree import TreeNode
+from profsight.renderers.diagnosis import breakdown_dict
+from profsight.report import ExplainedRow, Report
+
+SCHEMA = "profsight-html/1"
+#: Table rows a page holds: the largest by total (CPU or device), the rest left out.
+MAX_TABLE_ROWS = 2000
+#: Call-tree nodes a page holds: the largest first, so that a kept node's parent is kept.
+MAX_TREE_NODES = 3000
+#: Bars of the top-operators and top-kernels charts.
+TOP_BARS = 15
+#: Row kinds that are operators (ops and runtime calls), not ranges that wrap them.
+OPERATOR_KINDS = frozenset(
+    {RowKind.ATEN, RowKind.BACKWARD, RowKind.RUNTIME, RowKind.SYNC, RowKind.COMMUNICATION}
+)
+
+_ASSETS = "html_assets"
+_SLOT = re.compile(r"\{\{(\w+)\}\}")
+#: What must not appear raw inside a <script> element (and the two line separators that
+#: older JavaScript parsers take for newlines); each becomes a JSON string escape.
+_SCRIPT_ESCAPES = str.maketrans(
+    {
+        "<": "\\u003c",
+        ">": "\\u003e",
+        "&": "\\u0026",
+        "\u2028": "\\u2028",
+        "\u2029": "\\u2029",
+    }
+)
+
+
+def render_html(report: Report) -> str:
+    """The whole page, as text (writing it to a file is the caller's job)."""
+    slots = {
+        "title": html.escape(f"profsight: {PurePath(report.source).name or report.source}"),
+        "css": _asset("report.css"),
+        "js": _asset("report.js"),
+        "data": script_json(page_data(report)),
+    }
+    # one pass: text put into a slot is never searched for slots again
+    return _SLOT.sub(lambda m: slots[m.group(1)], _asset("report.html"))
+
+
+def notebook_html(report: Report, height_px: int = 900) -> str:
+    """The page inside an ``<iframe srcdoc>``, for Jupyter: a notebook holds many outputs in
+    one document, and the frame keeps this page's ids, styles and script to itself."""
+    page = html.escape(render_html(report), quote=True)
+    return (
+        f'<iframe srcdoc="{page}" style="width: 100%; height: {height_px}px; border: 0" '
+        'sandbox="allow-scripts" title="profsight report"></iframe>'
+    )
+
+
+def script_json(data: Any) -> str:
+    """`data` as JSON that is safe inside a ``<script>`` element."""
+    text = json.dumps(_clean(data), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.translate(_SCRIPT_ESCAPES)
+
+
+def page_data(report: Report) -> dict[str, Any]:
+    """Everything the page's script draws, as plain data."""
+    has_device = report.table.has_device
+    return {
+        "schema": SCHEMA,
+        "source": report.source,
+        "summary": list(report.summary),
+        "diagnostics": [str(d) for d in report.diagnostics],
+        "notes": list(report.notes),
+        "device": report.device_name,
+        "has_device": has_device,
+        "verdict": report.verdict.to_dict() if report.verdict is not None else None,
+        "findings": [f.to_dict() for f in report.findings],
+        "breakdown": _breakdown(report),
+        "tree": _tree(report.tree.root) if report.tree is not None else None,
+        "top_ops": _top_ops(report.rows),
+        "top_kernels": _top_kernels(report.rows),
+        "timelines": report.timelines.to_dict() if report.timelines is not None else None,
+        "table": _table(report.rows, has_device),
+    }
+
+
+def _asset(name: str) -> str:
+    return (
+        resources.files("profsight.renderers").joinpath(_ASSETS).joinpath(name).read_text("utf-8")
+    )
+
+
+def _clean(value: Any) -> Any:
+    """Floats rounded to the nanosecond (µs with 3 decimals); NaN and infinities as null."""
+    if isinstance(value, float):
+        return round(value, 3) if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
+def _breakdown(report: Report) -> dict[str, Any] | None:
+    data = breakdown_dict(report.breakdown)
+    if data is None:
+        return None
+    data["phases"] = [{"id": p.value, "label": label} for p, label in PHASE_LABELS.items()]
+    return data
+
+
+def _tree(root: TreeNode) -> dict[str, Any]:
+    """The largest `MAX_TREE_NODES` nodes; a node's parent always comes along."""
+    kept: set[int] = set()
+    tie = 0
+    heap: list[tuple[float, int, TreeNode]] = [(0.0, tie, root)]
+    while heap and len(kept) < MAX_TREE_NODES:
+        _, _, node = heapq.heappop(heap)
+        kept.add(id(node))
+        for child in node.children:
+            tie += 1
+            size = max(child.cpu_total_us, child.device_total_us)
+            heapq.heappush(heap, (-size, tie, child))
+
+    def encode(node: TreeNode) -> dict[str, Any]:
+        return {
+            "n": node.name,
+            "k": _node_kind(node),
+            "c": node.calls,
+            "cs": node.cpu_self_us,
+            "ct": node.cpu_total_us,
+            "ds": node.device_self_us,
+            "dt": node.device_total_us,
+            "d": node.is_device,
+            "ch": [encode(c) for c in node.children if id(c) in kept],
+        }
+
+    return encode(root)
+
+
+def _node_kind(node: TreeNode) -> str:
+    """The row kind (as the table shows it) of a node; ``root`` and ``thread`` as they are."""
+    if node.kind in ("root", "thread"):
+        return node.kind
+    return classify(node.name, node.kind).value
+
+
+def _bar(e: ExplainedRow, value: float) -> dict[str, Any]:
+    return {
+        "name": e.row.name,
+        "kind": e.explanation.kind.value,
+        "calls": e.row.calls,
+        "us": value,
+        "meaning": e.explanation.meaning,
+    }
+
+
+def _top_ops(rows: tuple[ExplainedRow, ...]) -> list[dict[str, Any]]:
+    """Host operators by self CPU time; every host row when none is an operator."""
+    host = [e for e in rows if not e.row.is_device and e.row.self_cpu_us > 0]
+    ops = [e for e in host if e.explanation.kind in OPERATOR_KINDS] or host
+    ops.sort(key=lambda e: e.row.self_cpu_us, reverse=True)
+    return [_bar(e, e.row.self_cpu_us) for e in ops[:TOP_BARS]]
+
+
+def _top_kernels(rows: tuple[ExplainedRow, ...]) -> list[dict[str, Any]]:
+    """Device work (kernels, copies, memsets) by its own device time."""
+    work = [e for e in rows if e.row.is_device and e.row.self_device_us > 0]
+    work.sort(key=lambda e: e.row.self_device_us, reverse=True)
+    return [_bar(e, e.row.self_device_us) for e in work[:TOP_BARS]]
+
+
+def _table(rows: tuple[ExplainedRow, ...], has_device: bool) -> dict[str, Any]:
+    columns: list[tuple[str, str, str]] = [
+        ("kind", "Kind", "tag"),
+        ("name", "Name", "text"),
+        ("calls", "Calls", "count"),
+        ("self_cpu_us", "Self CPU", "time"),
+        ("cpu_total_us", "CPU total", "time"),
+        ("cpu_avg_us", "CPU avg", "time"),
+    ]
+    if has_device:
+        columns += [
+            ("self_device_us", "Self device", "time"),
+            ("device_total_us", "Device total", "time"),
+        ]
+    memory = ("cpu_mem", "self_cpu_mem", "device_mem", "self_device_mem")
+    labels = ("CPU mem", "Self CPU mem", "Device mem", "Self device mem")
+    for key, label in zip(memory, labels, strict=True):
+        if any(getattr(e.row, key) for e in rows):
+            columns.append((key, label, "bytes"))
+    columns.append(("meaning", "What it is", "text"))
+    shown = sorted(rows, key=lambda e: _size(e.row), reverse=True)[:MAX_TABLE_ROWS]
+    return {
+        "columns": [{"key": k, "label": label, "type": t} for k, label, t in columns],
+        "rows": [_table_row(e, [k for k, _, _ in columns]) for e in shown],
+        "total_rows": len(rows),
+    }
+
+
+def _size(row: Row) -> float:
+    return max(row.cpu_total_us, row.device_total_us)
+
+
+def _table_row(e: ExplainedRow, keys: list[str]) -> dict[str, Any]:
+    extra = {
+        "kind": e.explanation.kind.value,
+        "meaning": e.explanation.meaning,
+        "cpu_avg_us": e.row.cpu_avg_us,
+    }
+    return {
+        "cells": [extra[k] if k in extra else getattr(e.row, k) for k in keys],
+        "layer": e.explanation.layer,
+        "reading": e.explanation.reading,
+        "device_row": e.row.is_device,
+    }

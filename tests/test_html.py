@@ -1,0 +1,317 @@
+"""The HTML report, opened in a real browser (Playwright driving Debian's chromium).
+
+GIVEN a report rendered to a file, WHEN the page is opened from disk, THEN it loads with no
+error and no network request, its charts and table work, and hostile names stay text.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import profsight
+from profsight.cli.main import main
+from profsight.renderers.html import (
+    MAX_TABLE_ROWS,
+    notebook_html,
+    page_data,
+    render_html,
+    script_json,
+)
+from profsight.renderers.units import short_time
+from profsight.report import Report
+from profsight.samples import sample_trace
+from tracebuilder import TraceBuilder
+
+from conftest import DATA
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+MINIMAL = DATA / "minimal/minimal.pt.trace.json"
+HOSTILE = ("<script>alert(1)</script>", '<img src=x onerror="window.__pwned=1">', '"quotes"')
+
+
+# ---- no browser needed ---------------------------------------------------------------------
+
+
+def test_script_json_cannot_close_its_element() -> None:
+    text = script_json({"a": "</script><!-- & \u2028\u2029 >"})
+    assert not any(c in text for c in "<>&\u2028\u2029")
+    assert json.loads(text) == {"a": "</script><!-- & \u2028\u2029 >"}
+
+
+def test_page_caps_table_rows(tmp_path: Path) -> None:
+    t = TraceBuilder()
+    t.step(1, 0, 30_000)
+    for i in range(MAX_TABLE_ROWS + 300):
+        t.host(f"op_{i}", 1 + i * 10, 5 + i % 7)
+    report = profsight.explain(t.write(tmp_path / "wide.pt.trace.json"))
+    table = page_data(report)["table"]
+    assert table["total_rows"] > MAX_TABLE_ROWS == len(table["rows"])
+
+
+def test_cli_writes_html_from_the_suffix(tmp_path: Path) -> None:
+    target = tmp_path / "report.html"
+    assert main(["explain", str(MINIMAL), "-o", str(target)]) == 0
+    page = target.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and 'id="profsight-data"' in page
+
+
+def test_notebook_repr_is_a_framed_page() -> None:
+    report = profsight.explain(MINIMAL)
+    shown = report._repr_html_()
+    assert shown == notebook_html(report)
+    assert shown.startswith("<iframe srcdoc=") and "<script" not in shown
+
+
+# ---- in the browser ------------------------------------------------------------------------
+
+
+@dataclass
+class Opened:
+    page: Any
+    report: Report
+    url: str
+    size: int
+    errors: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
+    if not Path(CHROMIUM).exists() and shutil.which("chromium") is None:
+        pytest.skip("chromium is not installed (scripts/setup.sh dev installs it as root)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def pages(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    folder = tmp_path_factory.mktemp("html")
+    opened: list[Any] = []
+
+    def open_report(report: Report, name: str) -> Opened:
+        path = folder / f"{name}.html"
+        path.write_text(render_html(report), encoding="utf-8")
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        opened.append(page)
+        o = Opened(page, report, path.as_uri(), path.stat().st_size)
+        page.on("console", lambda m: o.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: o.errors.append(str(e)))
+        page.on("request", lambda r: o.requests.append(r.url))
+
+        def on_dialog(d: Any) -> None:
+            o.dialogs.append(d.message)
+            d.dismiss()
+
+        page.on("dialog", on_dialog)
+        page.goto(o.url)
+        page.wait_for_load_state("load")
+        return o
+
+    yield open_report
+    for page in opened:
+        page.close()
+
+
+@pytest.fixture(scope="module")
+def sample(pages: Any) -> Opened:
+    return pages(profsight.explain(sample_trace()), "sample")  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="module")
+def minimal(pages: Any) -> Opened:
+    return pages(profsight.explain(MINIMAL), "minimal")  # type: ignore[no-any-return]
+
+
+def visible_cells(page: Any, key: str) -> list[str]:
+    """The text of column `key` in the table's visible rows, top to bottom."""
+    return page.evaluate(  # type: ignore[no-any-return]
+        """key => {
+            const i = [...document.querySelectorAll('#ps-table th')]
+                .findIndex(th => th.dataset.key === key);
+            return [...document.querySelectorAll('#ps-table tbody tr')]
+                .filter(tr => !tr.hidden).map(tr => tr.cells[i].textContent);
+        }""",
+        key,
+    )
+
+
+def test_sample_loads_offline_without_errors(sample: Opened) -> None:
+    assert sample.errors == []
+    assert sample.requests == [sample.url]
+    assert sample.size < 3 * 2**20
+    page = sample.page
+    assert page.locator("#ps-summary li").count() == len(sample.report.summary)
+    assert page.locator("#ps-verdict").is_visible()
+    assert page.locator("#ps-busy").is_hidden()  # a CPU-only run: no device timeline
+    assert page.locator("#ps-memory-chart path.ps-line").count() == 1
+    order = page.evaluate(
+        "[...document.querySelectorAll('main > section:not([hidden])')].map(s => s.id)"
+    )
+    assert order[:5] == ["ps-verdict", "ps-findings", "ps-breakdown", "ps-tree", "ps-top-ops"]
+
+
+def test_minimal_has_device_charts(minimal: Opened) -> None:
+    assert minimal.errors == []
+    assert minimal.requests == [minimal.url]
+    page = minimal.page
+    assert page.locator("#ps-busy-chart path.ps-area").count() == 1
+    assert page.locator("#ps-busy-chart rect.ps-band").count() == 2  # two profiler steps
+    kernels = page_data(minimal.report)["top_kernels"]
+    assert page.locator("#ps-kernels-chart rect.ps-bar").count() == len(kernels) == 3
+    assert page.locator("#ps-memory").is_hidden() == (not minimal.report.timelines.memory)  # type: ignore[union-attr]
+
+
+def test_charts_have_their_elements(sample: Opened) -> None:
+    page = sample.page
+    steps = len(sample.report.breakdown.steps)  # type: ignore[union-attr]
+    assert page.locator("#ps-breakdown-chart g.ps-step-bar").count() == steps + 1
+    assert page.locator("#ps-breakdown-chart g.ps-average rect.ps-seg").count() > 0
+    assert page.locator("#ps-icicle rect.ps-node").count() > 0
+    assert page.locator("#ps-ops-chart rect.ps-bar").count() == len(
+        page_data(sample.report)["top_ops"]
+    )
+    assert page.locator("#ps-ops-chart rect.ps-bar").count() > 0
+
+
+def test_header_click_sorts_the_rows(sample: Opened) -> None:
+    page = sample.page
+    rows = sample.report.rows
+    before = visible_cells(page, "name")[0]
+    page.click("#ps-table th[data-key='calls']")
+    calls = [int(c) for c in visible_cells(page, "calls")]
+    assert calls == sorted(calls, reverse=True) and calls[0] == max(e.row.calls for e in rows)
+    assert visible_cells(page, "name")[0] != before
+    page.click("#ps-table th[data-key='calls']")
+    assert [int(c) for c in visible_cells(page, "calls")] == sorted(calls)
+    page.click("#ps-table th[data-key='self_cpu_us']")
+    top = max(rows, key=lambda e: e.row.self_cpu_us).row.name
+    assert visible_cells(page, "name")[0] == top
+    assert page.get_attribute("#ps-table th[data-key='self_cpu_us']", "aria-sort") == "descending"
+
+
+def test_kind_and_text_filters(sample: Opened) -> None:
+    page = sample.page
+    rows = sample.report.rows
+    page.select_option("#ps-kind-filter", "aten")
+    kinds = visible_cells(page, "kind")
+    assert set(kinds) == {"aten"}
+    assert len(kinds) == sum(e.explanation.kind.value == "aten" for e in rows)
+    page.fill("#ps-text-filter", "Conv")
+    names = visible_cells(page, "name")
+    expected = [
+        e.row.name
+        for e in rows
+        if e.explanation.kind.value == "aten" and "conv" in e.row.name.lower()
+    ]
+    assert sorted(names) == sorted(expected) and names
+    assert page.inner_text("#ps-table-count") == f"{len(names)} of {len(rows)} rows"
+    page.select_option("#ps-kind-filter", "")
+    assert len(visible_cells(page, "name")) == sum("conv" in e.row.name.lower() for e in rows)
+    page.fill("#ps-text-filter", "")
+    assert len(visible_cells(page, "name")) == len(rows)
+
+
+def test_icicle_hover_shows_the_node(sample: Opened) -> None:
+    page = sample.page
+    rect = page.locator("#ps-icicle rect.ps-node[data-depth='1']").first
+    name = rect.get_attribute("data-name")
+    node = next(c for c in sample.report.tree.root.children if c.name == name)  # type: ignore[union-attr]
+    rect.hover()
+    tip = page.locator("#ps-tooltip")
+    assert tip.is_visible()
+    assert tip.locator(".ps-tip-name").inner_text() == name
+    assert tip.locator("tr[data-field='cpu_total'] td").nth(1).inner_text() == short_time(
+        node.cpu_total_us
+    )
+    assert tip.locator("tr[data-field='cpu_self'] td").nth(1).inner_text() == short_time(
+        node.cpu_self_us
+    )
+    assert tip.locator("tr[data-field='calls'] td").nth(1).inner_text() == str(node.calls)
+    page.mouse.move(0, 0)
+    assert tip.is_hidden()
+
+
+def test_icicle_click_zooms_in_and_out(sample: Opened) -> None:
+    page = sample.page
+    root = page.locator("#ps-tree-root")
+    assert root.inner_text() == "(all threads)"
+    rect = page.locator("#ps-icicle rect.ps-node[data-depth='1']").first
+    name = rect.get_attribute("data-name")
+    rect.click()
+    assert root.inner_text() == name
+    assert page.get_attribute("#ps-icicle rect.ps-node[data-depth='0']", "data-name") == name
+    assert page.locator("#ps-tree-crumbs .ps-crumb").count() == 2
+    page.click("#ps-icicle rect.ps-node[data-depth='0']")
+    assert root.inner_text() == "(all threads)"
+    page.locator("#ps-icicle rect.ps-node[data-depth='2']").first.click()
+    assert page.locator("#ps-tree-crumbs .ps-crumb").count() == 3
+    page.locator("#ps-tree-crumbs .ps-crumb").first.click()
+    assert root.inner_text() == "(all threads)"
+
+
+def test_findings_expand_to_evidence_and_fix(sample: Opened) -> None:
+    page = sample.page
+    findings = sample.report.findings
+    details = page.locator("#ps-findings details.ps-finding")
+    assert details.count() == len(findings) > 1
+    second = details.nth(1)
+    assert second.locator(".ps-recommendation").is_hidden()
+    second.locator("summary").click()
+    assert second.locator(".ps-recommendation").is_visible()
+    assert findings[1].recommendation in second.locator(".ps-recommendation").inner_text()
+    assert second.locator(".ps-evidence tr").count() == len(findings[1].evidence)
+
+
+def test_theme_toggle_switches_colours(sample: Opened) -> None:
+    page = sample.page
+    bg = "getComputedStyle(document.documentElement).getPropertyValue('--bg').trim()"
+    light = page.evaluate(bg)
+    page.click("#ps-theme-toggle")
+    assert page.get_attribute("html", "data-theme") == "dark"
+    assert page.evaluate(bg) != light
+    page.click("#ps-theme-toggle")
+    assert page.evaluate(bg) == light
+
+
+def test_hostile_names_render_as_text(pages: Any, tmp_path: Path) -> None:
+    t = TraceBuilder()
+    t.gpu()
+    t.step(1, 0, 1000)
+    for i, name in enumerate(HOSTILE):
+        t.host(name, 10 + i * 300, 250)
+    t.kernel(HOSTILE[1], launch_ts=20, ts=30, dur=100)
+    trace = t.write(tmp_path / 'evil<b>"x".pt.trace.json')
+    o = pages(profsight.explain(trace), "hostile")
+    page = o.page
+    assert o.errors == [] and o.dialogs == []
+    assert o.requests == [o.url]
+    assert page.evaluate("typeof window.__pwned") == "undefined"
+    assert page.locator("img").count() == 0
+    assert page.locator("script").count() == 2  # the data and the page's own script
+    table = page.inner_text("#ps-table")
+    for name in HOSTILE:
+        assert name in table
+    assert 'evil<b>"x"' in page.inner_text("#ps-summary")
+    assert page.title() == 'profsight: evil<b>"x".pt.trace.json'
+    hover = page.locator("#ps-icicle rect.ps-node[data-name='\"quotes\"']")
+    hover.hover()
+    assert page.locator("#ps-tooltip .ps-tip-name").inner_text() == '"quotes"'
