@@ -151,3 +151,19 @@ def test_cli_choices_match_the_registries() -> None:
     assert tuple(TABLE_FORMATS) == choices.TABLE_FORMATS
     assert tuple(REPORT_FORMATS) == choices.REPORT_FORMATS
     assert choices.GROUP_BYS == GROUP_BYS
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name"), [("text", "minimal_explain.txt"), ("markdown", "minimal_explain.md")]
+)
+def test_explain_snapshots(
+    fmt: str, name: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole explanation of the hand-written trace, at a fixed width."""
+    monkeypatch.chdir(DATA.parent.parent)
+    monkeypatch.setenv("COLUMNS", "120")
+    code, out, _ = run(
+        capsys, "explain", "tests/data/minimal/minimal.pt.trace.json", "--format", fmt
+    )
+    assert code == 0
+    snapshot(name, out)
