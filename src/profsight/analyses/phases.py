@@ -19,7 +19,7 @@ from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.renderers.units import short_time
 
 #: The model's own work in a step; the rest is the fixed cost a larger batch amortises.
-_MODEL_WORK = (Phase.FORWARD, Phase.BACKWARD, Phase.OPTIMIZER, Phase.VALIDATION, Phase.METRICS)
+_MODEL_WORK = (Phase.FORWARD, Phase.BACKWARD, Phase.OPTIMIZER)
 
 
 def run(ctx: Context) -> list[Finding]:
@@ -69,12 +69,13 @@ def from_breakdown(breakdown: Breakdown) -> list[Finding]:
 def _per_step_overhead(
     step_us: float, share_of: Callable[[str], float], fired: set[Phase]
 ) -> list[Finding]:
-    """A short step whose time is mostly not the model's math: everything but forward,
-    backward and the optimizer, less the phases other findings already claim."""
+    """A short step whose time is mostly not the model's math (forward, backward, the
+    optimizer), spread over many small costs: when one phase with a finding of its own takes
+    most of it (a heavy callback, slow data), that finding says it, not this one."""
     model = sum(share_of(p.value) for p in _MODEL_WORK)
-    claimed = sum(share_of(p.value) for p in fired if p not in _MODEL_WORK)
-    share = 100.0 - model - claimed
-    if share < PER_STEP_OVERHEAD_PCT or step_us >= SHORT_STEP_US:
+    share = 100.0 - model
+    dominant = max((share_of(p.value) for p in fired if p not in _MODEL_WORK), default=0.0)
+    if share < PER_STEP_OVERHEAD_PCT or step_us >= SHORT_STEP_US or dominant >= share / 2:
         return []
     fixed = [Phase.FRAMEWORK, Phase.OTHER, Phase.CALLBACKS_LOGGING, Phase.DATA_LOADING]
     parts = [
