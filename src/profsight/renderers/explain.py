@@ -9,79 +9,21 @@ import msgspec
 
 from profsight.errors import UsageError
 from profsight.model.tree import TreeNode
-from profsight.renderers.diagnosis import (
-    breakdown_dict,
-    breakdown_lines,
-    finding_lines,
-    verdict_lines,
-)
+from profsight.renderers.diagnosis import breakdown_dict, breakdown_lines
 from profsight.renderers.escape import markdown_cell
 from profsight.renderers.html import render_html
-from profsight.renderers.table_text import render_torch_table
-from profsight.renderers.tree_text import render_tree_text
 from profsight.renderers.units import short_time
-from profsight.report import ExplainedRow, Report
+from profsight.report import Report
 
 SCHEMA = "profsight/1"
 _NAME_WIDTH = 58
 
 
-def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def _annotated_lines(report: Report) -> list[str]:
-    dev = report.device_name
-    has_dev = report.table.has_device
-    head = f"{'Kind':<13} {'Name':<{_NAME_WIDTH}} {'Calls':>6} {'Self CPU':>10} {'CPU total':>10}"
-    if has_dev:
-        head += f" {'Self ' + dev:>10} {dev + ' total':>11}"
-    lines = [head, "-" * len(head)]
-    for e in report.top:
-        r = e.row
-        line = (
-            f"{e.explanation.kind.value:<13} {_cut(r.name, _NAME_WIDTH):<{_NAME_WIDTH}} "
-            f"{r.calls:>6} {short_time(r.self_cpu_us):>10} {short_time(r.cpu_total_us):>10}"
-        )
-        if has_dev:
-            line += f" {short_time(r.self_device_us):>10} {short_time(r.device_total_us):>11}"
-        lines.append(line)
-    return lines
-
-
-def _row_notes(e: ExplainedRow) -> list[str]:
-    lines = [
-        f"* {e.row.name}  [{e.explanation.kind.value}: {e.explanation.layer}]",
-        f"    what: {e.explanation.meaning}",
-    ]
-    if e.explanation.reading:
-        lines.append(f"    reads: {e.explanation.reading}")
-    return lines
-
-
 def render_text(report: Report, width: int = 120, color: bool = False) -> str:
-    parts = [*report.summary, ""]
-    parts += [f"note: {d}" for d in report.diagnostics]
-    if report.verdict is not None:
-        parts += ["", *verdict_lines(report)]
-    if report.breakdown is not None and report.breakdown.steps:
-        parts += ["", *breakdown_lines(report.breakdown, report.device_name)]
-    if report.findings:
-        parts += ["", "Findings, most time at stake first:", "", *finding_lines(report.findings)]
-    parts += ["", "The rows that matter most:", "", *_annotated_lines(report), ""]
-    parts += ["What they are and what their numbers say:", ""]
-    for e in report.noted:
-        parts += _row_notes(e)
-    parts += [""] + [f"- {n}" for n in report.notes] + [""]
-    parts += ["Profiler table, as torch prints it (top rows by total):", ""]
-    key = "device_total_us" if report.table.has_device else "cpu_total_us"
-    parts.append(render_torch_table(report.table.sorted(key).head(len(report.top))))
-    if report.tree is not None:
-        parts += ["Call tree (nodes under 2% of the run hidden):", ""]
-        parts.append(
-            render_tree_text(report.tree, width=width, color=color, device_name=report.device_name)
-        )
-    return "\n".join(parts)
+    """The terminal report (plain text without colour)."""
+    from profsight.renderers.terminal import render_terminal
+
+    return render_terminal(report, width=width, color=color)
 
 
 def render_markdown_report(report: Report) -> str:

@@ -52,6 +52,10 @@ def _label(node: TreeNode, cpu_ref: float, dev_ref: float, device_name: str) -> 
 def render_tree_text(
     tree: CallTree, width: int = 120, color: bool = False, device_name: str = "CUDA"
 ) -> str:
+    return render_to_text(tree_renderable(tree, device_name), width=width, color=color)
+
+
+def tree_renderable(tree: CallTree, device_name: str = "CUDA") -> Tree:
     root = tree.root
     cpu_ref, dev_ref = root.cpu_total_us, root.device_total_us
     view = Tree(_label(root, cpu_ref, dev_ref, device_name), guide_style="dim")
@@ -61,7 +65,7 @@ def render_tree_text(
             add(parent.add(_label(child, cpu_ref, dev_ref, device_name)), child)
 
     add(view, root)
-    return render_to_text(view, width=width, color=color)
+    return view
 
 
 def render_tree_json(tree: CallTree) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import sys
 
 from profsight.cli.choices import REPORT_FORMATS
 from profsight.cli.common import add_output_arguments, format_from
@@ -30,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     fmt = format_from(args, REPORT_SUFFIXES, "text")
     if fmt == "text" and args.output is None:
         width = shutil.get_terminal_size((120, 24)).columns
-        text = render_text(report, width=width)
+        text = render_text(report, width=width, color=sys.stdout.isatty())
     else:
         text = render_report(report, fmt)
     write_output(text, args.output, [path], args.force)
