@@ -93,7 +93,12 @@ GPU_CASES = [
         {"low_precision"},
         {"data_loading"},
     ),
-    ("tracelens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", {"host_device_sync"}, set()),
+    # the CPU waits in syncs, but for a GPU that is 92% busy: that costs the step nothing
+    (
+        "tracelens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+        {"compute_other"},
+        {"host_device_sync"},
+    ),
     ("hta/negative_queue_length_values_check/rank0.json.gz", {"communication"}, set()),
     ("hta/trace_diff/control/control.json.gz", {"communication"}, set()),
     ("kineto_docs/before_fix_trace.json", {"launch_overhead"}, set()),

@@ -24,9 +24,9 @@ from profsight.renderers.html import (
     render_html,
     script_json,
 )
-from profsight.renderers.units import short_time
 from profsight.report import Report
 from profsight.samples import sample_trace
+from profsight.units import short_time
 from tracebuilder import TraceBuilder
 
 from conftest import DATA

@@ -22,7 +22,7 @@ from profsight.knowledge.ops import lookup_op
 from profsight.knowledge.rows import DEVICE_KINDS, KINDS, RowKind, classify
 from profsight.model.table import ProfilerTable, Row
 from profsight.model.tree import CallTree
-from profsight.renderers.units import short_time
+from profsight.units import short_time
 
 #: Self share above which a row's time is "its own", and below which it is "its children's".
 OWN_WORK = 0.8

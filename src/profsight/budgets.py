@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from profsight.errors import UsageError
 from profsight.findings import CATEGORIES, Severity
 from profsight.knowledge.phases import Phase
-from profsight.renderers.units import short_time
 from profsight.run import RunFacts
+from profsight.units import short_time
 
 if TYPE_CHECKING:
     from profsight.report import Report

@@ -20,7 +20,7 @@ from profsight.model.profile import Profile
 from profsight.model.table import ProfilerTable, Row, device_label
 from profsight.model.text_profile import TextProfile
 from profsight.model.tree import CallTree
-from profsight.renderers.units import short_time
+from profsight.units import short_time
 
 #: Rows of the table an explanation shows (the full table is ``profsight table``).
 REPORT_ROWS = 25

@@ -13,7 +13,7 @@ from profsight.knowledge.advice import COMPUTE_PCT
 from profsight.knowledge.ops import lookup_op
 from profsight.knowledge.rows import RowKind
 from profsight.model.table import Row
-from profsight.renderers.units import short_time
+from profsight.units import short_time
 
 #: Op glossary categories -> compute finding category.
 COMPUTE_CATEGORIES = {

@@ -36,6 +36,14 @@ class Context:
         """`us` of the whole profiled window, as a % of the average step."""
         return us / self.steps * 100.0 / self.step_us if self.step_us else 0.0
 
+    def host_at_stake(self, share: float) -> float:
+        """What host-side time can cost the step: on a GPU run, no more than the device
+        idles (host work that overlaps device work is hidden by it)."""
+        busy = self.average.device_busy_us
+        if busy is None or not self.step_us:
+            return share
+        return min(share, max(0.0, 100.0 - busy * 100.0 / self.step_us))
+
     def phase_share(self, phase: str) -> float:
         return self.average.host_us.get(phase, 0.0) * 100.0 / self.step_us if self.step_us else 0.0
 

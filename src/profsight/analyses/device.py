@@ -16,7 +16,7 @@ from profsight.knowledge.trace_schema import (
     DEVICE_WORK_KINDS,
     EventKind,
 )
-from profsight.renderers.units import short_time
+from profsight.units import short_time
 
 
 def run(ctx: Context) -> list[Finding]:
@@ -92,7 +92,10 @@ def _syncs(ctx: Context) -> list[Finding]:
     syncs = ctx.rows(RowKind.SYNC)
     items = [r for r in ctx.table.rows if r.name in ("aten::item", "aten::_local_scalar_dense")]
     us = sum(r.cpu_total_us for r in syncs)
-    share = ctx.share(us)
+    # what a sync costs is the time the device then idles (measured inside the step windows):
+    # a CPU that waits for a busy GPU loses nothing
+    idle_us = ctx.average.device_idle_us.get("sync", 0.0)
+    share = idle_us * 100 / ctx.step_us if ctx.step_us else 0.0
     if share < advice.SYNC_PCT:
         return []
     calls = sum(r.calls for r in syncs) / ctx.steps
@@ -100,11 +103,12 @@ def _syncs(ctx: Context) -> list[Finding]:
         Finding(
             category="host_device_sync",
             severity=severity_for(share),
-            title=f"The CPU waits for the GPU {calls:.0f} times per step ({share:.0f}% of it)",
+            title=f"Host-device syncs leave the GPU idle {share:.0f}% of the step",
             evidence=(
+                Evidence("device idle during syncs", f"{short_time(idle_us)} per step"),
                 Evidence(
                     "synchronising calls",
-                    f"{short_time(us / ctx.steps)} per step",
+                    f"{calls:.1f} per step, {short_time(us / ctx.steps)} of CPU time per step",
                     tuple(r.name for r in syncs),
                 ),
                 *(
@@ -121,7 +125,8 @@ def _syncs(ctx: Context) -> list[Finding]:
             "on_step=False, on_epoch=True)); copy with non_blocking=True from pinned memory.",
             at_stake_pct=share,
             gain_pct=share * 0.8,
-            trigger=f"synchronising calls >= {advice.SYNC_PCT:g}% of the step ({advice.MEASURED})",
+            trigger=f"device idle during syncs >= {advice.SYNC_PCT:g}% of the step "
+            f"({advice.MEASURED})",
         )
     ]
 
@@ -175,7 +180,7 @@ def _precision(ctx: Context) -> list[Finding]:
     return [
         Finding(
             category="low_precision",
-            severity=Severity.MEDIUM if share_dev < 50 else Severity.HIGH,
+            severity=severity_for(ctx.share(sum(r.self_device_us for r in fp32))),
             title=f"{share_dev:.0f}% of GPU time is FP32 matrix math on a tensor-core GPU",
             evidence=tuple(
                 Evidence(r.name, f"{short_time(r.self_device_us)}", (r.name,))
@@ -183,8 +188,14 @@ def _precision(ctx: Context) -> list[Finding]:
             ),
             explanation="These GEMM/convolution kernels run in plain FP32 on the CUDA cores; "
             "the tensor cores, several times faster, sit unused.",
-            recommendation="Mixed precision: Trainer(precision='bf16-mixed') or with "
-            "torch.autocast('cuda', dtype=torch.bfloat16)"
+            recommendation=(
+                "Mixed precision: Trainer(precision='bf16-mixed') or with "
+                "torch.autocast('cuda', dtype=torch.bfloat16)"
+                if tf32
+                else f"Mixed precision in FP16 ({ctx.arch} has no BF16 tensor cores): "
+                "Trainer(precision='16-mixed'), or torch.autocast('cuda', dtype=torch.float16) "
+                "with a torch.amp.GradScaler"
+            )
             + (
                 ": and for what stays FP32, torch.backends.cuda.matmul.allow_tf32 = True and "
                 "torch.backends.cudnn.allow_tf32 = True (or "
@@ -201,7 +212,10 @@ def _precision(ctx: Context) -> list[Finding]:
 
 
 def _communication(ctx: Context) -> list[Finding]:
-    comm = [r for r in ctx.rows(RowKind.COMMUNICATION) if r.is_device]
+    comm = sorted(
+        (r for r in ctx.rows(RowKind.COMMUNICATION) if r.event_kind == "kernel"),
+        key=lambda r: -r.device_total_us,
+    )
     us = sum(r.device_total_us for r in comm)
     share = ctx.share(us)
     if share < advice.COMMUNICATION_PCT:

@@ -19,7 +19,7 @@ from profsight.knowledge.lightning import TORCH_LAYERS
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.trace_schema import EventKind
 from profsight.model.modules import OUTSIDE_MODULES
-from profsight.renderers.units import short_time
+from profsight.units import short_time
 
 
 def run(ctx: Context) -> list[Finding]:
@@ -37,7 +37,7 @@ def _own_time(ctx: Context) -> list[Finding]:
             or _is_layer(row.name)
         ):
             continue
-        share = ctx.share(row.self_cpu_us)
+        share = ctx.host_at_stake(ctx.share(row.self_cpu_us))
         fraction = row.self_cpu_us / row.cpu_total_us
         if share < MODULE_OWN_PCT or fraction < MODULE_OWN_FRACTION:
             continue
@@ -88,7 +88,7 @@ def _tiny_ops(ctx: Context) -> list[Finding]:
     per_step = len(leaves) / ctx.steps
     if per_step < TINY_OPS_PER_STEP:
         return []
-    share = ctx.share(float(at.cpu_total[leaves].sum()))
+    share = ctx.host_at_stake(ctx.share(float(at.cpu_total[leaves].sum())))
     if share < MODULE_OWN_PCT:
         return []
     names, counts = np.unique(ev.name[leaves], return_counts=True)

@@ -16,7 +16,7 @@ from profsight.knowledge.advice import (
     SHORT_STEP_US,
 )
 from profsight.knowledge.phases import PHASE_LABELS, Phase
-from profsight.renderers.units import short_time
+from profsight.units import short_time
 
 #: The model's own work in a step; the rest is the fixed cost a larger batch amortises.
 _MODEL_WORK = (Phase.FORWARD, Phase.BACKWARD, Phase.OPTIMIZER)
@@ -60,8 +60,9 @@ def from_breakdown(breakdown: Breakdown) -> list[Finding]:
                 f"({rule.source})",
             )
         )
-    if breakdown.windows.startswith("table"):
-        return findings  # a table's "not attributed" time is not known to be fixed cost
+    if breakdown.windows != "profiler steps" or avg.wall_us <= 0:
+        return findings  # without real steps (a table, a trace without ProfilerStep), per-step
+        # cost cannot be told from the rest
     findings.extend(_per_step_overhead(avg.wall_us, share_of, fired))
     return findings
 

@@ -8,8 +8,9 @@ from typing import Any
 
 from profsight.analyses.context import Context
 from profsight.findings import Finding, Severity, ranked
+from profsight.knowledge.advice import SHORT_STEP_US
 from profsight.knowledge.phases import Phase
-from profsight.renderers.units import short_time
+from profsight.units import short_time
 
 #: Data loading past this share of the step: the input pipeline bounds it.
 INPUT_BOUND_PCT = 20.0
@@ -113,17 +114,6 @@ def _device_verdict(
             "step (mixed precision, a smaller or more efficient model) or add "
             "devices.",
         )
-    if "communication" in categories:
-        return _verdict(
-            "communication",
-            "balanced",
-            ctx,
-            busy,
-            data,
-            evidence,
-            "Communication between devices bounds the step; overlap it with the "
-            "backward pass or send less of it.",
-        )
     if busy < STARVED_PCT and idle.get("sync", 0.0) > idle.get("host", 0.0):
         return _verdict(
             "sync",
@@ -146,6 +136,17 @@ def _device_verdict(
             f"The model is too small for this GPU: the device is busy only "
             f"{busy:.0f}% of the step and waits for the CPU to issue work. A larger "
             "batch, fused ops (torch.compile) or CUDA graphs keep it fed.",
+        )
+    if "communication" in categories:
+        return _verdict(
+            "communication",
+            "balanced",
+            ctx,
+            busy,
+            data,
+            evidence,
+            "Communication between devices bounds the step; overlap it with the "
+            "backward pass or send less of it.",
         )
     return _verdict(
         "compute",
@@ -216,16 +217,28 @@ def _cpu_verdict(
             "step, so the CPU is the limit. The model is heavy for this hardware: a "
             "GPU (or a smaller model) is the way to go faster.",
         )
+    if ctx.step_us < SHORT_STEP_US and fixed >= compute:
+        return _verdict(
+            "host",
+            "too_small_for_hardware",
+            ctx,
+            None,
+            data,
+            evidence,
+            f"A CPU-only run where the fixed cost of each step ({fixed:.0f}%) outweighs "
+            "the model's work: the model is small for the per-step overhead; a larger "
+            "batch amortises it.",
+        )
     return _verdict(
         "host",
-        "too_small_for_hardware",
+        "balanced",
         ctx,
         None,
         data,
         evidence,
-        f"A CPU-only run where the fixed cost of each step ({fixed:.0f}%) outweighs "
-        "the model's work: the model is small for the per-step overhead; a larger "
-        "batch amortises it.",
+        f"A CPU-only run whose steps ({short_time(ctx.step_us)}) are neither dominated by "
+        f"the model's work ({compute:.0f}%) nor short: much of each step is in no recorded "
+        "range or outside the model (see the breakdown).",
     )
 
 

@@ -7,8 +7,8 @@ from typing import Any
 from profsight.analyses.breakdown import Breakdown, StepBreakdown
 from profsight.findings import Finding
 from profsight.knowledge.phases import PHASE_LABELS, Phase
-from profsight.renderers.units import short_time
 from profsight.report import Report
+from profsight.units import short_time
 
 _IDLE_LABELS = {
     "host": "waiting for the host",

@@ -20,8 +20,8 @@ from profsight.errors import UsageError
 from profsight.findings import Severity
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.renderers.escape import markdown_cell
-from profsight.renderers.units import short_time
 from profsight.run import RunFacts
+from profsight.units import short_time
 
 #: Rows shown per list (slower, faster, new, gone) in text and Markdown; JSON has them all.
 ROWS_SHOWN = 10

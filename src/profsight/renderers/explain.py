@@ -12,8 +12,8 @@ from profsight.model.tree import TreeNode
 from profsight.renderers.diagnosis import breakdown_dict, breakdown_lines
 from profsight.renderers.escape import markdown_cell
 from profsight.renderers.html import render_html
-from profsight.renderers.units import short_time
 from profsight.report import Report
+from profsight.units import short_time
 
 SCHEMA = "profsight/1"
 _NAME_WIDTH = 58

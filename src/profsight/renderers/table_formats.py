@@ -12,7 +12,7 @@ from profsight.errors import UsageError
 from profsight.model.table import ProfilerTable, Row
 from profsight.renderers.escape import markdown_cell
 from profsight.renderers.table_text import render_torch_table
-from profsight.renderers.units import short_time
+from profsight.units import short_time
 
 TABLE_SCHEMA = "profsight/table/1"
 

@@ -7,7 +7,7 @@ table beside torch's and compare them cell by cell.
 from __future__ import annotations
 
 from profsight.model.table import ProfilerTable, Row
-from profsight.renderers.units import torch_memory, torch_percent, torch_time
+from profsight.units import torch_memory, torch_percent, torch_time
 
 _COLUMN = 12
 _SPACING = 2

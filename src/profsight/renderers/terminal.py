@@ -17,8 +17,8 @@ from profsight.knowledge.rows import RowKind
 from profsight.renderers.console import render_to_text
 from profsight.renderers.table_text import render_torch_table
 from profsight.renderers.tree_text import tree_renderable
-from profsight.renderers.units import short_time
 from profsight.report import ExplainedRow, Report
+from profsight.units import short_time
 
 KIND_STYLES: dict[RowKind, str] = {
     RowKind.STEP: "bold white",

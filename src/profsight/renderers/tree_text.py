@@ -8,7 +8,7 @@ from rich.tree import Tree
 
 from profsight.model.tree import CallTree, TreeNode
 from profsight.renderers.console import render_to_text
-from profsight.renderers.units import short_time
+from profsight.units import short_time
 
 _MAX_NAME = 90
 _STYLES = {

@@ -1,4 +1,4 @@
-"""Numbers as torch's profiler prints them (``1.234ms``, ``-1.70 MB``, ``12.34%``)."""
+"""Numbers as people read them: torch's table formats (``1.234ms``, ``-1.70 MB``) and short ones."""
 
 from __future__ import annotations
 
