@@ -184,9 +184,17 @@ def _top_child(name: str, tree: CallTree | None) -> str:
     return f"{top} ({short_time(children[top])})"
 
 
-def table_notes(table: ProfilerTable) -> list[str]:
+def table_notes(table: ProfilerTable, overlapping: bool = False) -> list[str]:
     """What the table as a whole says that a reader might misread."""
     notes = []
+    if overlapping:
+        notes.append(
+            "Ranges on one thread overlap without nesting (Lightning steps the profiler inside "
+            "optimizer_step): torch then makes the ops after a step boundary children of the "
+            "new ProfilerStep, so the self time of ProfilerStep* and of the optimizer rows "
+            "holds ops that ran inside other ranges, and Self CPU time total can exceed the "
+            "wall time. The step-time breakdown (by time window) is the reliable figure."
+        )
     if not table.has_device:
         notes.append(
             "No CUDA time: either a CPU-only run, or device activity was not recorded (add "

@@ -7,7 +7,8 @@ the share of step time at stake.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass
 from typing import Any, Final
 
 
@@ -67,11 +68,12 @@ class Finding:
     """Estimated share of step time saved by the recommendation, where it can be estimated."""
     trigger: str = ""
     """The rule that fired, with its threshold and where the threshold comes from."""
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
-        return self.category
+        """``category:words-of-the-title`` without its numbers: stable across runs."""
+        words = re.findall(r"[a-z]+", self.title.lower())
+        return f"{self.category}:{'-'.join(words[:6])}"
 
     def to_dict(self) -> dict[str, Any]:
         return {

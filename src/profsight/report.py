@@ -149,7 +149,7 @@ def build_report(profile: Profile | TextProfile) -> Report:
         rows=rows,
         top=_top(rows, table),
         tree=tree.pruned(depth=REPORT_DEPTH, min_share=REPORT_MIN_SHARE),
-        notes=tuple(table_notes(table)),
+        notes=tuple(table_notes(table, any(d.code == "partial_overlap" for d in profile.warnings))),
         diagnostics=tuple(profile.warnings),
         device_name=device_label(profile),
         breakdown=diagnosis.breakdown,

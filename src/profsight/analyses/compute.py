@@ -7,12 +7,13 @@ its time on when nothing else dominates, and what makes that work cheaper.
 
 from __future__ import annotations
 
+import numpy as np
+
 from profsight.analyses.context import Context
 from profsight.findings import Evidence, Finding, Severity
 from profsight.knowledge.advice import COMPUTE_PCT
 from profsight.knowledge.ops import lookup_op
-from profsight.knowledge.rows import RowKind
-from profsight.model.table import Row
+from profsight.knowledge.trace_schema import EventKind
 from profsight.units import short_time
 
 #: Op glossary categories -> compute finding category.
@@ -45,29 +46,45 @@ ADVICE = {
 }
 
 
+#: Phases whose ops are not the model's forward/backward math (they have their own findings).
+NOT_MODEL_PHASES = frozenset(
+    {"optimizer", "zero_grad", "metrics", "validation", "data_loading", "callbacks_logging"}
+)
+SKIPPED_OP_CATEGORIES = frozenset({"view", "allocation", "sync", "profiler"})
+
+
 def run(ctx: Context) -> list[Finding]:
     device = ctx.has_device
-    rows = ctx.rows(RowKind.ATEN)
-    by_category: dict[str, list[Row]] = {}
-    for row in rows:
-        op = lookup_op(row.name)
-        category = COMPUTE_CATEGORIES.get(op.category, "compute_other") if op else "compute_other"
-        if op is not None and op.category in ("view", "allocation", "sync", "profiler"):
+    ev = ctx.profile.events
+    at = ctx.profile.attribution
+    phase_of = dict(zip(ctx.breakdown.row_events, ctx.breakdown.row_phases, strict=True))
+    ops = np.flatnonzero(at.is_row & (ev.kind == EventKind.CPU_OP))
+    cost = (at.device_self if device else at.cpu_self)[ops]
+    by_name: dict[int, float] = {}
+    calls: dict[int, int] = {}
+    for event, c in zip(ops.tolist(), cost.tolist(), strict=True):
+        if phase_of.get(event) in NOT_MODEL_PHASES:
             continue
-        by_category.setdefault(category, []).append(row)
-
-    def cost(row: Row) -> float:
-        return row.self_device_us if device else row.self_cpu_us
-
-    totals = {c: sum(cost(r) for r in rs) for c, rs in by_category.items()}
+        name = int(ev.name[event])
+        by_name[name] = by_name.get(name, 0.0) + c
+        calls[name] = calls.get(name, 0) + 1
+    by_category: dict[str, list[tuple[str, float, int]]] = {}
+    for name, c in by_name.items():
+        text = ev.strings[name]
+        op = lookup_op(text)
+        if op is not None and op.category in SKIPPED_OP_CATEGORIES:
+            continue
+        category = COMPUTE_CATEGORIES.get(op.category, "compute_other") if op else "compute_other"
+        by_category.setdefault(category, []).append((text, c, calls[name]))
+    totals = {k: sum(c for _, c, _ in v) for k, v in by_category.items()}
     if not totals:
         return []
-    top = max(totals, key=lambda c: totals[c])
+    top = max(totals, key=lambda k: totals[k])
     share = ctx.share(totals[top])
     if share < COMPUTE_PCT:
         return []
     title, advice = ADVICE[top]
-    leaders = sorted(by_category[top], key=cost, reverse=True)[:4]
+    leaders = [x for x in sorted(by_category[top], key=lambda x: -x[1]) if x[1] > 0][:4]
     where = "device" if device else "CPU"
     return [
         Finding(
@@ -75,11 +92,11 @@ def run(ctx: Context) -> list[Finding]:
             severity=Severity.INFO,
             title=f"{title}: {share:.0f}% of the step",
             evidence=tuple(
-                Evidence(r.name, f"{short_time(cost(r))} {where} time, {r.calls} calls", (r.name,))
-                for r in leaders
+                Evidence(name, f"{short_time(c)} {where} time, {n} calls", (name,))
+                for name, c, n in leaders
             ),
-            explanation=f"These ops' own {where} time is the largest share of the step: the "
-            "model's arithmetic, not overhead around it.",
+            explanation=f"These ops' own {where} time in the forward and backward passes is "
+            "the largest share of the step: the model's arithmetic, not overhead around it.",
             recommendation=advice,
             at_stake_pct=share,
             trigger=f"one compute category >= {COMPUTE_PCT:g}% of the step (informational)",

@@ -152,13 +152,22 @@ def optimizer_implementation(ctx: Context) -> list[Finding]:
             explanation="The single-tensor (for-loop) implementation issues several small ops "
             "per parameter tensor; the multi-tensor (foreach) and fused ones do the same math "
             "in a few large ops.",
-            recommendation="torch.optim.AdamW(params, foreach=True), or fused=True on CUDA.",
+            recommendation=f"torch.optim.{_optimizer_class(ctx)}(params, ..., foreach=True) "
+            "(torch >= 1.12), or fused=True on CUDA for Adam/AdamW/SGD.",
             at_stake_pct=share * 0.99,
             gain_pct=share * 0.5,
             trigger=f">= {FOR_LOOP_OPS_PER_STEP} optimizer ops per step and no _foreach_/_fused_ "
             "op",
         )
     ]
+
+
+def _optimizer_class(ctx: Context) -> str:
+    """``Adam`` of an ``Optimizer.step#Adam.step`` row, else a generic placeholder."""
+    for row in ctx.table.rows:
+        if row.name.startswith("Optimizer.step#"):
+            return row.name.split("#", 1)[1].split(".", 1)[0]
+    return "YourOptimizer"
 
 
 def allocation_churn(ctx: Context) -> list[Finding]:

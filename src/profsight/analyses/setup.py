@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from profsight.analyses.context import Context
-from profsight.findings import Evidence, Finding, Severity
+from profsight.findings import Finding, Severity
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS
 
 #: A first step this much slower than the median was profiled without a warm-up.
@@ -38,6 +38,16 @@ def run(ctx: Context) -> list[Finding]:
             )
         )
     steps = ctx.breakdown.steps
+    if ctx.breakdown.windows == "whole trace":
+        findings.append(
+            _setup(
+                "No ProfilerStep ranges: the whole trace is read as one step",
+                "Without prof.step() the profiler records no step boundaries, so the numbers cover "
+                "the whole trace, start-up and warm-up included, and per-step findings are off.",
+                "Call prof.step() once per iteration (Lightning's PyTorchProfiler does), with "
+                "schedule=torch.profiler.schedule(wait=1, warmup=1, active=3).",
+            )
+        )
     if ctx.breakdown.windows == "profiler steps" and len(steps) < MIN_STEPS:
         findings.append(
             _setup(
@@ -75,7 +85,7 @@ def _setup(title: str, explanation: str, recommendation: str) -> Finding:
         category="profiler_setup",
         severity=Severity.LOW,
         title=title,
-        evidence=(Evidence("profile", explanation),),
+        evidence=(),
         explanation=explanation,
         recommendation=recommendation,
         at_stake_pct=0.0,

@@ -32,6 +32,13 @@ LOOP_ACTIONS: Final[dict[str, str]] = {
     "run_validation_epoch": "one whole validation epoch",
     "run_test_epoch": "one whole test epoch",
     "run_predict_epoch": "one whole prediction epoch",
+    # Lightning 1.0 / 1.1 names
+    "get_train_batch": "fetching the next training batch from the DataLoader",
+    "model_forward": "the forward pass of your training_step",
+    "model_backward": "the backward pass",
+    "training_step_and_backward": "training_step and backward together (Lightning 1.x)",
+    "evaluation_step_and_end": "a validation step and its step_end",
+    "on_train_batch_start": "hook at the start of each training batch",
 }
 
 #: What the strategy's and the LightningModule's methods time.

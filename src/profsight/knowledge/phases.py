@@ -39,7 +39,7 @@ PHASE_LABELS: Final[dict[Phase, str]] = {
     Phase.METRICS: "metrics",
     Phase.CALLBACKS_LOGGING: "hooks, callbacks and logging",
     Phase.FRAMEWORK: "framework overhead (Lightning loop and strategy)",
-    Phase.OTHER: "not in any recorded range (Python between ops, the loop itself)",
+    Phase.OTHER: "no phase: Python between recorded ranges, or ranges that name no phase",
 }
 
 #: Lightning actions and hooks -> the phase they time (names as `action_of` gives them).
@@ -59,6 +59,12 @@ ACTION_PHASES: Final[dict[str, Phase]] = {
     "run_validation_epoch": Phase.VALIDATION,
     "run_training_epoch": Phase.FRAMEWORK,
     "run_training_batch": Phase.FRAMEWORK,
+    # Lightning 1.0 / 1.1 SimpleProfiler names
+    "model_forward": Phase.FORWARD,
+    "model_backward": Phase.BACKWARD,
+    "get_train_batch": Phase.DATA_LOADING,
+    "evaluation_step_and_end": Phase.VALIDATION,
+    "on_train_batch_end": Phase.CALLBACKS_LOGGING,
 }
 
 #: Row kinds that declare a phase by themselves.

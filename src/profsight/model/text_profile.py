@@ -62,7 +62,7 @@ def lightning_table(report: LightningReport) -> ProfilerTable:
         Row(
             name=a.action,
             event_kind=LIGHTNING_ACTION,
-            calls=a.calls or 0,
+            calls=a.calls or (round(a.total_s / a.mean_s) if a.mean_s else 0),
             self_cpu_us=0.0,
             cpu_total_us=a.total_s * 1e6,
             self_device_us=0.0,

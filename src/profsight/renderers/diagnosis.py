@@ -29,9 +29,10 @@ def breakdown_lines(breakdown: Breakdown | None, device_name: str = "GPU") -> li
     if breakdown is None or not breakdown.steps:
         return []
     avg = breakdown.average()
+    where = f", on {breakdown.thread}" if breakdown.thread else ""
     lines = [
         f"Where a step's time goes ({len(breakdown.steps)} {breakdown.windows}, average "
-        f"{short_time(avg.wall_us)}, on {breakdown.thread}):"
+        f"{short_time(avg.wall_us)}{where}):"
     ]
     for phase, us in sorted(avg.host_us.items(), key=lambda kv: -kv[1]):
         pct = us * 100 / avg.wall_us if avg.wall_us else 0.0

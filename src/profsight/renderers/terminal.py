@@ -101,7 +101,7 @@ def _breakdown(bd: Breakdown | None) -> RenderableType | None:
         )
     title = Text(
         f"Where a step's time goes ({len(bd.steps)} {bd.windows}, average "
-        f"{short_time(avg.wall_us)}, on {bd.thread or 'the table rows'})",
+        f"{short_time(avg.wall_us)}{f', on {bd.thread}' if bd.thread else ''})",
         style="bold",
     )
     parts: list[RenderableType] = [title, table]
