@@ -167,3 +167,46 @@ def test_explain_snapshots(
     )
     assert code == 0
     snapshot(name, out)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["table", MINIMAL, "--limit", "-3"],
+        ["tree", MINIMAL, "--depth", "-1"],
+        ["tree", MINIMAL, "--min-share", "500"],
+    ],
+)
+def test_out_of_range_arguments_are_usage_errors(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == EXIT_USAGE
+    assert "error" in capsys.readouterr().err
+
+
+MALFORMED = {
+    "empty.json": b"",
+    "binary.bin": bytes(range(256)) * 4,
+    "numbers.json": b"[1, 2, 3]",
+    "events-not-array.json": b'{"traceEvents": {}}',
+    "prose.txt": b"nothing to see here\n",
+    "bad-gzip.json.gz": b"\x1f\x8b\x08\x00not really gzip",
+}
+
+
+@pytest.mark.parametrize("name", sorted(MALFORMED))
+@pytest.mark.parametrize("command", ["table", "tree", "explain", "check", "diff"])
+def test_malformed_inputs_every_command(
+    name: str, command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / name
+    bad.write_bytes(MALFORMED[name])
+    before = bad.read_bytes()
+    extra = {"check": ["--max", "step_time=1s"], "diff": [MINIMAL]}.get(command, [])
+    code, _, err = run(capsys, command, str(bad), *extra)
+    assert code == EXIT_INPUT, err
+    assert err.count("\n") == 1 and str(bad) in err
+    assert "Traceback" not in err
+    assert bad.read_bytes() == before

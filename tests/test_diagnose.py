@@ -75,8 +75,18 @@ def test_flops_of_the_sample_resnet() -> None:
     assert verdict is not None
     per_sample = next(e for e in verdict.evidence if "per sample" in e)
     assert per_sample.startswith("0.217 GFLOP per sample (batch 16, 3,072 input values")
-    forward = 3.553e9 / 3 / 16
-    assert forward == pytest.approx(74e6, rel=0.01)
+    from profsight.analyses.flops import op_flops
+
+    profile = profsight.load(sample_trace())
+    flops = op_flops(profile)
+    ev = profile.events
+    forward = sum(
+        f
+        for e, f in zip(flops.events.tolist(), flops.flops.tolist(), strict=True)
+        if ev.strings[ev.name[e]] == "aten::convolution"
+    )
+    assert forward / 3 / 16 == pytest.approx(74e6, rel=0.01)  # 3 steps of 16 images
+    assert flops.complete
 
 
 # --- real GPU traces: the findings they plainly show -------------------------------------
@@ -347,3 +357,14 @@ def test_allocation_churn_threshold(tmp_path: Path) -> None:
 
     assert "memory" not in _categories(trace(ALLOCATIONS_PER_STEP - 10))
     assert "memory" in _categories(trace(ALLOCATIONS_PER_STEP + 10))
+
+
+@pytest.mark.parametrize(
+    "path", sorted((Path(__file__).parent / "data/tables").glob("*.txt")), ids=lambda p: p.name
+)
+def test_table_breakdowns_never_exceed_the_step(path: Path) -> None:
+    from profsight.analyses.table_phases import table_breakdown
+
+    profile = profsight.load(path)
+    for step in table_breakdown(profile.table()).steps:
+        assert sum(step.host_us.values()) <= step.wall_us * 1.0001

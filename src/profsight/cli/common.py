@@ -102,6 +102,20 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
+
+
+def percent(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 100.0:
+        raise argparse.ArgumentTypeError(f"must be a percentage from 0 to 100, not {value:g}")
+    return value
+
+
 def format_from(args: argparse.Namespace, suffixes: dict[str, str], default: str) -> str:
     """``--format``, else the output file's suffix, else `default`."""
     if args.format:

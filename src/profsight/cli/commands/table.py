@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from profsight.cli.choices import GROUP_BYS, TABLE_FORMATS
-from profsight.cli.common import add_output_arguments, format_from
+from profsight.cli.common import add_output_arguments, format_from, non_negative_int
 
 HELP = "print the profiler table (torch's key_averages()) of a trace"
 
@@ -20,7 +20,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "self_device_us, device_total_us, calls, cpu_mem, ... or torch's names "
         "(cpu_time_total, self_cuda_time_total, ...); default: first occurrence",
     )
-    p.add_argument("--limit", type=int, default=None, help="show at most N rows")
+    p.add_argument("--limit", type=non_negative_int, default=None, help="show at most N rows")
     p.add_argument(
         "--group-by",
         choices=GROUP_BYS,

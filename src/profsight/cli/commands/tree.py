@@ -6,7 +6,7 @@ import argparse
 import shutil
 
 from profsight.cli.choices import TREE_FORMATS
-from profsight.cli.common import add_output_arguments, format_from
+from profsight.cli.common import add_output_arguments, format_from, non_negative_int, percent
 
 HELP = "print the call tree of a trace: steps, Lightning actions, modules, ops, kernels"
 
@@ -14,10 +14,10 @@ HELP = "print the call tree of a trace: steps, Lightning actions, modules, ops, 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("tree", help=HELP, description=HELP)
     p.add_argument("path", help="trace file (.json or .json.gz)")
-    p.add_argument("--depth", type=int, default=None, help="show at most N levels")
+    p.add_argument("--depth", type=non_negative_int, default=None, help="show at most N levels")
     p.add_argument(
         "--min-share",
-        type=float,
+        type=percent,
         default=1.0,
         metavar="PCT",
         help="hide nodes under PCT %% of the total CPU and device time (default 1)",
