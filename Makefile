@@ -1,8 +1,13 @@
 # profsight: the two commands of the README, and the checks they run.
-.PHONY: demo test check lint types unit setup setup-dev benchmark clean
+.PHONY: demo sample test check lint types unit setup setup-demo setup-dev benchmark clean
+
+# Set up torch 2.13 (CPU build) and Lightning, then profile a short ResNet-18 training and
+# explain it (profsight-demo/fit-report.html).
+demo: setup-demo
+	.venv/bin/profsight demo
 
 # Set up (no torch needed) and explain the bundled sample trace.
-demo: setup
+sample: setup
 	.venv/bin/profsight explain
 
 # Set up everything the tests need (torch 2.13 CPU, Lightning) and run the whole suite.
@@ -22,6 +27,9 @@ unit:
 
 setup:
 	scripts/setup.sh
+
+setup-demo:
+	scripts/setup.sh demo
 
 setup-dev:
 	scripts/setup.sh dev

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Set up profsight in ./.venv on a fresh machine.
 #   scripts/setup.sh        the package (what `profsight explain` needs: no torch)
+#   scripts/setup.sh demo   plus torch 2.13 (CPU build), Lightning and torchmetrics
+#                           (what `profsight demo` and profsight.lightning need)
 #   scripts/setup.sh dev    plus torch 2.13 (CPU build), Lightning and the test/lint tools
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +25,10 @@ if [ "${1:-}" = "dev" ]; then
                 "skipped (as root: apt-get install chromium)" >&2
         fi
     fi
+elif [ "${1:-}" = "demo" ]; then
+    # torch first and pinned, for the same reason as in dev
+    .venv/bin/python -c "import torch" 2>/dev/null || pip install "torch==2.13.0"
+    pip install -e ".[torch]"
 else
     pip install -e .
 fi

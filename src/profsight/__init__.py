@@ -17,6 +17,7 @@ __version__ = "0.1.0"
 
 _EXPORTS = {
     "explain": "profsight.api",
+    "profile": "profsight.torch_profile",
     "load": "profsight.loaders",
     "load_text": "profsight.loaders",
     "Report": "profsight.report",
@@ -48,6 +49,7 @@ __all__ = [
     "explain",
     "load",
     "load_text",
+    "profile",
 ]
 
 if TYPE_CHECKING:
@@ -60,6 +62,7 @@ if TYPE_CHECKING:
     from profsight.model.text_profile import TextProfile
     from profsight.model.tree import CallTree, TreeNode
     from profsight.report import Report
+    from profsight.torch_profile import profile
 
 
 def __getattr__(name: str) -> Any:
