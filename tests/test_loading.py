@@ -183,3 +183,24 @@ def test_two_decoding_processes_give_the_same_table(sample_json: bytes, tmp_path
     assert one["source"]["decoding_processes"] == 1
     assert both["table"] == one["table"]
     assert both["tree"] == one["tree"]
+
+
+def test_invalid_json_in_the_middle_is_salvaged_event_by_event(
+    sample_json: bytes, tmp_path: Path
+) -> None:
+    """An exporter bug (a name with a raw double quote, a control character) spoils one
+    event, not the run: the rest is read and the loss is reported."""
+    doc = sample_json.decode()
+    first = doc.index('"name": "', len(doc) // 3) + len('"name": "')
+    second = doc.index('"name": "', 2 * len(doc) // 3) + len('"name": "')
+    broken = doc[:first] + 'say "hi" ' + doc[first:second] + "tab\x01" + doc[second:]
+    path = tmp_path / "broken.json"
+    path.write_text(broken)
+    before = path.read_bytes()
+    profile = profsight.load(path)
+    whole = profsight.load(sample_trace())
+    [diag] = [d for d in profile.diagnostics if d.code == "malformed_events"]
+    assert "1 unreadable events were skipped" in diag.message
+    assert "1 events were repaired" in diag.message
+    assert len(profile.events) == len(whole.events) - 1
+    assert path.read_bytes() == before

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 import msgspec
@@ -171,7 +172,12 @@ def _decode_spans(
                 events, kept_to = _salvage_tail(buf, a, b, builder)
                 outcome.diagnostics.append(_truncation(raw, kept_to, len(buf)))
             else:
-                raise InputError(source, _malformed(error, a)) from None
+                salvage = _salvage_malformed(buf, a, b, builder)
+                if salvage.events is None:
+                    raise InputError(source, _malformed(error, a)) from None
+                events = salvage.events
+                outcome.tail = salvage.tail
+                outcome.diagnostics.append(salvage.diagnostic(a, error))
         builder.add_chunk(events)
         del events
         if report is not None:
@@ -233,6 +239,78 @@ def _decode_lax(doc: bytes | memoryview, builder: ColumnBuilder) -> list[Event]:
             bad += 1
     builder.count_skipped(NOT_OBJECTS, bad)
     return events
+
+
+#: Bugs exporters really have, and their repair: ``"dur": N/A`` written unquoted (Kineto),
+#: raw control characters inside names.
+_UNQUOTED_NA = re.compile(rb'(?<!")N/A(?!")')
+_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+@dataclass
+class _Salvage:
+    events: list[Event] | None
+    """The events read, or None when not one piece could be read."""
+    dropped: int = 0
+    repaired: int = 0
+    tail: bytes | bytearray | None = None
+
+    def diagnostic(self, offset: int, error: msgspec.DecodeError) -> Diagnostic:
+        where = _malformed(error, offset).removeprefix("invalid JSON in the trace events: ")
+        parts = []
+        if self.dropped:
+            parts.append(f"{self.dropped} unreadable events were skipped")
+        if self.repaired:
+            parts.append(f"{self.repaired} events were repaired (unquoted N/A, control characters)")
+        return Diagnostic(
+            "malformed_events",
+            f"invalid JSON in the trace ({where}): read the events one by one; " + "; ".join(parts),
+            remedy="the exporter wrote invalid JSON (e.g. a record_function name with a "
+            "double quote); rename the range or re-export the trace",
+        )
+
+
+def _salvage_malformed(buf: bytes | bytearray, a: int, b: int, builder: ColumnBuilder) -> _Salvage:
+    """Read a chunk with invalid JSON event by event: repair what exporters get wrong, skip
+    what cannot be read. The piece holding the end of the array gives the tail."""
+    cuts = [a, *json_split.boundaries(buf, a, b), b]
+    result = _Salvage([])
+    assert result.events is not None
+    for lo, hi in pairwise(cuts):
+        piece = bytes(buf[lo:hi]).strip(b" \t\r\n,")
+        if not piece:
+            continue
+        decoded = _decode_piece(piece, builder)
+        if decoded is None:
+            repaired = _CONTROL.sub(b" ", _UNQUOTED_NA.sub(b'"N/A"', piece))
+            decoded = _decode_piece(repaired, builder) if repaired != piece else None
+            if decoded is not None:
+                result.repaired += 1
+        if decoded is None:
+            result.dropped += 1
+            continue
+        events, tail = decoded
+        result.events.extend(events)
+        if tail is not None:
+            result.tail = tail
+    if not result.events:
+        return _Salvage(None)
+    return result
+
+
+def _decode_piece(piece: bytes, builder: ColumnBuilder) -> tuple[list[Event], bytes | None] | None:
+    """One event (or the array's end and what follows it), or None if it cannot be read."""
+    doc = b"[" + piece + b"]"
+    try:
+        return _decode_events(doc, builder), None
+    except msgspec.DecodeError as exc:
+        closed_at = json_split.trailing_offset(exc)
+        if closed_at is None:
+            return None
+        try:
+            return _decode_events(doc[:closed_at], builder), doc[closed_at:-1]
+        except msgspec.DecodeError:
+            return None
 
 
 def _merge_with_next(spans: list[tuple[int, int]], i: int) -> bool:
