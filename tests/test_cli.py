@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import profsight
 from profsight.cli.main import EXIT_INPUT, EXIT_OUTPUT, EXIT_USAGE, main
 
 from conftest import DATA
@@ -210,3 +211,42 @@ def test_malformed_inputs_every_command(
     assert err.count("\n") == 1 and str(bad) in err
     assert "Traceback" not in err
     assert bad.read_bytes() == before
+
+
+def test_deeply_nested_ranges_are_cut_not_crashed(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """1500 nested record_function ranges (a recursive model) once overflowed Python's
+    stack in every tree view; views now stop at MAX_TREE_DEPTH and say so."""
+    from contextlib import ExitStack
+
+    import torch
+    from torch.profiler import ProfilerActivity, profile, record_function
+
+    from profsight.model.tree import MAX_TREE_DEPTH
+
+    with profile(activities=[ProfilerActivity.CPU]) as prof, ExitStack() as stack:
+        for i in range(1500):
+            stack.enter_context(record_function(f"level_{i}"))
+        torch.ones(4).sum()
+    trace = tmp_path / "deep.json"
+    prof.export_chrome_trace(str(trace))
+    code, out, err = run(capsys, "tree", str(trace), "--min-share", "0")
+    assert code == 0, err
+    assert f"nests deeper than {MAX_TREE_DEPTH} levels" in out
+    code, out, err = run(capsys, "tree", str(trace), "--format", "json", "--min-share", "0")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["cut_at"] == MAX_TREE_DEPTH
+    node, names = doc["root"], []
+    while node["children"]:
+        node = node["children"][0]
+        names.append(node["name"])
+    assert names == [f"level_{i}" for i in range(MAX_TREE_DEPTH)]
+    for fmt in ("text", "json", "markdown", "html"):
+        target = str(tmp_path / f"r.{fmt}")
+        code, out, err = run(capsys, "explain", str(trace), "--format", fmt, "-o", target)
+        assert code == 0, (fmt, err)
+    tree = profsight.load(trace).tree()
+    assert tree.root.check() == []
+    assert tree.root.find("level_1499") is not None

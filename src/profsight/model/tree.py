@@ -45,9 +45,12 @@ class TreeNode:
     children: list[TreeNode] = field(default_factory=list)
 
     def walk(self) -> Iterator[TreeNode]:
-        yield self
-        for child in self.children:
-            yield from child.walk()
+        """Every node, depth first, parents before children (iterative: traces nest deep)."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
 
     def find(self, name: str) -> TreeNode | None:
         """The first node named `name`, depth first."""
@@ -66,8 +69,19 @@ class TreeNode:
                 problems.append(f"{node.name}: device total {node.device_total_us} != {dev}")
         return problems
 
-    def to_dict(self, max_depth: int | None = None) -> dict[str, object]:
-        data: dict[str, object] = {
+    def to_dict(self) -> dict[str, object]:
+        """The subtree as nested dicts (callers prune it first: see `CallTree.pruned`)."""
+        data = self._fields()
+        stack = [(self, data)]
+        while stack:
+            node, out = stack.pop()
+            kids = [c._fields() for c in node.children]
+            out["children"] = kids
+            stack.extend(zip(node.children, kids, strict=True))
+        return data
+
+    def _fields(self) -> dict[str, object]:
+        return {
             "name": self.name,
             "kind": self.kind,
             "calls": self.calls,
@@ -76,46 +90,61 @@ class TreeNode:
             "self_device_us": self.device_self_us,
             "device_total_us": self.device_total_us,
         }
-        if max_depth is None or max_depth > 0:
-            depth = None if max_depth is None else max_depth - 1
-            data["children"] = [c.to_dict(depth) for c in self.children]
-        return data
+
+    def _copy(self, children: list[TreeNode]) -> TreeNode:
+        return TreeNode(
+            self.name,
+            self.kind,
+            self.calls,
+            self.cpu_self_us,
+            self.cpu_total_us,
+            self.device_self_us,
+            self.device_total_us,
+            self.is_device,
+            children,
+        )
+
+
+#: Deepest level any view shows. Real call stacks are tens deep; a trace nesting thousands of
+#: ranges (a recursive model, a broken exporter) is cut here so renderers and JSON encoders,
+#: which recurse, keep working. `CallTree.cut_at` says when this happened.
+MAX_TREE_DEPTH = 100
 
 
 @dataclass
 class CallTree:
     root: TreeNode
+    cut_at: int | None = None
+    """The depth this view was cut at although deeper nodes exist (see `MAX_TREE_DEPTH`)."""
 
     @classmethod
     def build(cls, profile: Profile) -> CallTree:
         return cls(_build(profile))
 
     def pruned(self, depth: int | None = None, min_share: float = 0.0) -> CallTree:
-        """A copy without nodes deeper than `depth` or below `min_share` % of the root's time."""
+        """A copy without nodes deeper than `depth` (at most `MAX_TREE_DEPTH`) or below
+        `min_share` % of the root's time."""
         cpu_ref = self.root.cpu_total_us or 1.0
         dev_ref = self.root.device_total_us or 1.0
+        limit = MAX_TREE_DEPTH if depth is None else min(depth, MAX_TREE_DEPTH)
 
         def keep(node: TreeNode) -> bool:
             share = max(node.cpu_total_us / cpu_ref, node.device_total_us / dev_ref) * 100
             return share >= min_share
 
-        def copy(node: TreeNode, level: int) -> TreeNode:
-            kids: list[TreeNode] = []
-            if depth is None or level < depth:
-                kids = [copy(c, level + 1) for c in node.children if keep(c)]
-            return TreeNode(
-                node.name,
-                node.kind,
-                node.calls,
-                node.cpu_self_us,
-                node.cpu_total_us,
-                node.device_self_us,
-                node.device_total_us,
-                node.is_device,
-                kids,
-            )
-
-        return CallTree(copy(self.root, 0))
+        root = self.root._copy([])
+        cut_at: int | None = None
+        stack = [(self.root, root, 0)]
+        while stack:
+            node, out, level = stack.pop()
+            kept = [c for c in node.children if keep(c)]
+            if level >= limit:
+                if kept and (depth is None or depth > MAX_TREE_DEPTH):
+                    cut_at = MAX_TREE_DEPTH
+                continue
+            out.children = [c._copy([]) for c in kept]
+            stack.extend((c, o, level + 1) for c, o in zip(kept, out.children, strict=True))
+        return CallTree(root, cut_at=cut_at)
 
 
 def _build(profile: Profile) -> TreeNode:

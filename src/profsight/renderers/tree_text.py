@@ -52,7 +52,10 @@ def _label(node: TreeNode, cpu_ref: float, dev_ref: float, device_name: str) -> 
 def render_tree_text(
     tree: CallTree, width: int = 120, color: bool = False, device_name: str = "CUDA"
 ) -> str:
-    return render_to_text(tree_renderable(tree, device_name), width=width, color=color)
+    text = render_to_text(tree_renderable(tree, device_name), width=width, color=color)
+    if tree.cut_at is not None:
+        text += f"(the tree nests deeper than {tree.cut_at} levels; deeper levels are not shown)\n"
+    return text
 
 
 def tree_renderable(tree: CallTree, device_name: str = "CUDA") -> Tree:
@@ -69,5 +72,5 @@ def tree_renderable(tree: CallTree, device_name: str = "CUDA") -> Tree:
 
 
 def render_tree_json(tree: CallTree) -> str:
-    doc = {"schema": "profsight/tree/1", "root": tree.root.to_dict()}
+    doc = {"schema": "profsight/tree/1", "cut_at": tree.cut_at, "root": tree.root.to_dict()}
     return msgspec.json.format(msgspec.json.encode(doc).decode(), indent=2) + "\n"
