@@ -200,7 +200,7 @@ def test_invalid_json_in_the_middle_is_salvaged_event_by_event(
     profile = profsight.load(path)
     whole = profsight.load(sample_trace())
     [diag] = [d for d in profile.diagnostics if d.code == "malformed_events"]
-    assert "1 unreadable events were skipped" in diag.message
-    assert "1 events were repaired" in diag.message
+    assert "1 event was skipped (unreadable)" in diag.message
+    assert "1 event was repaired" in diag.message
     assert len(profile.events) == len(whole.events) - 1
     assert path.read_bytes() == before

@@ -225,6 +225,8 @@ def _decode_events(doc: bytes | memoryview, builder: ColumnBuilder) -> list[Even
         return EVENTS_DECODER.decode(doc)
     except msgspec.ValidationError:
         return _decode_lax(doc, builder)
+    except UnicodeDecodeError as exc:  # msgspec's own error for bytes that are not UTF-8
+        raise msgspec.DecodeError(f"JSON is malformed: invalid UTF-8 (byte {exc.start})") from None
 
 
 def _decode_lax(doc: bytes | memoryview, builder: ColumnBuilder) -> list[Event]:
@@ -242,7 +244,7 @@ def _decode_lax(doc: bytes | memoryview, builder: ColumnBuilder) -> list[Event]:
 
 
 #: Bugs exporters really have, and their repair: ``"dur": N/A`` written unquoted (Kineto),
-#: raw control characters inside names.
+#: raw control characters inside names, names that are not UTF-8.
 _UNQUOTED_NA = re.compile(rb'(?<!")N/A(?!")')
 _CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
@@ -259,15 +261,22 @@ class _Salvage:
         where = _malformed(error, offset).removeprefix("invalid JSON in the trace events: ")
         parts = []
         if self.dropped:
-            parts.append(f"{self.dropped} unreadable events were skipped")
+            parts.append(f"{_count(self.dropped)} skipped (unreadable)")
         if self.repaired:
-            parts.append(f"{self.repaired} events were repaired (unquoted N/A, control characters)")
+            parts.append(
+                f"{_count(self.repaired)} repaired (unquoted N/A, control characters, bytes "
+                "not UTF-8)"
+            )
         return Diagnostic(
             "malformed_events",
             f"invalid JSON in the trace ({where}): read the events one by one; " + "; ".join(parts),
             remedy="the exporter wrote invalid JSON (e.g. a record_function name with a "
             "double quote); rename the range or re-export the trace",
         )
+
+
+def _count(n: int) -> str:
+    return f"{n} event was" if n == 1 else f"{n} events were"
 
 
 def _salvage_malformed(buf: bytes | bytearray, a: int, b: int, builder: ColumnBuilder) -> _Salvage:
@@ -282,7 +291,7 @@ def _salvage_malformed(buf: bytes | bytearray, a: int, b: int, builder: ColumnBu
             continue
         decoded = _decode_piece(piece, builder)
         if decoded is None:
-            repaired = _CONTROL.sub(b" ", _UNQUOTED_NA.sub(b'"N/A"', piece))
+            repaired = _repair(piece)
             decoded = _decode_piece(repaired, builder) if repaired != piece else None
             if decoded is not None:
                 result.repaired += 1
@@ -296,6 +305,11 @@ def _salvage_malformed(buf: bytes | bytearray, a: int, b: int, builder: ColumnBu
     if not result.events:
         return _Salvage(None)
     return result
+
+
+def _repair(piece: bytes) -> bytes:
+    text = piece.decode("utf-8", "replace").encode()
+    return _CONTROL.sub(b" ", _UNQUOTED_NA.sub(b'"N/A"', text))
 
 
 def _decode_piece(piece: bytes, builder: ColumnBuilder) -> tuple[list[Event], bytes | None] | None:
