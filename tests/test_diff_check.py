@@ -226,9 +226,13 @@ def test_diff_formats_match_the_registry() -> None:
 def test_diff_bad_input(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_bytes(b"\x00\x01garbage")
-    code, out, err = run(capsys, "diff", MINIMAL, str(bad))
+    code, out, err = run(capsys, "diff", str(bad), MINIMAL)
     assert (code, out, err.count("\n")) == (EXIT_INPUT, "", 1)
     assert err.startswith(f"profsight: error: {bad}: ")
+    code, out, err = run(capsys, "diff", MINIMAL, str(bad))  # the first input's warnings come first
+    assert (code, out) == (EXIT_INPUT, "")
+    assert err.splitlines()[-1].startswith(f"profsight: error: {bad}: ")
+    assert all(f"{MINIMAL}: warning:" in line for line in err.splitlines()[:-1])
     not_a_report = tmp_path / "diff.json"
     not_a_report.write_text('{\n  "schema": "profsight/diff/1"\n}\n')
     code, _, err = run(capsys, "diff", MINIMAL, str(not_a_report))

@@ -12,6 +12,7 @@ from pathlib import Path
 from profsight.errors import ProfsightError
 from profsight.loaders import load
 from profsight.loaders.progress import Progress, no_progress
+from profsight.model.diagnostics import Level
 from profsight.model.profile import Profile
 from profsight.model.text_profile import TextProfile
 
@@ -66,6 +67,15 @@ def load_profile(path: str, args: argparse.Namespace) -> Profile | TextProfile:
     for diag in profile.diagnostics:
         warn(f"{path}: {diag}")
     return profile
+
+
+def warn_analysis(path: str, profile: Profile | TextProfile) -> None:
+    """Print the warnings the analysis adds about the input (ranges that overlap without
+    nesting, device work linked to no op) beyond what loading printed; its info notes stay
+    in the reports."""
+    for diag in profile.warnings[len(profile.diagnostics) :]:
+        if diag.level is Level.WARNING:
+            warn(f"{path}: {diag}")
 
 
 def warn(message: str) -> None:

@@ -11,11 +11,14 @@ from typing import Any
 
 
 def load_document(path: str, args: argparse.Namespace) -> dict[str, Any]:
-    from profsight.cli.common import load_profile
+    from profsight.cli.common import load_profile, warn_analysis
     from profsight.loaders.report_json import load_report_document, saved_schema
     from profsight.renderers.explain import report_document
     from profsight.report import build_report
 
     if saved_schema(path) is not None:
         return load_report_document(path)
-    return report_document(build_report(load_profile(path, args)))
+    profile = load_profile(path, args)
+    report = build_report(profile)
+    warn_analysis(path, profile)
+    return report_document(report)

@@ -69,6 +69,7 @@ class _Interner(dict[Any, int]):
 
 
 _PH = attrgetter("ph")
+_TS = attrgetter("ts")
 _NAME = attrgetter("name")
 _CAT = attrgetter("cat")
 _PID_TID = attrgetter("pid", "tid")
@@ -157,10 +158,14 @@ class ColumnBuilder:
             return
         ph = np.fromiter(map(_PH_CODES.__getitem__, map(_PH, events)), np.int8, len(events))
         timed_mask = ph <= _PH_INSTANT
+        no_time = np.isnan(np.fromiter(map(_TS, events), np.float64, len(events))) & timed_mask
+        if no_time.any():
+            self.count_skipped("timed events without a timestamp", int(no_time.sum()))
+            timed_mask &= ~no_time
         timed = events if timed_mask.all() else [events[i] for i in np.flatnonzero(timed_mask)]
         self._add_timed(timed, ph[timed_mask] == _PH_INSTANT)
         if not timed_mask.all():
-            rest = np.flatnonzero(~timed_mask)
+            rest = np.flatnonzero(~timed_mask & ~no_time)
             self._add_other([events[i] for i in rest], ph[rest])
 
     def _kinds(
@@ -261,7 +266,8 @@ class ColumnBuilder:
             elif code == _PH_BE:
                 self.count_skipped("begin/end ('B'/'E') events, which profsight does not pair", 1)
             else:
-                self.count_skipped(f"events of phase {e.ph!r}", 1)
+                what = f"events of phase {e.ph!r}" if e.ph else "events without a phase"
+                self.count_skipped(what, 1)
         if flows:
             self.add(
                 self.flow_columns,

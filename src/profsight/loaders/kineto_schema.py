@@ -7,6 +7,7 @@ of a renamed key are declared (``External id`` since torch 1.9, ``external id`` 
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import msgspec
@@ -52,7 +53,8 @@ class Event(msgspec.Struct, gc=False):
     cat: str = ""
     pid: int | str = 0
     tid: int | str = 0
-    ts: float = 0.0
+    ts: float = math.nan
+    """NaN when the event has none: the builder skips such timed events."""
     dur: float = 0.0
     id: int | str = -1
     args: Args = NO_ARGS
@@ -77,7 +79,7 @@ def _int(value: Any, default: int = -1) -> int:
     return default
 
 
-def _float(value: Any) -> float:
+def _float(value: Any, default: float = 0.0) -> float:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
     if isinstance(value, str):
@@ -85,7 +87,7 @@ def _float(value: Any) -> float:
             return float(value)
         except ValueError:
             pass
-    return 0.0
+    return default
 
 
 def _text(value: Any) -> str:
@@ -114,7 +116,7 @@ def event_from_object(item: dict[str, Any]) -> Event:
         cat=_text(item.get("cat")),
         pid=_id(item.get("pid", 0)),
         tid=_id(item.get("tid", 0)),
-        ts=_float(item.get("ts")),
+        ts=_float(item.get("ts"), math.nan),
         dur=_float(item.get("dur")),
         id=_id(item.get("id", -1)),
         args=Args(

@@ -21,14 +21,17 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
-    from profsight.cli.common import load_profile, write_output
+    from profsight.cli.common import load_profile, warn_analysis, write_output
     from profsight.renderers.explain import REPORT_SUFFIXES, render_report, render_text
     from profsight.report import build_report
     from profsight.samples import sample_trace
 
     path = args.path or str(sample_trace())
-    report = build_report(load_profile(path, args))
+    profile = load_profile(path, args)
+    report = build_report(profile)
     fmt = format_from(args, REPORT_SUFFIXES, "text")
+    if fmt != "text" or args.output is not None:  # the terminal report lists them itself
+        warn_analysis(path, profile)
     if fmt == "text" and args.output is None:
         width = shutil.get_terminal_size((120, 24)).columns
         text = render_text(report, width=width, color=sys.stdout.isatty())

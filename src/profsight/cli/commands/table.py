@@ -38,11 +38,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
-    from profsight.cli.common import load_profile, write_output
+    from profsight.cli.common import load_profile, warn_analysis, write_output
     from profsight.renderers.table_formats import TABLE_SUFFIXES, render_table
 
     profile = load_profile(args.path, args)
     table = profile.table(group_by=args.group_by, sort_by=args.sort, limit=args.limit)
+    warn_analysis(args.path, profile)
     fmt = format_from(args, TABLE_SUFFIXES, "text")
     write_output(render_table(table, fmt), args.output, [args.path], args.force)
     return 0

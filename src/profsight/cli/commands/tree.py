@@ -28,7 +28,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
-    from profsight.cli.common import load_profile, write_output
+    from profsight.cli.common import load_profile, warn_analysis, write_output
     from profsight.model.table import device_label
     from profsight.model.text_profile import TextProfile
     from profsight.renderers.tree_text import render_tree_json, render_tree_text
@@ -37,6 +37,7 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(profile, TextProfile):
         profile.tree()  # raises: a printed table has no call tree
     tree = profile.tree().pruned(depth=args.depth, min_share=args.min_share)
+    warn_analysis(args.path, profile)
     fmt = format_from(args, {".json": "json"}, "text")
     if fmt == "json":
         text = render_tree_json(tree)

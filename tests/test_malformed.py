@@ -1,0 +1,94 @@
+"""Every file of the malformed-input corpus through every command.
+
+The promise (README, "When the input is damaged"): a result with warnings that say what
+was salvaged and lost, or one line naming the file and the problem with exit code 1. Never
+a traceback, never an internal error, never a change to the input.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+import profsight
+from profsight.cli.main import EXIT_BUDGET, EXIT_INPUT, EXIT_OK, EXIT_USAGE, main
+from profsight.model.diagnostics import Diagnostic, Level
+from profsight.model.text_profile import TextProfile
+
+from conftest import DATA
+
+CORPUS = DATA / "malformed"
+EXPECTED: dict[str, dict[str, object]] = json.loads((CORPUS / "expected.json").read_text())
+BASE = DATA / "real/before_fix_trace.json"
+TABLES = {name for name in EXPECTED if name.endswith(".txt")}
+
+
+def test_corpus_is_complete() -> None:
+    on_disk = {p.name for p in CORPUS.iterdir()} - {"make_corpus.py", "expected.json", "README.md"}
+    assert on_disk == set(EXPECTED)
+    assert len(EXPECTED) >= 24
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_load_salvages_or_names_the_problem(name: str) -> None:
+    path = CORPUS / name
+    expected = EXPECTED[name]
+    if "error" in expected:
+        with pytest.raises(profsight.InputError) as info:
+            profsight.load(path)
+        assert info.value.reason.startswith(str(expected["error"]))
+        assert str(path) in str(info.value)
+        return
+    profile = profsight.load(path)
+    profile.table()  # analysis adds its own warnings (overlaps, unlinked device work)
+    assert sorted({d.code for d in profile.warnings}) == expected["warnings"]
+    for diagnostic in profile.warnings:
+        assert diagnostic.message  # each says what was salvaged or lost
+
+
+def _warnings(profile: profsight.Profile | TextProfile) -> list[Diagnostic]:
+    profile.table()
+    return profile.warnings
+
+
+def _commands(name: str, path: str, tmp: Path) -> list[tuple[list[str], set[int]]]:
+    is_table = name in TABLES
+    return [
+        (["table", path], {EXIT_OK}),
+        (["tree", path], {EXIT_USAGE} if is_table else {EXIT_OK}),  # a table has no tree
+        (["explain", path, "--format", "json", "-o", str(tmp / "r.json")], {EXIT_OK}),
+        (["explain", path, "--format", "html", "-o", str(tmp / "r.html")], {EXIT_OK}),
+        (["check", path, "--fail-on", "severity>=high"], {EXIT_OK, EXIT_BUDGET}),
+        (["diff", str(BASE), path, "-o", str(tmp / "d.md")], {EXIT_OK}),
+    ]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_every_command_keeps_the_promise(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = CORPUS / name
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    error = EXPECTED[name].get("error")
+    must_warn = error is None and any(
+        d.level is Level.WARNING for d in _warnings(profsight.load(path))
+    )
+    for argv, allowed in _commands(name, str(path), tmp_path):
+        code = main([*argv, "--force"] if "-o" in argv else argv)
+        _, err = capsys.readouterr()
+        lines = [line for line in err.splitlines() if not line.startswith("USDT:")]
+        assert not any(
+            line.startswith(("Traceback", "profsight: internal error")) for line in lines
+        )
+        if error is not None:
+            assert code == EXIT_INPUT, (argv, err)
+            [line] = lines  # exactly one line, naming the file and the problem
+            assert str(path) in line and str(error) in line
+        else:
+            assert code in allowed, (argv, err)
+            if must_warn:  # info notes stay in the reports; warnings also go to stderr
+                assert any(f"profsight: {path}: warning:" in line for line in lines), (argv, err)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
