@@ -188,12 +188,22 @@ def test_two_decoding_processes_give_the_same_table(sample_json: bytes, tmp_path
 def test_invalid_json_in_the_middle_is_salvaged_event_by_event(
     sample_json: bytes, tmp_path: Path
 ) -> None:
-    """An exporter bug (a name with a raw double quote, a control character) spoils one
-    event, not the run: the rest is read and the loss is reported."""
+    """An exporter bug spoils one event, not the run: repairable events are repaired (an
+    unescaped quote on torch's one-field-per-line layout, a control character), an event that
+    can't be repaired is skipped, and the loss is reported."""
     doc = sample_json.decode()
     first = doc.index('"name": "', len(doc) // 3) + len('"name": "')
     second = doc.index('"name": "', 2 * len(doc) // 3) + len('"name": "')
-    broken = doc[:first] + 'say "hi" ' + doc[first:second] + "tab\x01" + doc[second:]
+    third = doc.index("{", doc.index('"ph": "X"', second)) + 1  # inside an event, mid-line
+    broken = (
+        doc[:first]
+        + 'say "hi" '
+        + doc[first:second]
+        + "tab\x01"
+        + doc[second:third]
+        + ' "x": "a"b", '
+        + doc[third:]
+    )
     path = tmp_path / "broken.json"
     path.write_text(broken)
     before = path.read_bytes()
@@ -201,6 +211,31 @@ def test_invalid_json_in_the_middle_is_salvaged_event_by_event(
     whole = profsight.load(sample_trace())
     [diag] = [d for d in profile.diagnostics if d.code == "malformed_events"]
     assert "1 event was skipped (unreadable)" in diag.message
-    assert "1 event was repaired" in diag.message
+    assert "2 events were repaired" in diag.message
     assert len(profile.events) == len(whole.events) - 1
+    assert (
+        sum(n.startswith('say "hi" ') for n in profile.events.names(range(len(profile.events))))
+        == 1
+    )
     assert path.read_bytes() == before
+
+
+def test_torch_export_with_a_quote_in_a_range_name(tmp_path: Path) -> None:
+    """torch's own export_chrome_trace writes a record_function name with ``"`` unescaped
+    (and ``\\`` as ``/``); the range is repaired and kept, with its time."""
+    import torch
+    from torch.profiler import profile, record_function
+
+    with profile() as prof, record_function('load "batch" \\ 1'):
+        torch.ones(64, 64).matmul(torch.ones(64, 64))
+    path = tmp_path / "quote.json"
+    prof.export_chrome_trace(str(path))
+    assert b'"load "batch" / 1"' in path.read_bytes()  # invalid JSON, as torch writes it
+    loaded = profsight.load(path)
+    [diag] = [d for d in loaded.diagnostics if d.code == "malformed_events"]
+    assert "1 event was repaired" in diag.message and "skipped" not in diag.message
+    row = loaded.table().row('load "batch" / 1')
+    [torch_row] = [e for e in prof.key_averages() if e.key.startswith('load "batch"')]
+    assert row.calls == 1
+    assert row.cpu_total_us == pytest.approx(torch_row.cpu_time_total, abs=0.01)
+    assert row.self_cpu_us == pytest.approx(torch_row.self_cpu_time_total, abs=0.01)

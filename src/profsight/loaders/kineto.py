@@ -264,8 +264,8 @@ class _Salvage:
             parts.append(f"{_count(self.dropped)} skipped (unreadable)")
         if self.repaired:
             parts.append(
-                f"{_count(self.repaired)} repaired (unquoted N/A, control characters, bytes "
-                "not UTF-8)"
+                f"{_count(self.repaired)} repaired (unescaped quotes in names, unquoted N/A, "
+                "control characters, bytes not UTF-8)"
             )
         return Diagnostic(
             "malformed_events",
@@ -307,8 +307,19 @@ def _salvage_malformed(buf: bytes | bytearray, a: int, b: int, builder: ColumnBu
     return result
 
 
+#: torch's exporter writes one field per line and a ``record_function`` name as is:
+#: ``"name": "say "hi"",`` (it only turns ``\\`` into ``/``).
+_NAME_LINE = re.compile(rb'(?m)^(\s*"name": ")(.*)("\s*,?\s*)$')
+
+
+def _escape_name(match: re.Match[bytes]) -> bytes:
+    inner = re.sub(rb'(?<!\\)"', rb'\\"', match.group(2))
+    return match.group(1) + inner + match.group(3)
+
+
 def _repair(piece: bytes) -> bytes:
     text = piece.decode("utf-8", "replace").encode()
+    text = _NAME_LINE.sub(_escape_name, text)
     return _CONTROL.sub(b" ", _UNQUOTED_NA.sub(b'"N/A"', text))
 
 
