@@ -208,7 +208,10 @@ def _decode_header(
     doc: bytes | bytearray, source: str, diagnostics: list[Diagnostic]
 ) -> dict[str, Any]:
     try:
-        header = ANY_DECODER.decode(doc)
+        try:
+            header = ANY_DECODER.decode(doc)
+        except UnicodeDecodeError:  # a name that is not UTF-8: read it with U+FFFD
+            header = ANY_DECODER.decode(bytes(doc).decode("utf-8", "replace").encode())
     except msgspec.DecodeError:
         diagnostics.append(
             Diagnostic("bad_header", "the trace's top-level fields could not be read")
@@ -222,9 +225,10 @@ def _decode_header(
 
 def _decode_events(doc: bytes | memoryview, builder: ColumnBuilder) -> list[Event]:
     try:
-        return EVENTS_DECODER.decode(doc)
-    except msgspec.ValidationError:
-        return _decode_lax(doc, builder)
+        try:
+            return EVENTS_DECODER.decode(doc)
+        except msgspec.ValidationError:
+            return _decode_lax(doc, builder)
     except UnicodeDecodeError as exc:  # msgspec's own error for bytes that are not UTF-8
         raise msgspec.DecodeError(f"JSON is malformed: invalid UTF-8 (byte {exc.start})") from None
 

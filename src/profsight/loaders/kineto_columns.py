@@ -158,10 +158,17 @@ class ColumnBuilder:
             return
         ph = np.fromiter(map(_PH_CODES.__getitem__, map(_PH, events)), np.int8, len(events))
         timed_mask = ph <= _PH_INSTANT
-        no_time = np.isnan(np.fromiter(map(_TS, events), np.float64, len(events))) & timed_mask
+        ts = np.fromiter(map(_TS, events), np.float64, len(events))
+        dur = np.fromiter(map(_DUR, events), np.float64, len(events))
+        no_time = ~_plausible(ts) & timed_mask
         if no_time.any():
             self.count_skipped("timed events without a timestamp", int(no_time.sum()))
             timed_mask &= ~no_time
+        bad_dur = ~_plausible(dur) & timed_mask
+        if bad_dur.any():
+            self.count_skipped("timed events with an impossible duration", int(bad_dur.sum()))
+            timed_mask &= ~bad_dur
+            no_time |= bad_dur
         timed = events if timed_mask.all() else [events[i] for i in np.flatnonzero(timed_mask)]
         self._add_timed(timed, ph[timed_mask] == _PH_INSTANT)
         if not timed_mask.all():
@@ -190,7 +197,7 @@ class ColumnBuilder:
         cat = np.fromiter(map(strings, map(_CAT, events)), np.int32, n)
         kind = self._kinds(cat, name, instant)
         args = list(map(_ARGS, events))
-        ext = np.fromiter(map(_EXTERNAL_ID, args), np.int64, n)
+        ext = _int64(list(map(_EXTERNAL_ID, args)))
         no_ext = np.flatnonzero(ext < 0)  # torch 1.8/1.9 device events: "external id"
         ext[no_ext] = _values(args, no_ext, _EXTERNAL_ID_V1)
         hosts = np.flatnonzero(_UNFINISHABLE_LUT[kind])
@@ -258,6 +265,9 @@ class ColumnBuilder:
                 if e.cat.lower() not in LAUNCH_FLOW_CATEGORIES:
                     continue
                 fid = _as_int(e.id)
+                if not abs(e.ts) <= _MAX_US:  # NaN (missing) or absurd
+                    self.count_skipped("flow events without a timestamp", 1)
+                    continue
                 if fid is None:
                     self.count_skipped("flow events with a non-numeric id", 1)
                     continue
@@ -271,7 +281,7 @@ class ColumnBuilder:
         if flows:
             self.add(
                 self.flow_columns,
-                flow_id=np.array([f[0] for f in flows], np.int64),
+                flow_id=_int64([f[0] for f in flows]),
                 is_start=np.array([f[1] for f in flows], bool),
                 track=np.array([f[2] for f in flows], np.int32),
                 ts=np.array([f[3] for f in flows], np.float64),
@@ -303,9 +313,28 @@ def _values(args: list[Any], where: np.ndarray[Any, Any], get: Any) -> np.ndarra
     """One args field (an int) of the events at `where`."""
     items = [args[i] for i in where.tolist()]
     try:
-        return np.fromiter(map(get, items), np.int64, len(items))
+        return _int64(list(map(get, items)))
     except (TypeError, ValueError):  # ROCm runtime calls write "stream": "0x0"
-        return np.array([_stream(v) for v in map(get, items)], np.int64)
+        return _int64([_stream(v) for v in map(get, items)])
+
+
+#: Timestamps and durations beyond this (127 years in µs; epoch-based µs timestamps are
+#: ~1.8e15) are corrupt: the event is skipped, so nanosecond times always fit in int64.
+_MAX_US = 4e15
+
+
+def _plausible(values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Finite and within ±`_MAX_US` (NaN, a missing value, is not)."""
+    return np.abs(values) <= _MAX_US
+
+
+def _int64(values: list[int]) -> np.ndarray[Any, Any]:
+    """An int64 column; a value beyond int64 (a corrupt id: uint64 up to 2**64 decodes as int)
+    becomes -1, "none", rather than an overflow."""
+    try:
+        return np.fromiter(values, np.int64, len(values))
+    except OverflowError:
+        return np.array([v if -(2**63) <= v < 2**63 else -1 for v in values], np.int64)
 
 
 def _subset(

@@ -64,12 +64,15 @@ EVENTS_DECODER = msgspec.json.Decoder(list[Event])
 ANY_DECODER = msgspec.json.Decoder()
 
 
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
 def _int(value: Any, default: int = -1) -> int:
     if isinstance(value, bool):
         return int(value)
     if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
+        return value if _INT64_MIN <= value <= _INT64_MAX else default
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2.0**63:
         return int(value)
     if isinstance(value, str):
         try:

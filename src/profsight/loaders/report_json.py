@@ -55,7 +55,7 @@ def load_report_document(path: str | Path) -> dict[str, Any]:
     raw = read_input(Path(path))
     try:
         document = msgspec.json.decode(bytes(raw.data))
-    except msgspec.DecodeError as exc:
+    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
         raise InputError(source, f"is a profsight report but not valid JSON ({exc})") from None
     return checked_document(document, source)
 
