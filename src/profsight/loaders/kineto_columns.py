@@ -325,7 +325,8 @@ _MAX_US = 4e15
 
 def _plausible(values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """Finite and within ±`_MAX_US` (NaN, a missing value, is not)."""
-    return np.abs(values) <= _MAX_US
+    plausible: np.ndarray[Any, Any] = np.abs(values) <= _MAX_US
+    return plausible
 
 
 def _int64(values: list[int]) -> np.ndarray[Any, Any]:
