@@ -64,6 +64,15 @@ def profsight_table(path: str) -> None:
     assert code == 0
 
 
+def profsight_explain(path: str) -> None:
+    """The whole explanation (load, table, tree, diagnosis) written as a JSON report."""
+    from profsight.cli.entry import run
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "report.json")
+        assert run(["explain", path, "--format", "json", "-o", out, "--no-progress"]) == 0
+
+
 def hta_load(path: str) -> None:
     from hta.trace_analysis import TraceAnalysis
 
@@ -77,6 +86,7 @@ TASKS = {
     "decode": bare_decode,
     "schema": schema_decode,
     "profsight": profsight_table,
+    "explain": profsight_explain,
     "hta": hta_load,
 }
 

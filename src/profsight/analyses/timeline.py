@@ -83,6 +83,8 @@ def _covered_before(
     s: np.ndarray[Any, Any], e: np.ndarray[Any, Any], points: np.ndarray[Any, Any]
 ) -> np.ndarray[Any, Any]:
     """Measure of the disjoint sorted intervals [s, e) before each point."""
+    if len(s) == 0:
+        return np.zeros(len(points))
     full = np.concatenate([[0], np.cumsum(e - s)])
     k = np.searchsorted(s, points, side="right")  # intervals starting before each point
     partial = np.where(
