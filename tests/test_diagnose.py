@@ -19,7 +19,7 @@ from profsight.samples import sample_trace
 from scenarios import SCENARIOS
 from tracebuilder import TraceBuilder
 
-from conftest import SHARED_REAL
+from conftest import DATA, SHARED_REAL
 
 RUNS = [(name, how) for name in SCENARIOS for how in ("plain", "lightning")]
 
@@ -368,3 +368,64 @@ def test_table_breakdowns_never_exceed_the_step(path: Path) -> None:
     profile = profsight.load(path)
     for step in table_breakdown(profile.table()).steps:
         assert sum(step.host_us.values()) <= step.wall_us * 1.0001
+
+
+def _setup_titles(path: Path) -> list[str]:
+    findings = diagnose(profsight.load(path)).findings
+    return [f.title for f in findings if f.category == "profiler_setup"]
+
+
+def _record(tmp_path: Path, steps: int, record_shapes: bool, use_schedule: bool) -> Path:
+    """A real torch CPU profile of a small MLP: `steps` active steps of a schedule (with a
+    warm-up step), or the same loop without a schedule or prof.step()."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile, schedule
+
+    model = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU(), torch.nn.Linear(64, 8))
+    x = torch.randn(32, 64)
+    plan = schedule(wait=0, warmup=1, active=steps, repeat=1) if use_schedule else None
+    path = tmp_path / f"run_{steps}_{record_shapes}_{use_schedule}.json"
+    with profile(
+        activities=[ProfilerActivity.CPU],
+        record_shapes=record_shapes,
+        schedule=plan,
+        on_trace_ready=lambda p: p.export_chrome_trace(str(path)) if use_schedule else None,
+    ) as prof:
+        for _ in range(steps + 1):
+            model(x).sum().backward()
+            if use_schedule:
+                prof.step()
+    if not use_schedule:
+        prof.export_chrome_trace(str(path))
+    return path
+
+
+def test_profile_setup_problems_are_named(tmp_path: Path) -> None:
+    """Each way the profiler call itself is wrong gives its own note; a good call gives none."""
+    good = _setup_titles(_record(tmp_path, 4, record_shapes=True, use_schedule=True))
+    assert not [t for t in good if "ProfilerStep" in t or "shapes" in t or "step was" in t]
+    no_steps = _setup_titles(_record(tmp_path, 3, record_shapes=True, use_schedule=False))
+    assert any("No ProfilerStep ranges" in t for t in no_steps)
+    one_step = _setup_titles(_record(tmp_path, 1, record_shapes=True, use_schedule=True))
+    assert "Only 1 step was profiled" in one_step
+    no_shapes = _setup_titles(_record(tmp_path, 4, record_shapes=False, use_schedule=True))
+    assert "Input shapes were not recorded" in no_shapes
+
+
+def test_gpu_run_profiled_without_device_activity(tmp_path: Path) -> None:
+    """A real H100 trace (Kineto's docs) with its device activity removed, as a run profiled
+    with activities=[ProfilerActivity.CPU] looks: launch calls, no kernels."""
+    import json
+
+    doc = json.loads((DATA / "real/before_fix_trace.json").read_text())
+    assert any(e.get("cat") == "kernel" for e in doc["traceEvents"])
+    doc["traceEvents"] = [
+        e for e in doc["traceEvents"] if e.get("cat") not in ("kernel", "gpu_memcpy", "gpu_memset")
+    ]
+    doc["deviceProperties"] = []
+    path = tmp_path / "cpu_only.json"
+    path.write_text(json.dumps(doc))
+    assert "Kernels were launched but no GPU activity was recorded" in _setup_titles(path)
+    assert "Kernels were launched but no GPU activity was recorded" not in _setup_titles(
+        DATA / "real/before_fix_trace.json"
+    )

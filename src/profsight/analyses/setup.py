@@ -5,8 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from profsight.analyses.context import Context
+from profsight.analyses.flops import MATMULS
 from profsight.findings import Finding, Severity
-from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS
+from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, LAUNCH_KINDS
+from profsight.model.events import MISSING
+
+#: Ops whose FLOPs need their input shapes (``record_shapes=True``).
+SHAPED_OPS = frozenset({*MATMULS, "aten::convolution", "aten::_convolution", "aten::linear"})
 
 #: A first step this much slower than the median was profiled without a warm-up.
 WARMUP_OUTLIER = 1.5
@@ -37,6 +42,7 @@ def run(ctx: Context) -> list[Finding]:
                 "the model and batch are on the GPU (model.to('cuda')).",
             )
         )
+    findings += _activity_and_shapes(ctx)
     steps = ctx.breakdown.steps
     if ctx.breakdown.windows == "whole trace":
         findings.append(
@@ -75,6 +81,39 @@ def run(ctx: Context) -> list[Finding]:
                 "Device work from before the profiled window is in the trace",
                 codes["launched_before_window"].message,
                 codes["launched_before_window"].remedy,
+            )
+        )
+    return findings
+
+
+def _activity_and_shapes(ctx: Context) -> list[Finding]:
+    """Kernels launched but none recorded; matmuls and convolutions without their shapes."""
+    findings = []
+    ev = ctx.profile.events
+    strings = ev.strings
+    launch_ids = [i for i, text in enumerate(strings) if "LaunchKernel" in text]
+    launches = ev.mask(LAUNCH_KINDS) & np.isin(ev.name, launch_ids)
+    if launches.any() and not ev.mask(DEVICE_WORK_KINDS).any():
+        findings.append(
+            _setup(
+                "Kernels were launched but no GPU activity was recorded",
+                f"The trace holds {int(launches.sum())} kernel launch calls on the CPU side and "
+                "not one kernel, copy or memset: the profiler ran without device activities, "
+                "so every device column is empty and GPU time cannot be judged.",
+                "profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) (the "
+                "default when CUDA is available); on a cluster, check that CUPTI loads.",
+            )
+        )
+    shaped_ids = [i for i, text in enumerate(strings) if text in SHAPED_OPS]
+    if np.isin(ev.name, shaped_ids).any() and not (ev.shapes != MISSING).any():
+        findings.append(
+            _setup(
+                "Input shapes were not recorded",
+                "The trace has matrix multiplications or convolutions but no input shapes, so "
+                "their FLOPs, the achieved throughput and the table grouped by shape are "
+                "unknown.",
+                "profile(..., record_shapes=True) (Lightning: "
+                "PyTorchProfiler(record_shapes=True)).",
             )
         )
     return findings
