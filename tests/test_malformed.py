@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -92,3 +93,40 @@ def test_every_command_keeps_the_promise(
             if must_warn:  # info notes stay in the reports; warnings also go to stderr
                 assert any(f"profsight: {path}: warning:" in line for line in lines), (argv, err)
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+
+
+HOSTILE = [
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(2)>",
+    "[click me](javascript:alert(3))",
+    "![pic](http://evil.example/x.png)",
+    "a|b` *bold* _it_ \\ end",
+]
+
+
+def test_hostile_names_are_inert_in_markdown(tmp_path: Path) -> None:
+    """record_function names from someone else's trace, through the Markdown report and diff,
+    rendered by a CommonMark renderer (markdown-it, GFM tables): no element, no link, no image
+    comes out of them, and each name's text survives."""
+    import torch
+    from markdown_it import MarkdownIt
+    from torch.profiler import profile, record_function
+
+    with profile() as prof:
+        for name in HOSTILE:
+            with record_function(name):
+                torch.ones(256, 256).matmul(torch.ones(256, 256))
+    trace = tmp_path / "hostile.json"
+    prof.export_chrome_trace(str(trace))
+    md = MarkdownIt("commonmark").enable("table")
+    for argv in (
+        ["explain", str(trace), "--format", "markdown", "-o", str(tmp_path / "r.md")],
+        ["diff", str(BASE), str(trace), "-o", str(tmp_path / "d.md")],
+        ["table", str(trace), "--format", "markdown", "-o", str(tmp_path / "t.md")],
+    ):
+        assert main(argv) == EXIT_OK
+        out = Path(argv[argv.index("-o") + 1]).read_text()
+        html = md.render(out)
+        assert not re.search(r"<(script|img|a|iframe)\b", html), argv  # no element, link, image
+        if argv[0] != "diff":  # the diff lists only rows that changed most
+            assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html, argv
