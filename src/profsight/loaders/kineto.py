@@ -269,7 +269,7 @@ class _Salvage:
         if self.repaired:
             parts.append(
                 f"{_count(self.repaired)} repaired (unescaped quotes in names, unquoted N/A, "
-                "control characters, bytes not UTF-8)"
+                "NaN, control characters, bytes not UTF-8)"
             )
         return Diagnostic(
             "malformed_events",
@@ -321,9 +321,13 @@ def _escape_name(match: re.Match[bytes]) -> bytes:
     return match.group(1) + inner + match.group(3)
 
 
+#: Python's json module writes NaN and Infinity, which JSON has not: read as missing.
+_NON_FINITE = re.compile(rb"(?<=:)(\s*)-?(?:NaN|Infinity)\b")
+
+
 def _repair(piece: bytes) -> bytes:
     text = piece.decode("utf-8", "replace").encode()
-    text = _NAME_LINE.sub(_escape_name, text)
+    text = _NON_FINITE.sub(rb"\1null", _NAME_LINE.sub(_escape_name, text))
     return _CONTROL.sub(b" ", _UNQUOTED_NA.sub(b'"N/A"', text))
 
 

@@ -62,6 +62,13 @@ def _negative(events: list[dict[str, object]]) -> list[dict[str, object]]:
     return events
 
 
+def _nan(events: list[dict[str, object]]) -> list[dict[str, object]]:
+    """Python's json module writes these (as NaN, Infinity), which JSON does not allow."""
+    for i, e in enumerate(_x_events(events)[::2]):
+        e["dur" if i % 2 else "ts"] = float("nan") if i % 3 else float("inf")
+    return events
+
+
 def _missing(events: list[dict[str, object]]) -> list[dict[str, object]]:
     for i, e in enumerate(_x_events(events)):
         e.pop(("ts", "dur", "name", "ph", "pid", "tid")[i % 6], None)
@@ -100,7 +107,7 @@ def build() -> dict[str, bytes]:
     in_string = _nth(b'"name": "', 4, timed) + 12
     in_args = _nth(b'"args": {', 4, timed) + 12
     between = _nth(b"},\n", 4, timed) + 3
-    zipped = gzip.compress(TRACE)
+    zipped = gzip.compress(TRACE, mtime=0)
     na_at = _nth(b'"dur": ', 4)
     na_end = TRACE.index(b",", na_at)
     quote_at = _nth(b'"name": "', 25) + len(b'"name": "')
@@ -132,9 +139,10 @@ def build() -> dict[str, bytes]:
         "overlapping_events.json": _with_events(_overlap),
         "negative_durations.json": _with_events(_negative),
         "missing_fields.json": _with_events(_missing),
+        "nan_times.json": _with_events(_nan),
         "unpaired_flows.json": _with_events(_unpaired_flows),
-        "gigantic_name.json.gz": gzip.compress(_with_events(_gigantic)),
-        "deep_nesting.json.gz": gzip.compress(_with_events(_deep)),
+        "gigantic_name.json.gz": gzip.compress(_with_events(_gigantic), mtime=0),
+        "deep_nesting.json.gz": gzip.compress(_with_events(_deep), mtime=0),
         "table_junk_rows.txt": _table_junk().encode(),
         "table_half_rows.txt": ("\n".join(lines[: len(lines) // 2]) + "\n").encode(),
     }
