@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from profsight.errors import InputError
+from profsight.loaders.table_layout import unreadable_rows
 from profsight.loaders.table_text import looks_like_table
 from profsight.model.diagnostics import Diagnostic, Level
 
@@ -265,14 +266,7 @@ class _SimpleReader:
                 )
             )
         if self.unreadable:
-            found.append(
-                Diagnostic(
-                    "unreadable_row",
-                    f"{len(self.unreadable)} lines inside the table could not be read as rows "
-                    f"and were skipped (first: {self.unreadable[0][:60]!r})",
-                    count=len(self.unreadable),
-                )
-            )
+            found.append(unreadable_rows(self.unreadable))
         return tuple(found)
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from profsight.loaders.table_columns import CPU_TITLES, NAME_TITLE
+from profsight.model.diagnostics import Diagnostic
 
 #: A cell: text runs separated by two or more spaces (one space stays inside a cell).
 _TOKEN = re.compile(r"\S+(?: \S+)*")
@@ -127,3 +128,13 @@ def split_cells(body: str, segments: Sequence[tuple[int, int]]) -> list[str]:
         spans[column] = (token.start() if span is None else span[0], token.end())
         shift += max(0, end - segments[column][1])
     return ["" if s is None else body[s[0] : s[1]] for s in spans]
+
+
+def unreadable_rows(lines: Sequence[str]) -> Diagnostic:
+    """The warning for lines inside a printed table that are not rows (they were skipped)."""
+    return Diagnostic(
+        "unreadable_row",
+        f"{len(lines)} lines inside the table could not be read as rows and were skipped "
+        f"(first: {lines[0][:60]!r})",
+        count=len(lines),
+    )

@@ -38,6 +38,7 @@ from profsight.loaders.table_layout import (
     is_rule,
     split_cells,
     strip_prefix,
+    unreadable_rows,
 )
 from profsight.model.diagnostics import Diagnostic, Level
 from profsight.model.table import ProfilerTable, Row
@@ -314,14 +315,7 @@ class _TableReader:
                 )
             )
         if self.unreadable:
-            found.append(
-                Diagnostic(
-                    "unreadable_row",
-                    f"{len(self.unreadable)} lines inside the table could not be read as rows "
-                    f"and were skipped (first: {self.unreadable[0][:60]!r})",
-                    count=len(self.unreadable),
-                )
-            )
+            found.append(unreadable_rows(self.unreadable))
         negative = sum(_has_negative_time(r) for r in self.rows)
         negative_footer = [k for k, v in footer.items() if v < 0]
         if negative or negative_footer:
