@@ -375,7 +375,9 @@ def _setup_titles(path: Path) -> list[str]:
     return [f.title for f in findings if f.category == "profiler_setup"]
 
 
-def _record(tmp_path: Path, steps: int, record_shapes: bool, use_schedule: bool) -> Path:
+def _record(
+    tmp_path: Path, steps: int, record_shapes: bool, use_schedule: bool, with_stack: bool = False
+) -> Path:
     """A real torch CPU profile of a small MLP: `steps` active steps of a schedule (with a
     warm-up step), or the same loop without a schedule or prof.step()."""
     import torch
@@ -384,10 +386,11 @@ def _record(tmp_path: Path, steps: int, record_shapes: bool, use_schedule: bool)
     model = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU(), torch.nn.Linear(64, 8))
     x = torch.randn(32, 64)
     plan = schedule(wait=0, warmup=1, active=steps, repeat=1) if use_schedule else None
-    path = tmp_path / f"run_{steps}_{record_shapes}_{use_schedule}.json"
+    path = tmp_path / f"run_{steps}_{record_shapes}_{use_schedule}_{with_stack}.json"
     with profile(
         activities=[ProfilerActivity.CPU],
         record_shapes=record_shapes,
+        with_stack=with_stack,
         schedule=plan,
         on_trace_ready=lambda p: p.export_chrome_trace(str(path)) if use_schedule else None,
     ) as prof:
@@ -410,6 +413,34 @@ def test_profile_setup_problems_are_named(tmp_path: Path) -> None:
     assert "Only 1 step was profiled" in one_step
     no_shapes = _setup_titles(_record(tmp_path, 4, record_shapes=False, use_schedule=True))
     assert "Input shapes were not recorded" in no_shapes
+    stack = "Python stack tracing (with_stack=True) adds to the host times"
+    assert stack not in good
+    assert stack in _setup_titles(
+        _record(tmp_path, 4, record_shapes=True, use_schedule=True, with_stack=True)
+    )
+
+
+@pytest.mark.parametrize(("share", "noted"), [(1.0, False), (5.0, True)])
+def test_profiler_overhead_in_the_steps(share: float, noted: bool, tmp_path: Path) -> None:
+    """Kineto's Activity Buffer Request (as a real run records it) taking `share` % of the
+    real H100 trace's window: noted from PROFILER_OVERHEAD_PCT (2%) on."""
+    import json
+
+    doc = json.loads((DATA / "real/before_fix_trace.json").read_text())
+    timed = [e for e in doc["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
+    lo = min(e["ts"] for e in timed)
+    hi = max(e["ts"] + e["dur"] for e in timed)
+    doc["traceEvents"].append(
+        {
+            "ph": "X", "cat": "overhead", "name": "Activity Buffer Request",
+            "pid": timed[0]["pid"], "tid": timed[0]["tid"] + 1,
+            "ts": lo, "dur": (hi - lo) * share / 100,
+        }
+    )  # fmt: skip
+    path = tmp_path / "overhead.json"
+    path.write_text(json.dumps(doc))
+    titles = _setup_titles(path)
+    assert any("The profiler's own work" in t for t in titles) is noted
 
 
 def test_gpu_run_profiled_without_device_activity(tmp_path: Path) -> None:

@@ -7,7 +7,8 @@ import numpy as np
 from profsight.analyses.context import Context
 from profsight.analyses.flops import MATMULS
 from profsight.findings import Finding, Severity
-from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, LAUNCH_KINDS
+from profsight.knowledge.advice import PROFILER_OVERHEAD_PCT, STACK_FRAMES_PER_STEP
+from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, LAUNCH_KINDS, EventKind
 from profsight.model.events import MISSING
 
 #: Ops whose FLOPs need their input shapes (``record_shapes=True``).
@@ -43,6 +44,7 @@ def run(ctx: Context) -> list[Finding]:
             )
         )
     findings += _activity_and_shapes(ctx)
+    findings += _profiler_cost(ctx)
     steps = ctx.breakdown.steps
     if ctx.breakdown.windows == "whole trace":
         findings.append(
@@ -114,6 +116,43 @@ def _activity_and_shapes(ctx: Context) -> list[Finding]:
                 "unknown.",
                 "profile(..., record_shapes=True) (Lightning: "
                 "PyTorchProfiler(record_shapes=True)).",
+            )
+        )
+    return findings
+
+
+def _profiler_cost(ctx: Context) -> list[Finding]:
+    """The profiler's own work inside the steps, and Python stack tracing's share of it."""
+    findings: list[Finding] = []
+    ev = ctx.profile.events
+    steps = ctx.breakdown.steps
+    wall_us = sum(s.wall_us for s in steps)
+    if not steps or wall_us <= 0:
+        return findings
+    overhead = ev.mask(frozenset({EventKind.OVERHEAD}))
+    overhead_us = float(ev.dur[overhead].sum()) / 1000.0
+    share = overhead_us * 100.0 / wall_us
+    if share >= PROFILER_OVERHEAD_PCT:
+        names = sorted(set(ev.names(np.flatnonzero(overhead))))
+        findings.append(
+            _setup(
+                f"The profiler's own work is {share:.1f}% of the profiled steps",
+                f"{', '.join(names)}: {overhead_us / 1000.0:.1f} ms of profiler bookkeeping "
+                "(Kineto handing the device tracer new buffers) ran inside the steps; it is not "
+                "your program's cost, and the steps that contain it read slower.",
+                "Keep a warm-up step in the schedule (schedule(wait=1, warmup=1, active=3)), "
+                "profile fewer steps per trace, and judge step time from the steps without it.",
+            )
+        )
+    frames = int(ev.mask(frozenset({EventKind.PYTHON})).sum())
+    if frames / len(steps) >= STACK_FRAMES_PER_STEP:
+        findings.append(
+            _setup(
+                "Python stack tracing (with_stack=True) adds to the host times",
+                f"{frames / len(steps):.0f} Python frames were recorded per step; recording "
+                "each costs host time, so CPU times and a host-bound verdict read high.",
+                "Measure timing with with_stack=False and keep with_stack=True for a separate "
+                "run when you need the Python call sites.",
             )
         )
     return findings

@@ -148,3 +148,12 @@ MEMORY_PEAK_FRACTION: Final = 0.9
 FP32_ON_TENSOR_CORES_PCT: Final = 20.0
 #: Compute categories that take this share of the step are reported (informational).
 COMPUTE_PCT: Final = 20.0
+
+
+#: The profiler's own host work (Kineto's ``Activity Buffer Request``) past this share of the
+#: profiled steps distorts them (profsight's own; the triton_practice table in
+#: tests/data/tables shows 23.7% of its CPU time in it).
+PROFILER_OVERHEAD_PCT: Final = 2.0
+#: Python frames per step past which ``with_stack=True`` is named as a cost of the host
+#: times (each recorded frame adds host time; a small MLP step records ~220).
+STACK_FRAMES_PER_STEP: Final = 100
