@@ -239,3 +239,24 @@ def test_torch_export_with_a_quote_in_a_range_name(tmp_path: Path) -> None:
     assert row.calls == 1
     assert row.cpu_total_us == pytest.approx(torch_row.cpu_time_total, abs=0.01)
     assert row.self_cpu_us == pytest.approx(torch_row.self_cpu_time_total, abs=0.01)
+
+
+def test_unreadable_last_event_keeps_the_header_and_is_no_truncation(
+    sample_json: bytes, tmp_path: Path
+) -> None:
+    """The last event unreadable: the fields after the event array (traceName) are still
+    read and no truncation is reported; N/A inside a name is left as written."""
+    doc = sample_json.decode()
+    end = doc.rindex("}", 0, doc.rindex("]")) + 1  # the last event's closing brace
+    last_open = doc.rindex("{", 0, doc.rindex('"ph"', 0, end))
+    broken = doc[:last_open] + '{"ph": "X", "name": "loss N/A", oops}' + doc[end:]
+    first = broken.index('"name": "', len(broken) // 2) + len('"name": "')
+    broken = broken[:first] + "eval N/A " + broken[first:] + ""
+    path = tmp_path / "last.json"
+    path.write_text(broken.replace('"dur": ', '"dur": N/A, "x": ', 1))
+    profile = profsight.load(path)
+    codes = [d.code for d in profile.diagnostics]
+    assert "truncated" not in codes and "malformed_events" in codes
+    assert profile.meta.trace_name == profsight.load(sample_trace()).meta.trace_name != ""
+    names = profile.events.names(range(len(profile.events)))
+    assert any(n.startswith("eval N/A ") for n in names)  # not rewritten to "N/A"

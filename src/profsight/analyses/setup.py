@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from profsight.analyses.context import Context
@@ -129,11 +131,13 @@ def _profiler_cost(ctx: Context) -> list[Finding]:
     wall_us = sum(s.wall_us for s in steps)
     if not steps or wall_us <= 0:
         return findings
-    overhead = ev.mask(frozenset({EventKind.OVERHEAD}))
-    overhead_us = float(ev.dur[overhead].sum()) / 1000.0
+    lo = np.array([s.start_us * 1000.0 for s in steps])
+    hi = lo + np.array([s.wall_us * 1000.0 for s in steps])
+    overhead = np.flatnonzero(ev.mask(frozenset({EventKind.OVERHEAD})))
+    overhead_us = float(_inside(ev.start[overhead], ev.end[overhead], lo, hi).sum()) / 1000.0
     share = overhead_us * 100.0 / wall_us
     if share >= PROFILER_OVERHEAD_PCT:
-        names = sorted(set(ev.names(np.flatnonzero(overhead))))
+        names = sorted(set(ev.names(overhead)))
         findings.append(
             _setup(
                 f"The profiler's own work is {share:.1f}% of the profiled steps",
@@ -144,7 +148,8 @@ def _profiler_cost(ctx: Context) -> list[Finding]:
                 "profile fewer steps per trace, and judge step time from the steps without it.",
             )
         )
-    frames = int(ev.mask(frozenset({EventKind.PYTHON})).sum())
+    python = np.flatnonzero(ev.mask(frozenset({EventKind.PYTHON})))
+    frames = int((_inside(ev.start[python], ev.start[python] + 1, lo, hi) > 0).sum())
     if frames / len(steps) >= STACK_FRAMES_PER_STEP:
         findings.append(
             _setup(
@@ -156,6 +161,21 @@ def _profiler_cost(ctx: Context) -> list[Finding]:
             )
         )
     return findings
+
+
+def _inside(
+    start: np.ndarray[Any, Any],
+    end: np.ndarray[Any, Any],
+    lo: np.ndarray[Any, Any],
+    hi: np.ndarray[Any, Any],
+) -> np.ndarray[Any, Any]:
+    """Nanoseconds of each interval inside the step window it starts in (sorted, disjoint
+    windows [lo, hi)); 0 for one that starts in none."""
+    k = np.searchsorted(lo, start, side="right") - 1
+    at = np.maximum(k, 0)
+    overlap = np.minimum(end, hi[at]) - np.maximum(start, lo[at])
+    inside: np.ndarray[Any, Any] = np.where(k >= 0, np.maximum(overlap, 0), 0)
+    return inside
 
 
 def _setup(title: str, explanation: str, recommendation: str) -> Finding:

@@ -155,5 +155,6 @@ COMPUTE_PCT: Final = 20.0
 #: tests/data/tables shows 23.7% of its CPU time in it).
 PROFILER_OVERHEAD_PCT: Final = 2.0
 #: Python frames per step past which ``with_stack=True`` is named as a cost of the host
-#: times (each recorded frame adds host time; a small MLP step records ~220).
-STACK_FRAMES_PER_STEP: Final = 100
+#: times (each recorded frame adds host time; a 3-layer MLP's step records ~75; real models
+#: hundreds).
+STACK_FRAMES_PER_STEP: Final = 50

@@ -229,8 +229,8 @@ def _decode_events(doc: bytes | memoryview, builder: ColumnBuilder) -> list[Even
             return EVENTS_DECODER.decode(doc)
         except msgspec.ValidationError:
             return _decode_lax(doc, builder)
-    except UnicodeDecodeError as exc:  # msgspec's own error for bytes that are not UTF-8
-        raise msgspec.DecodeError(f"JSON is malformed: invalid UTF-8 (byte {exc.start})") from None
+    except UnicodeDecodeError:  # msgspec's own error for bytes that are not UTF-8
+        raise msgspec.DecodeError("JSON is malformed: bytes that are not UTF-8") from None
 
 
 def _decode_lax(doc: bytes | memoryview, builder: ColumnBuilder) -> list[Event]:
@@ -249,7 +249,7 @@ def _decode_lax(doc: bytes | memoryview, builder: ColumnBuilder) -> list[Event]:
 
 #: Bugs exporters really have, and their repair: ``"dur": N/A`` written unquoted (Kineto),
 #: raw control characters inside names, names that are not UTF-8.
-_UNQUOTED_NA = re.compile(rb'(?<!")N/A(?!")')
+_UNQUOTED_NA = re.compile(rb'("\s*:\s*)N/A(?=\s*[,}\]])')
 _CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 
@@ -283,29 +283,59 @@ def _count(n: int) -> str:
     return f"{n} event was" if n == 1 else f"{n} events were"
 
 
+#: The end of the event array: its last event's ``}``, then ``]`` and the document's next field
+#: or its end.
+_ARRAY_END = re.compile(rb"\}\s*\](?=\s*(?:[,}]|\Z))")
+_BLANK = b" \t\r\n,"
+
+
+def _is_tail(tail: bytes) -> bool:
+    """Whether `tail` is what follows the event array: nothing, or the header's other fields
+    (and not the rest of an event whose string happened to hold ``}]``)."""
+    rest = tail.strip()
+    if rest in (b"", b"}"):
+        return True
+    if not rest.startswith(b","):
+        return False
+    try:
+        ANY_DECODER.decode(b"{" + rest[1:])
+    except (msgspec.DecodeError, UnicodeDecodeError):
+        return False
+    return True
+
+
 def _salvage_malformed(buf: bytes | bytearray, a: int, b: int, builder: ColumnBuilder) -> _Salvage:
     """Read a chunk with invalid JSON event by event: repair what exporters get wrong, skip
-    what cannot be read. The piece holding the end of the array gives the tail."""
+    what cannot be read. Everything after the array's end is the tail (the header's rest),
+    kept byte for byte even when the last event is unreadable."""
     cuts = [a, *json_split.boundaries(buf, a, b), b]
     result = _Salvage([])
     assert result.events is not None
     for lo, hi in pairwise(cuts):
-        piece = bytes(buf[lo:hi]).strip(b" \t\r\n,")
+        raw = bytes(buf[lo:hi])
+        lead = len(raw) - len(raw.lstrip(_BLANK))
+        piece = raw.strip(_BLANK)
         if not piece:
             continue
+        end = _ARRAY_END.search(piece)
+        tail = bytes(buf[lo + lead + end.end() : b]) if end is not None else b""
+        if end is not None and _is_tail(tail):
+            result.tail = tail
+            piece = piece[: end.start() + 1]
         decoded = _decode_piece(piece, builder)
         if decoded is None:
             repaired = _repair(piece)
             decoded = _decode_piece(repaired, builder) if repaired != piece else None
-            if decoded is not None:
-                result.repaired += 1
+            result.repaired += decoded is not None
         if decoded is None:
             result.dropped += 1
-            continue
-        events, tail = decoded
-        result.events.extend(events)
-        if tail is not None:
-            result.tail = tail
+        else:
+            events, found = decoded
+            result.events.extend(events)
+            if found is not None and result.tail is None:  # an end _ARRAY_END did not see
+                result.tail = found + bytes(buf[hi:b])
+        if result.tail is not None:
+            break
     if not result.events:
         return _Salvage(None)
     return result
@@ -322,13 +352,13 @@ def _escape_name(match: re.Match[bytes]) -> bytes:
 
 
 #: Python's json module writes NaN and Infinity, which JSON has not: read as missing.
-_NON_FINITE = re.compile(rb"(?<=:)(\s*)-?(?:NaN|Infinity)\b")
+_NON_FINITE = re.compile(rb'("\s*:\s*)-?(?:NaN|Infinity)(?=\s*[,}\]])')
 
 
 def _repair(piece: bytes) -> bytes:
     text = piece.decode("utf-8", "replace").encode()
     text = _NON_FINITE.sub(rb"\1null", _NAME_LINE.sub(_escape_name, text))
-    return _CONTROL.sub(b" ", _UNQUOTED_NA.sub(b'"N/A"', text))
+    return _CONTROL.sub(b" ", _UNQUOTED_NA.sub(rb'\1"N/A"', text))
 
 
 def _decode_piece(piece: bytes, builder: ColumnBuilder) -> tuple[list[Event], bytes | None] | None:

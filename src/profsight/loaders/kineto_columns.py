@@ -160,11 +160,11 @@ class ColumnBuilder:
         timed_mask = ph <= _PH_INSTANT
         ts = np.fromiter(map(_TS, events), np.float64, len(events))
         dur = np.fromiter(map(_DUR, events), np.float64, len(events))
-        no_time = ~_plausible(ts) & timed_mask
+        no_time = ~_plausible(ts, _center(ts[timed_mask])) & timed_mask
         if no_time.any():
             self.count_skipped("timed events without a timestamp", int(no_time.sum()))
             timed_mask &= ~no_time
-        bad_dur = ~_plausible(dur) & timed_mask
+        bad_dur = ~_plausible(dur, 0.0) & timed_mask
         if bad_dur.any():
             self.count_skipped("timed events with an impossible duration", int(bad_dur.sum()))
             timed_mask &= ~bad_dur
@@ -265,7 +265,7 @@ class ColumnBuilder:
                 if e.cat.lower() not in LAUNCH_FLOW_CATEGORIES:
                     continue
                 fid = _as_int(e.id)
-                if not abs(e.ts) <= _MAX_US:  # NaN (missing) or absurd
+                if math.isnan(e.ts):  # missing
                     self.count_skipped("flow events without a timestamp", 1)
                     continue
                 if fid is None:
@@ -318,14 +318,20 @@ def _values(args: list[Any], where: np.ndarray[Any, Any], get: Any) -> np.ndarra
         return _int64([_stream(v) for v in map(get, items)])
 
 
-#: Timestamps and durations beyond this (127 years in µs; epoch-based µs timestamps are
-#: ~1.8e15) are corrupt: the event is skipped, so nanosecond times always fit in int64.
-_MAX_US = 4e15
+#: Times this far (in µs, 31 years) from the chunk's median timestamp, and durations this
+#: long, are corrupt: such events are skipped, so that every start and end, in nanoseconds
+#: from the earliest event, fits in int64 (epoch-based µs timestamps are ~1.8e15).
+_MAX_SPAN_US = 1e15
 
 
-def _plausible(values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """Finite and within ±`_MAX_US` (NaN, a missing value, is not)."""
-    plausible: np.ndarray[Any, Any] = np.abs(values) <= _MAX_US
+def _center(ts: np.ndarray[Any, Any]) -> float:
+    finite = ts[np.isfinite(ts)]
+    return float(np.median(finite)) if len(finite) else 0.0
+
+
+def _plausible(values: np.ndarray[Any, Any], center: float) -> np.ndarray[Any, Any]:
+    """Within ±`_MAX_SPAN_US` of `center` (NaN, a missing value, is not)."""
+    plausible: np.ndarray[Any, Any] = np.abs(values - center) <= _MAX_SPAN_US
     return plausible
 
 
@@ -432,7 +438,8 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
         flow_id=_concat(builder.flow_columns.get("flow_id"), np.int64),
         is_start=_concat(builder.flow_columns.get("is_start"), bool),
         track=track_remap[flow_track] if len(flow_track) else flow_track,
-        start=np.rint((flow_ts - origin) * 1000.0).astype(np.int64),
+        # an absurd flow time is clipped, not cast past int64: it then matches nothing
+        start=np.rint(np.clip((flow_ts - origin) * 1000.0, -9e18, 9e18)).astype(np.int64),
     )
     return store, flows
 
