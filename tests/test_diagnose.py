@@ -453,10 +453,14 @@ def test_gpu_run_profiled_without_device_activity(tmp_path: Path) -> None:
     doc["traceEvents"] = [
         e for e in doc["traceEvents"] if e.get("cat") not in ("kernel", "gpu_memcpy", "gpu_memset")
     ]
+    listed = tmp_path / "gpus_listed.json"
+    listed.write_text(json.dumps(doc))
+    assert "GPUs are listed but no GPU activity was recorded" in _setup_titles(listed)
     doc["deviceProperties"] = []
     path = tmp_path / "cpu_only.json"
     path.write_text(json.dumps(doc))
     assert "Kernels were launched but no GPU activity was recorded" in _setup_titles(path)
+    assert "GPUs are listed but no GPU activity was recorded" not in _setup_titles(path)
     assert "Kernels were launched but no GPU activity was recorded" not in _setup_titles(
         DATA / "real/before_fix_trace.json"
     )
