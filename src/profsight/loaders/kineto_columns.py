@@ -439,7 +439,7 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
         is_start=_concat(builder.flow_columns.get("is_start"), bool),
         track=track_remap[flow_track] if len(flow_track) else flow_track,
         # an absurd flow time is clipped, not cast past int64: it then matches nothing
-        start=np.rint(np.clip((flow_ts - origin) * 1000.0, -9e18, 9e18)).astype(np.int64),
+        start=np.rint(np.clip(flow_ts - origin, -9e15, 9e15) * 1000.0).astype(np.int64),
     )
     return store, flows
 
