@@ -170,7 +170,7 @@ class ColumnBuilder:
             timed_mask &= ~bad_dur
             no_time |= bad_dur
         timed = events if timed_mask.all() else [events[i] for i in np.flatnonzero(timed_mask)]
-        self._add_timed(timed, ph[timed_mask] == _PH_INSTANT)
+        self._add_timed(timed, ph[timed_mask] == _PH_INSTANT, ts[timed_mask], dur[timed_mask])
         if not timed_mask.all():
             rest = np.flatnonzero(~timed_mask & ~no_time)
             self._add_other([events[i] for i in rest], ph[rest])
@@ -186,7 +186,13 @@ class ColumnBuilder:
         kind[instant & np.array(self.is_memory_name, bool)[name]] = EventKind.MEMORY
         return kind
 
-    def _add_timed(self, events: list[Event], instant: np.ndarray[Any, Any]) -> None:
+    def _add_timed(
+        self,
+        events: list[Event],
+        instant: np.ndarray[Any, Any],
+        ts: np.ndarray[Any, Any],
+        dur: np.ndarray[Any, Any],
+    ) -> None:
         # One C-level pass per column (map + attrgetter), no Python frame per event; fields
         # that only some kinds carry are read from those events only.
         n = len(events)
@@ -210,8 +216,8 @@ class ColumnBuilder:
             name=name,
             cat=cat,
             track=np.fromiter(map(self.raw_tracks.__getitem__, map(_PID_TID, events)), np.int32, n),
-            ts=np.fromiter(map(_TS, events), np.float64, n),
-            dur=np.fromiter(map(_DUR, events), np.float64, n),
+            ts=ts,
+            dur=dur,
             ext=ext,
             unfinished=_subset(args, hosts, _UNFINISHED, n, 0).astype(bool),
             corr=_subset(args, linked, _CORRELATION, n, -1),
