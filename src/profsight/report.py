@@ -7,6 +7,7 @@ from typing import Any
 
 from profsight.analyses import diagnose
 from profsight.analyses.breakdown import Breakdown
+from profsight.analyses.comms import Communication
 from profsight.analyses.phases import from_breakdown as phase_findings
 from profsight.analyses.table_phases import table_breakdown
 from profsight.analyses.timeline import Timelines, timelines
@@ -57,12 +58,14 @@ class Report:
     diagnostics: tuple[Diagnostic, ...]
     device_name: str = "CUDA"
     sections: dict[str, Any] = field(default_factory=dict)
+    """Input-specific extras (e.g. a Lightning report's advanced profiles)."""
     breakdown: Breakdown | None = None
     findings: tuple[Finding, ...] = ()
     verdict: Verdict | None = None
     timelines: Timelines | None = None
     """Device busy share and memory over time (traces only), downsampled for charts."""
-    """Input-specific extras (e.g. a Lightning report's advanced profiles)."""
+    communication: Communication | None = None
+    """The trace's collectives (distributed runs)."""
 
     @property
     def noted(self) -> tuple[ExplainedRow, ...]:
@@ -156,6 +159,7 @@ def build_report(profile: Profile | TextProfile) -> Report:
         findings=diagnosis.findings,
         verdict=diagnosis.verdict,
         timelines=timelines(profile),
+        communication=diagnosis.communication,
     )
 
 

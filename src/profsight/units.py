@@ -41,3 +41,11 @@ def short_time(us: float) -> str:
     if us >= 1000:
         return f"{us / 1000:.2f} ms"
     return f"{us:.0f} µs" if us >= 10 else f"{us:.1f} µs"
+
+
+def short_bytes(n: float) -> str:
+    """Decimal units, as bandwidths are quoted (``340 KB``, ``1.2 GB``)."""
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n:.0f} B"

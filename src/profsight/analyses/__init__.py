@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from profsight.analyses import compute, device, model, modules, phases, setup
+from profsight.analyses import comm_findings, compute, device, model, modules, phases, setup
 from profsight.analyses.breakdown import Breakdown
+from profsight.analyses.comms import Communication
 from profsight.analyses.context import Context, context
 from profsight.analyses.verdict import Verdict, verdict
 from profsight.findings import Finding, ranked
@@ -22,6 +23,7 @@ ANALYSES: tuple[Callable[[Context], list[Finding]], ...] = (
     compute.run,
     model.run,
     device.run,
+    comm_findings.run,
     setup.run,
 )
 
@@ -31,13 +33,14 @@ class Diagnosis:
     breakdown: Breakdown
     findings: tuple[Finding, ...]
     verdict: Verdict | None
+    communication: Communication | None = None
 
 
 def diagnose(profile: Profile) -> Diagnosis:
     ctx = context(profile)
     if not ctx.breakdown.steps:
-        return Diagnosis(ctx.breakdown, (), None)
+        return Diagnosis(ctx.breakdown, (), None, ctx.comms)
     findings = [f for analysis in ANALYSES for f in analysis(ctx)]
     result = verdict(ctx, findings)
     findings += model.complexity(ctx, result.judgement, result.summary, result.evidence)
-    return Diagnosis(ctx.breakdown, tuple(ranked(findings)), result)
+    return Diagnosis(ctx.breakdown, tuple(ranked(findings)), result, ctx.comms)

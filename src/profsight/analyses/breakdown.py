@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from profsight.analyses import intervals
+from profsight.analyses.comms import host_collective_intervals
 from profsight.knowledge.phases import FALLBACK_PHASES, Phase, declared_phase
 from profsight.knowledge.rows import RowKind, classify
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PREFIX
@@ -105,10 +106,12 @@ def breakdown(profile: Profile) -> Breakdown:
     device = _device_sets(profile)
     covered = intervals.union(ev.start[main], ev.end[main])
     elsewhere = _backward_elsewhere(profile, rows[ev.track[rows] != track])
+    collectives = host_collective_intervals(profile)
     out = []
     for lo, hi, name in windows:
         host = _phase_times(seg_s, seg_e, seg_phase, lo, hi)
-        _move_waiting_for_backward(host, covered, elsewhere, lo, hi)
+        _move_waiting(host, covered, elsewhere, lo, hi, Phase.BACKWARD)
+        _move_waiting(host, covered, collectives, lo, hi, Phase.COMMUNICATION)
         busy_us, idle = _device_times(device, lo, hi) if device is not None else (None, {})
         out.append(StepBreakdown(name, (lo / 1000.0), (hi - lo) / 1000.0, host, busy_us, idle))
     return Breakdown(
@@ -131,15 +134,17 @@ def _backward_elsewhere(profile: Profile, others: I64) -> tuple[I64, I64]:
     return intervals.union(ev.start[backward], ev.end[backward])
 
 
-def _move_waiting_for_backward(
+def _move_waiting(
     host: dict[str, float],
     covered: tuple[I64, I64],
     elsewhere: tuple[I64, I64],
     lo: int,
     hi: int,
+    phase: Phase,
 ) -> None:
-    """Time the step's thread spends in no range while backward runs on autograd's thread is
-    the wait for backward (``loss.backward()`` blocks): count it as backward, not other."""
+    """Time the step's thread spends in no range while work it waits for runs on another
+    thread is that wait, not "other": backward on autograd's thread (``loss.backward()``
+    blocks), a collective on gloo's worker thread (DDP waits for the gradient all-reduce)."""
     if len(elsewhere[0]) == 0:
         return
     gaps = intervals.complement(*intervals.clip(*covered, lo, hi), lo, hi)
@@ -147,7 +152,7 @@ def _move_waiting_for_backward(
     moved = min(moved, host.get(Phase.OTHER.value, 0.0))
     if moved > 0:
         host[Phase.OTHER.value] -= moved
-        host[Phase.BACKWARD.value] = host.get(Phase.BACKWARD.value, 0.0) + moved
+        host[phase.value] = host.get(phase.value, 0.0) + moved
 
 
 def _host_segments(profile: Profile, main: I64) -> tuple[I64, I64, I64, I64]:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from profsight.analyses.breakdown import Breakdown, StepBreakdown, breakdown
+from profsight.analyses.comms import Communication, communication
 from profsight.analyses.flops import OpFlops, op_flops
 from profsight.annotate import row_kind
 from profsight.knowledge.hardware import Accelerator, accelerator, architecture
@@ -62,6 +63,10 @@ class Context:
     def device(self) -> Accelerator | None:
         devices = self.profile.meta.devices
         return accelerator(devices[0]) if devices else None
+
+    @cached_property
+    def comms(self) -> Communication | None:
+        return communication(self.profile, self.breakdown)
 
     @cached_property
     def flops(self) -> OpFlops:

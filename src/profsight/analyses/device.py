@@ -1,5 +1,5 @@
 """GPU-side findings: an idle device, launch overhead, host-device syncs, slow copies,
-FP32 math on tensor-core GPUs, communication, device memory near its limit."""
+FP32 math on tensor-core GPUs, device memory near its limit (communication: `comm_findings`)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,6 @@ def run(ctx: Context) -> list[Finding]:
         *_syncs(ctx),
         *_copies(ctx),
         *_precision(ctx),
-        *_communication(ctx),
         *_memory(ctx),
     ]
 
@@ -207,37 +206,6 @@ def _precision(ctx: Context) -> list[Finding]:
             gain_pct=ctx.share(sum(r.self_device_us for r in fp32)) * 0.5,
             trigger=f"FP32 GEMM/conv >= {advice.FP32_ON_TENSOR_CORES_PCT:g}% of device time on "
             f"{ctx.arch} ({advice.TB_PLUGIN}: tensor-core eligible work not on tensor cores)",
-        )
-    ]
-
-
-def _communication(ctx: Context) -> list[Finding]:
-    comm = sorted(
-        (r for r in ctx.rows(RowKind.COMMUNICATION) if r.event_kind == "kernel"),
-        key=lambda r: -r.device_total_us,
-    )
-    us = sum(r.device_total_us for r in comm)
-    share = ctx.share(us)
-    if share < advice.COMMUNICATION_PCT:
-        return []
-    return [
-        Finding(
-            category="communication",
-            severity=severity_for(share),
-            title=f"Collectives take {share:.0f}% of the step",
-            evidence=tuple(
-                Evidence(r.name, short_time(r.device_total_us / ctx.steps) + " per step", (r.name,))
-                for r in comm[:4]
-            ),
-            explanation="Gradient all-reduces (and other collectives) move data between devices; "
-            "when they do not overlap with the backward pass the GPUs wait for them.",
-            recommendation="Overlap and batch communication: DDP bucket size "
-            "(DDPStrategy(bucket_cap_mb=50)), gradient accumulation (no_sync), a larger batch, "
-            "static_graph=True, and make sure NCCL (not gloo) is used on GPUs.",
-            at_stake_pct=share,
-            gain_pct=share * 0.5,
-            trigger=f"communication >= {advice.COMMUNICATION_PCT:g}% of the step "
-            f"({advice.TB_PLUGIN})",
         )
     ]
 

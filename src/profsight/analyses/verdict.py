@@ -80,6 +80,19 @@ def _decide(ctx: Context, findings: list[Finding], compute: list[str]) -> Verdic
             "waits for the next batch. Faster input (workers, pinned memory, "
             "prefetching) speeds training more than any model change.",
         )
+    if top in ("communication", "straggler"):
+        exposed = actionable[0].at_stake_pct
+        return _verdict(
+            "communication",
+            "balanced",
+            ctx,
+            busy_pct,
+            data,
+            [*evidence, f"waiting for collectives {exposed:.0f}% of the step"],
+            f"Communication bounds the step: {exposed:.0f}% of it waits for collectives that "
+            "compute does not hide. Fix that first (the findings say whether it is the "
+            "transfer or a slower rank); the model's own cost comes after.",
+        )
     if busy_pct is not None:
         return _device_verdict(ctx, categories, busy_pct, data, evidence)
     return _cpu_verdict(ctx, findings, data, evidence)

@@ -140,8 +140,53 @@ GPU_IDLE_PCT: Final = 50.0
 SHORT_KERNEL_US: Final = 10.0
 #: Host-device syncs past this share of the step (measured).
 SYNC_PCT: Final = 2.0
-#: Communication past this share of the step (TensorBoard plugin rule).
+#: Exposed communication (no compute meanwhile) past this share of the step (the TensorBoard
+#: plugin's rule counts all communication; profsight counts the part that costs).
 COMMUNICATION_PCT: Final = 10.0
+COMMUNICATION_ADVICE: Final = (
+    "Hide and shrink communication: let DDP start all-reducing while backward runs (the "
+    "default; keep find_unused_parameters=False and set static_graph=True when the graph does "
+    "not change), tune the bucket size (DDPStrategy(bucket_cap_mb=...): larger buckets for many "
+    "small gradients), communicate less often (gradient accumulation with no_sync / "
+    "accumulate_grad_batches), compress gradients (the bf16/fp16 compression comm hook), "
+    "and on GPUs use NCCL, not gloo; with FSDP, prefetch (backward_prefetch, forward_prefetch)."
+)
+COMMUNICATION_WAIT_NOTE: Final = (
+    "A single rank cannot tell the transfer from waiting for a slower rank: explain all ranks "
+    "together (profsight job DIR) to see whether one rank holds the others up."
+)
+#: A rank that arrives last at the collectives is a straggler when the others wait for it this
+#: share of the step or more (profsight's own; a 2-rank gloo job in tests/test_job.py with one
+#: rank slowed by 40 ms waits ~90%, an unslowed one under 5%).
+STRAGGLER_PCT: Final = 5.0
+#: A straggler's phase (or op) counts as the cause when it takes this many µs per step more than
+#: on the median rank and explains at least this share of the wait.
+STRAGGLER_CAUSE_SHARE: Final = 0.3
+STRAGGLER_CAUSES: Final[dict[str, tuple[str, str]]] = {
+    "data_loading": (
+        "its data loading takes longer",
+        "Balance the input: the same number of samples per rank (DistributedSampler with "
+        "drop_last=True), batches of similar cost (bucket variable-length samples by length), "
+        "enough DataLoader workers on that host, and its data on local disk.",
+    ),
+    "compute": (
+        "the same model work takes longer there",
+        "Look at that host: a slower or throttled GPU (nvidia-smi -q -d PERFORMANCE,CLOCK), other "
+        "processes on its CPUs or GPU, a different CPU binding or NUMA placement; if its inputs "
+        "are larger (variable sequence length), balance them.",
+    ),
+    "untraced": (
+        "it runs work no profiler range records",
+        "Find the Python work on that rank outside the model (rank-0-only logging, checkpoint "
+        "writes, evaluation, printing, time.sleep, a slow disk or network read) and move it off "
+        "the training step, or make every rank share it.",
+    ),
+    "other": (
+        "its steps take longer outside the collectives",
+        "Compare that rank's explanation with another's (profsight diff RANK_A RANK_B): the "
+        "rows that grew say what it does differently.",
+    ),
+}
 #: Device memory peak above this fraction of capacity (TensorBoard plugin rule).
 MEMORY_PEAK_FRACTION: Final = 0.9
 #: FP32 GEMM/convolution kernels past this share of device time on a tensor-core GPU.

@@ -26,6 +26,7 @@ class Phase(enum.Enum):
     METRICS = "metrics"
     CALLBACKS_LOGGING = "callbacks_logging"
     FRAMEWORK = "framework"
+    COMMUNICATION = "communication"
     OTHER = "other"
 
 
@@ -39,6 +40,7 @@ PHASE_LABELS: Final[dict[Phase, str]] = {
     Phase.METRICS: "metrics",
     Phase.CALLBACKS_LOGGING: "hooks, callbacks and logging",
     Phase.FRAMEWORK: "framework overhead (Lightning loop and strategy)",
+    Phase.COMMUNICATION: "waiting for collectives (all-reduce, ...) to finish",
     Phase.OTHER: "no phase: Python between recorded ranges, or ranges that name no phase",
 }
 

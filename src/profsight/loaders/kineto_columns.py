@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from profsight.knowledge.collectives import COMMUNICATION_NAME
 from profsight.knowledge.trace_schema import (
     DEVICE_ROW_KINDS,
     LAUNCH_FLOW_CATEGORIES,
@@ -28,6 +29,7 @@ from profsight.knowledge.trace_schema import (
     EventKind,
     kind_of_category,
 )
+from profsight.loaders.kineto_comms import comm_columns
 from profsight.loaders.kineto_schema import Event
 from profsight.model.diagnostics import Diagnostic
 from profsight.model.events import EventStore, Flows, Track
@@ -105,6 +107,8 @@ class ColumnBuilder:
     kind_of_string: list[int] = field(default_factory=list)
     """`EventKind` of each interned string, read as a category."""
     is_memory_name: list[bool] = field(default_factory=list)
+    is_comm_name: list[bool] = field(default_factory=list)
+    """Whether each interned string names a collective (`COMMUNICATION_NAME`)."""
 
     def intern(self, text: str) -> int:
         return self.strings[text]
@@ -123,7 +127,7 @@ class ColumnBuilder:
         shapes = lut(self.shapes, later.shapes)
 
         def remap(key: str, ids: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-            if key == "concrete":
+            if key in ("concrete", "collective"):
                 return np.where(ids >= 0, np.take(strings, np.maximum(ids, 0)), -1)
             if key in ("name", "cat"):
                 return np.take(strings, ids)
@@ -181,6 +185,7 @@ class ColumnBuilder:
         for text in islice(self.strings, len(self.kind_of_string), None):
             self.kind_of_string.append(int(kind_of_category(text)))
             self.is_memory_name.append(text in (MEMORY_EVENT_NAME, OUT_OF_MEMORY_EVENT_NAME))
+            self.is_comm_name.append(COMMUNICATION_NAME.search(text) is not None)
         kind: np.ndarray[Any, Any] = np.array(self.kind_of_string, np.int8)[cat]
         kind[instant] = EventKind.OTHER
         kind[instant & np.array(self.is_memory_name, bool)[name]] = EventKind.MEMORY
@@ -210,6 +215,8 @@ class ColumnBuilder:
         linked = np.flatnonzero(_LINKED_LUT[kind])
         memory = np.flatnonzero(kind == EventKind.MEMORY)
         ops = np.flatnonzero(kind == EventKind.CPU_OP)
+        comm = np.flatnonzero(np.array(self.is_comm_name, bool)[name])
+        comm_bytes, collective, group = comm_columns(args, comm, n, self.strings.__getitem__)
         self.add(
             self.columns,
             kind=kind,
@@ -229,6 +236,9 @@ class ColumnBuilder:
             allocated=_subset(args, memory, _TOTAL_ALLOCATED, n, -1),
             shapes=self._shapes([args[i] for i in ops.tolist()], ops, n),
             concrete=self._concrete(args, ops[np.isin(name[ops], self._flop_op_ids())], n),
+            comm_bytes=comm_bytes,
+            collective=collective,
+            group=group,
         )
 
     def _flop_op_ids(self) -> list[int]:
@@ -434,6 +444,9 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
         unfinished=_concat(cols.get("unfinished"), bool),
         allocated=_concat(cols.get("allocated"), np.int64),
         concrete=_concat(cols.get("concrete"), np.int32),
+        comm_bytes=_concat(cols.get("comm_bytes"), np.int64),
+        collective=_concat(cols.get("collective"), np.int32),
+        group_size=_concat(cols.get("group"), np.int32),
         strings=list(builder.strings),
         tracks=tracks,
         origin_us=origin,

@@ -33,6 +33,14 @@ class Args(msgspec.Struct, frozen=True, gc=False):
     """Bytes allocated on that device after a ``[memory]`` event (torch >= 1.10)."""
     finished: bool = True
     """False for a range still open when the profiler stopped (torch treats it as async)."""
+    input_type: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Input type")
+    """Element types of the inputs: read for collectives only (their message size)."""
+    in_msg_nelems: int = msgspec.field(default=-1, name="In msg nelems")
+    out_msg_nelems: int = msgspec.field(default=-1, name="Out msg nelems")
+    msg_dtype: str = msgspec.field(default="", name="dtype")
+    group_size: int = msgspec.field(default=-1, name="Group size")
+    collective_name: str = msgspec.field(default="", name="Collective name")
+    """``record_param_comms`` (torch >= 2.1) and NCCL kernels (torch >= 2.3) carry these."""
 
     @property
     def unfinished(self) -> int:
@@ -136,6 +144,12 @@ def event_from_object(item: dict[str, Any]) -> Event:
             mem_device_type=_int(a.get("Device Type")),
             total_allocated=_int(a.get("Total Allocated")),
             finished=a.get("finished") is not False,
+            input_type=_raw(a.get("Input type")),
+            in_msg_nelems=_int(a.get("In msg nelems")),
+            out_msg_nelems=_int(a.get("Out msg nelems")),
+            msg_dtype=_text(a.get("dtype")),
+            group_size=_int(a.get("Group size")),
+            collective_name=_text(a.get("Collective name")),
             name=_text(a.get("name")),
             labels=_text(a.get("labels")),
         ),

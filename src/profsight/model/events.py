@@ -74,9 +74,15 @@ class EventStore:
     category: I32 = field(default_factory=lambda: np.zeros(0, np.int32))
     """Index into `strings` of the raw trace category (kept for reporting)."""
     allocated: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
+    """``Total Allocated`` on the device of a ``[memory]`` event after it, or MISSING."""
     concrete: I32 = field(default_factory=lambda: np.zeros(0, np.int32))
     """Index into `strings` of the ``Concrete Inputs`` of convolutions, or MISSING."""
-    """``Total Allocated`` on the device of a ``[memory]`` event after it, or MISSING."""
+    comm_bytes: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
+    """Message bytes of a collective (`knowledge.collectives`), or MISSING."""
+    collective: I32 = field(default_factory=lambda: np.zeros(0, np.int32))
+    """Index into `strings` of a collective's ``Collective name``, or MISSING."""
+    group_size: I32 = field(default_factory=lambda: np.zeros(0, np.int32))
+    """``Group size`` of a collective, or MISSING."""
 
     def __len__(self) -> int:
         return int(self.kind.shape[0])

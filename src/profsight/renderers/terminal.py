@@ -51,6 +51,7 @@ PHASE_STYLES: dict[Phase, str] = {
     Phase.METRICS: "magenta",
     Phase.CALLBACKS_LOGGING: "bright_magenta",
     Phase.FRAMEWORK: "white",
+    Phase.COMMUNICATION: "bright_red",
     Phase.OTHER: "bright_black",
 }
 SEVERITY_STYLES = {
