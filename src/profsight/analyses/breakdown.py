@@ -24,7 +24,7 @@ from profsight.analyses import intervals
 from profsight.analyses.comms import host_collective_intervals
 from profsight.knowledge.phases import FALLBACK_PHASES, Phase, declared_phase
 from profsight.knowledge.rows import RowKind, classify
-from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PREFIX
+from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PREFIX, EventKind
 from profsight.model.events import I64
 from profsight.model.nesting import nest
 from profsight.model.profile import Profile
@@ -102,7 +102,9 @@ def breakdown(profile: Profile) -> Breakdown:
     else:
         return Breakdown((), "", "none")
     main = rows[(ev.track[rows] == track) & ~is_step[rows]]
-    seg_s, seg_e, seg_phase, row_phase = _host_segments(profile, main)
+    seg_s, seg_e, seg_phase, row_phase, seg_owner = _host_segments(profile, main)
+    # self time of ranges (not ops): where the thread can sit waiting for a collective
+    in_range = ev.kind[main[seg_owner]] != EventKind.CPU_OP if len(main) else seg_owner
     device = _device_sets(profile)
     covered = intervals.union(ev.start[main], ev.end[main])
     elsewhere = _backward_elsewhere(profile, rows[ev.track[rows] != track])
@@ -111,7 +113,14 @@ def breakdown(profile: Profile) -> Breakdown:
     for lo, hi, name in windows:
         host = _phase_times(seg_s, seg_e, seg_phase, lo, hi)
         _move_waiting(host, covered, elsewhere, lo, hi, Phase.BACKWARD)
-        _move_waiting(host, covered, collectives, lo, hi, Phase.COMMUNICATION)
+        _move_collective_waits(
+            host,
+            (seg_s[in_range], seg_e[in_range], seg_phase[in_range]),
+            covered,
+            collectives,
+            lo,
+            hi,
+        )
         busy_us, idle = _device_times(device, lo, hi) if device is not None else (None, {})
         out.append(StepBreakdown(name, (lo / 1000.0), (hi - lo) / 1000.0, host, busy_us, idle))
     return Breakdown(
@@ -155,12 +164,54 @@ def _move_waiting(
         host[phase.value] = host.get(phase.value, 0.0) + moved
 
 
-def _host_segments(profile: Profile, main: I64) -> tuple[I64, I64, I64, I64]:
-    """Self segments of the step thread's rows, the phase index of each, and each row's."""
+def _move_collective_waits(
+    host: dict[str, float],
+    range_segments: tuple[I64, I64, I64],
+    covered: tuple[I64, I64],
+    collectives: tuple[I64, I64],
+    lo: int,
+    hi: int,
+) -> None:
+    """A thread blocked until a collective on a worker thread (gloo) completes sits outside any
+    op: in no range, or in a range's own time (Lightning's backward). For each collective, the
+    stretch of such time it overlaps most is the wait for it (gloo closes its range a little
+    after the waiting thread resumes, so the end alone does not tell). It is taken from the
+    phase it was counted in."""
+    waits = intervals.clip(*collectives, lo, hi)
+    if len(waits[0]) == 0:
+        return
+    gaps = intervals.complement(*intervals.clip(*covered, lo, hi), lo, hi)
+    other = _PHASES.index(Phase.OTHER)
+    seg_s = np.concatenate([gaps[0], np.maximum(range_segments[0], lo)])
+    seg_e = np.concatenate([gaps[1], np.minimum(range_segments[1], hi)])
+    phase = np.concatenate([np.full(len(gaps[0]), other), np.maximum(range_segments[2], 0)])
+    keep = seg_e > seg_s
+    seg_s, seg_e, phase = seg_s[keep], seg_e[keep], phase[keep]
+    order = np.argsort(seg_s, kind="stable")
+    seg_s, seg_e, phase = seg_s[order], seg_e[order], phase[order]
+    waited: dict[int, list[tuple[int, int]]] = {}
+    for cs, ce in zip(*waits, strict=True):
+        a, b = np.maximum(seg_s, cs), np.minimum(seg_e, ce)
+        k = int(np.argmax(b - a))
+        if b[k] > a[k]:
+            waited.setdefault(k, []).append((int(a[k]), int(b[k])))
+    for k, spans in waited.items():
+        starts = np.array([a for a, _ in spans], np.int64)
+        ends = np.array([b for _, b in spans], np.int64)
+        name = _PHASES[int(phase[k])].value
+        us = min(intervals.length(*intervals.union(starts, ends)) / 1000.0, host.get(name, 0.0))
+        if us > 0:
+            host[name] -= us
+            host[Phase.COMMUNICATION.value] = host.get(Phase.COMMUNICATION.value, 0.0) + us
+
+
+def _host_segments(profile: Profile, main: I64) -> tuple[I64, I64, I64, I64, I64]:
+    """Self segments of the step thread's rows, the phase index of each, each row's phase,
+    and the row (index into `main`) each segment belongs to."""
     ev = profile.events
     if len(main) == 0:
         empty = np.zeros(0, np.int64)
-        return empty, empty, empty, empty
+        return empty, empty, empty, empty, empty
     start, end = ev.start[main], ev.end[main]
     nesting = nest(np.zeros(len(main), np.int64), start, end)
     parent = nesting.parent
@@ -186,7 +237,7 @@ def _host_segments(profile: Profile, main: I64) -> tuple[I64, I64, I64, I64]:
     seg_s = np.concatenate([gap_s, tail_s, start[leaves]])
     seg_e = np.concatenate([gap_e, tail_e, end[leaves]])
     owner = np.concatenate([gap_owner, tail_owner, leaves]).astype(np.int64)
-    return seg_s, seg_e, phase[owner], phase
+    return seg_s, seg_e, phase[owner], phase, owner
 
 
 def _phases(profile: Profile, main: I64, parent: I64, depth: I64) -> I64:

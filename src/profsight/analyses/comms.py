@@ -6,9 +6,10 @@ calls (``nccl:all_reduce`` on the host) are known: counts and sizes, no timing
 (`knowledge.collectives` says which event is which).
 
 *Exposed* communication is the part of a step during which a collective runs and nothing
-computes: on a GPU, no other kernel, copy or memset; on the CPU, the step's thread is in no
-op. That is the time the step waits for communication, whether for the transfer or for a
-slower rank (only a job of all ranks tells the two apart: `profsight.job`).
+computes: on a GPU, no other kernel, copy or memset; on the CPU, the step's thread runs no
+op (it may be inside a range, such as Lightning's backward, while it waits). That is the
+time the step waits for communication, whether for the transfer or for a slower rank
+(only a job of all ranks tells the two apart: `profsight.job`).
 """
 
 from __future__ import annotations
@@ -204,9 +205,11 @@ def _compute_set(
     ev = profile.events
     if on_device:
         work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS) & ~comm_lut[ev.name])
-    else:
+    else:  # ops only: a range (Lightning's backward) can be what the thread waits in
         rows = np.asarray(breakdown.row_events, np.int64)
-        work = rows[~comm_lut[ev.name[rows]]] if len(rows) else rows
+        if len(rows):
+            rows = rows[(ev.kind[rows] == EventKind.CPU_OP) & ~comm_lut[ev.name[rows]]]
+        work = rows
     return intervals.union(ev.start[work], ev.end[work])
 
 

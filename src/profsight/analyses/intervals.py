@@ -49,3 +49,22 @@ def complement(start: I64, end: I64, lo: int, hi: int) -> tuple[I64, I64]:
     gaps_e = np.concatenate([s, [hi]])
     keep = gaps_e > gaps_s
     return gaps_s[keep].astype(np.int64), gaps_e[keep].astype(np.int64)
+
+
+def overlap_each(start: I64, end: I64, disjoint: tuple[I64, I64]) -> I64:
+    """For each interval [start, end), the measure of its intersection with `disjoint` (a
+    sorted set of disjoint intervals)."""
+    s, e = disjoint
+    if len(s) == 0 or len(start) == 0:
+        return np.zeros(len(start), np.int64)
+    lengths = e - s
+    before = np.concatenate([[0], np.cumsum(lengths)[:-1]])  # measure of the intervals before k
+
+    def measure_below(x: I64) -> I64:
+        k = np.searchsorted(s, x, side="right") - 1
+        kk = np.maximum(k, 0)
+        below: I64 = np.where(k >= 0, before[kk] + np.clip(x - s[kk], 0, lengths[kk]), 0)
+        return below
+
+    result: I64 = np.maximum(measure_below(end) - measure_below(start), 0)
+    return result

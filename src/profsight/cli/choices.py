@@ -16,3 +16,5 @@ TREE_FORMATS = ("text", "json")
 DIFF_FORMATS = ("text", "markdown", "json", "html")
 #: `profsight.diff.BYS`
 DIFF_BYS = ("total", "self")
+#: `profsight.job.executors.EXECUTORS`
+EXECUTORS = ("process", "serial", "dask")

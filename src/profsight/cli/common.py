@@ -119,6 +119,13 @@ def non_negative_int(text: str) -> int:
     return value
 
 
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
 def percent(text: str) -> float:
     value = float(text)
     if not 0.0 <= value <= 100.0:

@@ -176,7 +176,7 @@ STRAGGLER_CAUSES: Final[dict[str, tuple[str, str]]] = {
         "are larger (variable sequence length), balance them.",
     ),
     "untraced": (
-        "it runs work no profiler range records",
+        "it spends time outside any op (Python work, I/O or a wait that no op records)",
         "Find the Python work on that rank outside the model (rank-0-only logging, checkpoint "
         "writes, evaluation, printing, time.sleep, a slow disk or network read) and move it off "
         "the training step, or make every rank share it.",

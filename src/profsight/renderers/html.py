@@ -19,6 +19,7 @@ from importlib import resources
 from pathlib import PurePath
 from typing import Any
 
+from profsight.knowledge.collectives import OPERATION_MEANING
 from profsight.knowledge.phases import PHASE_LABELS
 from profsight.knowledge.rows import RowKind, classify
 from profsight.model.table import Row
@@ -55,11 +56,18 @@ _SCRIPT_ESCAPES = str.maketrans(
 
 def render_html(report: Report) -> str:
     """The whole page, as text (writing it to a file is the caller's job)."""
+    title = f"profsight: {PurePath(report.source).name or report.source}"
+    return page(title, "profsight report", page_data(report))
+
+
+def page(title: str, heading: str, data: dict[str, Any]) -> str:
+    """The page template with its stylesheet, script and `data` inlined."""
     slots = {
-        "title": html.escape(f"profsight: {PurePath(report.source).name or report.source}"),
+        "title": html.escape(title),
+        "heading": html.escape(heading),
         "css": _asset("report.css"),
         "js": _asset("report.js"),
-        "data": script_json(page_data(report)),
+        "data": script_json(data),
     }
     # one pass: text put into a slot is never searched for slots again
     return _SLOT.sub(lambda m: slots[m.group(1)], _asset("report.html"))
@@ -68,9 +76,13 @@ def render_html(report: Report) -> str:
 def notebook_html(report: Report, height_px: int = 900) -> str:
     """The page inside an ``<iframe srcdoc>``, for Jupyter: a notebook holds many outputs in
     one document, and the frame keeps this page's ids, styles and script to itself."""
-    page = html.escape(render_html(report), quote=True)
+    return in_frame(render_html(report), height_px)
+
+
+def in_frame(document: str, height_px: int = 900) -> str:
+    page_text = html.escape(document, quote=True)
     return (
-        f'<iframe srcdoc="{page}" style="width: 100%; height: {height_px}px; border: 0" '
+        f'<iframe srcdoc="{page_text}" style="width: 100%; height: {height_px}px; border: 0" '
         'sandbox="allow-scripts" title="profsight report"></iframe>'
     )
 
@@ -100,7 +112,27 @@ def page_data(report: Report) -> dict[str, Any]:
         "top_kernels": _top_kernels(report.rows),
         "timelines": report.timelines.to_dict() if report.timelines is not None else None,
         "table": _table(report.rows, has_device),
+        "collectives": _collectives(report),
     }
+
+
+def _collectives(report: Report) -> list[dict[str, Any]]:
+    comms = report.communication
+    if comms is None:
+        return []
+    steps = max(len(comms.steps), 1)
+    return [
+        {
+            "operation": o.operation,
+            "backend": o.backend,
+            "calls_per_step": o.calls / steps,
+            "bytes": o.nbytes / o.calls if o.nbytes > 0 else None,
+            "transfer_us": o.total_us / o.calls if o.calls else 0.0,
+            "bus_gbps": o.bus_gbps,
+            "meaning": OPERATION_MEANING.get(o.operation, ""),
+        }
+        for o in comms.operations()
+    ]
 
 
 def _asset(name: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 
@@ -14,7 +15,13 @@ HELP = "explain a profile (no PATH: a bundled Lightning ResNet-18 sample trace)"
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("explain", help=HELP, description=HELP)
-    p.add_argument("path", nargs="?", default=None, help="trace file (.json or .json.gz)")
+    p.add_argument(
+        "path",
+        nargs="?",
+        default=None,
+        help="trace file (.json or .json.gz), printed table, or a directory of per-rank "
+        "traces (then as `profsight job`)",
+    )
     p.add_argument("--format", choices=list(REPORT_FORMATS), default=None)
     add_output_arguments(p)
     p.set_defaults(run=run)
@@ -27,6 +34,11 @@ def run(args: argparse.Namespace) -> int:
     from profsight.samples import sample_trace
 
     path = args.path or str(sample_trace())
+    if os.path.isdir(path):
+        from profsight.cli.commands import job
+
+        args.paths, args.executor, args.workers, args.scheduler = [path], "process", None, None
+        return job.run(args)
     profile = load_profile(path, args)
     report = build_report(profile)
     fmt = format_from(args, REPORT_SUFFIXES, "text")

@@ -22,6 +22,10 @@
  *   #ps-busy, #ps-memory        svg#ps-busy-chart (path.ps-area, path.ps-line),
  *                               svg#ps-memory-chart (path.ps-line.ps-series-cpu|device),
  *                               rect.ps-band per profiler step
+ *   #ps-ranks (jobs)            svg#ps-ranks-chart g.ps-rank-bar[data-rank] (.ps-straggler on the
+ *                               straggler) rect.ps-seg[data-phase]; table#ps-rank-table
+ *                               tr[data-rank] td[data-field]; details.ps-rank[data-rank]
+ *   #ps-collectives             table#ps-collective-table tr[data-operation]
  *   #ps-table-section           select#ps-kind-filter, input#ps-text-filter (matches names,
  *                               case-insensitive), #ps-table-count, table#ps-table,
  *                               th[data-key][aria-sort], tbody tr[data-kind] (hidden when
@@ -306,6 +310,143 @@
 
   function phaseClass(id) {
     return SAFE_CLASS.test(id) ? "ps-phase-" + id : "ps-phase-other";
+  }
+
+  // ---- a job: one horizontal stacked bar per rank, a table, each rank's top rows --------
+
+  function ranks() {
+    const J = D.ranks;
+    if (!J || !J.ranks || !J.ranks.length) return;
+    const s = show(document.getElementById("ps-ranks"));
+    s.appendChild(el("p", "ps-muted",
+      "Average of the " + J.steps + " step(s) every rank profiled. Each bar is one rank's step: " +
+      "the collectives segment is time waiting for collectives (for the transfer, or for a " +
+      "slower rank)." + (J.straggler !== null ? " Rank " + J.straggler + " is the straggler." : "")));
+    const legend = el("ul", "ps-legend");
+    for (const p of J.phases) {
+      if (!J.ranks.some((r) => (r.phases_us[p.id] || 0) > 0)) continue;
+      const li = el("li");
+      li.appendChild(el("span", "ps-swatch " + phaseClass(p.id)));
+      li.appendChild(el("span", "", p.label));
+      legend.appendChild(li);
+    }
+    s.appendChild(legend);
+    const box = el("div", "ps-chart");
+    s.appendChild(box);
+    const draw = () => {
+      const W = widthOf(box, 900);
+      const left = 110;
+      const rowH = J.ranks.length > 64 ? 6 : 22;
+      const H = J.ranks.length * rowH + 24;
+      const maxWall = Math.max(...J.ranks.map((r) => r.step_us), 1e-9);
+      const scale = (W - left - 70) / maxWall;
+      const chart = svg("svg", { id: "ps-ranks-chart", width: W, height: H });
+      J.ranks.forEach((r, i) => {
+        const g = svg("g", { class: "ps-rank-bar" + (r.rank === J.straggler ? " ps-straggler" : "") });
+        g.setAttribute("data-rank", String(r.rank));
+        const y = i * rowH + 4;
+        if (rowH >= 12) {
+          const label = "rank " + r.rank + (r.rank === J.straggler ? " ⚑" : "");
+          g.appendChild(svgText(left - 8, y + rowH * 0.65, label, { "text-anchor": "end" }));
+        }
+        let x = left;
+        for (const p of J.phases) {
+          const us = r.phases_us[p.id] || 0;
+          if (us <= 0) continue;
+          const w = us * scale;
+          const rect = svg("rect", { class: "ps-seg " + phaseClass(p.id), x: x, y: y, width: Math.max(w, 0), height: rowH - 4 });
+          rect.setAttribute("data-phase", p.id);
+          bindTip(rect, "rank " + r.rank + ": " + p.label, () => [
+            ["time", "time per step", fmtTime(us)],
+            ["share", "share of the step", fmtPct(r.step_us ? (us * 100) / r.step_us : 0)],
+            ["wait", "waits for other ranks", fmtTime(r.wait_us)],
+          ]);
+          g.appendChild(rect);
+          x += w;
+        }
+        if (rowH >= 12) g.appendChild(svgText(x + 6, y + rowH * 0.65, fmtTime(r.step_us), { class: "ps-axis-label" }));
+        chart.appendChild(g);
+      });
+      box.replaceChildren(chart);
+    };
+    draw();
+    onResize(draw);
+    const cols = [
+      ["rank", "rank", (r) => String(r.rank) + (r.rank === J.straggler ? " (straggler)" : "")],
+      ["step", "step", (r) => fmtTime(r.step_us)],
+      ["wait", "waits for others", (r) => fmtTime(r.wait_us)],
+      ["busy", "own work", (r) => fmtTime(r.busy_us)],
+      ["exposed", "exposed comm", (r) => fmtTime(r.comm_exposed_us)],
+      ["device", DEV + " busy", (r) => fmtTime(r.device_busy_us)],
+      ["last", "arrives last at", (r) => String(r.last_arrivals)],
+      ["offset", "clock offset", (r) => (r.clock_offset_us < 0 ? "−" : "+") + fmtTime(Math.abs(r.clock_offset_us))],
+      ["bound", "its verdict", (r) => r.bound || "–"],
+      ["finding", "its top finding", (r) => r.top_finding || "–"],
+    ];
+    const table = el("table", "ps-grid");
+    table.id = "ps-rank-table";
+    const head = el("tr");
+    for (const c of cols) head.appendChild(el("th", "", c[1]));
+    const thead = el("thead");
+    thead.appendChild(head);
+    table.appendChild(thead);
+    const body = el("tbody");
+    for (const r of J.ranks) {
+      const tr = el("tr");
+      tr.setAttribute("data-rank", String(r.rank));
+      for (const c of cols) {
+        const td = el("td", "", c[2](r));
+        td.setAttribute("data-field", c[0]);
+        tr.appendChild(td);
+      }
+      body.appendChild(tr);
+    }
+    table.appendChild(body);
+    s.appendChild(table);
+    for (const r of J.ranks) {
+      const d = el("details", "ps-rank");
+      d.setAttribute("data-rank", String(r.rank));
+      d.appendChild(el("summary", "", "rank " + r.rank + ": " + r.path));
+      const ul = el("ul");
+      for (const row of r.top_rows || []) {
+        ul.appendChild(el("li", "", fmtTime(row.self_us) + (row.on_device ? " " + DEV : " self CPU") +
+          " per step · " + row.kind + " · " + row.name));
+      }
+      d.appendChild(ul);
+      s.appendChild(d);
+    }
+  }
+
+  function collectives() {
+    const ops = D.collectives || [];
+    if (!ops.length) return;
+    const s = show(document.getElementById("ps-collectives"));
+    if (D.collectives_note) s.appendChild(el("p", "ps-muted", D.collectives_note));
+    const table = el("table", "ps-grid");
+    table.id = "ps-collective-table";
+    const cols = [
+      ["operation", (o) => o.operation],
+      ["backend", (o) => o.backend],
+      ["per step", (o) => o.calls_per_step.toPrecision(3)],
+      ["size per call", (o) => (o.bytes ? fmtBytes(o.bytes) : "–")],
+      ["time per call", (o) => fmtTime(o.transfer_us)],
+      ["bus bandwidth", (o) => (o.bus_gbps === null ? "–" : o.bus_gbps.toPrecision(3) + " GB/s")],
+      ["what it does", (o) => o.meaning || ""],
+    ];
+    const head = el("tr");
+    for (const c of cols) head.appendChild(el("th", "", c[0]));
+    const thead = el("thead");
+    thead.appendChild(head);
+    table.appendChild(thead);
+    const body = el("tbody");
+    for (const o of ops) {
+      const tr = el("tr");
+      tr.setAttribute("data-operation", o.operation);
+      for (const c of cols) tr.appendChild(el("td", "", c[1](o)));
+      body.appendChild(tr);
+    }
+    table.appendChild(body);
+    s.appendChild(table);
   }
 
   // ---- call tree as an icicle ----------------------------------------------------------
@@ -671,7 +812,9 @@
   theme();
   verdict();
   findings();
+  ranks();
   breakdown();
+  collectives();
   tree();
   hbars("ps-top-ops", "ps-ops-chart", D.top_ops, "self CPU");
   hbars("ps-top-kernels", "ps-kernels-chart", D.top_kernels, "self " + DEV);

@@ -1,0 +1,260 @@
+"""`JobReport`: a distributed job explained as one, from the summaries of its ranks.
+
+Per rank, over the steps every rank profiled: step time and its breakdown, communication
+(busy, exposed) and the time spent waiting for other ranks at collectives. Across ranks:
+the straggler (the rank the others wait for) and what makes it slow, communication per
+operation with sizes and bandwidth, and the findings that follow.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from profsight.findings import Evidence, Finding, ranked
+from profsight.job.align import Alignment, MatchedCollective, align
+from profsight.job.summary import RankSummary, RowSummary, StepSummary
+from profsight.knowledge.collectives import bus_factor
+
+
+@dataclass(frozen=True)
+class RankView:
+    rank: int
+    path: str
+    host: str
+    device: str
+    steps: int
+    """Steps of the job this rank profiled (the common ones)."""
+    step_us: float
+    phases_us: dict[str, float]
+    device_busy_us: float | None
+    comm_busy_us: float
+    comm_exposed_us: float
+    wait_us: float | None
+    """Per step: waiting at collectives for other ranks to arrive (None: not measurable)."""
+    last_arrivals: int
+    """Collectives at which this rank arrived last."""
+    offset_us: float
+    """Its clock minus the reference rank's, as the collectives' ends show it."""
+    bound: str | None
+    top_finding: str
+    rows: tuple[RowSummary, ...]
+    seconds: float
+
+    @property
+    def busy_us(self) -> float:
+        """Step time not spent waiting for other ranks."""
+        return self.step_us - (self.wait_us or 0.0)
+
+
+@dataclass(frozen=True)
+class OperationView:
+    operation: str
+    backend: str
+    calls_per_step: float
+    nbytes: int
+    """Bytes per call (-1 unknown)."""
+    transfer_us: float
+    """Median time of one call on the rank that arrived last (which waited least): the
+    transfer itself."""
+    bus_gbps: float | None
+
+
+@dataclass(frozen=True)
+class Straggler:
+    rank: int
+    last_at: int
+    collectives: int
+    others_wait_us: float
+    """Per step: what the other ranks wait for it (median over them)."""
+    saving_us: float
+    """Per step: what making it as fast as the next-slowest rank would save."""
+    share_pct: float
+    """`others_wait_us` as a share of the median step."""
+    cause: str
+    """A key of `knowledge.advice.STRAGGLER_CAUSES`."""
+    cause_evidence: tuple[Evidence, ...]
+
+
+@dataclass(frozen=True)
+class JobReport:
+    sources: tuple[str, ...]
+    world_size: int | None
+    ranks: tuple[RankView, ...]
+    steps: tuple[int | None, ...]
+    backend: str
+    timed_on: str | None
+    operations: tuple[OperationView, ...]
+    straggler: Straggler | None
+    findings: tuple[Finding, ...]
+    summary: str
+    diagnostics: tuple[str, ...] = ()
+    run: dict[str, Any] = field(default_factory=dict)
+    """How the job was analysed: executor, workers, seconds."""
+
+    @property
+    def step_us(self) -> float:
+        return statistics.median(r.step_us for r in self.ranks) if self.ranks else 0.0
+
+    def text(self, width: int = 120, color: bool = False) -> str:
+        from profsight.renderers.job import render_job_text
+
+        return render_job_text(self, width=width, color=color)
+
+    def markdown(self) -> str:
+        from profsight.renderers.job import render_job_markdown
+
+        return render_job_markdown(self)
+
+    def json(self) -> str:
+        from profsight.renderers.job import render_job_json
+
+        return render_job_json(self)
+
+    def html(self) -> str:
+        from profsight.renderers.job_html import render_job_html
+
+        return render_job_html(self)
+
+    def _repr_html_(self) -> str:
+        from profsight.renderers.job_html import notebook_job_html
+
+        return notebook_job_html(self)
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+def analyse(
+    ranks: dict[int, RankSummary],
+    world_size: int | None,
+    diagnostics: list[str],
+    run: dict[str, Any] | None = None,
+) -> JobReport:
+    from profsight.job.findings import job_findings, job_summary, straggler_of
+
+    alignment = align(ranks)
+    if len(ranks) > 1 and not alignment.steps:
+        diagnostics.append(
+            "the ranks profiled no step in common (ProfilerStep numbers differ): each rank's "
+            "steps are shown, but ranks cannot be compared step by step"
+        )
+    if alignment.unmatched:
+        diagnostics.append(
+            f"{alignment.unmatched} collective(s) in the common steps are not on every rank "
+            "(a rank's trace was cut, or ranks issue different collectives): they are left out "
+            "of the comparison"
+        )
+    views = tuple(_view(rank, s, alignment) for rank, s in sorted(ranks.items()))
+    operations = _operations(ranks, alignment)
+    straggler = straggler_of(views, alignment)
+    backends = sorted({s.backend for s in ranks.values() if s.backend})
+    timed = sorted({s.timed_on for s in ranks.values() if s.timed_on})
+    report = JobReport(
+        sources=tuple(s.path for _, s in sorted(ranks.items())),
+        world_size=world_size,
+        ranks=views,
+        steps=alignment.steps,
+        backend=", ".join(backends),
+        timed_on=timed[0] if timed else None,
+        operations=operations,
+        straggler=straggler,
+        findings=(),
+        summary="",
+        diagnostics=tuple(diagnostics),
+        run=dict(run or {}),
+    )
+    findings = tuple(ranked(job_findings(report)))
+    return JobReport(
+        **{**report.__dict__, "findings": findings, "summary": job_summary(report, findings)}
+    )
+
+
+def _steps_of(summary: RankSummary, alignment: Alignment) -> list[StepSummary]:
+    wanted = set(alignment.steps)
+    picked = [s for s in summary.steps if s.number in wanted]
+    return picked or list(summary.steps)
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def _view(rank: int, summary: RankSummary, alignment: Alignment) -> RankView:
+    steps = _steps_of(summary, alignment)
+    n = max(len(steps), 1)
+    phases: dict[str, float] = defaultdict(float)
+    for s in steps:
+        for phase, us in s.host_us.items():
+            phases[phase] += us / n
+    busy = [s.device_busy_us for s in steps if s.device_busy_us is not None]
+    matched = alignment.collectives
+    with_collectives = max(len({c.step for c in matched}), 1)
+    wait = (
+        sum(c.wait_us(rank) for c in matched if rank in c.arrival_ns) / with_collectives
+        if matched and rank in matched[0].arrival_ns
+        else None
+    )
+    top = summary.findings[0].title if summary.findings else ""
+    return RankView(
+        rank=rank,
+        path=summary.path,
+        host=summary.host,
+        device=summary.device,
+        steps=len(steps),
+        step_us=_mean([s.wall_us for s in steps]),
+        phases_us=dict(phases),
+        device_busy_us=sum(busy) / n if busy else None,
+        comm_busy_us=_mean([s.comm_busy_us for s in steps]),
+        comm_exposed_us=_mean([s.comm_exposed_us for s in steps]),
+        wait_us=wait,
+        last_arrivals=sum(1 for c in matched if rank in c.arrival_ns and c.last == rank),
+        offset_us=alignment.offsets_ns.get(rank, 0) / 1000.0,
+        bound=summary.verdict.bound if summary.verdict else None,
+        top_finding=top,
+        rows=summary.rows,
+        seconds=summary.seconds,
+    )
+
+
+def _operations(ranks: dict[int, RankSummary], alignment: Alignment) -> tuple[OperationView, ...]:
+    """Per operation: from the matched collectives when ranks were matched (the transfer is
+    timed on the last rank to arrive), else from the first rank's own collectives."""
+    steps = max(len(alignment.steps), 1)
+    if alignment.collectives:
+        groups: dict[str, list[MatchedCollective]] = defaultdict(list)
+        for c in alignment.collectives:
+            groups[c.operation].append(c)
+        backend = next(iter(ranks.values())).backend
+        out = [
+            _operation_view(op, backend, calls, steps, [c.duration_us(c.last) for c in calls])
+            for op, calls in groups.items()
+        ]
+    else:
+        first = ranks[min(ranks)]
+        by_op: dict[tuple[str, str], list[Any]] = defaultdict(list)
+        for col in first.collectives:
+            by_op[(col.operation, col.backend)].append(col)
+        n = max(len(first.steps), 1)
+        out = [
+            _operation_view(op, backend, calls, n, [c.dur_us for c in calls])
+            for (op, backend), calls in by_op.items()
+        ]
+    return tuple(sorted(out, key=lambda o: -o.transfer_us * o.calls_per_step))
+
+
+def _operation_view(
+    operation: str, backend: str, calls: list[Any], steps: int, durations: list[float]
+) -> OperationView:
+    sizes = [c.nbytes for c in calls if c.nbytes > 0]
+    size = round(statistics.median(sizes)) if sizes else -1
+    transfer = statistics.median(durations) if durations else 0.0
+    group = next((c.group_size for c in calls if c.group_size > 0), -1)
+    factor = bus_factor(operation, group)
+    rate = size / (transfer * 1000.0) * factor if factor and size > 0 and transfer > 0 else None
+    return OperationView(operation, backend, len(calls) / steps, size, transfer, rate)
+
+
+__all__ = ["JobReport", "OperationView", "RankView", "Straggler", "analyse"]

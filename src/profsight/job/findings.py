@@ -1,0 +1,264 @@
+"""The job's findings: ``straggler`` (a rank the others wait for, and why it is slow) and
+``communication`` (the transfer itself, once the waiting is taken out), and its verdict."""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+from profsight.findings import Evidence, Finding, severity_for
+from profsight.job.align import Alignment
+from profsight.knowledge import advice
+from profsight.knowledge.collectives import OPERATION_MEANING
+from profsight.knowledge.phases import Phase
+from profsight.knowledge.rows import RowKind
+from profsight.units import short_bytes, short_time
+
+if TYPE_CHECKING:
+    from profsight.job.analysis import JobReport, RankView, Straggler
+
+#: Row kinds whose self time is the model's work (ops, kernels). A module's or a range's own
+#: self time is Python (or waiting) that no op records: "untraced".
+_COMPUTE_KINDS = {
+    RowKind.ATEN.value,
+    RowKind.KERNEL.value,
+    RowKind.MEMCPY.value,
+    RowKind.MEMSET.value,
+    RowKind.BACKWARD.value,
+    RowKind.OPTIMIZER.value,
+    RowKind.RUNTIME.value,
+    RowKind.SYNC.value,
+    RowKind.METRIC.value,
+}
+#: Rows that are not the straggler's own work: waiting shows in them on the other ranks.
+_SKIPPED_KINDS = {RowKind.STEP.value, RowKind.COMMUNICATION.value}
+_NO_RANGE = "(time in no recorded range)"
+
+
+def straggler_of(views: tuple[RankView, ...], alignment: Alignment) -> Straggler | None:
+    from profsight.job.analysis import Straggler
+
+    matched = alignment.collectives
+    if len(views) < 2 or not matched:
+        return None
+    steps = max(len({c.step for c in matched}), 1)
+    blame: dict[int, float] = defaultdict(float)
+    saving: dict[int, float] = defaultdict(float)
+    last_at: dict[int, int] = defaultdict(int)
+    for c in matched:
+        last = c.last
+        waits = [c.wait_us(r) for r in c.arrival_ns if r != last]
+        blame[last] += statistics.median(waits)
+        saving[last] += c.lead_us()
+        last_at[last] += 1
+    rank = max(blame, key=lambda r: (blame[r], -r))
+    step_us = statistics.median(v.step_us for v in views)
+    wait = blame[rank] / steps
+    share = wait * 100.0 / step_us if step_us else 0.0
+    view = next(v for v in views if v.rank == rank)
+    others = [v for v in views if v.rank != rank]
+    cause, evidence = _cause(view, others, wait)
+    return Straggler(
+        rank, last_at[rank], len(matched), wait, saving[rank] / steps, share, cause, evidence
+    )
+
+
+def _cause(
+    slow: RankView, others: list[RankView], wait_us: float
+) -> tuple[str, tuple[Evidence, ...]]:
+    """What the straggler spends more time on than the median other rank, by row self time
+    (and time in no range): data loading, the model's work, or work no range records."""
+    names = {(r.name, r.on_device): r.kind for v in (slow, *others) for r in v.rows}
+
+    def self_us(view: RankView, key: tuple[str, bool]) -> float:
+        return next((r.self_us for r in view.rows if (r.name, r.on_device) == key), 0.0)
+
+    deltas: list[tuple[float, str, str]] = []
+    for key, kind in names.items():
+        if kind in _SKIPPED_KINDS:
+            continue
+        extra = self_us(slow, key) - statistics.median(self_us(v, key) for v in others)
+        deltas.append((extra, key[0], kind))
+    other = Phase.OTHER.value
+    extra = slow.phases_us.get(other, 0.0) - statistics.median(
+        v.phases_us.get(other, 0.0) for v in others
+    )
+    deltas.append((extra, _NO_RANGE, "untraced"))
+    deltas.sort(reverse=True)
+    by_cause: dict[str, float] = defaultdict(float)
+    for us, _, kind in deltas:
+        if us > 0:
+            by_cause[_cause_of(kind)] += us
+    evidence = tuple(
+        Evidence(
+            f"rank {slow.rank}: {name}",
+            f"+{short_time(us)} per step vs the median rank",
+            (name,) if name != _NO_RANGE else (),
+        )
+        for us, name, _ in deltas[:3]
+        if us > 0
+    )
+    if not by_cause:
+        return "other", evidence
+    cause = max(by_cause, key=lambda c: by_cause[c])
+    if by_cause[cause] < advice.STRAGGLER_CAUSE_SHARE * wait_us:
+        return "other", evidence
+    return cause, evidence
+
+
+def _short(name: str, chars: int = 80) -> str:
+    return name if len(name) <= chars else name[: chars - 1] + "…"
+
+
+def _cause_of(kind: str) -> str:
+    if kind == RowKind.DATALOADER.value:
+        return "data_loading"
+    if kind in _COMPUTE_KINDS:
+        return "compute"
+    return "untraced"
+
+
+def job_findings(report: JobReport) -> list[Finding]:
+    return [*_straggler_finding(report), *_communication_finding(report), *_imbalance(report)]
+
+
+def _straggler_finding(report: JobReport) -> list[Finding]:
+    s = report.straggler
+    if s is None or s.share_pct < advice.STRAGGLER_PCT:
+        return []
+    what, fix = advice.STRAGGLER_CAUSES[s.cause]
+    waits = [
+        Evidence(f"rank {v.rank} waits at collectives", f"{short_time(v.wait_us)} per step")
+        for v in report.ranks
+        if v.wait_us is not None and v.rank != s.rank
+    ][:4]
+    return [
+        Finding(
+            category="straggler",
+            severity=severity_for(s.share_pct),
+            title=f"Rank {s.rank} is a straggler: the others wait {short_time(s.others_wait_us)} "
+            f"per step for it ({s.share_pct:.0f}% of the step)",
+            evidence=(
+                Evidence(
+                    "arrives last",
+                    f"at {s.last_at} of {s.collectives} collectives in "
+                    f"{max(len(report.steps), 1)} common steps",
+                ),
+                *waits,
+                Evidence(
+                    "saved if it kept up",
+                    f"{short_time(s.saving_us)} per step (the gap to the next-slowest rank)",
+                ),
+                *s.cause_evidence,
+            ),
+            explanation=f"Every rank must reach each collective before any can finish it, so "
+            f"the job runs at the pace of its slowest rank. Rank {s.rank} reaches them last "
+            f"because {what}.",
+            recommendation=fix,
+            at_stake_pct=s.share_pct,
+            gain_pct=s.saving_us * 100.0 / report.step_us if report.step_us else None,
+            trigger=f"other ranks wait >= {advice.STRAGGLER_PCT:g}% of the step for the last "
+            "rank to arrive at the collectives (profsight's own rule)",
+        )
+    ]
+
+
+def _communication_finding(report: JobReport) -> list[Finding]:
+    """The exposed communication that is not waiting for a straggler: the transfer itself."""
+    ranks = [v for v in report.ranks if v.wait_us is not None] or list(report.ranks)
+    if not ranks or not report.step_us or report.timed_on in (None, "enqueue calls only"):
+        return []
+    transfer = statistics.median(max(v.comm_exposed_us - (v.wait_us or 0.0), 0.0) for v in ranks)
+    share = transfer * 100.0 / report.step_us
+    if share < advice.COMMUNICATION_PCT:
+        return []
+    evidence = [
+        Evidence(
+            "exposed transfer (no waiting, nothing computes)", f"{short_time(transfer)} per step"
+        ),
+        *(_operation_evidence(o) for o in report.operations[:3]),
+    ]
+    return [
+        Finding(
+            category="communication",
+            severity=severity_for(share),
+            title=f"Communication itself takes {share:.0f}% of each step, not hidden by compute",
+            evidence=tuple(evidence),
+            explanation="Even the last rank to arrive, which waits for nobody, spends this long "
+            "in collectives with nothing computing meanwhile: the transfers are on the critical "
+            "path.",
+            recommendation=advice.COMMUNICATION_ADVICE,
+            at_stake_pct=share,
+            gain_pct=share * 0.5,
+            trigger=f"exposed communication beyond the waiting >= {advice.COMMUNICATION_PCT:g}% "
+            "of the step",
+        )
+    ]
+
+
+def _operation_evidence(o: object) -> Evidence:
+    from profsight.job.analysis import OperationView
+
+    assert isinstance(o, OperationView)
+    parts = [f"{o.calls_per_step:.3g} per step", f"{short_time(o.transfer_us)} per call"]
+    if o.nbytes > 0:
+        parts.append(short_bytes(o.nbytes))
+    if o.bus_gbps is not None:
+        parts.append(f"bus bandwidth {o.bus_gbps:.3g} GB/s")
+    meaning = OPERATION_MEANING.get(o.operation, "")
+    return Evidence(
+        f"{o.operation} ({o.backend})" + (f": {meaning}" if meaning else ""), ", ".join(parts)
+    )
+
+
+def _imbalance(report: JobReport) -> list[Finding]:
+    """Without timed collectives to match, a rank whose steps are longer than the others'."""
+    if report.straggler is not None or len(report.ranks) < 2 or not report.step_us:
+        return []
+    slow = max(report.ranks, key=lambda v: v.step_us)
+    extra = slow.step_us - report.step_us
+    share = extra * 100.0 / report.step_us
+    if share < advice.STRAGGLER_PCT:
+        return []
+    return [
+        Finding(
+            category="straggler",
+            severity=severity_for(share),
+            title=f"Rank {slow.rank}'s steps take {share:.0f}% longer than the median rank's",
+            evidence=(
+                Evidence(f"rank {slow.rank} step", short_time(slow.step_us)),
+                Evidence("median rank's step", short_time(report.step_us)),
+            ),
+            explanation="Ranks that synchronise every step run at the pace of the slowest one; "
+            "these traces have no timed collectives to show the waiting directly.",
+            recommendation=advice.STRAGGLER_CAUSES["other"][1],
+            at_stake_pct=share,
+            trigger=f"a rank's step >= {advice.STRAGGLER_PCT:g}% longer than the median rank's",
+        )
+    ]
+
+
+def job_summary(report: JobReport, findings: tuple[Finding, ...]) -> str:
+    n = len(report.ranks)
+    world = f" of {report.world_size}" if report.world_size and report.world_size != n else ""
+    head = (
+        f"{n} rank(s){world}, {len(report.steps)} step(s) in common, median step "
+        f"{short_time(report.step_us)}."
+    )
+    top = next((f for f in findings if f.at_stake_pct >= advice.STRAGGLER_PCT), None)
+    if top is None:
+        return (
+            head + " The ranks keep pace with each other and communication is hidden: "
+            "each rank's own explanation says where its time goes."
+        )
+    if top.category == "straggler" and report.straggler is not None:
+        what, _ = advice.STRAGGLER_CAUSES[report.straggler.cause]
+        return head + (
+            f" The job is held up by rank {report.straggler.rank}: the others wait "
+            f"{report.straggler.share_pct:.0f}% of each step for it, because {what}."
+        )
+    return head + f" {top.title}."
+
+
+__all__ = ["job_findings", "job_summary", "straggler_of"]

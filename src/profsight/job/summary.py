@@ -1,0 +1,176 @@
+"""`RankSummary`: what one rank's trace contributes to a job, small enough to travel.
+
+`summarize` runs where the trace is read (a pool process, a Dask worker): it loads and
+diagnoses the trace there and returns plain data only (steps, collectives, the top findings
+and rows), never events, so a job of hundreds of ranks sends back kilobytes per rank.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+
+from profsight.analyses import diagnose
+from profsight.analyses.comms import Collective
+from profsight.analyses.verdict import Verdict
+from profsight.annotate import row_kind
+from profsight.errors import ProfsightError
+from profsight.findings import Finding
+from profsight.knowledge.rows import RowKind
+from profsight.knowledge.trace_schema import PROFILER_STEP_PREFIX
+from profsight.loaders import load
+from profsight.model.profile import Profile
+from profsight.model.table import device_label
+
+#: Findings and rows of each rank kept for the job's per-rank view.
+TOP_FINDINGS = 5
+TOP_ROWS = 40
+_STEP_NUMBER = re.compile(re.escape(PROFILER_STEP_PREFIX) + r"(\d+)")
+
+
+@dataclass(frozen=True)
+class StepSummary:
+    number: int | None
+    """N of ``ProfilerStep#N``; None for a trace without steps (one whole-trace window)."""
+    start_ns: int
+    """On the rank's own clock (`RankSummary.origin_ns` + this = absolute)."""
+    wall_us: float
+    host_us: dict[str, float]
+    """Phase id -> µs of the step's thread (`analyses.breakdown`)."""
+    device_busy_us: float | None
+    comm_busy_us: float
+    comm_exposed_us: float
+
+
+@dataclass(frozen=True)
+class RowSummary:
+    name: str
+    kind: str
+    self_us: float
+    """Self time per step: the device's for device rows, the host's otherwise."""
+    on_device: bool
+
+
+@dataclass(frozen=True)
+class RankSummary:
+    path: str
+    rank: int | None
+    """From the trace's ``distributedInfo``; None when it has none."""
+    world_size: int | None
+    backend: str
+    host: str
+    device: str
+    origin_ns: int
+    """Absolute time of the rank's clock zero (``baseTimeNanoseconds``-aware)."""
+    windows: str
+    steps: tuple[StepSummary, ...]
+    timed_on: str | None
+    """How collectives are timed (`analyses.comms`), None without collectives."""
+    collectives: tuple[Collective, ...]
+    findings: tuple[Finding, ...]
+    verdict: Verdict | None
+    rows: tuple[RowSummary, ...]
+    events: int
+    seconds: float
+    """Load and analysis time where it ran."""
+    warnings: tuple[str, ...]
+
+    def step_numbers(self) -> list[int | None]:
+        return [s.number for s in self.steps]
+
+
+@dataclass(frozen=True)
+class RankFailure:
+    """A trace of the job that could not be read (the job goes on without it)."""
+
+    path: str
+    message: str
+
+
+def summarize(path: str) -> RankSummary | RankFailure:
+    """Load and diagnose one rank's trace; a trace that cannot be read is a `RankFailure`."""
+    began = time.perf_counter()
+    try:
+        profile = load(path)
+    except ProfsightError as exc:
+        return RankFailure(path, str(exc))
+    if not isinstance(profile, Profile):
+        return RankFailure(path, "a printed table, not a trace: a job needs each rank's trace")
+    return summarize_profile(profile, path, began)
+
+
+def summarize_profile(profile: Profile, path: str, began: float | None = None) -> RankSummary:
+    began = time.perf_counter() if began is None else began
+    diagnosis = diagnose(profile)
+    comms = diagnosis.communication
+    info = profile.meta.distributed
+    steps = tuple(
+        StepSummary(
+            number=_number(s.name),
+            start_ns=round(s.start_us * 1000),
+            wall_us=s.wall_us,
+            host_us=dict(s.host_us),
+            device_busy_us=s.device_busy_us,
+            comm_busy_us=comms.steps[i].busy_us if comms is not None and comms.steps else 0.0,
+            comm_exposed_us=comms.steps[i].exposed_us if comms is not None and comms.steps else 0.0,
+        )
+        for i, s in enumerate(diagnosis.breakdown.steps)
+    )
+    devices = profile.meta.devices
+    return RankSummary(
+        path=path,
+        rank=_int(info.get("rank")),
+        world_size=_int(info.get("world_size")),
+        backend=str(info.get("backend") or (comms.backend if comms else "")),
+        host=str(profile.meta.header.get("host_name") or ""),
+        device=str(devices[0].get("name", "")) if devices else device_label(profile),
+        origin_ns=_origin_ns(profile),
+        windows=diagnosis.breakdown.windows,
+        steps=steps,
+        timed_on=comms.timed_on if comms is not None else None,
+        collectives=comms.collectives if comms is not None else (),
+        findings=diagnosis.findings[:TOP_FINDINGS],
+        verdict=diagnosis.verdict,
+        rows=_top_rows(profile, max(len(steps), 1)),
+        events=len(profile.events),
+        seconds=time.perf_counter() - began,
+        warnings=tuple(d.message for d in profile.warnings),
+    )
+
+
+def _number(name: str) -> int | None:
+    m = _STEP_NUMBER.match(name)
+    return int(m.group(1)) if m else None
+
+
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _origin_ns(profile: Profile) -> int:
+    """Kineto writes ``ts`` relative to ``baseTimeNanoseconds`` (torch >= 2.1), else as
+    epoch (or boot-clock) microseconds; the origin is the integer µs of the earliest ts."""
+    base = profile.meta.header.get("baseTimeNanoseconds")
+    base_ns = base if isinstance(base, int) and not isinstance(base, bool) else 0
+    return base_ns + int(profile.events.origin_us) * 1000
+
+
+def _top_rows(profile: Profile, steps: int) -> tuple[RowSummary, ...]:
+    table = profile.table()
+    rows = []
+    for r in table.rows:
+        on_device = r.self_device_us > r.self_cpu_us
+        rows.append(
+            RowSummary(
+                r.name,
+                row_kind(r, table).value,
+                (r.self_device_us if on_device else r.self_cpu_us) / steps,
+                on_device,
+            )
+        )
+    rows.sort(key=lambda r: -r.self_us)
+    return tuple(r for r in rows if r.kind != RowKind.STEP.value)[:TOP_ROWS]
+
+
+__all__ = ["RankFailure", "RankSummary", "RowSummary", "StepSummary", "summarize"]

@@ -1,0 +1,277 @@
+"""A job report as text, Markdown and JSON (``profsight job``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from profsight.findings import Finding
+from profsight.job.analysis import JobReport, OperationView, RankView
+from profsight.knowledge.phases import Phase
+from profsight.renderers.diagnosis import finding_lines
+from profsight.renderers.escape import markdown_cell
+from profsight.units import short_bytes, short_time
+
+JOB_SCHEMA = "profsight-job/1"
+JOB_SUFFIXES = {".md": "markdown", ".json": "json", ".html": "html", ".htm": "html"}
+#: Rows of each rank the per-rank view lists.
+RANK_ROWS = 5
+#: Phases shown as columns of the per-rank table (the rest add up into "other").
+_COLUMNS = (
+    Phase.DATA_LOADING,
+    Phase.FORWARD,
+    Phase.BACKWARD,
+    Phase.OPTIMIZER,
+    Phase.COMMUNICATION,
+)
+
+
+def _time(us: float | None) -> str:
+    return "-" if us is None else short_time(us)
+
+
+def _rank_cells(v: RankView, straggler: int | None) -> list[str]:
+    shown = sum(v.phases_us.get(p.value, 0.0) for p in _COLUMNS)
+    return [
+        f"{v.rank}" + (" (straggler)" if v.rank == straggler else ""),
+        _time(v.step_us),
+        _time(v.wait_us),
+        _time(v.busy_us),
+        *(_time(v.phases_us.get(p.value, 0.0)) for p in _COLUMNS),
+        _time(max(v.step_us - shown, 0.0)),
+        _time(v.device_busy_us),
+        _time(v.comm_exposed_us),
+        str(v.last_arrivals),
+        f"{v.offset_us:+.0f} µs",
+    ]
+
+
+_RANK_HEADER = [
+    "rank",
+    "step",
+    "waits for others",
+    "own work",
+    "data",
+    "forward",
+    "backward",
+    "optimizer",
+    "collectives",
+    "other",
+    "device busy",
+    "exposed comm",
+    "last at",
+    "clock offset",
+]
+_OP_HEADER = ["operation", "backend", "per step", "size", "transfer", "bus bandwidth"]
+
+
+def _op_cells(o: OperationView) -> list[str]:
+    return [
+        o.operation,
+        o.backend,
+        f"{o.calls_per_step:.3g}",
+        short_bytes(o.nbytes) if o.nbytes > 0 else "-",
+        short_time(o.transfer_us),
+        f"{o.bus_gbps:.3g} GB/s" if o.bus_gbps is not None else "-",
+    ]
+
+
+def _columns(header: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    line = "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))
+    out = [line.rstrip(), "  ".join("-" * w for w in widths)]
+    out += ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    return out
+
+
+def _facts(report: JobReport) -> list[str]:
+    run = report.run
+    lines = [
+        f"Job: {len(report.ranks)} rank(s)"
+        + (f" of {report.world_size}" if report.world_size else "")
+        + (f", backend {report.backend}" if report.backend else "")
+        + (f", collectives timed by {report.timed_on}" if report.timed_on else ""),
+        "Steps in common: "
+        + (", ".join("whole trace" if s is None else str(s) for s in report.steps) or "none"),
+    ]
+    if run:
+        lines.append(
+            f"Analysed with: {run.get('executor')}"
+            + (f", {run['workers']} worker(s)" if run.get("workers") else "")
+            + (f" at {run['scheduler']}" if run.get("scheduler") else "")
+            + f", {run.get('traces')} trace(s) in {run.get('seconds')} s"
+        )
+    return lines
+
+
+def render_job_text(report: JobReport, width: int = 120, color: bool = False) -> str:
+    straggler = report.straggler.rank if report.straggler else None
+    lines = _facts(report)
+    lines += ["", "Verdict: " + report.summary, ""]
+    lines.append("Per rank (average of the common steps):")
+    lines += _columns(_RANK_HEADER, [_rank_cells(v, straggler) for v in report.ranks])
+    if report.operations:
+        lines += ["", "Collectives (per operation; transfer timed on the last rank to arrive):"]
+        lines += _columns(_OP_HEADER, [_op_cells(o) for o in report.operations])
+    if report.findings:
+        lines += ["", "Findings, most time at stake first:"]
+        lines += finding_lines(report.findings)
+    lines += ["", "Each rank (its own verdict and top rows per step):"]
+    for v in report.ranks:
+        lines.append(f"  rank {v.rank}: {v.path}")
+        lines.append(
+            f"    bound: {v.bound or '-'}"
+            + (f"; top finding: {v.top_finding}" if v.top_finding else "")
+        )
+        for r in v.rows[:RANK_ROWS]:
+            side = "device" if r.on_device else "self CPU"
+            lines.append(f"    {short_time(r.self_us):>9} {side:<8} {r.kind:<13} {r.name[:90]}")
+    if report.diagnostics:
+        lines += ["", "Notes on the input:"]
+        lines += [f"  - {d}" for d in report.diagnostics]
+    return "\n".join(lines) + "\n"
+
+
+def render_job_markdown(report: JobReport) -> str:
+    straggler = report.straggler.rank if report.straggler else None
+    out = ["# profsight job report", ""]
+    out += [f"- {markdown_cell(line)}" for line in _facts(report)]
+    out += ["", "## Verdict", "", markdown_cell(report.summary), "", "## Per rank", ""]
+    out += _md_table(_RANK_HEADER, [_rank_cells(v, straggler) for v in report.ranks])
+    if report.operations:
+        out += ["", "## Collectives", ""]
+        out += _md_table(_OP_HEADER, [_op_cells(o) for o in report.operations])
+    if report.findings:
+        out += ["", "## Findings", ""]
+        for i, f in enumerate(report.findings, 1):
+            out += _md_finding(i, f)
+    out += ["", "## Each rank", ""]
+    for v in report.ranks:
+        out.append(f"### Rank {v.rank}")
+        out.append("")
+        out.append(f"`{markdown_cell(v.path)}`; bound: {markdown_cell(v.bound or '-')}")
+        if v.top_finding:
+            out.append(f"; top finding: {markdown_cell(v.top_finding)}")
+        out.append("")
+        out += _md_table(
+            ["self per step", "side", "kind", "name"],
+            [
+                [short_time(r.self_us), "device" if r.on_device else "CPU", r.kind, r.name]
+                for r in v.rows[:RANK_ROWS]
+            ],
+        )
+        out.append("")
+    if report.diagnostics:
+        out += ["## Notes on the input", ""]
+        out += [f"- {markdown_cell(d)}" for d in report.diagnostics]
+    return "\n".join(out) + "\n"
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    out = ["| " + " | ".join(markdown_cell(h) for h in header) + " |"]
+    out.append("|" + "---|" * len(header))
+    out += ["| " + " | ".join(markdown_cell(c) for c in r) + " |" for r in rows]
+    return out
+
+
+def _md_finding(i: int, f: Finding) -> list[str]:
+    out = [f"{i}. **{markdown_cell(f.title)}** ({f.category}, {f.severity.name.lower()})", ""]
+    out += [f"   - {markdown_cell(e.label)}: {markdown_cell(e.value)}" for e in f.evidence]
+    out += [
+        "",
+        f"   Why: {markdown_cell(f.explanation)}",
+        "",
+        f"   Fix: {markdown_cell(f.recommendation)}",
+        "",
+    ]
+    return out
+
+
+def job_document(report: JobReport) -> dict[str, Any]:
+    s = report.straggler
+    return {
+        "schema": JOB_SCHEMA,
+        "world_size": report.world_size,
+        "steps": list(report.steps),
+        "backend": report.backend,
+        "timed_on": report.timed_on,
+        "summary": report.summary,
+        "step_us": report.step_us,
+        "ranks": [
+            {
+                "rank": v.rank,
+                "path": v.path,
+                "host": v.host,
+                "device": v.device,
+                "steps": v.steps,
+                "step_us": v.step_us,
+                "wait_us": v.wait_us,
+                "busy_us": v.busy_us,
+                "phases_us": v.phases_us,
+                "device_busy_us": v.device_busy_us,
+                "comm_busy_us": v.comm_busy_us,
+                "comm_exposed_us": v.comm_exposed_us,
+                "last_arrivals": v.last_arrivals,
+                "clock_offset_us": v.offset_us,
+                "bound": v.bound,
+                "top_finding": v.top_finding,
+                "top_rows": [
+                    {"name": r.name, "kind": r.kind, "self_us": r.self_us, "on_device": r.on_device}
+                    for r in v.rows[:RANK_ROWS]
+                ],
+                "seconds": round(v.seconds, 3),
+            }
+            for v in report.ranks
+        ],
+        "straggler": None
+        if s is None
+        else {
+            "rank": s.rank,
+            "last_at": s.last_at,
+            "collectives": s.collectives,
+            "others_wait_us": s.others_wait_us,
+            "saving_us": s.saving_us,
+            "share_pct": round(s.share_pct, 2),
+            "cause": s.cause,
+            "cause_evidence": [{"label": e.label, "value": e.value} for e in s.cause_evidence],
+        },
+        "operations": [
+            {
+                "operation": o.operation,
+                "backend": o.backend,
+                "calls_per_step": o.calls_per_step,
+                "bytes": o.nbytes if o.nbytes > 0 else None,
+                "transfer_us": o.transfer_us,
+                "bus_gbps": o.bus_gbps,
+            }
+            for o in report.operations
+        ],
+        "findings": [f.to_dict() for f in report.findings],
+        "diagnostics": list(report.diagnostics),
+        "run": report.run,
+    }
+
+
+def render_job_json(report: JobReport) -> str:
+    return json.dumps(job_document(report), indent=2, ensure_ascii=False) + "\n"
+
+
+def render_job(report: JobReport, fmt: str) -> str:
+    if fmt == "markdown":
+        return render_job_markdown(report)
+    if fmt == "json":
+        return render_job_json(report)
+    if fmt == "html":
+        return report.html()
+    return render_job_text(report)
+
+
+__all__ = [
+    "JOB_SCHEMA",
+    "JOB_SUFFIXES",
+    "job_document",
+    "render_job",
+    "render_job_json",
+    "render_job_markdown",
+    "render_job_text",
+]

@@ -1,0 +1,66 @@
+"""A job report as a self-contained HTML page: the report page's template and script, with
+its per-rank view (`#ps-ranks`) and collectives table filled and the single-trace views
+(tree, table) left out."""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+from profsight.job.analysis import JobReport
+from profsight.knowledge.collectives import OPERATION_MEANING
+from profsight.knowledge.phases import PHASE_LABELS, Phase
+from profsight.renderers.html import SCHEMA, in_frame, page
+from profsight.renderers.job import _facts, job_document
+
+
+def job_page_data(report: JobReport) -> dict[str, Any]:
+    doc = job_document(report)
+    straggler = report.straggler.rank if report.straggler else None
+    data_wait = [
+        v.phases_us.get(Phase.DATA_LOADING.value, 0.0) * 100 / v.step_us
+        for v in report.ranks
+        if v.step_us
+    ]
+    top = report.findings[0].category if report.findings else None
+    return {
+        "schema": SCHEMA,
+        "source": ", ".join(report.sources),
+        "summary": _facts(report),
+        "diagnostics": list(report.diagnostics),
+        "notes": [],
+        "device": "device",
+        "has_device": any(v.device_busy_us is not None for v in report.ranks),
+        "verdict": {
+            "bound": "straggler" if top == "straggler" else (top or "balanced"),
+            "judgement": f"held up by rank {straggler}" if top == "straggler" else "job",
+            "summary": report.summary,
+            "device_busy_pct": None,
+            "data_wait_pct": statistics.median(data_wait) if data_wait else 0.0,
+            "step_us": report.step_us,
+            "mfu_pct": None,
+            "evidence": [],
+        },
+        "findings": doc["findings"],
+        "ranks": {
+            "ranks": doc["ranks"],
+            "steps": len(report.steps),
+            "straggler": straggler,
+            "phases": [{"id": p.value, "label": label} for p, label in PHASE_LABELS.items()],
+        },
+        "collectives": [
+            {**o, "meaning": OPERATION_MEANING.get(o["operation"], "")} for o in doc["operations"]
+        ],
+        "collectives_note": "Per operation, over the matched collectives; time per call is "
+        "timed on the last rank to arrive (it waits for nobody).",
+    }
+
+
+def render_job_html(report: JobReport) -> str:
+    return page(
+        f"profsight job: {len(report.ranks)} ranks", "profsight job report", job_page_data(report)
+    )
+
+
+def notebook_job_html(report: JobReport, height_px: int = 900) -> str:
+    return in_frame(render_job_html(report), height_px)
