@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -39,3 +41,33 @@ def recorded_lightning(tmp_path_factory: pytest.TempPathFactory):  # type: ignor
     from recorders import record_lightning
 
     return record_lightning(tmp_path_factory.mktemp("lightning"))
+
+
+# ---- distributed jobs: 2-process DDP on the CPU (gloo), rank 1 slowed (tests/ddp_job.py) ----
+
+DDP_SCRIPT = REPO / "tests" / "ddp_job.py"
+DELAY_MS = 40.0
+STEPS = 8
+
+
+def _record(mode: str, out: Path, delay_ms: float = DELAY_MS) -> Path:
+    cmd = [sys.executable, str(DDP_SCRIPT), mode, str(out), "--delay-ms", str(delay_ms)]
+    cmd += ["--steps", str(STEPS), "--slow-rank", "1"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=out.parent)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return out
+
+
+@pytest.fixture(scope="session")
+def plain_job(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _record("plain", tmp_path_factory.mktemp("ddp") / "plain")
+
+
+@pytest.fixture(scope="session")
+def lightning_job(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _record("lightning", tmp_path_factory.mktemp("ddp") / "lightning")
+
+
+@pytest.fixture(scope="session")
+def even_job(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _record("plain", tmp_path_factory.mktemp("ddp") / "even", delay_ms=0.0)

@@ -145,13 +145,17 @@ def test_outputs_never_overwrite(capsys: pytest.CaptureFixture[str], tmp_path: P
 
 def test_cli_choices_match_the_registries() -> None:
     from profsight.cli import choices
+    from profsight.job.executors import EXECUTORS
     from profsight.model.table import GROUP_BYS
+    from profsight.renderers.job import JOB_SUFFIXES
     from profsight.renderers.explain import REPORT_FORMATS
     from profsight.renderers.table_formats import TABLE_FORMATS
 
     assert tuple(TABLE_FORMATS) == choices.TABLE_FORMATS
     assert tuple(REPORT_FORMATS) == choices.REPORT_FORMATS
     assert choices.GROUP_BYS == GROUP_BYS
+    assert choices.EXECUTORS == EXECUTORS
+    assert set(JOB_SUFFIXES.values()) <= set(choices.REPORT_FORMATS)
 
 
 @pytest.mark.parametrize(

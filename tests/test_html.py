@@ -18,6 +18,7 @@ import pytest
 
 import profsight
 from profsight.cli.main import main
+from profsight.job import explain_job
 from profsight.renderers.html import (
     MAX_TABLE_ROWS,
     notebook_html,
@@ -321,3 +322,47 @@ def test_hostile_names_render_as_text(pages: Any, tmp_path: Path) -> None:
     hover = page.locator("#ps-icicle rect.ps-node[data-name='\"quotes\"']")
     hover.hover()
     assert page.locator("#ps-tooltip .ps-tip-name").inner_text() == '"quotes"'
+
+
+# ---- a job of many ranks -------------------------------------------------------------------
+
+
+def test_job_page_shows_ranks_side_by_side(
+    browser: Any, lightning_job: Path, tmp_path: Path
+) -> None:
+    report = explain_job(lightning_job)
+    path = tmp_path / "job.html"
+    path.write_text(report.html(), encoding="utf-8")
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    requests: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(path.as_uri())
+    page.wait_for_load_state("load")
+    try:
+        assert errors == [] and requests == [path.as_uri()]
+        assert page.locator("h1").inner_text() == "profsight job report"
+        bars = page.locator("#ps-ranks-chart g.ps-rank-bar")
+        assert bars.count() == 2
+        assert page.locator("g.ps-rank-bar.ps-straggler").get_attribute("data-rank") == "1"
+        # rank 0's bar is mostly waiting for the all-reduce
+        wait = page.locator("g.ps-rank-bar[data-rank='0'] rect.ps-seg[data-phase='communication']")
+        whole = page.locator("g.ps-rank-bar[data-rank='0'] rect.ps-seg")
+        widths = [float(whole.nth(i).get_attribute("width")) for i in range(whole.count())]
+        assert float(wait.get_attribute("width")) > 0.5 * sum(widths)
+        rows = page.locator("#ps-rank-table tbody tr")
+        assert rows.count() == 2
+        assert "straggler" in page.inner_text(
+            "#ps-rank-table tr[data-rank='1'] td[data-field='rank']"
+        )
+        assert page.locator("#ps-collective-table tr[data-operation='all_reduce']").count() == 1
+        finding = page.locator("details.ps-finding[data-category='straggler']")
+        assert finding.count() == 1 and "Rank 1 is a straggler" in finding.inner_text()
+        assert page.locator("details.ps-rank").count() == 2
+        assert (
+            page.locator("#ps-tree").is_hidden() and page.locator("#ps-table-section").is_hidden()
+        )
+    finally:
+        page.close()

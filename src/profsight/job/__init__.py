@@ -8,6 +8,7 @@ collective by collective on one clock; `analysis` and `findings` compare them.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 
@@ -20,7 +21,7 @@ from profsight.job.summary import RankFailure, RankSummary, summarize
 
 
 def explain_job(
-    paths: str | Sequence[str],
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     executor: str = "process",
     workers: int | None = None,
     scheduler: str | None = None,
@@ -31,7 +32,8 @@ def explain_job(
     (`scheduler`: a Dask scheduler's address; none starts a local cluster).
     """
     began = time.perf_counter()
-    files = find_traces([paths] if isinstance(paths, str) else list(paths))
+    given = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    files = find_traces([os.fspath(p) for p in given])
     results = run_all(summarize, [f.path for f in files], executor, workers, scheduler)
     diagnostics: list[str] = []
     good: list[tuple[int, RankSummary]] = []

@@ -1,0 +1,299 @@
+"""Jobs of many ranks: real 2-process DDP runs on the CPU (gloo), recorded in this session with
+plain torch.distributed and with Lightning, one rank slowed on purpose; real NCCL traces of a
+128-rank job; the same job through a process pool, serially, and on a real Dask cluster."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import profsight
+from profsight.analyses import intervals
+from profsight.analyses.breakdown import breakdown
+from profsight.analyses.comms import TIMED_ON_DEVICE, TIMED_ON_HOST, communication
+from profsight.cli.main import main
+from profsight.job import explain_job
+from profsight.job.analysis import JobReport
+from profsight.job.discover import rank_from_name
+from profsight.knowledge.collectives import bus_factor, operation_of
+from profsight.loaders import load
+from profsight.renderers.job import job_document
+
+from conftest import DATA, DELAY_MS, STEPS
+
+REAL_JOB = DATA / "real" / "job"
+
+
+def _traces(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.name.endswith((".json", ".json.gz")))
+
+
+def _comparable(report: JobReport) -> dict[str, Any]:
+    doc = job_document(report)
+    doc.pop("run")
+    for rank in doc["ranks"]:
+        rank.pop("seconds")
+    return doc
+
+
+# ---- the planted straggler ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("job", ["plain_job", "lightning_job"])
+def test_names_the_slowed_rank_and_the_wait(job: str, request: pytest.FixtureRequest) -> None:
+    folder: Path = request.getfixturevalue(job)
+    report = explain_job(folder)
+    assert [v.rank for v in report.ranks] == [0, 1]
+    assert report.world_size == 2 and report.backend == "gloo"
+    assert report.timed_on == TIMED_ON_HOST
+    assert len(report.steps) == STEPS
+    s = report.straggler
+    assert s is not None and s.rank == 1
+    assert s.last_at >= STEPS - 1  # the all-reduce of every step (gloo may drop the last)
+    # rank 0 waits at the all-reduce for about the planted delay, every step
+    fast, slow = report.ranks
+    assert fast.wait_us is not None and 0.6 * DELAY_MS * 1000 <= fast.wait_us <= 2 * DELAY_MS * 1000
+    assert slow.wait_us is not None and slow.wait_us < 0.25 * DELAY_MS * 1000
+    assert fast.phases_us["communication"] >= 0.6 * DELAY_MS * 1000  # its breakdown shows it
+    assert abs(fast.offset_us) < 5_000  # one host, one clock
+    # the delay is a sleep: time outside any op (Lightning: inside the DDP forward's own code)
+    assert s.cause == "untraced"
+    top = report.findings[0]
+    assert top.category == "straggler" and top.title.startswith("Rank 1 is a straggler")
+    assert "rank 1" in report.summary
+    all_reduce = next(o for o in report.operations if o.operation == "all_reduce")
+    assert all_reduce.nbytes == 85_002 * 4  # the model's parameters, one fp32 bucket
+    assert all_reduce.bus_gbps is not None and all_reduce.bus_gbps > 0
+
+
+def test_lightning_names_and_distributed_info_agree(lightning_job: Path) -> None:
+    names = [p.name for p in _traces(lightning_job)]
+    assert [rank_from_name(n) for n in names] == [0, 1]
+    assert all(n.startswith("fit-ddp-") for n in names)
+    report = explain_job(lightning_job)
+    assert report.diagnostics == () or all("collective" in d for d in report.diagnostics)
+
+
+def test_without_a_slowed_rank_the_wait_is_small(even_job: Path, plain_job: Path) -> None:
+    even = explain_job(even_job)
+    slowed = explain_job(plain_job)
+    even_wait = max(v.wait_us or 0.0 for v in even.ranks)
+    slowed_wait = max(v.wait_us or 0.0 for v in slowed.ranks)
+    assert even_wait < 0.25 * DELAY_MS * 1000 < slowed_wait
+
+
+def test_single_rank_sees_communication_not_fixed_cost(plain_job: Path) -> None:
+    rank0 = next(p for p in _traces(plain_job) if load(p).meta.distributed.get("rank") == 0)
+    report = profsight.explain(rank0)
+    assert report.breakdown is not None
+    average = report.breakdown.average()
+    assert average.host_us["communication"] >= 0.6 * DELAY_MS * 1000
+    assert report.findings[0].category == "communication"
+    assert report.verdict is not None and report.verdict.bound == "communication"
+    assert "profsight job" in report.findings[0].explanation
+    doc = json.loads(report.json())
+    assert doc["breakdown"]["average"]["host_us"]["communication"] > 0
+
+
+# ---- executors ----------------------------------------------------------------------------
+
+
+def test_pool_and_serial_agree(plain_job: Path) -> None:
+    pooled = explain_job(plain_job, executor="process", workers=2)
+    serial = explain_job(plain_job, executor="serial")
+    assert pooled.run["executor"] == "process" and pooled.run["workers"] == 2
+    assert _comparable(pooled) == _comparable(serial)
+
+
+@pytest.mark.slow
+def test_dask_cluster_gives_the_pool_result(plain_job: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    pooled = explain_job(plain_job, executor="process")
+    with distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        host="127.0.0.1",
+    ) as cluster:
+        remote = explain_job(plain_job, executor="dask", scheduler=cluster.scheduler_address)
+        with distributed.Client(cluster) as client:
+            workers = client.scheduler_info()["workers"]
+            assert len(workers) == 2  # real worker processes behind the scheduler
+    assert remote.run["scheduler"] == cluster.scheduler_address
+    assert _comparable(remote) == _comparable(pooled)
+    assert remote.straggler is not None and remote.straggler.rank == 1
+
+
+# ---- real NCCL traces ---------------------------------------------------------------------
+
+
+def test_real_nccl_ranks_of_a_128_rank_job() -> None:
+    report = explain_job(REAL_JOB, executor="serial")
+    assert [v.rank for v in report.ranks] == [0, 1]
+    assert report.world_size == 128
+    assert report.steps == (551, 552)
+    assert report.timed_on == TIMED_ON_DEVICE
+    assert any("2 of the job's 128 ranks" in d for d in report.diagnostics)
+    ops = {o.operation: o for o in report.operations}
+    assert set(ops) == {"all_to_all", "all_gather", "all_reduce"}
+    # sizes from the nccl:* ranges' Input Dims: the all-gather's shard is 16777216 int8
+    assert ops["all_gather"].nbytes == 16_777_216
+    assert all(o.bus_gbps is not None and o.bus_gbps > 0 for o in ops.values())
+    assert all(v.comm_busy_us > 0 and v.comm_exposed_us > 0 for v in report.ranks)
+    assert report.straggler is not None
+    assert {f.category for f in report.findings} >= {"straggler"}
+
+
+def test_real_nccl_kernel_args_give_sizes() -> None:
+    profile = load(DATA / "real" / "nccl_data.json.gz")
+    comms = communication(profile, breakdown(profile))
+    assert comms is not None and comms.timed_on == TIMED_ON_DEVICE and comms.backend == "NCCL"
+    ops = {o.operation: o for o in comms.operations()}
+    assert set(ops) == {"all_reduce", "broadcast"}
+    assert ops["all_reduce"].calls == 15 and ops["broadcast"].calls == 6
+    # every all-reduce kernel states In msg nelems and dtype Float: 4 bytes each
+    sizes = {c.nbytes for c in comms.collectives if c.operation == "all_reduce"}
+    assert all(n > 0 and n % 4 == 0 for n in sizes)
+    assert {c.group_size for c in comms.collectives} == {2}
+
+
+# ---- finding the ranks -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "rank"),
+    [
+        ("fit-ddp-3-[Strategy]DDPStrategy.training_step.1795951007174103993.pt.trace.json", 3),
+        ("fit-exp-7-2-[pl][profile]run_training_epoch.12.pt.trace.json", 2),
+        ("rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz", 34),
+        ("trace_8_rank_1.json", 1),
+        ("bs_32_rank0.json.gz", 0),
+        ("sampled_rank-1.json.gz", 1),
+        ("vm_25063.1795950672446703541.pt.trace.json.gz", None),
+        ("frank5.json", None),
+    ],
+)
+def test_rank_from_name(name: str, rank: int | None) -> None:
+    assert rank_from_name(name) == rank
+
+
+def _without_rank(src: Path, dst: Path) -> Path:
+    """A real recorded trace with its distributedInfo removed (as torch < 1.13 wrote them)."""
+    opener = gzip.open if src.name.endswith(".gz") else open
+    with opener(src, "rt") as fh:
+        doc = json.load(fh)
+    doc.pop("distributedInfo")
+    dst.write_text(json.dumps(doc))
+    return dst
+
+
+def test_traces_without_a_rank(plain_job: Path, tmp_path: Path) -> None:
+    first, second = _traces(plain_job)
+    single = explain_job([str(_without_rank(first, tmp_path / "a.json"))], executor="serial")
+    assert [v.rank for v in single.ranks] == [0] and single.diagnostics == ()
+    _without_rank(second, tmp_path / "b.json")
+    both = explain_job(tmp_path, executor="serial")
+    assert [v.rank for v in both.ranks] == [0, 1]
+    assert any("numbered in name order" in d and "b.json = rank 1" in d for d in both.diagnostics)
+
+
+def test_a_rank_with_several_traces_uses_the_newest(plain_job: Path, tmp_path: Path) -> None:
+    for p in _traces(plain_job):
+        shutil.copy(p, tmp_path / p.name)
+    older = _traces(plain_job)[0]
+    stem = older.name.split(".")[0]
+    shutil.copy(older, tmp_path / f"{stem}.1000000000000000000.pt.trace.json.gz")
+    report = explain_job(tmp_path, executor="serial")
+    assert [v.rank for v in report.ranks] == [0, 1]
+    assert any("has 2 traces; using the newest" in d for d in report.diagnostics)
+
+
+# ---- the command line ---------------------------------------------------------------------
+
+
+def test_cli_job_formats(
+    plain_job: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["job", str(plain_job), "--format", "json", "--workers", "2"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["schema"] == "profsight-job/1"
+    assert doc["straggler"]["rank"] == 1
+    assert [r["rank"] for r in doc["ranks"]] == [0, 1]
+    assert main(["explain", str(plain_job), "--format", "markdown"]) == 0
+    md = capsys.readouterr().out
+    assert md.startswith("# profsight job report") and "| 1 (straggler) |" in md
+    assert main(["job", *map(str, _traces(plain_job)), "-o", str(tmp_path / "job.html")]) == 0
+    assert "profsight job report" in (tmp_path / "job.html").read_text()
+    assert main(["job", str(plain_job)]) == 0
+    text = capsys.readouterr().out
+    assert "Rank 1 is a straggler" in text and "1 (straggler)" in text
+
+
+def test_cli_job_errors(
+    plain_job: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["job", str(tmp_path / "missing")]) == 1
+    assert capsys.readouterr().err.strip().endswith("missing: no such file or directory")
+    assert main(["job", str(tmp_path)]) == 1  # an empty directory
+    assert "no trace files" in capsys.readouterr().err
+    assert main(["job", str(plain_job), "--scheduler", "tcp://127.0.0.1:1"]) == 2
+    assert "--scheduler needs --executor dask" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["job", str(plain_job), "--workers", "0"])
+    capsys.readouterr()
+    # one unreadable rank is left out with a warning; the job goes on
+    for p in _traces(plain_job):
+        shutil.copy(p, tmp_path / p.name)
+    (tmp_path / "broken.json").write_text("not json at all")
+    assert main(["job", str(tmp_path), "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert "broken.json" in captured.err and "left out of the job" in captured.err
+    assert len(json.loads(captured.out)["ranks"]) == 2
+
+
+# ---- pieces -------------------------------------------------------------------------------
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 200), st.integers(0, 60)), max_size=12),
+    st.lists(st.tuples(st.integers(0, 200), st.integers(0, 60)), max_size=12),
+)
+def test_overlap_each_equals_pointwise_count(
+    sets: list[tuple[int, int]], queries: list[tuple[int, int]]
+) -> None:
+    s = np.array([a for a, _ in sets], np.int64)
+    e = np.array([a + d for a, d in sets], np.int64)
+    disjoint = intervals.union(s, e)
+    qs = np.array([a for a, _ in queries], np.int64)
+    qe = np.array([a + d for a, d in queries], np.int64)
+    got = intervals.overlap_each(qs, qe, disjoint)
+    covered = np.zeros(400, bool)
+    for a, b in zip(*disjoint, strict=True):
+        covered[a:b] = True
+    assert got.tolist() == [int(covered[a:b].sum()) for a, b in zip(qs, qe, strict=True)]
+
+
+def test_collective_names() -> None:
+    assert (
+        operation_of("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long)")
+        == "all_reduce"
+    )
+    assert (
+        operation_of("ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)")
+        == "all_gather"
+    )
+    assert operation_of("nccl:_reduce_scatter_base") == "reduce_scatter"
+    assert operation_of("gloo:all_reduce") == "all_reduce"
+    assert operation_of("c10d::alltoall_base_") == "all_to_all"
+    assert operation_of("record_param_comms", "allgather_into_tensor_coalesced") == "all_gather"
+    assert bus_factor("all_reduce", 8) == pytest.approx(1.75)
+    assert bus_factor("broadcast", 8) == 1.0 and bus_factor("barrier", 8) is None
