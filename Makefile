@@ -1,5 +1,5 @@
 # profsight: the two commands of the README, and the checks they run.
-.PHONY: demo sample test check lint types unit setup setup-demo setup-dev benchmark benchmark-large clean
+.PHONY: demo sample test check lint types unit setup setup-demo setup-dev benchmark benchmark-large benchmark-job clean
 
 # Set up torch 2.13 (CPU build) and Lightning, then profile a short ResNet-18 training and
 # explain it (profsight-demo/fit-report.html).
@@ -39,6 +39,9 @@ benchmark: setup-dev
 
 benchmark-large: setup-dev
 	cd benchmarks && ../.venv/bin/python bench_large.py
+
+benchmark-job: setup-dev
+	.venv/bin/python benchmarks/bench_job.py
 
 clean:
 	rm -rf .venv .pytest_cache .mypy_cache .ruff_cache benchmarks/out

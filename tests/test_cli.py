@@ -147,8 +147,8 @@ def test_cli_choices_match_the_registries() -> None:
     from profsight.cli import choices
     from profsight.job.executors import EXECUTORS
     from profsight.model.table import GROUP_BYS
-    from profsight.renderers.job import JOB_SUFFIXES
     from profsight.renderers.explain import REPORT_FORMATS
+    from profsight.renderers.job import JOB_SUFFIXES
     from profsight.renderers.table_formats import TABLE_FORMATS
 
     assert tuple(TABLE_FORMATS) == choices.TABLE_FORMATS

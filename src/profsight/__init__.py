@@ -17,6 +17,8 @@ __version__ = "0.1.0"
 
 _EXPORTS = {
     "explain": "profsight.api",
+    "explain_job": "profsight.job",
+    "JobReport": "profsight.job",
     "profile": "profsight.torch_profile",
     "load": "profsight.loaders",
     "load_text": "profsight.loaders",
@@ -37,6 +39,7 @@ __all__ = [
     "CallTree",
     "Diagnostic",
     "InputError",
+    "JobReport",
     "Profile",
     "ProfilerTable",
     "ProfsightError",
@@ -47,6 +50,7 @@ __all__ = [
     "UsageError",
     "__version__",
     "explain",
+    "explain_job",
     "load",
     "load_text",
     "profile",
@@ -55,6 +59,7 @@ __all__ = [
 if TYPE_CHECKING:
     from profsight.api import explain
     from profsight.errors import InputError, ProfsightError, UsageError
+    from profsight.job import JobReport, explain_job
     from profsight.loaders import load, load_text
     from profsight.model.diagnostics import Diagnostic
     from profsight.model.profile import Profile
