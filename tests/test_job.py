@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import profsight
 from profsight.analyses import intervals
 from profsight.analyses.breakdown import breakdown
-from profsight.analyses.comms import TIMED_ON_DEVICE, TIMED_ON_HOST, communication
+from profsight.analyses.comms import ENQUEUE_ONLY, TIMED_ON_DEVICE, TIMED_ON_HOST, communication
 from profsight.cli.main import main
 from profsight.job import explain_job
 from profsight.job.analysis import JobReport
@@ -27,7 +27,7 @@ from profsight.knowledge.collectives import bus_factor, operation_of
 from profsight.loaders import load
 from profsight.renderers.job import job_document
 
-from conftest import DATA, DELAY_MS, STEPS
+from conftest import DATA, DELAY_MS, SHARED_REAL, STEPS
 
 REAL_JOB = DATA / "real" / "job"
 
@@ -297,3 +297,35 @@ def test_collective_names() -> None:
     assert operation_of("record_param_comms", "allgather_into_tensor_coalesced") == "all_gather"
     assert bus_factor("all_reduce", 8) == pytest.approx(1.75)
     assert bus_factor("broadcast", 8) == 1.0 and bus_factor("barrier", 8) is None
+
+
+SHARED_DISTRIBUTED = {
+    # file in ../shared/data/real/traces -> (rank, how its collectives are timed, an operation)
+    "hta/negative_queue_length_values_check/rank0.json.gz": (0, TIMED_ON_DEVICE, "all_gather"),
+    "hta/trace_diff/control/control.json.gz": (3, TIMED_ON_DEVICE, "all_to_all"),
+    "hta/df_index_resolver/df_index_resolver.json.gz": (1, TIMED_ON_DEVICE, "all_reduce"),
+    "hta_history/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz": (
+        34,
+        TIMED_ON_HOST,
+        "all_reduce",
+    ),
+    "hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz": (
+        0,
+        ENQUEUE_ONLY,
+        "broadcast",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHARED_DISTRIBUTED))
+def test_shared_distributed_traces_show_their_collectives(name: str) -> None:
+    path = SHARED_REAL / "traces" / name
+    if not path.exists():
+        pytest.skip("../shared/data/real is not beside this checkout")
+    rank, timed_on, operation = SHARED_DISTRIBUTED[name]
+    report = explain_job([path], executor="serial")
+    assert [v.rank for v in report.ranks] == [rank]
+    assert report.timed_on == timed_on
+    assert operation in {o.operation for o in report.operations}
+    if timed_on != ENQUEUE_ONLY:
+        assert report.ranks[0].comm_busy_us > 0

@@ -41,6 +41,7 @@ def _rank_cells(v: RankView, straggler: int | None) -> list[str]:
         _time(max(v.step_us - shown, 0.0)),
         _time(v.device_busy_us),
         _time(v.comm_exposed_us),
+        _time(max(v.comm_busy_us - v.comm_exposed_us, 0.0)),
         str(v.last_arrivals),
         f"{v.offset_us:+.0f} µs",
     ]
@@ -59,6 +60,7 @@ _RANK_HEADER = [
     "other",
     "device busy",
     "exposed comm",
+    "hidden comm",
     "last at",
     "clock offset",
 ]
@@ -211,6 +213,7 @@ def job_document(report: JobReport) -> dict[str, Any]:
                 "device_busy_us": v.device_busy_us,
                 "comm_busy_us": v.comm_busy_us,
                 "comm_exposed_us": v.comm_exposed_us,
+                "comm_overlapped_us": max(v.comm_busy_us - v.comm_exposed_us, 0.0),
                 "last_arrivals": v.last_arrivals,
                 "clock_offset_us": v.offset_us,
                 "bound": v.bound,

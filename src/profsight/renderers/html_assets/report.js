@@ -377,6 +377,7 @@
       ["wait", "waits for others", (r) => fmtTime(r.wait_us)],
       ["busy", "own work", (r) => fmtTime(r.busy_us)],
       ["exposed", "exposed comm", (r) => fmtTime(r.comm_exposed_us)],
+      ["hidden", "comm hidden by compute", (r) => fmtTime(r.comm_overlapped_us)],
       ["device", DEV + " busy", (r) => fmtTime(r.device_busy_us)],
       ["last", "arrives last at", (r) => String(r.last_arrivals)],
       ["offset", "clock offset", (r) => (r.clock_offset_us < 0 ? "−" : "+") + fmtTime(Math.abs(r.clock_offset_us))],
