@@ -329,3 +329,10 @@ def test_shared_distributed_traces_show_their_collectives(name: str) -> None:
     assert operation in {o.operation for o in report.operations}
     if timed_on != ENQUEUE_ONLY:
         assert report.ranks[0].comm_busy_us > 0
+
+
+def test_rocm_traces_name_rccl() -> None:
+    from profsight.analyses.comms import _on_rocm
+
+    assert _on_rocm(load(DATA / "real" / "mi250_minitoy_train_ROCm6_2_kineto.json.gz"))
+    assert not _on_rocm(load(DATA / "real" / "nccl_data.json.gz"))

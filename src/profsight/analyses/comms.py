@@ -230,6 +230,8 @@ def _collective(
     t = int(ev.start[issued])
     step = next((k for k, (lo, hi) in enumerate(windows) if lo <= t < hi), -1)
     backend = backend_of(name, str(profile.meta.distributed.get("backend", "")))
+    if backend == "NCCL" and _on_rocm(profile):
+        backend = "RCCL"  # ROCm's RCCL keeps NCCL's kernel and range names
     return Collective(
         operation, name, backend, step, int(ev.start[i]), int(ev.end[i]), nbytes, group
     )
@@ -258,6 +260,14 @@ def _chain(profile: Profile, i: int) -> list[int]:
         chain.append(j)
         j = int(at.parent[j])
     return chain
+
+
+def _on_rocm(profile: Profile) -> bool:
+    header = profile.meta.header
+    return any(k.startswith(("hip_", "roctracer")) for k in header) or any(
+        "AMD" in str(d.get("name", "")) or "Instinct" in str(d.get("name", ""))
+        for d in profile.meta.devices
+    )
 
 
 def _declared_group(profile: Profile) -> int:
