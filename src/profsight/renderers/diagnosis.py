@@ -1,14 +1,17 @@
-"""The verdict, the step-time breakdown and the findings, as text lines and as data."""
+"""The verdict, the step-time breakdown, the collectives and the findings, as text lines and
+as data."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from profsight.analyses.breakdown import Breakdown, StepBreakdown
+from profsight.analyses.comms import Communication
 from profsight.findings import Finding
+from profsight.knowledge.collectives import OPERATION_MEANING
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.report import Report
-from profsight.units import short_time
+from profsight.units import short_bytes, short_time
 
 _IDLE_LABELS = {
     "host": "waiting for the host",
@@ -83,3 +86,53 @@ def breakdown_dict(breakdown: Breakdown | None) -> dict[str, Any] | None:
         "average": step_dict(breakdown.average()),
         "steps": [step_dict(s) for s in breakdown.steps],
     }
+
+
+def communication_dict(comms: Communication | None) -> dict[str, Any] | None:
+    """The collectives of one trace, per operation and per step (JSON ``communication``)."""
+    if comms is None:
+        return None
+    steps = max(len(comms.steps), 1)
+    average = comms.average()
+    return {
+        "timed_on": comms.timed_on,
+        "backend": comms.backend,
+        "busy_us": average.busy_us if comms.timed else None,
+        "exposed_us": average.exposed_us if comms.timed else None,
+        "overlapped_us": average.overlapped_us if comms.timed else None,
+        "operations": [
+            {
+                "operation": o.operation,
+                "backend": o.backend,
+                "calls_per_step": o.calls / steps,
+                "bytes": o.nbytes / o.calls if o.nbytes > 0 else None,
+                "transfer_us": o.total_us / o.calls if comms.timed and o.calls else None,
+                "bus_gbps": o.bus_gbps,
+                "meaning": OPERATION_MEANING.get(o.operation, ""),
+            }
+            for o in comms.operations()
+        ],
+    }
+
+
+def communication_lines(comms: Communication | None) -> list[str]:
+    data = communication_dict(comms)
+    if data is None:
+        return []
+    head = f"Collectives ({data['backend']}, timed by {data['timed_on']})"
+    if data["busy_us"] is not None:
+        head += (
+            f": {short_time(data['busy_us'])} per step, {short_time(data['exposed_us'])} exposed "
+            f"(nothing computes), {short_time(data['overlapped_us'])} hidden by compute"
+        )
+    lines = [head]
+    for o in data["operations"]:
+        parts = [f"{o['calls_per_step']:.3g} per step"]
+        if o["bytes"]:
+            parts.append(short_bytes(o["bytes"]))
+        if o["transfer_us"] is not None:
+            parts.append(f"{short_time(o['transfer_us'])} per call")
+        if o["bus_gbps"] is not None:
+            parts.append(f"bus bandwidth {o['bus_gbps']:.3g} GB/s")
+        lines.append(f"  {o['operation']:<15} " + ", ".join(parts))
+    return lines

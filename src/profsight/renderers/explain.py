@@ -9,7 +9,12 @@ import msgspec
 
 from profsight.errors import UsageError
 from profsight.model.tree import TreeNode
-from profsight.renderers.diagnosis import breakdown_dict, breakdown_lines
+from profsight.renderers.diagnosis import (
+    breakdown_dict,
+    breakdown_lines,
+    communication_dict,
+    communication_lines,
+)
 from profsight.renderers.escape import markdown_cell
 from profsight.renderers.html import render_html
 from profsight.report import Report
@@ -38,6 +43,15 @@ def render_markdown_report(report: Report) -> str:
             "",
             "```",
             *breakdown_lines(report.breakdown, report.device_name),
+            "```",
+        ]
+    if report.communication is not None:
+        lines += [
+            "",
+            "## Collectives",
+            "",
+            "```",
+            *communication_lines(report.communication),
             "```",
         ]
     if report.findings:
@@ -112,6 +126,7 @@ def report_document(report: Report) -> dict[str, Any]:
         "table": table,
         "top": [e.row.name for e in report.top],
         "breakdown": breakdown_dict(report.breakdown),
+        "communication": communication_dict(report.communication),
         "findings": [f.to_dict() for f in report.findings],
         "verdict": report.verdict.to_dict() if report.verdict is not None else None,
         "notes": list(report.notes),

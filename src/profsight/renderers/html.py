@@ -19,12 +19,11 @@ from importlib import resources
 from pathlib import PurePath
 from typing import Any
 
-from profsight.knowledge.collectives import OPERATION_MEANING
 from profsight.knowledge.phases import PHASE_LABELS
 from profsight.knowledge.rows import RowKind, classify
 from profsight.model.table import Row
 from profsight.model.tree import TreeNode
-from profsight.renderers.diagnosis import breakdown_dict
+from profsight.renderers.diagnosis import breakdown_dict, communication_dict
 from profsight.report import ExplainedRow, Report
 
 SCHEMA = "profsight-html/1"
@@ -117,22 +116,8 @@ def page_data(report: Report) -> dict[str, Any]:
 
 
 def _collectives(report: Report) -> list[dict[str, Any]]:
-    comms = report.communication
-    if comms is None:
-        return []
-    steps = max(len(comms.steps), 1)
-    return [
-        {
-            "operation": o.operation,
-            "backend": o.backend,
-            "calls_per_step": o.calls / steps,
-            "bytes": o.nbytes / o.calls if o.nbytes > 0 else None,
-            "transfer_us": o.total_us / o.calls if o.calls else 0.0,
-            "bus_gbps": o.bus_gbps,
-            "meaning": OPERATION_MEANING.get(o.operation, ""),
-        }
-        for o in comms.operations()
-    ]
+    data = communication_dict(report.communication)
+    return data["operations"] if data is not None else []
 
 
 def _asset(name: str) -> str:

@@ -15,6 +15,7 @@ from profsight.findings import Finding, Severity
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.knowledge.rows import RowKind
 from profsight.renderers.console import render_to_text
+from profsight.renderers.diagnosis import communication_lines
 from profsight.renderers.table_text import render_torch_table
 from profsight.renderers.tree_text import tree_renderable
 from profsight.report import ExplainedRow, Report
@@ -198,6 +199,8 @@ def report_renderable(report: Report, width: int) -> RenderableType:
     for section in (_verdict(report), _breakdown(report.breakdown)):
         if section is not None:
             parts += [Text(""), section]
+    if report.communication is not None:
+        parts += [Text(""), Text("\n".join(communication_lines(report.communication)))]
     if report.findings:
         parts += [Text(""), Text("Findings, most time at stake first:", style="bold")]
         parts += [_finding(i, f) for i, f in enumerate(report.findings, 1)]
