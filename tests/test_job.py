@@ -145,8 +145,8 @@ def test_real_nccl_ranks_of_a_128_rank_job() -> None:
     assert any("2 of the job's 128 ranks" in d for d in report.diagnostics)
     ops = {o.operation: o for o in report.operations}
     assert set(ops) == {"all_to_all", "all_gather", "all_reduce"}
-    # sizes from the nccl:* ranges' Input Dims: the all-gather's shard is 16777216 int8
-    assert ops["all_gather"].nbytes == 16_777_216
+    # sizes from Input Dims: the all-gather's output (its c10d op), not the 16 MiB shard
+    assert ops["all_gather"].nbytes == 1_073_741_824
     assert all(o.bus_gbps is not None and o.bus_gbps > 0 for o in ops.values())
     assert all(v.comm_busy_us > 0 and v.comm_exposed_us > 0 for v in report.ranks)
     assert report.straggler is not None
@@ -336,3 +336,106 @@ def test_rocm_traces_name_rccl() -> None:
 
     assert _on_rocm(load(DATA / "real" / "mi250_minitoy_train_ROCm6_2_kineto.json.gz"))
     assert not _on_rocm(load(DATA / "real" / "nccl_data.json.gz"))
+
+
+# ---- regressions from the review of this work ---------------------------------------------
+
+
+def _edit_job(src: Path, dst: Path, keep: Any) -> Path:
+    """Copies of a recorded job's traces with only the events `keep(event, step)` accepts."""
+    dst.mkdir()
+    for p in _traces(src):
+        opener = gzip.open if p.name.endswith(".gz") else open
+        with opener(p, "rt") as fh:
+            doc = json.load(fh)
+        steps = [
+            (e["ts"], e["ts"] + e["dur"], int(e["name"].split("#")[1]))
+            for e in doc["traceEvents"]
+            if str(e.get("name", "")).startswith("ProfilerStep#")
+        ]
+
+        def step_of(e: dict[str, Any], steps: list[tuple[float, float, int]] = steps) -> int | None:
+            return next((n for a, b, n in steps if a <= e.get("ts", -1) < b), None)
+
+        doc["traceEvents"] = [e for e in doc["traceEvents"] if keep(e, step_of(e))]
+        (dst / p.name.replace(".gz", "")).write_text(json.dumps(doc))
+    return dst
+
+
+def test_waits_are_per_common_step_with_accumulation(plain_job: Path, tmp_path: Path) -> None:
+    """Gradient accumulation: an all-reduce every 4th step only (edited from the real job)."""
+    accum = _edit_job(
+        plain_job,
+        tmp_path / "accum",
+        lambda e, step: not str(e.get("name")).startswith("gloo:") or step in (5, 9),
+    )
+    report = explain_job(accum, executor="serial")
+    full = explain_job(plain_job, executor="serial")
+    assert report.straggler is not None and full.straggler is not None
+    assert len(report.steps) == STEPS
+    # two all-reduces over 8 steps: a quarter of the full job's wait per step
+    assert report.ranks[0].wait_us == pytest.approx(full.ranks[0].wait_us * 2 / 7, rel=0.3)
+    assert report.straggler.share_pct < 40
+
+
+def test_enqueue_only_traces_give_no_times(tmp_path: Path) -> None:
+    """The real NCCL ranks without their kernels: sizes and counts only, no bandwidth."""
+    job = _edit_job(REAL_JOB, tmp_path / "enqueue", lambda e, _: e.get("cat") != "kernel")
+    report = explain_job(job, executor="serial")
+    assert report.timed_on == ENQUEUE_ONLY
+    assert report.operations and all(
+        o.transfer_us is None and o.bus_gbps is None for o in report.operations
+    )
+    assert all(v.wait_us is None for v in report.ranks)
+    assert not any(f.category == "communication" for f in report.findings)
+    assert "cannot be measured" in report.summary
+
+
+def test_unreadable_and_empty_ranks_are_left_out(plain_job: Path, tmp_path: Path) -> None:
+    job = tmp_path / "job"
+    shutil.copytree(plain_job, job / "logs")  # traces one level down, as rank folders are
+    (job / "hparams.json").write_text('{"lr": 0.1}')
+    doc = {"schemaVersion": 1, "traceEvents": [], "distributedInfo": {"rank": 3}}
+    (job / "empty.json").write_text(json.dumps(doc))
+    report = explain_job(job, executor="serial")
+    assert [v.rank for v in report.ranks] == [0, 1]
+    notes = " ".join(report.diagnostics)
+    assert "hparams.json" in notes and "empty.json: the trace holds no events" in notes
+
+
+def test_ranks_without_common_steps_are_not_compared(plain_job: Path, tmp_path: Path) -> None:
+    first = _traces(plain_job)[0]
+    job = _edit_job(
+        plain_job,
+        tmp_path / "nosteps",
+        lambda e, _: (
+            not str(e.get("name")).startswith("ProfilerStep#")
+            or e.get("pid") != load(first).events.tracks[0].pid
+        ),
+    )
+    report = explain_job(job, executor="serial")
+    assert report.steps == ()
+    assert report.straggler is None and report.findings == ()
+    assert "cannot be compared" in report.summary
+
+
+def test_wait_for_backward_is_not_a_collective_wait(tmp_path: Path) -> None:
+    """Step thread idle 10-90 ms inside loss.backward(); backward runs on autograd's thread
+    10-60 ms; gloo's all-reduce 30-90 ms: 50 ms backward, 30 ms communication."""
+    from tracebuilder import TraceBuilder
+
+    t = TraceBuilder()
+    for k in range(2):
+        base = k * 100_000
+        t.step(k + 1, base, 100_000)
+        t.host("aten::mm", base + 1_000, 9_000)
+        t.host("autograd::engine::evaluate_function: MmBackward0", base + 10_000, 50_000, tid=2)
+        t.host("gloo:all_reduce", base + 30_000, 60_000, cat="user_annotation", tid=3)
+        t.host("aten::add_", base + 92_000, 3_000)
+    profile = load(t.write(tmp_path / "waits.pt.trace.json"))
+    host = breakdown(profile).average().host_us
+    assert host["communication"] == pytest.approx(30_000)
+    assert host["backward"] == pytest.approx(50_000)
+    comms = communication(profile, breakdown(profile))
+    assert comms is not None
+    assert comms.average().exposed_us == pytest.approx(30_000)  # backward hides 30-60

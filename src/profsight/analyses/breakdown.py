@@ -109,6 +109,8 @@ def breakdown(profile: Profile) -> Breakdown:
     covered = intervals.union(ev.start[main], ev.end[main])
     elsewhere = _backward_elsewhere(profile, rows[ev.track[rows] != track])
     collectives = host_collective_intervals(profile)
+    # gaps in which backward runs elsewhere were counted as backward: not a collective wait
+    covered_or_backward = intervals.union(*_concat(covered, elsewhere))
     out = []
     for lo, hi, name in windows:
         host = _phase_times(seg_s, seg_e, seg_phase, lo, hi)
@@ -116,7 +118,7 @@ def breakdown(profile: Profile) -> Breakdown:
         _move_collective_waits(
             host,
             (seg_s[in_range], seg_e[in_range], seg_phase[in_range]),
-            covered,
+            covered_or_backward,
             collectives,
             lo,
             hi,

@@ -105,13 +105,15 @@ class Communication:
     collectives: tuple[Collective, ...]
     steps: tuple[StepComms, ...]
     """One per breakdown window (empty when `ENQUEUE_ONLY`)."""
+    step_count: int = 1
+    """Breakdown windows (the per-step divisor, timed or not)."""
 
     @property
     def timed(self) -> bool:
         return self.timed_on != ENQUEUE_ONLY
 
     def average(self) -> StepComms:
-        n = max(len(self.steps), 1)
+        n = max(self.step_count, 1)
         return StepComms(
             sum(s.busy_us for s in self.steps) / n, sum(s.exposed_us for s in self.steps) / n
         )
@@ -184,7 +186,7 @@ def communication(profile: Profile, breakdown: Breakdown) -> Communication | Non
         busy = intervals.union(ev.start[chosen], ev.end[chosen])
         steps = tuple(_step(busy, compute, lo, hi) for lo, hi in windows)
     backends = sorted({c.backend for c in collectives})
-    return Communication(timed_on, ", ".join(backends), collectives, steps)
+    return Communication(timed_on, ", ".join(backends), collectives, steps, max(len(windows), 1))
 
 
 def _ids(ev: EventStore, name: str) -> list[int]:
@@ -205,11 +207,12 @@ def _compute_set(
     ev = profile.events
     if on_device:
         work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS) & ~comm_lut[ev.name])
-    else:  # ops only: a range (Lightning's backward) can be what the thread waits in
-        rows = np.asarray(breakdown.row_events, np.int64)
-        if len(rows):
-            rows = rows[(ev.kind[rows] == EventKind.CPU_OP) & ~comm_lut[ev.name[rows]]]
-        work = rows
+    else:  # ops on any thread (autograd's too), not ranges: a range (Lightning's backward) can
+        # be what the thread waits in
+        at = profile.attribution
+        work = np.flatnonzero(
+            at.is_row & ~at.is_async & (ev.kind == EventKind.CPU_OP) & ~comm_lut[ev.name]
+        )
     return intervals.union(ev.start[work], ev.end[work])
 
 
@@ -219,7 +222,9 @@ def _collective(
     ev, at = profile.events, profile.attribution
     name = ev.strings[ev.name[i]]
     chain = _chain(profile, i)
-    nbytes = next((int(ev.comm_bytes[j]) for j in chain if ev.comm_bytes[j] >= 0), -1)
+    # the largest size on the chain: an all-gather's range states its input shard, its c10d
+    # op the gathered output
+    nbytes = max((int(ev.comm_bytes[j]) for j in chain), default=-1)
     group = next((int(ev.group_size[j]) for j in chain if ev.group_size[j] > 0), -1)
     if group < 0:
         group = _declared_group(profile)

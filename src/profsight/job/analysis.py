@@ -13,6 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from profsight.analyses.comms import ENQUEUE_ONLY
 from profsight.findings import Evidence, Finding, ranked
 from profsight.job.align import Alignment, MatchedCollective, align
 from profsight.job.summary import RankSummary, RowSummary, StepSummary
@@ -33,7 +34,9 @@ class RankView:
     comm_busy_us: float
     comm_exposed_us: float
     wait_us: float | None
-    """Per step: waiting at collectives for other ranks to arrive (None: not measurable)."""
+    """Per step: waiting at collectives for other ranks to arrive, no more than the rank's
+    exposed communication (a GPU keeps computing on other streams while an NCCL kernel
+    waits). None: not measurable."""
     last_arrivals: int
     """Collectives at which this rank arrived last."""
     offset_us: float
@@ -56,9 +59,9 @@ class OperationView:
     calls_per_step: float
     nbytes: int
     """Bytes per call (-1 unknown)."""
-    transfer_us: float
+    transfer_us: float | None
     """Median time of one call on the rank that arrived last (which waited least): the
-    transfer itself."""
+    transfer itself. None when the traces time no collective (enqueue calls only)."""
     bus_gbps: float | None
 
 
@@ -148,6 +151,7 @@ def analyse(
             "of the comparison"
         )
     views = tuple(_view(rank, s, alignment) for rank, s in sorted(ranks.items()))
+    diagnostics += _notes(ranks, views, alignment, world_size)
     operations = _operations(ranks, alignment)
     straggler = straggler_of(views, alignment)
     backends = sorted({s.backend for s in ranks.values() if s.backend})
@@ -172,10 +176,53 @@ def analyse(
     )
 
 
+#: A clock offset past this share of the median step suggests steps that do not correspond.
+_OFFSET_STEP_SHARE = 0.5
+#: Ranks on one host share a clock: an offset past this (µs) means mismatched steps.
+_SAME_HOST_OFFSET_US = 1000.0
+
+
+def _notes(
+    ranks: dict[int, RankSummary],
+    views: tuple[RankView, ...],
+    alignment: Alignment,
+    world_size: int | None,
+) -> list[str]:
+    notes = [
+        f"rank {r}: its trace has no collectives: it is not compared at the collectives"
+        for r, s in sorted(ranks.items())
+        if not s.collectives and len(ranks) > 1
+    ]
+    if world_size is not None:
+        notes += [
+            f"rank {r} is beyond the job's world size of {world_size}"
+            for r in ranks
+            if r >= world_size
+        ]
+    if not alignment.collectives or not views:
+        return notes
+    step = statistics.median(v.step_us for v in views)
+    ref_host = ranks[min(ranks)].host
+    for v in views:
+        same_host = bool(ref_host) and ranks[v.rank].host == ref_host
+        if abs(v.offset_us) > _OFFSET_STEP_SHARE * step or (
+            same_host and abs(v.offset_us) > _SAME_HOST_OFFSET_US
+        ):
+            notes.append(
+                f"rank {v.rank}'s clock is {v.offset_us / 1000:+.1f} ms from rank "
+                f"{min(ranks)}'s"
+                + (" on the same host" if same_host else "")
+                + ": check that the ranks' ProfilerStep numbers refer to the same steps"
+            )
+    return notes
+
+
 def _steps_of(summary: RankSummary, alignment: Alignment) -> list[StepSummary]:
+    """The common steps; a rank's own steps when the ranks share none (then no rank is
+    compared with another)."""
     wanted = set(alignment.steps)
     picked = [s for s in summary.steps if s.number in wanted]
-    return picked or list(summary.steps)
+    return picked if alignment.steps else list(summary.steps)
 
 
 def _mean(values: list[float]) -> float:
@@ -191,9 +238,9 @@ def _view(rank: int, summary: RankSummary, alignment: Alignment) -> RankView:
             phases[phase] += us / n
     busy = [s.device_busy_us for s in steps if s.device_busy_us is not None]
     matched = alignment.collectives
-    with_collectives = max(len({c.step for c in matched}), 1)
+    exposed = _mean([s.comm_exposed_us for s in steps])
     wait = (
-        sum(c.wait_us(rank) for c in matched if rank in c.arrival_ns) / with_collectives
+        min(sum(c.wait_us(rank) for c in matched) / max(len(alignment.steps), 1), exposed)
         if matched and rank in matched[0].arrival_ns
         else None
     )
@@ -208,7 +255,7 @@ def _view(rank: int, summary: RankSummary, alignment: Alignment) -> RankView:
         phases_us=dict(phases),
         device_busy_us=sum(busy) / n if busy else None,
         comm_busy_us=_mean([s.comm_busy_us for s in steps]),
-        comm_exposed_us=_mean([s.comm_exposed_us for s in steps]),
+        comm_exposed_us=exposed,
         wait_us=wait,
         last_arrivals=sum(1 for c in matched if rank in c.arrival_ns and c.last == rank),
         offset_us=alignment.offsets_ns.get(rank, 0) / 1000.0,
@@ -238,11 +285,12 @@ def _operations(ranks: dict[int, RankSummary], alignment: Alignment) -> tuple[Op
         for col in first.collectives:
             by_op[(col.operation, col.backend)].append(col)
         n = max(len(first.steps), 1)
+        timed = first.timed_on not in (None, ENQUEUE_ONLY)
         out = [
-            _operation_view(op, backend, calls, n, [c.dur_us for c in calls])
+            _operation_view(op, backend, calls, n, [c.dur_us for c in calls] if timed else [])
             for (op, backend), calls in by_op.items()
         ]
-    return tuple(sorted(out, key=lambda o: -o.transfer_us * o.calls_per_step))
+    return tuple(sorted(out, key=lambda o: -(o.transfer_us or 0.0) * o.calls_per_step))
 
 
 def _operation_view(
@@ -250,10 +298,12 @@ def _operation_view(
 ) -> OperationView:
     sizes = [c.nbytes for c in calls if c.nbytes > 0]
     size = round(statistics.median(sizes)) if sizes else -1
-    transfer = statistics.median(durations) if durations else 0.0
+    transfer = statistics.median(durations) if durations else None
     group = next((c.group_size for c in calls if c.group_size > 0), -1)
     factor = bus_factor(operation, group)
-    rate = size / (transfer * 1000.0) * factor if factor and size > 0 and transfer > 0 else None
+    rate = None
+    if factor and size > 0 and transfer:
+        rate = size / (transfer * 1000.0) * factor
     return OperationView(operation, backend, len(calls) / steps, size, transfer, rate)
 
 

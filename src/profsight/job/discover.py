@@ -45,8 +45,7 @@ def rank_from_name(name: str) -> int | None:
 
 
 def find_traces(paths: Sequence[str]) -> list[TraceFile]:
-    """Every trace named by `paths`: files as given, directories searched for traces
-    (their own files first; subdirectories only when those hold none)."""
+    """Every trace named by `paths`: files as given, directories searched for traces."""
     if not paths:
         raise InputError(
             "<job>", "no traces given: name a directory of per-rank traces or the files"
@@ -68,15 +67,13 @@ def find_traces(paths: Sequence[str]) -> list[TraceFile]:
 
 
 def _traces_in(directory: Path) -> list[str]:
-    for pattern in ("*", "**/*"):
-        found = sorted(
-            str(f)
-            for f in directory.glob(pattern)
-            if f.is_file() and f.name.endswith(TRACE_SUFFIXES) and not f.name.startswith(".")
-        )
-        if found:
-            return found
-    return []
+    """Trace-named files in the directory and below (rank subdirectories are common; other
+    JSON files, such as hparams.json, are left out later with a note)."""
+    return sorted(
+        str(f)
+        for f in directory.glob("**/*")
+        if f.is_file() and f.name.endswith(TRACE_SUFFIXES) and not f.name.startswith(".")
+    )
 
 
 def _written(path: str) -> float:

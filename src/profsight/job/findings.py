@@ -42,7 +42,7 @@ def straggler_of(views: tuple[RankView, ...], alignment: Alignment) -> Straggler
     matched = alignment.collectives
     if len(views) < 2 or not matched:
         return None
-    steps = max(len({c.step for c in matched}), 1)
+    steps = max(len(alignment.steps), 1)
     blame: dict[int, float] = defaultdict(float)
     saving: dict[int, float] = defaultdict(float)
     last_at: dict[int, int] = defaultdict(int)
@@ -54,13 +54,22 @@ def straggler_of(views: tuple[RankView, ...], alignment: Alignment) -> Straggler
         last_at[last] += 1
     rank = max(blame, key=lambda r: (blame[r], -r))
     step_us = statistics.median(v.step_us for v in views)
-    wait = blame[rank] / steps
-    share = wait * 100.0 / step_us if step_us else 0.0
     view = next(v for v in views if v.rank == rank)
     others = [v for v in views if v.rank != rank]
+    # what the others lose: no more than their waiting that compute does not hide
+    lost = statistics.median(v.wait_us or 0.0 for v in others)
+    wait = min(blame[rank] / steps, lost)
+    share = wait * 100.0 / step_us if step_us else 0.0
     cause, evidence = _cause(view, others, wait)
     return Straggler(
-        rank, last_at[rank], len(matched), wait, saving[rank] / steps, share, cause, evidence
+        rank,
+        last_at[rank],
+        len(matched),
+        wait,
+        min(saving[rank] / steps, wait),
+        share,
+        cause,
+        evidence,
     )
 
 
@@ -92,7 +101,7 @@ def _cause(
             by_cause[_cause_of(kind)] += us
     evidence = tuple(
         Evidence(
-            f"rank {slow.rank}: {name}",
+            f"rank {slow.rank}: {_short(name)}",
             f"+{short_time(us)} per step vs the median rank",
             (name,) if name != _NO_RANGE else (),
         )
@@ -166,9 +175,9 @@ def _straggler_finding(report: JobReport) -> list[Finding]:
 
 def _communication_finding(report: JobReport) -> list[Finding]:
     """The exposed communication that is not waiting for a straggler: the transfer itself."""
-    ranks = [v for v in report.ranks if v.wait_us is not None] or list(report.ranks)
-    if not ranks or not report.step_us or report.timed_on in (None, "enqueue calls only"):
-        return []
+    ranks = [v for v in report.ranks if v.wait_us is not None]
+    if len(ranks) < 2 or not report.step_us:
+        return []  # waiting not measured: each rank's own finding covers its communication
     transfer = statistics.median(max(v.comm_exposed_us - (v.wait_us or 0.0), 0.0) for v in ranks)
     share = transfer * 100.0 / report.step_us
     if share < advice.COMMUNICATION_PCT:
@@ -201,7 +210,9 @@ def _operation_evidence(o: object) -> Evidence:
     from profsight.job.analysis import OperationView
 
     assert isinstance(o, OperationView)
-    parts = [f"{o.calls_per_step:.3g} per step", f"{short_time(o.transfer_us)} per call"]
+    parts = [f"{o.calls_per_step:.3g} per step"]
+    if o.transfer_us is not None:
+        parts.append(f"{short_time(o.transfer_us)} per call")
     if o.nbytes > 0:
         parts.append(short_bytes(o.nbytes))
     if o.bus_gbps is not None:
@@ -214,7 +225,9 @@ def _operation_evidence(o: object) -> Evidence:
 
 def _imbalance(report: JobReport) -> list[Finding]:
     """Without timed collectives to match, a rank whose steps are longer than the others'."""
-    if report.straggler is not None or len(report.ranks) < 2 or not report.step_us:
+    if report.straggler is not None or len(report.ranks) < 2 or not report.steps:
+        return []
+    if not report.step_us or any(v.steps == 0 for v in report.ranks):
         return []
     slow = max(report.ranks, key=lambda v: v.step_us)
     extra = slow.step_us - report.step_us
@@ -248,9 +261,19 @@ def job_summary(report: JobReport, findings: tuple[Finding, ...]) -> str:
     )
     top = next((f for f in findings if f.at_stake_pct >= advice.STRAGGLER_PCT), None)
     if top is None:
-        return (
-            head + " The ranks keep pace with each other and communication is hidden: "
-            "each rank's own explanation says where its time goes."
+        if n < 2:
+            return head + " One rank: nothing to compare; its own findings say where its time goes."
+        if not report.steps:
+            return head + " The ranks profiled different steps, so they cannot be compared."
+        if not any(v.wait_us is not None for v in report.ranks):
+            return head + (
+                " The traces do not time collectives on every rank (NCCL kernels or gloo's "
+                "worker ranges), so waiting between ranks cannot be measured; their step times "
+                "are within 5% of each other."
+            )
+        return head + (
+            " The ranks keep pace with each other and no communication is left exposed: each "
+            "rank's own explanation says where its time goes."
         )
     if top.category == "straggler" and report.straggler is not None:
         what, _ = advice.STRAGGLER_CAUSES[report.straggler.cause]

@@ -7,6 +7,7 @@ and rows), never events, so a job of hundreds of ranks sends back kilobytes per 
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from dataclasses import dataclass
@@ -93,11 +94,19 @@ def summarize(path: str) -> RankSummary | RankFailure:
     began = time.perf_counter()
     try:
         profile = load(path)
+        if not isinstance(profile, Profile):
+            return RankFailure(path, f"{path}: a printed table, not a trace")
+        if not profile.events.kind.size:
+            return RankFailure(path, f"{path}: the trace holds no events")
+        return summarize_profile(profile, path, began)
     except ProfsightError as exc:
         return RankFailure(path, str(exc))
-    if not isinstance(profile, Profile):
-        return RankFailure(path, "a printed table, not a trace: a job needs each rank's trace")
-    return summarize_profile(profile, path, began)
+    except Exception as exc:  # a bug reading one rank must not lose the others
+        if os.environ.get("PROFSIGHT_DEBUG"):
+            raise
+        return RankFailure(
+            path, f"{path}: internal error: {type(exc).__name__}: {exc} (a bug in profsight)"
+        )
 
 
 def summarize_profile(profile: Profile, path: str, began: float | None = None) -> RankSummary:

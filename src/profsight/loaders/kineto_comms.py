@@ -15,13 +15,18 @@ import numpy as np
 from profsight.knowledge.collectives import dtype_bytes
 from profsight.loaders.kineto_schema import Args
 
+#: Sizes at or past this are corrupt (and would not fit the int64 column).
+_MAX_BYTES = 2**62
+
 
 def message_bytes(args: Args) -> int:
-    """Bytes of the collective's message, -1 when the event does not say."""
+    """Bytes of the collective's message, -1 when the event does not say: the larger of the
+    input and output (an all-gather's output, a reduce-scatter's input)."""
     if args.msg_dtype and max(args.in_msg_nelems, args.out_msg_nelems) >= 0:
         size = dtype_bytes(args.msg_dtype)
         if size is not None:
-            return max(args.in_msg_nelems, args.out_msg_nelems) * size
+            total = max(args.in_msg_nelems, args.out_msg_nelems) * size
+            return total if total < _MAX_BYTES else -1
     raw_dims = bytes(args.input_dims or args.input_dims_v1)
     raw_types = bytes(args.input_type)
     if not raw_dims or not raw_types:
@@ -32,14 +37,14 @@ def message_bytes(args: Args) -> int:
         return -1
     if not isinstance(dims, list) or not isinstance(types, list):
         return -1
-    total = 0
+    largest = 0  # c10d ops list input and output: the message is the larger tensor
     for shape, dtype in zip(dims, types, strict=False):
         size = dtype_bytes(dtype) if isinstance(dtype, str) else None
         if size is None or not isinstance(shape, list) or not shape:
             continue
         if all(isinstance(d, int) and d >= 0 for d in shape):
-            total += math.prod(shape) * size
-    return total if total > 0 else -1
+            largest = max(largest, math.prod(shape) * size)
+    return largest if 0 < largest < _MAX_BYTES else -1
 
 
 def comm_columns(

@@ -92,7 +92,7 @@ def communication_dict(comms: Communication | None) -> dict[str, Any] | None:
     """The collectives of one trace, per operation and per step (JSON ``communication``)."""
     if comms is None:
         return None
-    steps = max(len(comms.steps), 1)
+    steps = comms.step_count
     average = comms.average()
     return {
         "timed_on": comms.timed_on,

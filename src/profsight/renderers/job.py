@@ -73,7 +73,7 @@ def _op_cells(o: OperationView) -> list[str]:
         o.backend,
         f"{o.calls_per_step:.3g}",
         short_bytes(o.nbytes) if o.nbytes > 0 else "-",
-        short_time(o.transfer_us),
+        _time(o.transfer_us),
         f"{o.bus_gbps:.3g} GB/s" if o.bus_gbps is not None else "-",
     ]
 

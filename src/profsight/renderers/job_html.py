@@ -32,8 +32,8 @@ def job_page_data(report: JobReport) -> dict[str, Any]:
         "device": "device",
         "has_device": any(v.device_busy_us is not None for v in report.ranks),
         "verdict": {
-            "bound": "straggler" if top == "straggler" else (top or "balanced"),
-            "judgement": f"held up by rank {straggler}" if top == "straggler" else "job",
+            "bound": top or "balanced",
+            "judgement": f"held up by rank {straggler}" if straggler is not None else "job",
             "summary": report.summary,
             "device_busy_pct": None,
             "data_wait_pct": statistics.median(data_wait) if data_wait else 0.0,

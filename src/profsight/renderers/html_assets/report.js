@@ -83,6 +83,14 @@
     return n + " B";
   }
 
+  /** Decimal units, as bandwidths are quoted (and as profsight's text prints sizes). */
+  function fmtDecimalBytes(n) {
+    if (n >= 1e9) return (n / 1e9).toPrecision(3) + " GB";
+    if (n >= 1e6) return (n / 1e6).toPrecision(3) + " MB";
+    if (n >= 1e3) return (n / 1e3).toPrecision(3) + " KB";
+    return n + " B";
+  }
+
   function fmtPct(x) {
     return x === null || x === undefined ? "–" : x.toFixed(1) + "%";
   }
@@ -429,7 +437,7 @@
       ["operation", (o) => o.operation],
       ["backend", (o) => o.backend],
       ["per step", (o) => o.calls_per_step.toPrecision(3)],
-      ["size per call", (o) => (o.bytes ? fmtBytes(o.bytes) : "–")],
+      ["size per call", (o) => (o.bytes ? fmtDecimalBytes(o.bytes) : "–")],
       ["time per call", (o) => fmtTime(o.transfer_us)],
       ["bus bandwidth", (o) => (o.bus_gbps === null ? "–" : o.bus_gbps.toPrecision(3) + " GB/s")],
       ["what it does", (o) => o.meaning || ""],
