@@ -439,3 +439,9 @@ def test_wait_for_backward_is_not_a_collective_wait(tmp_path: Path) -> None:
     comms = communication(profile, breakdown(profile))
     assert comms is not None
     assert comms.average().exposed_us == pytest.approx(30_000)  # backward hides 30-60
+
+
+def test_process_groups_are_read() -> None:
+    profile = load(DATA / "real" / "nccl_data.json.gz")
+    comms = communication(profile, breakdown(profile))
+    assert comms is not None and {c.process_group for c in comms.collectives} == {"0"}

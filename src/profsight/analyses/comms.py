@@ -60,6 +60,8 @@ class Collective:
     """Message bytes, -1 when the trace does not say."""
     group_size: int
     """Ranks taking part, -1 when unknown."""
+    process_group: str = ""
+    """``Process Group Name`` where the trace states it (torch >= 2.1), else empty."""
 
     @property
     def dur_us(self) -> float:
@@ -237,8 +239,9 @@ def _collective(
     backend = backend_of(name, str(profile.meta.distributed.get("backend", "")))
     if backend == "NCCL" and _on_rocm(profile):
         backend = "RCCL"  # ROCm's RCCL keeps NCCL's kernel and range names
+    pg = next((ev.strings[ev.process_group[j]] for j in chain if ev.process_group[j] >= 0), "")
     return Collective(
-        operation, name, backend, step, int(ev.start[i]), int(ev.end[i]), nbytes, group
+        operation, name, backend, step, int(ev.start[i]), int(ev.end[i]), nbytes, group, pg
     )
 
 

@@ -1,8 +1,10 @@
 """Matching the ranks of a job step by step and collective by collective, on one clock.
 
 **Steps** are matched by number (``ProfilerStep#N``): the job's steps are the numbers every
-rank profiled. **Collectives** are matched by (step, operation, order within the step): ranks
-issue the collectives of a process group in the same order, which is what makes them work.
+rank profiled. **Collectives** are matched by (step, process group, operation, order within
+the step): ranks issue the collectives of a process group in the same order, which is what
+makes them work. The group is known where the trace names it (``Process Group Name``, torch
+>= 2.1); older traces and gloo's ranges leave it empty.
 
 **Clocks.** Each rank's events are on its host's clock. A collective ends at (nearly) the
 same moment on every rank, since none can finish before the last one has sent its data, so
@@ -24,8 +26,9 @@ from dataclasses import dataclass
 from profsight.analyses.comms import Collective
 from profsight.job.summary import RankSummary
 
-Key = tuple[int | None, str, int]
-"""(step number, operation, order among that operation's calls in the step)."""
+Key = tuple[int | None, str, str, int]
+"""(step number, process group, operation, order among that group's and operation's calls in
+the step)."""
 
 
 @dataclass(frozen=True)
@@ -80,15 +83,14 @@ def common_steps(ranks: dict[int, RankSummary]) -> tuple[int | None, ...]:
 
 def _keyed(rank: RankSummary, steps: set[int | None]) -> dict[Key, Collective]:
     numbers = rank.step_numbers()
-    seen: dict[tuple[int | None, str], int] = defaultdict(int)
+    seen: dict[tuple[int | None, str, str], int] = defaultdict(int)
     out: dict[Key, Collective] = {}
     for c in sorted(rank.collectives, key=lambda c: c.start_ns):
         if c.step < 0 or c.step >= len(numbers) or numbers[c.step] not in steps:
             continue
-        step = numbers[c.step]
-        order = seen[(step, c.operation)]
-        seen[(step, c.operation)] += 1
-        out[(step, c.operation, order)] = c
+        group = (numbers[c.step], c.process_group, c.operation)
+        out[(group[0], group[1], group[2], seen[group])] = c
+        seen[group] += 1
     return out
 
 
@@ -100,7 +102,7 @@ def align(ranks: dict[int, RankSummary]) -> Alignment:
     unmatched = sum(len(set(k) - shared) for k in keyed.values())
     if len(keyed) < 2 or not shared:
         return Alignment(steps, dict.fromkeys(ranks, 0), (), unmatched)
-    order = sorted(shared, key=lambda k: (-1 if k[0] is None else k[0], k[1], k[2]))
+    order = sorted(shared, key=lambda k: (-1 if k[0] is None else k[0], k[1], k[2], k[3]))
     ref = min(keyed)
 
     def absolute_end(rank: int, key: Key) -> int:
@@ -120,8 +122,8 @@ def align(ranks: dict[int, RankSummary]) -> Alignment:
         matched.append(
             MatchedCollective(
                 step=key[0],
-                operation=key[1],
-                order=key[2],
+                operation=key[2],
+                order=key[3],
                 arrival_ns={r: base[r] + c.start_ns for r, c in calls.items()},
                 end_ns={r: base[r] + c.end_ns for r, c in calls.items()},
                 nbytes=max(c.nbytes for c in calls.values()),

@@ -127,7 +127,7 @@ class ColumnBuilder:
         shapes = lut(self.shapes, later.shapes)
 
         def remap(key: str, ids: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-            if key in ("concrete", "collective"):
+            if key in ("concrete", "collective", "process_group"):
                 return np.where(ids >= 0, np.take(strings, np.maximum(ids, 0)), -1)
             if key in ("name", "cat"):
                 return np.take(strings, ids)
@@ -216,7 +216,9 @@ class ColumnBuilder:
         memory = np.flatnonzero(kind == EventKind.MEMORY)
         ops = np.flatnonzero(kind == EventKind.CPU_OP)
         comm = np.flatnonzero(np.array(self.is_comm_name, bool)[name])
-        comm_bytes, collective, group = comm_columns(args, comm, n, self.strings.__getitem__)
+        comm_bytes, collective, group, process_group = comm_columns(
+            args, comm, n, self.strings.__getitem__
+        )
         self.add(
             self.columns,
             kind=kind,
@@ -239,6 +241,7 @@ class ColumnBuilder:
             comm_bytes=comm_bytes,
             collective=collective,
             group=group,
+            process_group=process_group,
         )
 
     def _flop_op_ids(self) -> list[int]:
@@ -447,6 +450,7 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
         comm_bytes=_concat(cols.get("comm_bytes"), np.int64),
         collective=_concat(cols.get("collective"), np.int32),
         group_size=_concat(cols.get("group"), np.int32),
+        process_group=_concat(cols.get("process_group"), np.int32),
         strings=list(builder.strings),
         tracks=tracks,
         origin_us=origin,

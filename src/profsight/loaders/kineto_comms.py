@@ -49,15 +49,19 @@ def message_bytes(args: Args) -> int:
 
 def comm_columns(
     args: list[Args], where: np.ndarray[Any, Any], n: int, intern: Any
-) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """``comm_bytes``, ``collective`` (interned ``Collective name``) and ``group_size``."""
+) -> tuple[np.ndarray[Any, Any], ...]:
+    """``comm_bytes``, ``collective`` (interned ``Collective name``), ``group_size`` and
+    ``process_group`` (interned ``Process Group Name``)."""
     nbytes = np.full(n, -1, np.int64)
     collective = np.full(n, -1, np.int32)
     group = np.full(n, -1, np.int32)
+    process_group = np.full(n, -1, np.int32)
     for i in where.tolist():
         a = args[i]
         nbytes[i] = message_bytes(a)
         if a.collective_name:
             collective[i] = intern(a.collective_name)
+        if a.process_group:
+            process_group[i] = intern(a.process_group)
         group[i] = a.group_size if 0 < a.group_size < 2**31 else -1
-    return nbytes, collective, group
+    return nbytes, collective, group, process_group

@@ -40,6 +40,7 @@ class Args(msgspec.Struct, frozen=True, gc=False):
     msg_dtype: str = msgspec.field(default="", name="dtype")
     group_size: int = msgspec.field(default=-1, name="Group size")
     collective_name: str = msgspec.field(default="", name="Collective name")
+    process_group: str = msgspec.field(default="", name="Process Group Name")
     """``record_param_comms`` (torch >= 2.1) and NCCL kernels (torch >= 2.3) carry these."""
 
     @property
@@ -150,6 +151,7 @@ def event_from_object(item: dict[str, Any]) -> Event:
             msg_dtype=_text(a.get("dtype")),
             group_size=_int(a.get("Group size")),
             collective_name=_text(a.get("Collective name")),
+            process_group=_text(a.get("Process Group Name")),
             name=_text(a.get("name")),
             labels=_text(a.get("labels")),
         ),

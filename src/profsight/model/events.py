@@ -83,6 +83,8 @@ class EventStore:
     """Index into `strings` of a collective's ``Collective name``, or MISSING."""
     group_size: I32 = field(default_factory=lambda: np.zeros(0, np.int32))
     """``Group size`` of a collective, or MISSING."""
+    process_group: I32 = field(default_factory=lambda: np.zeros(0, np.int32))
+    """Index into `strings` of a collective's ``Process Group Name``, or MISSING."""
 
     def __len__(self) -> int:
         return int(self.kind.shape[0])
