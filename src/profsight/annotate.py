@@ -160,6 +160,8 @@ def _self_vs_total(row: Row, kind: RowKind, tree: CallTree | None) -> str:
             RowKind.ATEN: "the op's own computation on the CPU",
             RowKind.STEP: "code inside the step that ran in no recorded op",
             RowKind.SYNC: "the CPU waiting for the GPU",
+            RowKind.COMMUNICATION: "the collective itself: the transfer and any wait for "
+            "slower ranks (a job of all ranks tells them apart: profsight job)",
         }.get(kind, "its own work")
         return f"high self, low children: {numbers}, so the time is {why}"
     if own <= CHILDREN_WORK:

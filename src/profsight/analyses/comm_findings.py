@@ -7,7 +7,7 @@ from profsight.analyses.context import Context
 from profsight.findings import Evidence, Finding, severity_for
 from profsight.knowledge import advice
 from profsight.knowledge.collectives import OPERATION_MEANING
-from profsight.units import short_bytes, short_time
+from profsight.units import short_bytes, short_rate, short_time
 
 
 def run(ctx: Context) -> list[Finding]:
@@ -55,7 +55,7 @@ def operation_evidence(o: OperationStats, steps: int) -> Evidence:
     if o.nbytes > 0:
         parts.append(f"{short_bytes(o.nbytes / o.calls)} per call")
     if o.bus_gbps is not None:
-        parts.append(f"bus bandwidth {o.bus_gbps:.3g} GB/s")
+        parts.append(f"bus bandwidth {short_rate(o.bus_gbps)}")
     meaning = OPERATION_MEANING.get(o.operation, "")
     return Evidence(
         f"{o.operation} ({o.backend})" + (f": {meaning}" if meaning else ""), ", ".join(parts)

@@ -46,7 +46,7 @@ def explain_job(
         first = next(r for r in results if isinstance(r, RankFailure))
         raise InputError(first.path, first.message.split(": ", 1)[-1])
     ranks, world = assign_ranks([(files[i], s) for i, s in good], diagnostics)
-    used = workers or (1 if executor == "serial" else default_workers(len(files)))
+    used = 1 if executor == "serial" else min(workers or default_workers(len(files)), len(files))
     run = {
         "executor": executor,
         "workers": used if executor != "dask" or workers else None,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from profsight.analyses.comms import ENQUEUE_ONLY
@@ -45,6 +45,8 @@ class RankView:
     top_finding: str
     rows: tuple[RowSummary, ...]
     seconds: float
+    role: str = ""
+    """Its part in the job: ``straggler``, ``waits for rank N``, or empty."""
 
     @property
     def busy_us(self) -> float:
@@ -79,6 +81,11 @@ class Straggler:
     cause: str
     """A key of `knowledge.advice.STRAGGLER_CAUSES`."""
     cause_evidence: tuple[Evidence, ...]
+    cause_detail: str = ""
+    """Where its extra time is: ``+30.2 ms per step in DistributedDataParallel.forward's ..."""
+    own_wait_us: float = 0.0
+    """What the straggler itself waits per step (for ranks not in the traces, in a partial
+    job)."""
 
 
 @dataclass(frozen=True)
@@ -154,6 +161,7 @@ def analyse(
     diagnostics += _notes(ranks, views, alignment, world_size)
     operations = _operations(ranks, alignment)
     straggler = straggler_of(views, alignment)
+    views = _with_roles(views, straggler)
     backends = sorted({s.backend for s in ranks.values() if s.backend})
     timed = sorted({s.timed_on for s in ranks.values() if s.timed_on})
     report = JobReport(
@@ -171,6 +179,8 @@ def analyse(
         run=dict(run or {}),
     )
     findings = tuple(ranked(job_findings(report)))
+    if len(ranks) == 1:  # nothing to compare: the rank's own findings are the job's
+        findings = next(iter(ranks.values())).findings
     return JobReport(
         **{**report.__dict__, "findings": findings, "summary": job_summary(report, findings)}
     )
@@ -215,6 +225,20 @@ def _notes(
                 + ": check that the ranks' ProfilerStep numbers refer to the same steps"
             )
     return notes
+
+
+def _with_roles(views: tuple[RankView, ...], straggler: Straggler | None) -> tuple[RankView, ...]:
+    if straggler is None:
+        return views
+    out = []
+    for v in views:
+        role = ""
+        if v.rank == straggler.rank:
+            role = "straggler"
+        elif v.wait_us and v.step_us and v.wait_us * 100 / v.step_us >= 5.0:
+            role = f"waits for rank {straggler.rank}"
+        out.append(replace(v, role=role))
+    return tuple(out)
 
 
 def _steps_of(summary: RankSummary, alignment: Alignment) -> list[StepSummary]:

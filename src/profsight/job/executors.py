@@ -16,7 +16,11 @@ import contextlib
 import ctypes
 import multiprocessing
 import os
+import re
+import socket
 import sys
+import threading
+import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
@@ -74,20 +78,77 @@ def _dask(
         ) from exc
     dask: Any = distributed  # its constructors are untyped
     if scheduler is not None:
-        try:
-            client = dask.Client(scheduler, timeout="20s")
-        except (OSError, TimeoutError) as exc:
-            raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
-        with client:
+        with _connect(dask, scheduler) as client:
             return _gather(client, work, paths)
     cluster_args: dict[str, Any] = {
         "n_workers": n or default_workers(len(paths)),
         "threads_per_worker": 1,
         "processes": True,
         "dashboard_address": None,
+        "host": "127.0.0.1",
     }
-    with dask.LocalCluster(**cluster_args) as cluster, dask.Client(cluster) as client:
+    with warnings.catch_warnings():  # port notes of Dask's own servers: not the user's concern
+        warnings.simplefilter("ignore", UserWarning)
+        cluster = dask.LocalCluster(**cluster_args)
+    with cluster, dask.Client(cluster) as client:
         return _gather(client, work, paths)
+
+
+#: A scheduler address: ``tcp://host:port`` (or another Dask protocol), or ``host:port``.
+_ADDRESS = re.compile(r"^(?:(?:tcp|tls|ws|wss|ucx|inproc)://)?[^\s/:]+(?::\d{1,5})$")
+#: Seconds to reach the scheduler and to find a worker behind it.
+CONNECT_SECONDS = 10.0
+
+
+def _reachable(scheduler: str) -> None:
+    """Fail at once where nothing listens (Dask itself retries until its timeout)."""
+    if "://" in scheduler and not scheduler.startswith(("tcp://", "tls://")):
+        return
+    host, _, port = scheduler.split("://")[-1].rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_SECONDS).close()
+    except OSError as exc:
+        raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
+
+
+def _connect(dask: Any, scheduler: str) -> Any:
+    """A client of the scheduler at `scheduler`, or a one-line `UsageError` within
+    `CONNECT_SECONDS`: a wrong port (an HTTP server, the dashboard) can leave Dask's
+    handshake waiting forever, so it runs in a daemon thread that is abandoned on timeout."""
+    if not _ADDRESS.match(scheduler):
+        raise UsageError(
+            f"--scheduler {scheduler!r} is not a Dask scheduler address (tcp://HOST:PORT)"
+        )
+    _reachable(scheduler)
+    outcome: list[Any] = []
+
+    def attempt() -> None:
+        try:
+            client = dask.Client(scheduler, timeout=CONNECT_SECONDS)
+            try:
+                client.wait_for_workers(1, timeout=CONNECT_SECONDS)
+            except Exception:
+                client.close()
+                raise
+            outcome.append(client)
+        except Exception as exc:  # whatever the far end made Dask raise
+            outcome.append(exc)
+
+    thread = threading.Thread(target=attempt, name="profsight-dask-connect", daemon=True)
+    thread.start()
+    thread.join(2 * CONNECT_SECONDS + 5)
+    if not outcome:
+        raise UsageError(
+            f"no Dask scheduler answered at {scheduler} within {2 * CONNECT_SECONDS + 5:.0f} s "
+            "(the scheduler's port is 8786 by default; 8787 is its dashboard)"
+        )
+    if isinstance(outcome[0], BaseException):
+        exc = outcome[0]
+        why = (
+            "it has no workers" if "worker" in str(exc).lower() else f"{type(exc).__name__}: {exc}"
+        )
+        raise UsageError(f"cannot use the Dask scheduler at {scheduler}: {why}")
+    return outcome[0]
 
 
 def _gather(client: Any, work: Callable[[str], T], paths: Sequence[str]) -> list[T]:

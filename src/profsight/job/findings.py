@@ -13,7 +13,7 @@ from profsight.knowledge import advice
 from profsight.knowledge.collectives import OPERATION_MEANING
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.rows import RowKind
-from profsight.units import short_bytes, short_time
+from profsight.units import short_bytes, short_rate, short_time
 
 if TYPE_CHECKING:
     from profsight.job.analysis import JobReport, RankView, Straggler
@@ -60,7 +60,7 @@ def straggler_of(views: tuple[RankView, ...], alignment: Alignment) -> Straggler
     lost = statistics.median(v.wait_us or 0.0 for v in others)
     wait = min(blame[rank] / steps, lost)
     share = wait * 100.0 / step_us if step_us else 0.0
-    cause, evidence = _cause(view, others, wait)
+    cause, detail, evidence = _cause(view, others, wait)
     return Straggler(
         rank,
         last_at[rank],
@@ -70,12 +70,14 @@ def straggler_of(views: tuple[RankView, ...], alignment: Alignment) -> Straggler
         share,
         cause,
         evidence,
+        detail,
+        own_wait_us=view.wait_us or 0.0,
     )
 
 
 def _cause(
     slow: RankView, others: list[RankView], wait_us: float
-) -> tuple[str, tuple[Evidence, ...]]:
+) -> tuple[str, str, tuple[Evidence, ...]]:
     """What the straggler spends more time on than the median other rank, by row self time
     (and time in no range): data loading, the model's work, or work no range records."""
     names = {(r.name, r.on_device): r.kind for v in (slow, *others) for r in v.rows}
@@ -109,11 +111,30 @@ def _cause(
         if us > 0
     )
     if not by_cause:
-        return "other", evidence
+        return "other", "", evidence
     cause = max(by_cause, key=lambda c: by_cause[c])
     if by_cause[cause] < advice.STRAGGLER_CAUSE_SHARE * wait_us:
-        return "other", evidence
-    return cause, evidence
+        return "other", "", evidence
+    top = next((d for d in deltas if _cause_of(d[2]) == cause), None)
+    return cause, _detail(top) if top else "", evidence
+
+
+def _detail(delta: tuple[float, str, str]) -> str:
+    """Where the straggler's extra time is, in words: +30.2 ms per step in ..."""
+    us, name, kind = delta
+    where = _short(name, 60)
+    if name == _NO_RANGE:
+        place = "between recorded ranges"
+    elif kind == RowKind.MODULE.value:
+        place = (
+            f"in {where}'s own code (its Python, not its ops; Lightning runs training_step "
+            "inside it)"
+        )
+    elif _cause_of(kind) == "untraced":
+        place = f"in {where}'s own time (outside its ops)"
+    else:
+        place = f"in {where}"
+    return f"+{short_time(us)} per step {place}"
 
 
 def _short(name: str, chars: int = 80) -> str:
@@ -137,6 +158,8 @@ def _straggler_finding(report: JobReport) -> list[Finding]:
     if s is None or s.share_pct < advice.STRAGGLER_PCT:
         return []
     what, fix = advice.STRAGGLER_CAUSES[s.cause]
+    present, world = len(report.ranks), report.world_size
+    partial = world is not None and present < world
     waits = [
         Evidence(f"rank {v.rank} waits at collectives", f"{short_time(v.wait_us)} per step")
         for v in report.ranks
@@ -146,7 +169,8 @@ def _straggler_finding(report: JobReport) -> list[Finding]:
         Finding(
             category="straggler",
             severity=severity_for(s.share_pct),
-            title=f"Rank {s.rank} is a straggler: the others wait {short_time(s.others_wait_us)} "
+            title=(f"Of the {present} of {world} ranks here, rank" if partial else "Rank")
+            + f" {s.rank} is a straggler: the others wait {short_time(s.others_wait_us)} "
             f"per step for it ({s.share_pct:.0f}% of the step)",
             evidence=(
                 Evidence(
@@ -155,6 +179,18 @@ def _straggler_finding(report: JobReport) -> list[Finding]:
                     f"{max(len(report.steps), 1)} common steps",
                 ),
                 *waits,
+                *(
+                    [
+                        Evidence(
+                            f"rank {s.rank} itself waits",
+                            f"{short_time(s.own_wait_us)} per step (for ranks not in these "
+                            "traces: load them all to find the slowest)",
+                        )
+                    ]
+                    if partial and s.own_wait_us > 0.25 * s.others_wait_us
+                    else []
+                ),
+                *([Evidence("where its extra time is", s.cause_detail)] if s.cause_detail else []),
                 Evidence(
                     "saved if it kept up",
                     f"{short_time(s.saving_us)} per step (the gap to the next-slowest rank)",
@@ -163,7 +199,14 @@ def _straggler_finding(report: JobReport) -> list[Finding]:
             ),
             explanation=f"Every rank must reach each collective before any can finish it, so "
             f"the job runs at the pace of its slowest rank. Rank {s.rank} reaches them last "
-            f"because {what}.",
+            f"because {what}"
+            + (f": {s.cause_detail}." if s.cause_detail else ".")
+            + (
+                f" Only {present} of the job's {world} ranks are in these traces: a rank not "
+                "here may be slower still."
+                if partial
+                else ""
+            ),
             recommendation=fix,
             at_stake_pct=s.share_pct,
             gain_pct=s.saving_us * 100.0 / report.step_us if report.step_us else None,
@@ -216,7 +259,7 @@ def _operation_evidence(o: object) -> Evidence:
     if o.nbytes > 0:
         parts.append(short_bytes(o.nbytes))
     if o.bus_gbps is not None:
-        parts.append(f"bus bandwidth {o.bus_gbps:.3g} GB/s")
+        parts.append(f"bus bandwidth {short_rate(o.bus_gbps)}")
     meaning = OPERATION_MEANING.get(o.operation, "")
     return Evidence(
         f"{o.operation} ({o.backend})" + (f": {meaning}" if meaning else ""), ", ".join(parts)
@@ -276,11 +319,16 @@ def job_summary(report: JobReport, findings: tuple[Finding, ...]) -> str:
             "rank's own explanation says where its time goes."
         )
     if top.category == "straggler" and report.straggler is not None:
-        what, _ = advice.STRAGGLER_CAUSES[report.straggler.cause]
-        return head + (
-            f" The job is held up by rank {report.straggler.rank}: the others wait "
-            f"{report.straggler.share_pct:.0f}% of each step for it, because {what}."
+        s = report.straggler
+        what, _ = advice.STRAGGLER_CAUSES[s.cause]
+        text = (
+            f" The job is held up by rank {s.rank}: the others wait {s.share_pct:.0f}% of "
+            f"each step for it, because {what}"
+            + (f": {s.cause_detail}." if s.cause_detail else ".")
         )
+        if report.world_size and n < report.world_size:
+            text += f" Only {n} of {report.world_size} ranks are here: load them all."
+        return head + text
     return head + f" {top.title}."
 
 

@@ -55,7 +55,9 @@ def assign_ranks(
     world = max(sizes) if sizes else None
     if world is not None and len(ranks) < world:
         diagnostics.append(
-            f"{len(ranks)} of the job's {world} ranks are here: the comparison covers those only"
+            f"{len(ranks)} of the job's {world} ranks "
+            + ("is" if len(ranks) == 1 else "are")
+            + " here: the comparison covers those only"
         )
     return ranks, world
 

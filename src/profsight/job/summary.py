@@ -126,14 +126,13 @@ def summarize_profile(profile: Profile, path: str, began: float | None = None) -
         )
         for i, s in enumerate(diagnosis.breakdown.steps)
     )
-    devices = profile.meta.devices
     return RankSummary(
         path=path,
         rank=_int(info.get("rank")),
         world_size=_int(info.get("world_size")),
         backend=str(info.get("backend") or (comms.backend if comms else "")),
         host=str(profile.meta.header.get("host_name") or ""),
-        device=str(devices[0].get("name", "")) if devices else device_label(profile),
+        device=_device(profile),
         origin_ns=_origin_ns(profile),
         windows=diagnosis.breakdown.windows,
         steps=steps,
@@ -146,6 +145,16 @@ def summarize_profile(profile: Profile, path: str, began: float | None = None) -
         seconds=time.perf_counter() - began,
         warnings=tuple(d.message for d in profile.warnings),
     )
+
+
+def _device(profile: Profile) -> str:
+    """The first listed GPU, else the device kind that ran kernels, else "CPU"."""
+    devices = profile.meta.devices
+    if devices:
+        return str(devices[0].get("name", "") or "GPU")
+    if profile.table().has_device:
+        return device_label(profile)
+    return "CPU"
 
 
 def _number(name: str) -> int | None:

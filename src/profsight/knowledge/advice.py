@@ -177,9 +177,10 @@ STRAGGLER_CAUSES: Final[dict[str, tuple[str, str]]] = {
     ),
     "untraced": (
         "it spends time outside any op (Python work, I/O or a wait that no op records)",
-        "Find the Python work on that rank outside the model (rank-0-only logging, checkpoint "
-        "writes, evaluation, printing, time.sleep, a slow disk or network read) and move it off "
-        "the training step, or make every rank share it.",
+        "Find the work on that rank that no op records (Python in its training_step or "
+        "forward, rank-0-only logging, checkpoint writes or evaluation, printing, time.sleep, "
+        "slow disk or network reads) and move it off the training step, or share it across "
+        "ranks.",
     ),
     "other": (
         "its steps take longer outside the collectives",

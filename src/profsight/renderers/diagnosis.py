@@ -11,7 +11,7 @@ from profsight.findings import Finding
 from profsight.knowledge.collectives import OPERATION_MEANING
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.report import Report
-from profsight.units import short_bytes, short_time
+from profsight.units import short_bytes, short_rate, short_time
 
 _IDLE_LABELS = {
     "host": "waiting for the host",
@@ -133,6 +133,6 @@ def communication_lines(comms: Communication | None) -> list[str]:
         if o["transfer_us"] is not None:
             parts.append(f"{short_time(o['transfer_us'])} per call")
         if o["bus_gbps"] is not None:
-            parts.append(f"bus bandwidth {o['bus_gbps']:.3g} GB/s")
+            parts.append(f"bus bandwidth {short_rate(o['bus_gbps'])}")
         lines.append(f"  {o['operation']:<15} " + ", ".join(parts))
     return lines

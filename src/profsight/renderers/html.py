@@ -88,7 +88,9 @@ def in_frame(document: str, height_px: int = 900) -> str:
 
 def script_json(data: Any) -> str:
     """`data` as JSON that is safe inside a ``<script>`` element."""
-    text = json.dumps(_clean(data), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    text = json.dumps(
+        clean_floats(data), ensure_ascii=False, separators=(",", ":"), allow_nan=False
+    )
     return text.translate(_SCRIPT_ESCAPES)
 
 
@@ -126,14 +128,14 @@ def _asset(name: str) -> str:
     )
 
 
-def _clean(value: Any) -> Any:
+def clean_floats(value: Any) -> Any:
     """Floats rounded to the nanosecond (µs with 3 decimals); NaN and infinities as null."""
     if isinstance(value, float):
         return round(value, 3) if math.isfinite(value) else None
     if isinstance(value, dict):
-        return {str(k): _clean(v) for k, v in value.items()}
+        return {str(k): clean_floats(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
+        return [clean_floats(v) for v in value]
     return value
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 from typing import Any
 
 from profsight.findings import Finding
@@ -10,7 +11,8 @@ from profsight.job.analysis import JobReport, OperationView, RankView
 from profsight.knowledge.phases import Phase
 from profsight.renderers.diagnosis import finding_lines
 from profsight.renderers.escape import markdown_cell
-from profsight.units import short_bytes, short_time
+from profsight.renderers.html import clean_floats as _clean
+from profsight.units import short_bytes, short_rate, short_time
 
 JOB_SCHEMA = "profsight-job/1"
 JOB_SUFFIXES = {".md": "markdown", ".json": "json", ".html": "html", ".htm": "html"}
@@ -44,6 +46,7 @@ def _rank_cells(v: RankView, straggler: int | None) -> list[str]:
         _time(max(v.comm_busy_us - v.comm_exposed_us, 0.0)),
         str(v.last_arrivals),
         f"{v.offset_us:+.0f} µs",
+        v.role or "-",
     ]
 
 
@@ -63,7 +66,16 @@ _RANK_HEADER = [
     "hidden comm",
     "last at",
     "clock offset",
+    "in the job",
 ]
+#: What the per-rank columns mean (printed under the table).
+_RANK_LEGEND = (
+    "waits for others: per step, at collectives, until the last rank arrives (no more than "
+    "its exposed communication); own work: the step minus that wait; collectives: its step "
+    "thread waiting for a collective (transfer or other ranks); exposed / hidden comm: "
+    "collective time with nothing / something computing meanwhile; last at: collectives at "
+    "which it arrived last; clock offset: its clock minus rank 0's."
+)
 _OP_HEADER = ["operation", "backend", "per step", "size", "transfer", "bus bandwidth"]
 
 
@@ -74,15 +86,21 @@ def _op_cells(o: OperationView) -> list[str]:
         f"{o.calls_per_step:.3g}",
         short_bytes(o.nbytes) if o.nbytes > 0 else "-",
         _time(o.transfer_us),
-        f"{o.bus_gbps:.3g} GB/s" if o.bus_gbps is not None else "-",
+        short_rate(o.bus_gbps) if o.bus_gbps is not None else "-",
     ]
 
 
-def _columns(header: list[str], rows: list[list[str]]) -> list[str]:
+def _columns(header: list[str], rows: list[list[str]], text: tuple[int, ...] = (0,)) -> list[str]:
+    """Aligned columns: the `text` ones to the left, numbers to the right."""
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
     line = "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))
     out = [line.rstrip(), "  ".join("-" * w for w in widths)]
-    out += ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    for r in rows:
+        cells = [
+            c.ljust(w) if i in text or i == len(r) - 1 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        ]
+        out.append("  ".join(cells).rstrip())
     return out
 
 
@@ -112,18 +130,19 @@ def render_job_text(report: JobReport, width: int = 120, color: bool = False) ->
     lines += ["", "Verdict: " + report.summary, ""]
     lines.append("Per rank (average of the common steps):")
     lines += _columns(_RANK_HEADER, [_rank_cells(v, straggler) for v in report.ranks])
+    lines += textwrap.wrap(_RANK_LEGEND, width=max(width, 60))
     if report.operations:
-        lines += ["", "Collectives (per operation; transfer timed on the last rank to arrive):"]
-        lines += _columns(_OP_HEADER, [_op_cells(o) for o in report.operations])
+        lines += ["", _operations_title(report) + ":"]
+        lines += _columns(_OP_HEADER, [_op_cells(o) for o in report.operations], text=(0, 1))
     if report.findings:
         lines += ["", "Findings, most time at stake first:"]
         lines += finding_lines(report.findings)
-    lines += ["", "Each rank (its own verdict and top rows per step):"]
+    lines += ["", "Each rank, as its own trace reads (top rows per step, on all its threads):"]
     for v in report.ranks:
         lines.append(f"  rank {v.rank}: {v.path}")
         lines.append(
-            f"    bound: {v.bound or '-'}"
-            + (f"; top finding: {v.top_finding}" if v.top_finding else "")
+            f"    its own verdict: {v.bound or '-'}"
+            + (f"; its top finding: {v.top_finding}" if v.top_finding else "")
         )
         for r in v.rows[:RANK_ROWS]:
             side = "device" if r.on_device else "self CPU"
@@ -140,8 +159,9 @@ def render_job_markdown(report: JobReport) -> str:
     out += [f"- {markdown_cell(line)}" for line in _facts(report)]
     out += ["", "## Verdict", "", markdown_cell(report.summary), "", "## Per rank", ""]
     out += _md_table(_RANK_HEADER, [_rank_cells(v, straggler) for v in report.ranks])
+    out += ["", markdown_cell(_RANK_LEGEND)]
     if report.operations:
-        out += ["", "## Collectives", ""]
+        out += ["", "## Collectives", "", markdown_cell(_operations_title(report)), ""]
         out += _md_table(_OP_HEADER, [_op_cells(o) for o in report.operations])
     if report.findings:
         out += ["", "## Findings", ""]
@@ -151,10 +171,10 @@ def render_job_markdown(report: JobReport) -> str:
     for v in report.ranks:
         out.append(f"### Rank {v.rank}")
         out.append("")
-        out.append(f"`{markdown_cell(v.path)}`; bound: {markdown_cell(v.bound or '-')}")
+        line = f"{markdown_cell(v.path)}; its own verdict: {markdown_cell(v.bound or '-')}"
         if v.top_finding:
-            out.append(f"; top finding: {markdown_cell(v.top_finding)}")
-        out.append("")
+            line += f"; its top finding: {markdown_cell(v.top_finding)}"
+        out += [line, ""]
         out += _md_table(
             ["self per step", "side", "kind", "name"],
             [
@@ -189,7 +209,17 @@ def _md_finding(i: int, f: Finding) -> list[str]:
     return out
 
 
+def _operations_title(report: JobReport) -> str:
+    if any(v.wait_us is not None for v in report.ranks):
+        return "Collectives per operation (time per call on the last rank to arrive: the transfer)"
+    return "Collectives per operation (time per call includes any wait for other ranks)"
+
+
 def job_document(report: JobReport) -> dict[str, Any]:
+    return dict(_clean(_document(report)))
+
+
+def _document(report: JobReport) -> dict[str, Any]:
     s = report.straggler
     return {
         "schema": JOB_SCHEMA,
@@ -214,7 +244,8 @@ def job_document(report: JobReport) -> dict[str, Any]:
                 "comm_busy_us": v.comm_busy_us,
                 "comm_exposed_us": v.comm_exposed_us,
                 "comm_overlapped_us": max(v.comm_busy_us - v.comm_exposed_us, 0.0),
-                "last_arrivals": v.last_arrivals,
+                "last_at": v.last_arrivals,
+                "role": v.role,
                 "clock_offset_us": v.offset_us,
                 "bound": v.bound,
                 "top_finding": v.top_finding,
@@ -236,6 +267,8 @@ def job_document(report: JobReport) -> dict[str, Any]:
             "saving_us": s.saving_us,
             "share_pct": round(s.share_pct, 2),
             "cause": s.cause,
+            "cause_detail": s.cause_detail,
+            "own_wait_us": s.own_wait_us,
             "cause_evidence": [{"label": e.label, "value": e.value} for e in s.cause_evidence],
         },
         "operations": [

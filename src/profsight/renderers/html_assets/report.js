@@ -91,6 +91,13 @@
     return n + " B";
   }
 
+  /** Like profsight's short_rate: 12.3 GB/s, 180 MB/s, 2.71 KB/s. */
+  function fmtRate(gbps) {
+    if (gbps >= 1) return gbps.toPrecision(3) + " GB/s";
+    if (gbps >= 1e-3) return (gbps * 1e3).toPrecision(3) + " MB/s";
+    return (gbps * 1e6).toPrecision(3) + " KB/s";
+  }
+
   function fmtPct(x) {
     return x === null || x === undefined ? "–" : x.toFixed(1) + "%";
   }
@@ -223,7 +230,10 @@
         const tr = el("tr");
         tr.appendChild(el("td", "", item.label));
         tr.appendChild(el("td", "", item.value));
-        tr.appendChild(el("td", "ps-mono ps-muted", (item.rows || []).join(", ")));
+        const rowsText = (item.rows || []).join(", ");
+        const rowsCell = el("td", "ps-mono ps-muted", cut(rowsText, 100));
+        if (rowsText.length > 100) rowsCell.setAttribute("title", rowsText);
+        tr.appendChild(rowsCell);
         ev.appendChild(tr);
       }
       body.appendChild(ev);
@@ -387,9 +397,9 @@
       ["exposed", "exposed comm", (r) => fmtTime(r.comm_exposed_us)],
       ["hidden", "comm hidden by compute", (r) => fmtTime(r.comm_overlapped_us)],
       ["device", DEV + " busy", (r) => fmtTime(r.device_busy_us)],
-      ["last", "arrives last at", (r) => String(r.last_arrivals)],
+      ["last", "arrives last at", (r) => String(r.last_at)],
       ["offset", "clock offset", (r) => (r.clock_offset_us < 0 ? "−" : "+") + fmtTime(Math.abs(r.clock_offset_us))],
-      ["bound", "its verdict", (r) => r.bound || "–"],
+      ["role", "in the job", (r) => r.role || "–"],
       ["finding", "its top finding", (r) => r.top_finding || "–"],
     ];
     const table = el("table", "ps-grid");
@@ -439,7 +449,7 @@
       ["per step", (o) => o.calls_per_step.toPrecision(3)],
       ["size per call", (o) => (o.bytes ? fmtDecimalBytes(o.bytes) : "–")],
       ["time per call", (o) => fmtTime(o.transfer_us)],
-      ["bus bandwidth", (o) => (o.bus_gbps === null ? "–" : o.bus_gbps.toPrecision(3) + " GB/s")],
+      ["bus bandwidth", (o) => (o.bus_gbps === null || o.bus_gbps === undefined ? "–" : fmtRate(o.bus_gbps))],
       ["what it does", (o) => o.meaning || ""],
     ];
     const head = el("tr");
