@@ -457,3 +457,14 @@ def test_process_groups_are_read() -> None:
     profile = load(DATA / "real" / "nccl_data.json.gz")
     comms = communication(profile, breakdown(profile))
     assert comms is not None and {c.process_group for c in comms.collectives} == {"0"}
+
+
+def test_lightning_straggler_alone_is_not_called_heavy(lightning_job: Path) -> None:
+    """Rank 1's own trace: the sleep is Python inside DDP's forward, not model work."""
+    rank1 = next(p for p in _traces(lightning_job) if rank_from_name(p.name) == 1)
+    report = profsight.explain(rank1)
+    top = report.findings[0]
+    assert top.category == "module_overhead"
+    assert top.title.startswith("DistributedDataParallel.forward spends")
+    assert "training_step" in top.explanation
+    assert report.verdict is not None and report.verdict.judgement != "too_heavy_for_hardware"

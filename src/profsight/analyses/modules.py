@@ -8,6 +8,7 @@ import numpy as np
 from profsight.analyses.context import Context
 from profsight.findings import Evidence, Finding, severity_for
 from profsight.knowledge.advice import (
+    DDP_FORWARD_NOTE,
     MEASURED,
     MODULE_ADVICE,
     MODULE_OWN_FRACTION,
@@ -17,8 +18,10 @@ from profsight.knowledge.advice import (
 )
 from profsight.knowledge.lightning import TORCH_LAYERS
 from profsight.knowledge.phases import Phase
+from profsight.knowledge.rows import RowKind
 from profsight.knowledge.trace_schema import EventKind
 from profsight.model.modules import OUTSIDE_MODULES
+from profsight.model.table import Row
 from profsight.units import short_time
 
 
@@ -26,10 +29,22 @@ def run(ctx: Context) -> list[Finding]:
     return _own_time(ctx) + _tiny_ops(ctx)
 
 
+def _candidates(ctx: Context) -> list[Row]:
+    """Modules by the module ranges (``with_modules``, Lightning's ``[pl][module]``), plus
+    module rows of the plain table that no such range covers: the ``.forward`` ranges torch
+    records itself (``DistributedDataParallel.forward``, in which Lightning runs
+    ``training_step``)."""
+    rows = list(ctx.profile.table(group_by="module").rows)
+    seen = {r.name for r in rows}
+    rows += [
+        r for r in ctx.rows(RowKind.MODULE) if r.name not in seen and r.name.endswith(".forward")
+    ]
+    return rows
+
+
 def _own_time(ctx: Context) -> list[Finding]:
     findings = []
-    modules = ctx.profile.table(group_by="module")
-    for row in modules.rows:
+    for row in _candidates(ctx):
         if (
             row.name == OUTSIDE_MODULES
             or row.event_kind == "metric"
@@ -57,7 +72,8 @@ def _own_time(ctx: Context) -> list[Finding]:
                 ),
                 explanation="A module's own time is its forward()'s Python and the ops it calls "
                 "directly (a skip connection's add, reshapes, loops), not its child layers. High "
-                "own time with low time in its layers means the glue, not the layers, costs.",
+                "own time with low time in its layers means the glue, not the layers, costs."
+                + (DDP_FORWARD_NOTE if row.name.startswith("DistributedDataParallel") else ""),
                 recommendation=MODULE_ADVICE,
                 at_stake_pct=share,
                 gain_pct=share * 0.5,

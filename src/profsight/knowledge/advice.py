@@ -128,6 +128,12 @@ MODULE_OWN_FRACTION: Final = 0.4
 #: Many tiny ops: average CPU time per call under this, this many calls per step (measured).
 TINY_OP_US: Final = 25.0
 TINY_OPS_PER_STEP: Final = 200
+#: Said of a ``DistributedDataParallel.forward`` row with high own time.
+DDP_FORWARD_NOTE: Final = (
+    " DistributedDataParallel.forward's own time includes everything its wrapped module runs "
+    "outside ops: with Lightning, your training_step's Python (and any sleep, I/O or logging "
+    "in it)."
+)
 MODULE_ADVICE: Final = (
     "Vectorise the Python in forward(): replace loops over slices or items with one tensor "
     "operation; fuse elementwise glue (torch.compile(model) does it); keep the skip "
