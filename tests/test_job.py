@@ -375,18 +375,21 @@ def _edit_job(src: Path, dst: Path, keep: Any) -> Path:
 
 
 def test_waits_are_per_common_step_with_accumulation(plain_job: Path, tmp_path: Path) -> None:
-    """Gradient accumulation: an all-reduce every 4th step only (edited from the real job)."""
+    """Gradient accumulation: an all-reduce every 4th step only (edited from the real job; the
+    last step is avoided, as the profiler may stop before its all-reduce finishes)."""
     accum = _edit_job(
         plain_job,
         tmp_path / "accum",
-        lambda e, step: not str(e.get("name")).startswith("gloo:") or step in (5, 9),
+        lambda e, step: not str(e.get("name")).startswith("gloo:") or step in (4, 8),
     )
     report = explain_job(accum, executor="serial")
     full = explain_job(plain_job, executor="serial")
     assert report.straggler is not None and full.straggler is not None
     assert len(report.steps) == STEPS
-    # two all-reduces over 8 steps: a quarter of the full job's wait per step
-    assert report.ranks[0].wait_us == pytest.approx(full.ranks[0].wait_us * 2 / 7, rel=0.3)
+    # two all-reduces over 8 steps: a quarter of the full job's wait per step (whose last
+    # all-reduce may be cut off by the profiler's stop on one rank)
+    per_collective = full.ranks[0].wait_us * STEPS / full.straggler.collectives  # type: ignore[operator]
+    assert report.ranks[0].wait_us == pytest.approx(per_collective * 2 / STEPS, rel=0.3)
     assert report.straggler.share_pct < 40
 
 

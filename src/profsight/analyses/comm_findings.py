@@ -50,16 +50,37 @@ def run(ctx: Context) -> list[Finding]:
 
 
 def operation_evidence(o: OperationStats, steps: int) -> Evidence:
-    calls = o.calls / max(steps, 1)
-    parts = [f"{calls:.3g} per step", f"{short_time(o.total_us / max(steps, 1))} per step"]
-    if o.nbytes > 0:
-        parts.append(f"{short_bytes(o.nbytes / o.calls)} per call")
-    if o.bus_gbps is not None:
-        parts.append(f"bus bandwidth {short_rate(o.bus_gbps)}")
-    meaning = OPERATION_MEANING.get(o.operation, "")
-    return Evidence(
-        f"{o.operation} ({o.backend})" + (f": {meaning}" if meaning else ""), ", ".join(parts)
+    n = max(steps, 1)
+    return collective_evidence(
+        o.operation,
+        o.backend,
+        o.calls / n,
+        o.nbytes / o.calls if o.nbytes > 0 else None,
+        o.total_us / o.calls if o.calls else None,
+        o.bus_gbps,
     )
 
 
-__all__ = ["Communication", "operation_evidence", "run"]
+def collective_evidence(
+    operation: str,
+    backend: str,
+    calls_per_step: float,
+    bytes_per_call: float | None,
+    us_per_call: float | None,
+    bus_gbps: float | None,
+) -> Evidence:
+    """One operation's line of evidence: calls, time and size per call, bus bandwidth."""
+    parts = [f"{calls_per_step:.3g} per step"]
+    if us_per_call is not None:
+        parts.append(f"{short_time(us_per_call)} per call")
+    if bytes_per_call:
+        parts.append(f"{short_bytes(bytes_per_call)} per call")
+    if bus_gbps is not None:
+        parts.append(f"bus bandwidth {short_rate(bus_gbps)}")
+    meaning = OPERATION_MEANING.get(operation, "")
+    return Evidence(
+        f"{operation} ({backend})" + (f": {meaning}" if meaning else ""), ", ".join(parts)
+    )
+
+
+__all__ = ["Communication", "collective_evidence", "operation_evidence", "run"]

@@ -7,16 +7,16 @@ import statistics
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
+from profsight.analyses.comm_findings import collective_evidence
 from profsight.findings import Evidence, Finding, severity_for
 from profsight.job.align import Alignment
 from profsight.knowledge import advice
-from profsight.knowledge.collectives import OPERATION_MEANING
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.rows import RowKind
-from profsight.units import short_bytes, short_rate, short_time
+from profsight.units import short_time
 
 if TYPE_CHECKING:
-    from profsight.job.analysis import JobReport, RankView, Straggler
+    from profsight.job.analysis import JobReport, OperationView, RankView, Straggler
 
 #: Row kinds whose self time is the model's work (ops, kernels). A module's or a range's own
 #: self time is Python (or waiting) that no op records: "untraced".
@@ -249,20 +249,14 @@ def _communication_finding(report: JobReport) -> list[Finding]:
     ]
 
 
-def _operation_evidence(o: object) -> Evidence:
-    from profsight.job.analysis import OperationView
-
-    assert isinstance(o, OperationView)
-    parts = [f"{o.calls_per_step:.3g} per step"]
-    if o.transfer_us is not None:
-        parts.append(f"{short_time(o.transfer_us)} per call")
-    if o.nbytes > 0:
-        parts.append(short_bytes(o.nbytes))
-    if o.bus_gbps is not None:
-        parts.append(f"bus bandwidth {short_rate(o.bus_gbps)}")
-    meaning = OPERATION_MEANING.get(o.operation, "")
-    return Evidence(
-        f"{o.operation} ({o.backend})" + (f": {meaning}" if meaning else ""), ", ".join(parts)
+def _operation_evidence(o: OperationView) -> Evidence:
+    return collective_evidence(
+        o.operation,
+        o.backend,
+        o.calls_per_step,
+        o.nbytes if o.nbytes > 0 else None,
+        o.transfer_us,
+        o.bus_gbps,
     )
 
 
