@@ -19,7 +19,7 @@ from profsight.annotate import row_kind
 from profsight.errors import ProfsightError
 from profsight.findings import Finding
 from profsight.knowledge.rows import RowKind
-from profsight.knowledge.trace_schema import PROFILER_STEP_PREFIX
+from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PREFIX
 from profsight.loaders import load
 from profsight.model.profile import Profile
 from profsight.model.table import device_label
@@ -152,7 +152,7 @@ def _device(profile: Profile) -> str:
     devices = profile.meta.devices
     if devices:
         return str(devices[0].get("name", "") or "GPU")
-    if profile.table().has_device:
+    if profile.events.mask(DEVICE_WORK_KINDS).any():  # kernels without deviceProperties
         return device_label(profile)
     return "CPU"
 
