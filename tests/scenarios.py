@@ -78,6 +78,29 @@ class Scenario:
 
 # --------------------------------------------------------------------------- recording
 
+#: The printed tables users paste, as `write_tables` names them beside a trace: torch's
+#: ``key_averages().table(...)`` with these arguments, and Lightning's own report.
+TABLE_FORMS: dict[str, dict[str, Any]] = {
+    "self_cpu_top20": {"sort_by": "self_cpu_time_total", "row_limit": 20},
+    "cpu_total_top20": {"sort_by": "cpu_time_total", "row_limit": 20},
+    "full": {"sort_by": "cpu_time_total", "row_limit": -1},
+}
+LIGHTNING_REPORT = "lightning_report"
+"""Lightning's ``fit-*.txt`` (``PyTorchProfiler(dirpath=..., filename=...)``)."""
+
+
+def table_path(trace: Path, form: str) -> Path:
+    """Where the printed table `form` of the run recorded in `trace` is kept."""
+    if form == LIGHTNING_REPORT:
+        return trace.parent / "fit-fit.txt"
+    return trace.parent / f"{trace.name.split('.')[0]}.{form}.txt"
+
+
+def write_tables(trace: Path, averages: Any) -> None:
+    """Print `averages` (an ``EventList.key_averages()``) in every form of `TABLE_FORMS`."""
+    for form, kwargs in TABLE_FORMS.items():
+        table_path(trace, form).write_text(averages.table(**kwargs) + "\n")
+
 
 def _schedule() -> Any:
     return schedule(wait=1, warmup=1, active=3, repeat=1)
@@ -130,6 +153,7 @@ def record_plain(
 
     def export(prof: profile) -> None:
         prof.export_chrome_trace(str(path))
+        write_tables(path, prof.key_averages())
 
     optimizer = make_optimizer(model.parameters())
     model.train()
@@ -223,6 +247,8 @@ def record_lightning(
     new = sorted(set(out.glob(pattern)) - before)
     if len(new) != 1:
         raise RuntimeError(f"expected one new training_step trace in {out}, found {new}")
+    if profiler.function_events is not None:
+        write_tables(new[0], profiler.function_events.key_averages())
     return new[0]
 
 

@@ -318,7 +318,7 @@ def test_device_idle_split_by_host_activity(tmp_path: Path) -> None:
     ("offset", "judgement"), [(-2.0, "too_heavy_for_hardware"), (2.0, "starved_by_data")]
 )
 def test_input_bound_verdict_threshold(offset: float, judgement: str, tmp_path: Path) -> None:
-    from profsight.analyses.verdict import INPUT_BOUND_PCT
+    from profsight.knowledge.advice import INPUT_BOUND_PCT
 
     data = (INPUT_BOUND_PCT + offset) * 10.0  # µs of a 1000 µs step
     tb = TraceBuilder()
@@ -345,7 +345,7 @@ def test_for_loop_optimizer_is_named(scenario_traces: dict[tuple[str, str], Path
 
 
 def test_allocation_churn_threshold(tmp_path: Path) -> None:
-    from profsight.analyses.model import ALLOCATIONS_PER_STEP
+    from profsight.knowledge.advice import ALLOCATIONS_PER_STEP
 
     def trace(n: int) -> Path:
         tb = TraceBuilder()
@@ -362,12 +362,13 @@ def test_allocation_churn_threshold(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "path", sorted((Path(__file__).parent / "data/tables").glob("*.txt")), ids=lambda p: p.name
 )
-def test_table_breakdowns_never_exceed_the_step(path: Path) -> None:
-    from profsight.analyses.table_phases import table_breakdown
+def test_table_breakdowns_add_up_to_the_step(path: Path) -> None:
+    from profsight.analyses import diagnose_table
 
     profile = profsight.load(path)
-    for step in table_breakdown(profile.table()).steps:
-        assert sum(step.host_us.values()) <= step.wall_us * 1.0001
+    assert isinstance(profile, profsight.TextProfile)
+    for step in diagnose_table(*profile.run_table()).breakdown.steps:
+        assert sum(step.host_us.values()) == pytest.approx(step.wall_us, rel=1e-6)
 
 
 def _setup_titles(path: Path) -> list[str]:

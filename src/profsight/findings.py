@@ -68,6 +68,9 @@ class Finding:
     """Estimated share of step time saved by the recommendation, where it can be estimated."""
     trigger: str = ""
     """The rule that fired, with its threshold and where the threshold comes from."""
+    confidence: str = ""
+    """What the input could not show about this finding ("" for a trace's timeline): from a
+    printed table, e.g. whether the host's wait overlapped device work."""
 
     @property
     def id(self) -> str:
@@ -89,6 +92,7 @@ class Finding:
             "at_stake_pct": round(self.at_stake_pct, 2),
             "gain_pct": None if self.gain_pct is None else round(self.gain_pct, 2),
             "trigger": self.trigger,
+            "confidence": self.confidence,
         }
 
 

@@ -5,15 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from profsight.analyses import diagnose
+from profsight.analyses import diagnose, diagnose_table
 from profsight.analyses.breakdown import Breakdown
 from profsight.analyses.comms import Communication
-from profsight.analyses.phases import from_breakdown as phase_findings
-from profsight.analyses.table_phases import table_breakdown
 from profsight.analyses.timeline import Timelines, timelines
 from profsight.analyses.verdict import Verdict
 from profsight.annotate import RowExplanation, explain_row, table_notes
-from profsight.findings import Finding, ranked
+from profsight.findings import Finding
 from profsight.knowledge.rows import LIGHTNING_ACTION_EVENT as LIGHTNING_ACTION
 from profsight.model.diagnostics import Diagnostic
 from profsight.model.overview import overview
@@ -202,11 +200,14 @@ def _text_report(profile: TextProfile) -> Report:
             "the epoch, so totals overlap and do not add up.",
             "SimpleProfiler records totals and calls only: no self time, no device time.",
         ]
-    breakdown = table_breakdown(table)
+    run_table, flops = profile.run_table()
+    diagnosis = diagnose_table(run_table, flops)
+    breakdown = diagnosis.breakdown
     if breakdown.steps:
         notes.append(
-            "From a table: the breakdown divides row totals by the steps; it cannot show device "
-            "idle time, per-step variation or where untagged time goes (a trace can)."
+            "From a table: the breakdown divides row totals by the steps; it cannot show "
+            "overlap between host and device, per-step variation or where untagged time goes "
+            "(a trace can)."
         )
     sections: dict[str, Any] = {}
     if profile.lightning is not None and profile.lightning.advanced:
@@ -225,7 +226,8 @@ def _text_report(profile: TextProfile) -> Report:
         device_name=table.device_name,
         sections=sections,
         breakdown=breakdown if breakdown.steps else None,
-        findings=tuple(ranked(phase_findings(breakdown))),
+        findings=diagnosis.findings,
+        verdict=diagnosis.verdict,
     )
 
 

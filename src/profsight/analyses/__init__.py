@@ -13,9 +13,14 @@ from profsight.analyses import comm_findings, compute, device, model, modules, p
 from profsight.analyses.breakdown import Breakdown
 from profsight.analyses.comms import Communication
 from profsight.analyses.context import Context, context
-from profsight.analyses.verdict import Verdict, verdict
+from profsight.analyses.printed_device import printed_device
+from profsight.analyses.printed_findings import breakdown_of, printed_findings
+from profsight.analyses.printed_setup import printed_facts, printed_setup
+from profsight.analyses.printed_step import printed_step
+from profsight.analyses.verdict import Verdict, trace_facts, verdict
 from profsight.findings import Finding, ranked
 from profsight.model.profile import Profile
+from profsight.model.table import ProfilerTable
 
 ANALYSES: tuple[Callable[[Context], list[Finding]], ...] = (
     phases.run,
@@ -40,7 +45,22 @@ def diagnose(profile: Profile) -> Diagnosis:
     ctx = context(profile)
     if not ctx.breakdown.steps:
         return Diagnosis(ctx.breakdown, (), None, ctx.comms)
-    findings = [f for analysis in ANALYSES for f in analysis(ctx)]
-    result = verdict(ctx, findings)
-    findings += model.complexity(ctx, result.judgement, result.summary, result.evidence)
+    findings = phases.without_explained_fixed_cost([f for a in ANALYSES for f in a(ctx)])
+    result = verdict(trace_facts(ctx), findings)
+    findings += model.complexity(result.judgement, result.summary, result.evidence)
     return Diagnosis(ctx.breakdown, tuple(ranked(findings)), result, ctx.comms)
+
+
+def diagnose_table(table: ProfilerTable, flops: tuple[float | None, ...] = ()) -> Diagnosis:
+    """The same diagnosis from a printed table's rows: the step they allow
+    (`printed_step`), the trace's rules on it, and the verdict in the trace's words.
+    `flops`: the table's ``Total FLOPs`` cells, per row, when it printed them."""
+    step = printed_step(table)
+    if step is None:
+        return Diagnosis(Breakdown((), "", "none"), (), None)
+    device = printed_device(table, step)
+    findings = phases.without_explained_fixed_cost(printed_findings(step, device, table))
+    findings += printed_setup(step, table)
+    result = verdict(printed_facts(step, device, table, flops), findings)
+    findings += model.complexity(result.judgement, result.summary, result.evidence)
+    return Diagnosis(breakdown_of(step, device), tuple(ranked(findings)), result)

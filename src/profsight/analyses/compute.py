@@ -11,7 +11,7 @@ import numpy as np
 
 from profsight.analyses.context import Context
 from profsight.findings import Evidence, Finding, Severity
-from profsight.knowledge.advice import COMPUTE_PCT
+from profsight.knowledge.advice import COMPUTE_ADVICE, COMPUTE_PCT
 from profsight.knowledge.ops import lookup_op
 from profsight.knowledge.trace_schema import EventKind
 from profsight.units import short_time
@@ -21,28 +21,6 @@ COMPUTE_CATEGORIES = {
     "convolution": "compute_conv",
     "matmul": "compute_matmul",
     "attention": "compute_matmul",
-}
-
-ADVICE = {
-    "compute_conv": (
-        "Convolutions do the work, as they should in a conv net",
-        "On a GPU: channels_last memory format (model.to(memory_format=torch.channels_last)), "
-        "torch.backends.cudnn.benchmark = True for fixed input sizes, bf16/fp16 autocast "
-        "(Trainer(precision='bf16-mixed')); drop conv bias before BatchNorm (bias=False). On a "
-        "CPU: channels_last and torch.compile help oneDNN; a GPU is the real fix.",
-    ),
-    "compute_matmul": (
-        "Matrix multiplies do the work, as they should in a transformer or MLP",
-        "Use tensor cores: torch.autocast / Trainer(precision='bf16-mixed'), or "
-        "torch.backends.cuda.matmul.allow_tf32 = True for FP32; fused attention "
-        "(F.scaled_dot_product_attention); dimensions that are multiples of 8 (16 for FP8).",
-    ),
-    "compute_other": (
-        "Elementwise, normalisation and memory-bound ops take most of the compute",
-        "Fuse them: torch.compile(model) merges elementwise chains into few kernels; use fused "
-        "implementations (fused LayerNorm/Adam); check for needless copies (.contiguous(), "
-        ".to()).",
-    ),
 }
 
 
@@ -83,7 +61,7 @@ def run(ctx: Context) -> list[Finding]:
     share = ctx.share(totals[top])
     if share < COMPUTE_PCT:
         return []
-    title, advice = ADVICE[top]
+    title, advice = COMPUTE_ADVICE[top]
     leaders = [x for x in sorted(by_category[top], key=lambda x: -x[1]) if x[1] > 0][:4]
     where = "device" if device else "CPU"
     return [

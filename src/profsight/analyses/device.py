@@ -8,7 +8,7 @@ import numpy as np
 from profsight.analyses.context import Context
 from profsight.findings import Evidence, Finding, Severity, severity_for
 from profsight.knowledge import advice
-from profsight.knowledge.hardware import TENSOR_CORE_ARCHS, TF32_ARCHS
+from profsight.knowledge.hardware import TENSOR_CORE_ARCHS
 from profsight.knowledge.kernels import decode_kernel
 from profsight.knowledge.rows import RowKind
 from profsight.knowledge.trace_schema import (
@@ -175,7 +175,6 @@ def _precision(ctx: Context) -> list[Finding]:
     share_dev = sum(r.self_device_us for r in fp32) * 100 / dev_total
     if share_dev < advice.FP32_ON_TENSOR_CORES_PCT:
         return []
-    tf32 = ctx.arch in TF32_ARCHS
     return [
         Finding(
             category="low_precision",
@@ -187,21 +186,7 @@ def _precision(ctx: Context) -> list[Finding]:
             ),
             explanation="These GEMM/convolution kernels run in plain FP32 on the CUDA cores; "
             "the tensor cores, several times faster, sit unused.",
-            recommendation=(
-                "Mixed precision: Trainer(precision='bf16-mixed') or with "
-                "torch.autocast('cuda', dtype=torch.bfloat16)"
-                if tf32
-                else f"Mixed precision in FP16 ({ctx.arch} has no BF16 tensor cores): "
-                "Trainer(precision='16-mixed'), or torch.autocast('cuda', dtype=torch.float16) "
-                "with a torch.amp.GradScaler"
-            )
-            + (
-                ": and for what stays FP32, torch.backends.cuda.matmul.allow_tf32 = True and "
-                "torch.backends.cudnn.allow_tf32 = True (or "
-                "torch.set_float32_matmul_precision('high'))"
-                if tf32
-                else ""
-            ),
+            recommendation=advice.mixed_precision(ctx.arch),
             at_stake_pct=ctx.share(sum(r.self_device_us for r in fp32)),
             gain_pct=ctx.share(sum(r.self_device_us for r in fp32)) * 0.5,
             trigger=f"FP32 GEMM/conv >= {advice.FP32_ON_TENSOR_CORES_PCT:g}% of device time on "

@@ -9,6 +9,7 @@ import numpy as np
 
 from profsight.analyses.context import Context
 from profsight.findings import Evidence, Finding, Severity
+from profsight.knowledge.advice import ALLOCATIONS_PER_STEP
 from profsight.knowledge.trace_schema import EventKind
 
 CONV = "aten::convolution"
@@ -80,9 +81,7 @@ def _has_bias(strings: list[str], shapes_id: int) -> bool:
     return len(dims) > 2 and isinstance(dims[2], list) and len(dims[2]) > 0
 
 
-def complexity(
-    ctx: Context, judgement: str, summary: str, evidence: tuple[str, ...]
-) -> list[Finding]:
+def complexity(judgement: str, summary: str, evidence: tuple[str, ...]) -> list[Finding]:
     """The verdict on the model's size as a finding, so every renderer lists it."""
     if judgement not in ("too_small_for_hardware", "too_heavy_for_hardware"):
         return []
@@ -113,9 +112,6 @@ def complexity(
 FOR_LOOP_OPS_PER_STEP = 50
 #: ... and only when the optimizer takes at least this share of the step.
 FOR_LOOP_MIN_PCT = 5.0
-#: Allocations per step above which allocation churn is reported (measured on the scenarios:
-#: healthy runs allocate a few hundred times per step).
-ALLOCATIONS_PER_STEP = 2000
 
 
 def optimizer_implementation(ctx: Context) -> list[Finding]:

@@ -26,8 +26,10 @@ def run(ctx: Context) -> list[Finding]:
     return from_breakdown(ctx.breakdown)
 
 
-def from_breakdown(breakdown: Breakdown) -> list[Finding]:
-    """Phase findings of any breakdown: a trace's, or one rebuilt from a table's rows."""
+def from_breakdown(breakdown: Breakdown, per_step: bool | None = None) -> list[Finding]:
+    """Phase findings of any breakdown: a trace's, or one rebuilt from a table's rows.
+    `per_step`: whether the breakdown's steps are real training steps, so that fixed
+    per-step cost can be told from the rest (default: a trace's ProfilerStep windows)."""
     if not breakdown.steps:
         return []
     avg = breakdown.average()
@@ -60,9 +62,11 @@ def from_breakdown(breakdown: Breakdown) -> list[Finding]:
                 f"({rule.source})",
             )
         )
-    if breakdown.windows != "profiler steps" or avg.wall_us <= 0:
-        return findings  # without real steps (a table, a trace without ProfilerStep), per-step
-        # cost cannot be told from the rest
+    if per_step is None:
+        per_step = breakdown.windows == "profiler steps"
+    if not per_step or avg.wall_us <= 0:
+        return findings  # without real steps (a trace without ProfilerStep, a table without
+        # a step row), per-step cost cannot be told from the rest
     findings.extend(_per_step_overhead(avg.wall_us, share_of, fired))
     return findings
 
@@ -106,3 +110,21 @@ def _per_step_overhead(
             f"{short_time(SHORT_STEP_US)} ({MEASURED})",
         )
     ]
+
+
+#: Findings with a cause of their own that a short step's fixed cost can consist of: a
+#: module's Python loop of tiny ops is fixed cost per step too, but its fix is to vectorise.
+_OWN_CAUSES = frozenset({"module_overhead"})
+
+
+def without_explained_fixed_cost(findings: list[Finding]) -> list[Finding]:
+    """Drop the per-step overhead finding when a finding with a cause of its own explains at
+    least half of it (the rule `_per_step_overhead` applies to phases, for module overhead,
+    which is found after the phases)."""
+    fixed = next((f for f in findings if f.category == "per_step_overhead"), None)
+    if fixed is None:
+        return findings
+    own = max((f.at_stake_pct for f in findings if f.category in _OWN_CAUSES), default=0.0)
+    if own < fixed.at_stake_pct / 2:
+        return findings
+    return [f for f in findings if f is not fixed]

@@ -26,7 +26,7 @@ def run(ctx: Context) -> list[Finding]:
     codes = {d.code: d for d in ctx.profile.warnings}
     if "truncated" in codes:
         findings.append(
-            _setup(
+            setup_finding(
                 "The trace is cut off",
                 codes["truncated"].message,
                 "Let the profiler finish writing (exit the `with` block, or wait "
@@ -36,7 +36,7 @@ def run(ctx: Context) -> list[Finding]:
     ev = ctx.profile.events
     if ctx.profile.meta.devices and not ev.mask(DEVICE_WORK_KINDS).any():
         findings.append(
-            _setup(
+            setup_finding(
                 "GPUs are listed but no GPU activity was recorded",
                 "deviceProperties lists devices, yet the trace holds no kernel, copy or memset: "
                 "the "
@@ -50,7 +50,7 @@ def run(ctx: Context) -> list[Finding]:
     steps = ctx.breakdown.steps
     if ctx.breakdown.windows == "whole trace":
         findings.append(
-            _setup(
+            setup_finding(
                 "No ProfilerStep ranges: the whole trace is read as one step",
                 "Without prof.step() the profiler records no step boundaries, so the numbers cover "
                 "the whole trace, start-up and warm-up included, and per-step findings are off.",
@@ -60,7 +60,7 @@ def run(ctx: Context) -> list[Finding]:
         )
     if ctx.breakdown.windows == "profiler steps" and len(steps) < MIN_STEPS:
         findings.append(
-            _setup(
+            setup_finding(
                 f"Only {len(steps)} step was profiled",
                 "One step cannot tell a steady-state cost from a one-off.",
                 "schedule=torch.profiler.schedule(wait=1, warmup=1, active=3) and call prof.step() "
@@ -72,7 +72,7 @@ def run(ctx: Context) -> list[Finding]:
         median = float(np.median(walls[1:]))
         if walls[0] > WARMUP_OUTLIER * median:
             findings.append(
-                _setup(
+                setup_finding(
                     f"The first profiled step took {walls[0] / median:.1f}x the others",
                     "The first step pays one-off costs (allocator growth, cuDNN autotuning, lazy "
                     "initialisation): profiled without a warm-up, it skews averages.",
@@ -81,7 +81,7 @@ def run(ctx: Context) -> list[Finding]:
             )
     if "launched_before_window" in codes:
         findings.append(
-            _setup(
+            setup_finding(
                 "Device work from before the profiled window is in the trace",
                 codes["launched_before_window"].message,
                 codes["launched_before_window"].remedy,
@@ -99,7 +99,7 @@ def _activity_and_shapes(ctx: Context) -> list[Finding]:
     launches = ev.mask(LAUNCH_KINDS) & np.isin(ev.name, launch_ids)
     if launches.any() and not ev.mask(DEVICE_WORK_KINDS).any():
         findings.append(
-            _setup(
+            setup_finding(
                 "Kernels were launched but no GPU activity was recorded",
                 f"The trace holds {int(launches.sum())} kernel launch calls on the CPU side and "
                 "not one kernel, copy or memset: the profiler ran without device activities, "
@@ -111,7 +111,7 @@ def _activity_and_shapes(ctx: Context) -> list[Finding]:
     shaped_ids = [i for i, text in enumerate(strings) if text in SHAPED_OPS]
     if np.isin(ev.name, shaped_ids).any() and not (ev.shapes != MISSING).any():
         findings.append(
-            _setup(
+            setup_finding(
                 "Input shapes were not recorded",
                 "The trace has matrix multiplications or convolutions but no input shapes, so "
                 "their FLOPs, the achieved throughput and the table grouped by shape are "
@@ -139,7 +139,7 @@ def _profiler_cost(ctx: Context) -> list[Finding]:
     if share >= PROFILER_OVERHEAD_PCT:
         names = sorted(set(ev.names(overhead)))
         findings.append(
-            _setup(
+            setup_finding(
                 f"The profiler's own work is {share:.1f}% of the profiled steps",
                 f"{', '.join(names)}: {overhead_us / 1000.0:.1f} ms of profiler bookkeeping "
                 "(Kineto handing the device tracer new buffers) ran inside the steps; it is not "
@@ -152,7 +152,7 @@ def _profiler_cost(ctx: Context) -> list[Finding]:
     frames = int((_inside(ev.start[python], ev.start[python] + 1, lo, hi) > 0).sum())
     if frames / len(steps) >= STACK_FRAMES_PER_STEP:
         findings.append(
-            _setup(
+            setup_finding(
                 "Python stack tracing (with_stack=True) adds to the host times",
                 f"{frames / len(steps):.0f} Python frames were recorded per step; recording "
                 "each costs host time, so CPU times and a host-bound verdict read high.",
@@ -178,7 +178,8 @@ def _inside(
     return inside
 
 
-def _setup(title: str, explanation: str, recommendation: str) -> Finding:
+def setup_finding(title: str, explanation: str, recommendation: str) -> Finding:
+    """A finding about the profile itself (category ``profiler_setup``)."""
     return Finding(
         category="profiler_setup",
         severity=Severity.LOW,

@@ -8,17 +8,16 @@ from typing import Any
 
 from profsight.analyses.context import Context
 from profsight.findings import Finding, Severity, ranked
-from profsight.knowledge.advice import SHORT_STEP_US
+from profsight.knowledge.advice import (
+    CPU_COMPUTE_PCT,
+    DOMINANT_PCT,
+    INPUT_BOUND_PCT,
+    SATURATED_PCT,
+    SHORT_STEP_US,
+    STARVED_PCT,
+)
 from profsight.knowledge.phases import Phase
 from profsight.units import short_time
-
-#: Data loading past this share of the step: the input pipeline bounds it.
-INPUT_BOUND_PCT = 20.0
-#: Device busy under this share: the device is starved; over SATURATED_PCT: saturated.
-STARVED_PCT = 50.0
-SATURATED_PCT = 80.0
-#: On a CPU run, op compute past this share of the step: compute-bound.
-CPU_COMPUTE_PCT = 50.0
 
 
 @dataclass(frozen=True)
@@ -48,24 +47,66 @@ class Verdict:
         }
 
 
-def verdict(ctx: Context, findings: list[Finding]) -> Verdict:
+@dataclass(frozen=True)
+class StepFacts:
+    """What the verdict reads about the step, from a trace's timeline or a table's rows."""
+
+    step_us: float
+    steps: int
+    phase_pct: dict[str, float]
+    """Phase id -> % of the step."""
+    device_busy_pct: float | None
+    """None when no device work was recorded."""
+    device_idle_pct: dict[str, float]
+    """Idle device time by cause (``sync``, ``input``, ``host``), % of the step."""
+    compute: tuple[str, ...]
+    """FLOPs and utilisation evidence."""
+    mfu_pct: float | None = None
+    busy_basis: str = "busy"
+    """How the device figure was measured (``busy``; a table gives ``busy at most``)."""
+
+    def phase(self, phase: Phase) -> float:
+        return self.phase_pct.get(phase.value, 0.0)
+
+
+def trace_facts(ctx: Context) -> StepFacts:
+    """A trace's step facts: its step windows' average."""
+    step = ctx.step_us
+    avg = ctx.average
     compute, mfu = _compute_evidence(ctx)
-    return replace(_decide(ctx, findings, compute), mfu_pct=mfu)
+    busy = None
+    if ctx.has_device and avg.device_busy_us is not None and step:
+        busy = avg.device_busy_us * 100 / step
+    return StepFacts(
+        step_us=step,
+        steps=ctx.steps,
+        phase_pct={p.value: ctx.phase_share(p.value) for p in Phase},
+        device_busy_pct=busy,
+        device_idle_pct={k: v * 100 / step for k, v in avg.device_idle_us.items()} if step else {},
+        compute=tuple(compute),
+        mfu_pct=mfu,
+    )
 
 
-def _decide(ctx: Context, findings: list[Finding], compute: list[str]) -> Verdict:
-    data = ctx.phase_share(Phase.DATA_LOADING.value)
+def verdict(facts: StepFacts, findings: list[Finding]) -> Verdict:
+    return replace(_decide(facts, findings), mfu_pct=facts.mfu_pct)
+
+
+def _decide(ctx: StepFacts, findings: list[Finding]) -> Verdict:
+    data = ctx.phase(Phase.DATA_LOADING)
     step = ctx.step_us
     categories = {f.category for f in findings}
+    # device memory at its limit (the peak finding, high); allocation churn (low) is not
+    if any(f.category == "memory" and f.severity is Severity.HIGH for f in findings):
+        categories.add("memory_limit")
     evidence = [
         f"step {short_time(step)} (average of {ctx.steps})",
         f"data loading {data:.0f}% of the step",
     ]
-    busy_pct = None
-    if ctx.has_device and ctx.average.device_busy_us is not None and step:
-        busy_pct = ctx.average.device_busy_us * 100 / step
-        evidence.append(f"device busy {busy_pct:.0f}% of the step")
-    evidence += compute
+    busy_pct = ctx.device_busy_pct
+    if busy_pct is not None:
+        evidence.append(f"device {ctx.busy_basis} {busy_pct:.0f}% of the step")
+    evidence += ctx.compute
     actionable = ranked([f for f in findings if f.severity is not Severity.INFO])
     top = actionable[0].category if actionable else None
     if data >= INPUT_BOUND_PCT and top in (None, "data_loading"):
@@ -99,10 +140,10 @@ def _decide(ctx: Context, findings: list[Finding], compute: list[str]) -> Verdic
 
 
 def _device_verdict(
-    ctx: Context, categories: set[str], busy: float, data: float, evidence: list[str]
+    ctx: StepFacts, categories: set[str], busy: float, data: float, evidence: list[str]
 ) -> Verdict:
-    idle = ctx.average.device_idle_us
-    if "memory" in categories:
+    idle = ctx.device_idle_pct
+    if "memory_limit" in categories:
         return _verdict(
             "memory",
             "too_heavy_for_hardware",
@@ -175,18 +216,14 @@ def _device_verdict(
 
 #: Findings about work around the model: when one dominates, it bounds the step, not the model.
 _AROUND_THE_MODEL = {"metrics", "callbacks_logging", "validation", "optimizer", "module_overhead"}
-DOMINANT_PCT = 30.0
 
 
 def _cpu_verdict(
-    ctx: Context, findings: list[Finding], data: float, evidence: list[str]
+    ctx: StepFacts, findings: list[Finding], data: float, evidence: list[str]
 ) -> Verdict:
-    fixed = sum(
-        ctx.phase_share(p.value) for p in (Phase.FRAMEWORK, Phase.OTHER, Phase.CALLBACKS_LOGGING)
-    )
+    fixed = sum(ctx.phase(p) for p in (Phase.FRAMEWORK, Phase.OTHER, Phase.CALLBACKS_LOGGING))
     compute = sum(
-        ctx.phase_share(p.value)
-        for p in (Phase.FORWARD, Phase.BACKWARD, Phase.OPTIMIZER, Phase.VALIDATION)
+        ctx.phase(p) for p in (Phase.FORWARD, Phase.BACKWARD, Phase.OPTIMIZER, Phase.VALIDATION)
     )
     evidence.append(f"model work (forward, backward, optimizer) {compute:.0f}% of the step")
     evidence.append(f"fixed per-step cost {fixed:.0f}% of the step")
@@ -320,7 +357,7 @@ def _precision(ctx: Context) -> str:
 def _verdict(
     bound: str,
     judgement: str,
-    ctx: Context,
+    ctx: StepFacts,
     busy: float | None,
     data: float,
     evidence: list[str],

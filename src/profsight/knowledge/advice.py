@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from profsight.knowledge.hardware import TF32_ARCHS
 from profsight.knowledge.phases import Phase
 
 TB_PLUGIN: Final = "TensorBoard profiler plugin rule"
@@ -142,6 +143,19 @@ MODULE_ADVICE: Final = (
 
 #: GPU busy below this share of the step (TensorBoard plugin: utilisation < 50%).
 GPU_IDLE_PCT: Final = 50.0
+#: The verdict's bounds. Data loading past INPUT_BOUND_PCT of the step: the input pipeline
+#: bounds it (four times the TensorBoard plugin's 5% "worth fixing" rule: the share at which
+#: faster input gains more than any other single change in the planted runs, measured). The
+#: device is starved below STARVED_PCT busy (the plugin's utilisation rule) and saturated
+#: above SATURATED_PCT (profsight's own: the healthy GPU runs in tests/data/real run 80-95%
+#: busy). On a CPU run, the model's work past CPU_COMPUTE_PCT of the step makes it
+#: compute-bound, and work around the model (metrics, callbacks, ...) past DOMINANT_PCT
+#: bounds the step instead of the model (measured on the planted runs).
+INPUT_BOUND_PCT: Final = 20.0
+STARVED_PCT: Final = 50.0
+SATURATED_PCT: Final = 80.0
+CPU_COMPUTE_PCT: Final = 50.0
+DOMINANT_PCT: Final = 30.0
 #: Median kernel shorter than this (µs) with the device idle waiting for the host.
 SHORT_KERNEL_US: Final = 10.0
 #: Host-device syncs past this share of the step (measured).
@@ -198,6 +212,9 @@ STRAGGLER_CAUSES: Final[dict[str, tuple[str, str]]] = {
 MEMORY_PEAK_FRACTION: Final = 0.9
 #: FP32 GEMM/convolution kernels past this share of device time on a tensor-core GPU.
 FP32_ON_TENSOR_CORES_PCT: Final = 20.0
+#: Allocations per step above which allocation churn is reported (measured on the scenarios:
+#: healthy runs allocate a few hundred times per step).
+ALLOCATIONS_PER_STEP: Final = 2000
 #: Compute categories that take this share of the step are reported (informational).
 COMPUTE_PCT: Final = 20.0
 
@@ -210,3 +227,44 @@ PROFILER_OVERHEAD_PCT: Final = 2.0
 #: times (each recorded frame adds host time; the two-layer MLP of tests/test_diagnose.py
 #: records 78 inside each step; real models hundreds).
 STACK_FRAMES_PER_STEP: Final = 50
+
+#: What each compute finding says the model spends its time on, and what makes it cheaper.
+COMPUTE_ADVICE: Final[dict[str, tuple[str, str]]] = {
+    "compute_conv": (
+        "Convolutions do the work, as they should in a conv net",
+        "On a GPU: channels_last memory format (model.to(memory_format=torch.channels_last)), "
+        "torch.backends.cudnn.benchmark = True for fixed input sizes, bf16/fp16 autocast "
+        "(Trainer(precision='bf16-mixed')); drop conv bias before BatchNorm (bias=False). On a "
+        "CPU: channels_last and torch.compile help oneDNN; a GPU is the real fix.",
+    ),
+    "compute_matmul": (
+        "Matrix multiplies do the work, as they should in a transformer or MLP",
+        "Use tensor cores: torch.autocast / Trainer(precision='bf16-mixed'), or "
+        "torch.backends.cuda.matmul.allow_tf32 = True for FP32; fused attention "
+        "(F.scaled_dot_product_attention); dimensions that are multiples of 8 (16 for FP8).",
+    ),
+    "compute_other": (
+        "Elementwise, normalisation and memory-bound ops take most of the compute",
+        "Fuse them: torch.compile(model) merges elementwise chains into few kernels; use fused "
+        "implementations (fused LayerNorm/Adam); check for needless copies (.contiguous(), "
+        ".to()).",
+    ),
+}
+
+
+def mixed_precision(arch: str | None) -> str:
+    """What to change when FP32 matrix math runs on a GPU of `arch` that has tensor cores:
+    BF16 and TF32 from Ampere on, FP16 with a gradient scaler on Volta and Turing (NVIDIA's
+    architecture whitepapers: Volta's and Turing's tensor cores take FP16 only)."""
+    if arch in TF32_ARCHS:
+        return (
+            "Mixed precision: Trainer(precision='bf16-mixed') or with "
+            "torch.autocast('cuda', dtype=torch.bfloat16): and for what stays FP32, "
+            "torch.backends.cuda.matmul.allow_tf32 = True and torch.backends.cudnn.allow_tf32 = "
+            "True (or torch.set_float32_matmul_precision('high'))"
+        )
+    return (
+        f"Mixed precision in FP16 ({arch or 'this GPU'} has no BF16 tensor cores): "
+        "Trainer(precision='16-mixed'), or torch.autocast('cuda', dtype=torch.float16) with a "
+        "torch.amp.GradScaler"
+    )

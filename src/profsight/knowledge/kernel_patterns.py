@@ -103,7 +103,8 @@ FAMILIES: Final[tuple[Family, ...]] = (
     # CUTLASS names, standalone or inside cuBLAS/cuDNN: cutlass_80_tensorop_s1688gemm_<tile>_..
     _family(
         r"cutlass_(?:(?P<sm>\d{2,3})_)?(?P<tc>wmma_tensorop|tensorop|simt)_"
-        rf"{_BLAS_TYPE}(?P<op>gemm|fprop|dgrad|wgrad)_(?:\w+?_)??(?P<tile>\d+x\d+_\d+x\d+)",
+        # the tile is optional: a printed table may cut the name right after the operation
+        rf"{_BLAS_TYPE}(?P<op>gemm|fprop|dgrad|wgrad)_(?:(?:\w+?_)??(?P<tile>\d+x\d+_\d+x\d+))?",
         r"_(?P<layout>[nt]{2})_align",
     ),
     # cuBLAS's nvjet kernels (CUDA >= 12.8): nvjet_[sm100_]<types>_<tile>_<cluster>_.._<layout><out>

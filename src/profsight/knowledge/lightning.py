@@ -16,8 +16,14 @@ LIGHTNING_MODULE_PREFIX: Final = "[pl][module]"
 #: torch's Python tracer frame for a module call (``with_stack=True``): ``nn.Module: Conv2d_0``.
 PYTHON_MODULE_PREFIX: Final = "nn.Module: "
 
-#: ``[Strategy]SingleDeviceStrategy.training_step``: tag, owner, hook.
-ACTION_TAG = re.compile(r"^\[(?P<tag>[^\]]+)\](?P<owner>[^.]+)\.(?P<hook>.+)$")
+#: ``[Strategy]SingleDeviceStrategy.training_step``: tag, owner, hook (the owner is empty in
+#: ``[_TrainingEpochLoop].train_dataloader_next``).
+ACTION_TAG = re.compile(r"^\[(?P<tag>[^\]]+)\](?P<owner>[^.]*)\.(?P<hook>.+)$")
+#: torch's printed table cuts a name of this many characters or more to its first this many
+#: characters plus ``...`` (``max_name_column_width=55`` minus 3): so a visible part of this
+#: length may be the whole name.
+CUT_NAME_CHARS: Final = 52
+CUT_MARK: Final = "..."
 
 #: What the loop actions time (SimpleProfiler names, also found after ``[pl][profile]``).
 LOOP_ACTIONS: Final[dict[str, str]] = {
@@ -104,6 +110,27 @@ def action_of(name: str) -> str:
     if match:
         return match.group("hook")
     return body.rsplit(".", 1)[-1] if body.startswith("[") else body
+
+
+def action_candidates(name: str) -> tuple[str, ...]:
+    """The actions a Lightning range may name: its own, or for a name the printed table cut
+    (``[pl][profile][Strategy]SingleDeviceStrategy.training...``) every known action that
+    starts with what is left; empty when the cut took the action's name entirely."""
+    if not name.endswith(CUT_MARK):
+        return (action_of(name),)
+    visible = name[: -len(CUT_MARK)]
+    body = visible.removeprefix(LIGHTNING_ACTION_PREFIX)
+    match = ACTION_TAG.match(body)
+    if match:
+        stem = match.group("hook")
+    elif body.startswith("["):
+        return ()  # cut inside the owner: the action is gone
+    else:
+        stem = body
+    known = [a for a in KNOWN_ACTIONS if a.startswith(stem)]
+    if len(visible) == CUT_NAME_CHARS and stem not in known and stem in KNOWN_ACTIONS:
+        known.append(stem)
+    return tuple(sorted(known))
 
 
 #: torch.nn layers: their own time is their computation, not overhead (containers aside).
@@ -197,3 +224,42 @@ MODULE_CLASSES: Final[dict[str, str]] = {
     "CrossEntropyLoss": "cross-entropy loss: log-softmax and negative log-likelihood",
     "MSELoss": "mean squared error loss",
 }
+
+
+#: Every action and hook name Lightning's profilers record (for names the table cut).
+KNOWN_ACTIONS: Final = frozenset(
+    {
+        *LOOP_ACTIONS,
+        *HOOKS,
+        "lr_scheduler_step",
+        "on_train_batch_start",
+        "on_validation_model_eval",
+        "on_validation_model_train",
+        "on_before_optimizer_step",
+    }
+)
+
+#: How Lightning's ranges nest (measured on the Lightning 2.6 traces of tests/scenarios.py,
+#: each action against the smallest range around it, and Lightning's loop code): the action
+#: -> the action whose range holds it. A printed table shows totals only; this says which
+#: totals hold which.
+NESTED_IN: Final[dict[str, str]] = {
+    # automatic optimisation: optimizer.step(closure), the closure runs these
+    "training_step": "optimizer_step",
+    "optimizer_zero_grad": "optimizer_step",
+    "on_before_zero_grad": "optimizer_step",
+    "backward": "optimizer_step",
+    "on_before_optimizer_step": "optimizer_step",
+    "configure_gradient_clipping": "optimizer_step",
+    # the strategy's backward calls the precision plugin's pre/post hooks
+    "on_before_backward": "backward",
+    "on_after_backward": "backward",
+    # the strategy's batch_to_device calls the module's transfer hook and the one after it
+    "transfer_batch_to_device": "batch_to_device",
+    "on_after_batch_transfer": "batch_to_device",
+    # Lightning 1.x
+    "model_forward": "training_step_and_backward",
+    "model_backward": "training_step_and_backward",
+}
+#: Lightning's fetch ranges hold the DataLoader's own ``enumerate(DataLoader)#...__next__``.
+FETCH_ACTIONS: Final = frozenset({"train_dataloader_next", "get_train_batch"})

@@ -12,7 +12,7 @@ import enum
 import re
 from typing import Final
 
-from profsight.knowledge.lightning import LIGHTNING_ACTION_PREFIX, action_of
+from profsight.knowledge.lightning import LIGHTNING_ACTION_PREFIX, action_candidates
 from profsight.knowledge.rows import RowKind
 
 
@@ -51,6 +51,7 @@ ACTION_PHASES: Final[dict[str, Phase]] = {
     "optimizer_step": Phase.OPTIMIZER,
     "optimizer_zero_grad": Phase.ZERO_GRAD,
     "on_before_zero_grad": Phase.ZERO_GRAD,
+    "train_dataloader_next": Phase.DATA_LOADING,
     "batch_to_device": Phase.DATA_LOADING,
     "transfer_batch_to_device": Phase.DATA_LOADING,
     "on_before_batch_transfer": Phase.DATA_LOADING,
@@ -117,12 +118,21 @@ def declared_phase(name: str, kind: RowKind) -> Phase | None:
     if name.startswith("Optimizer.zero_grad#"):
         return Phase.ZERO_GRAD
     if kind in (RowKind.LIGHTNING, RowKind.STRATEGY, RowKind.OPTIMIZER):
-        action = action_of(name)
-        if action in ACTION_PHASES:
-            return ACTION_PHASES[action]
-        if name.startswith(LIGHTNING_ACTION_PREFIX):
-            hook = action.rsplit(".", 1)[-1]
-            if hook.startswith("on_") or hook == "configure_gradient_clipping":
-                return Phase.CALLBACKS_LOGGING
-            return Phase.FRAMEWORK
+        # a name the printed table cut may stand for several actions: a phase only when
+        # all of them that have one agree
+        candidates = action_candidates(name)
+        named = [a for a in candidates if a in ACTION_PHASES] or candidates
+        phases = {_action_phase(name, a) for a in named} - {None}
+        return phases.pop() if len(phases) == 1 else None
+    return None
+
+
+def _action_phase(name: str, action: str) -> Phase | None:
+    if action in ACTION_PHASES:
+        return ACTION_PHASES[action]
+    if name.startswith(LIGHTNING_ACTION_PREFIX):
+        hook = action.rsplit(".", 1)[-1]
+        if hook.startswith("on_") or hook == "configure_gradient_clipping":
+            return Phase.CALLBACKS_LOGGING
+        return Phase.FRAMEWORK
     return None

@@ -17,6 +17,7 @@ from profsight.knowledge.lightning import (
     LIGHTNING_ACTION_PREFIX,
     LIGHTNING_MODULE_PREFIX,
     PYTHON_MODULE_PREFIX,
+    action_candidates,
 )
 
 
@@ -239,9 +240,10 @@ def _lightning(name: str) -> RowKind | None:
         return RowKind.STRATEGY
     if body.startswith("[Callback]"):
         return RowKind.CALLBACK
-    if body.endswith("_next"):
+    actions = action_candidates(name)  # several when the printed table cut the name
+    if actions and all(a.endswith("_next") for a in actions):
         return RowKind.DATALOADER
-    if body.endswith(("optimizer_zero_grad", "on_before_zero_grad")):
+    if actions and all(a in ("optimizer_zero_grad", "on_before_zero_grad") for a in actions):
         return RowKind.OPTIMIZER
     return RowKind.LIGHTNING
 
@@ -282,3 +284,44 @@ _WRAPPER_MODULES: Final = frozenset(
 
 #: Row kinds whose time is on the device (no CPU time of their own).
 DEVICE_KINDS: Final = frozenset({RowKind.KERNEL, RowKind.MEMCPY, RowKind.MEMSET})
+
+#: Runtime calls that launch one kernel each (per-step launch counts; graph launches, which
+#: start many kernels at once, are left out).
+LAUNCH_CALLS: Final = frozenset(
+    {
+        "cudaLaunchKernel",
+        "cudaLaunchKernelExC",
+        "cudaLaunchCooperativeKernel",
+        "cuLaunchKernel",
+        "cuLaunchKernelEx",
+        "hipLaunchKernel",
+        "hipExtLaunchKernel",
+        "hipModuleLaunchKernel",
+        "hipExtModuleLaunchKernel",
+    }
+)
+#: Runtime copy calls: a copy to or from pageable host memory, and any device-to-host copy,
+#: returns only when the device has done it and everything queued before it (CUDA runtime
+#: API, "API synchronization behavior"), so their host time can be a wait for the device.
+BLOCKING_COPY_CALLS: Final = frozenset(
+    {
+        "cudaMemcpy",
+        "cudaMemcpyAsync",
+        "cudaMemcpy2D",
+        "cudaMemcpy2DAsync",
+        "cuMemcpy",
+        "cuMemcpyAsync",
+        "cuMemcpyDtoH_v2",
+        "cuMemcpyHtoD_v2",
+        "hipMemcpy",
+        "hipMemcpyAsync",
+        "hipMemcpyWithStream",
+    }
+)
+#: CUPTI's overhead row for a launch that blocked because the device's launch queue (command
+#: buffer) was full: the host is ahead of the device, which is therefore busy.
+QUEUE_FULL_ROWS: Final = frozenset({"Command Buffer Full"})
+#: The profiler's own bookkeeping rows (Kineto requesting buffers for the device tracer).
+PROFILER_OVERHEAD_ROWS: Final = frozenset({"Activity Buffer Request"})
+#: One-time start-up rows CUPTI records: lazy loading of GPU code on its first launch.
+STARTUP_ROWS: Final = frozenset({"Runtime Triggered Module Loading", "Lazy Function Loading"})

@@ -7,7 +7,7 @@ what cannot be known from them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, NoReturn
 
 from profsight.errors import UsageError
@@ -44,6 +44,29 @@ class TextProfile:
             table = table.sorted(sort_by)
         return table.head(limit)
 
+    def run_table(self) -> tuple[ProfilerTable, tuple[float | None, ...]]:
+        """The main table with the rows of the other tables printed from the same run (the
+        same footer: a CPU-sorted and a CUDA-sorted top 10 together show more rows), and the
+        main table's ``Total FLOPs`` cells (empty when it printed none)."""
+        main = self._main()
+        parsed = next((t for t in self.tables if t.table is main), None)
+        if parsed is None:
+            return main, ()
+        rows = list(main.rows)
+        seen = {_row_key(r) for r in rows}
+        flops = list(parsed.flops)
+        for other in self.tables:
+            if other is parsed or not parsed.footer or other.footer != parsed.footer:
+                continue
+            for i, row in enumerate(other.table.rows):
+                if _row_key(row) not in seen:
+                    seen.add(_row_key(row))
+                    rows.append(row)
+                    if flops:
+                        flops.append(other.flops[i] if other.flops else None)
+        merged = replace(main, rows=tuple(rows), total_rows=len(rows))
+        return merged, tuple(flops)
+
     def tree(self) -> NoReturn:
         raise UsageError(f"{self.source}: a printed table has no call tree (a trace file has)")
 
@@ -53,6 +76,11 @@ class TextProfile:
         if self.lightning is not None:
             return lightning_table(self.lightning)
         raise UsageError(f"{self.source}: holds no table")
+
+
+def _row_key(row: Row) -> tuple[object, ...]:
+    return (row.name, row.calls, row.self_cpu_us, row.cpu_total_us, row.self_device_us,
+            row.device_total_us, row.shapes)  # fmt: skip
 
 
 def lightning_table(report: LightningReport) -> ProfilerTable:

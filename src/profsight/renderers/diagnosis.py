@@ -64,6 +64,8 @@ def finding_lines(findings: tuple[Finding, ...]) -> list[str]:
             lines.append(f"     - {e.label}: {e.value}")
         lines.append(f"     why: {f.explanation}")
         lines.append(f"     fix: {f.recommendation}")
+        if f.confidence:
+            lines.append(f"     note: {f.confidence}")
     return lines
 
 

@@ -64,6 +64,8 @@ def render_markdown_report(report: Report) -> str:
                 lines.append(f"   - {markdown_cell(item.label)}: {markdown_cell(item.value)}")
             lines.append(f"   - why: {markdown_cell(f.explanation)}")
             lines.append(f"   - fix: {markdown_cell(f.recommendation)}")
+            if f.confidence:
+                lines.append(f"   - note: {markdown_cell(f.confidence)}")
     if report.diagnostics:
         lines += ["", "## Notes on the input", ""]
         lines += [f"- {markdown_cell(str(d))}" for d in report.diagnostics]

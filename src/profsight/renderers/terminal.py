@@ -134,6 +134,8 @@ def _finding(i: int, f: Finding) -> RenderableType:
     lines += [_indented(f"- {e.label}: {e.value}") for e in f.evidence]
     lines.append(_indented(f"why: {f.explanation}"))
     lines.append(_indented(f"fix: {f.recommendation}", "green"))
+    if f.confidence:
+        lines.append(_indented(f"note: {f.confidence}", "bright_black"))
     return Group(*lines)
 
 

@@ -245,6 +245,7 @@
       fix.appendChild(el("strong", "", "What to change: "));
       fix.appendChild(document.createTextNode(f.recommendation));
       body.appendChild(fix);
+      if (f.confidence) body.appendChild(el("p", "ps-trigger", "Note: " + f.confidence));
       if (f.trigger) body.appendChild(el("p", "ps-trigger", "Rule: " + f.trigger));
       d.appendChild(body);
       s.appendChild(d);

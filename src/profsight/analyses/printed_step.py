@@ -1,0 +1,492 @@
+"""The training step as far as a printed table's rows allow.
+
+A printed table (torch's ``key_averages().table()``, Lightning's ``fit-*.txt`` or
+``SimpleProfiler`` report) holds totals over the profiled window, not a timeline. Two facts
+make a step model possible anyway:
+
+* **Totals are durations.** A range's CPU total is the sum of its calls' lengths, whatever
+  torch made of its nesting, so totals per step are the phases' durations. Self times are
+  not: Lightning steps the profiler inside ``optimizer_step`` (ranges overlap without
+  nesting) and torch then gives ``ProfilerStep*`` and ``Optimizer.step#`` the self time of
+  ops that ran in other ranges. So phases come from totals, with Lightning's nesting
+  (`profsight.knowledge.lightning.NESTED_IN`) subtracted, never from a range's self time.
+* **Self times add up.** Over all rows they sum to ``Self CPU time total``, so the self time
+  of the ops of one family (`profsight.knowledge.op_families`) is that family's share.
+
+What a table cannot tell (overlap of host and device, order, one step from another) is said
+in `PrintedStep.limits`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from profsight.annotate import row_kind
+from profsight.knowledge.lightning import (
+    CUT_MARK,
+    FETCH_ACTIONS,
+    LIGHTNING_ACTION_PREFIX,
+    NESTED_IN,
+    action_candidates,
+    module_class,
+)
+from profsight.knowledge.op_families import OPTIMIZER, op_family
+from profsight.knowledge.ops import lookup_op
+from profsight.knowledge.phases import ACTION_PHASES, Phase, declared_phase
+from profsight.knowledge.rows import LIGHTNING_ACTION_EVENT, RowKind
+from profsight.model.table import ProfilerTable, Row
+
+#: Lightning's step action in its reports (SimpleProfiler) and ranges.
+STEP_ACTION = "run_training_batch"
+EPOCH_ACTION = "run_training_epoch"
+FORWARD_ACTION = "training_step"
+OPTIMIZER_ACTION = "optimizer_step"
+OPTIMIZER_STEP_PREFIX = "Optimizer.step#"
+ZERO_GRAD_PREFIX = "Optimizer.zero_grad#"
+ENGINE_PREFIX = "autograd::engine::evaluate_function"
+
+
+@dataclass(frozen=True)
+class PhasePart:
+    """How much of a step one phase takes, and the rows that say so."""
+
+    phase: str
+    us: float
+    """Per step."""
+    rows: tuple[str, ...]
+    how: str
+    """How the figure was derived from the rows."""
+
+
+@dataclass(frozen=True)
+class PrintedStep:
+    steps: int
+    """Steps the rows cover (1 when the table names none: the whole window is one)."""
+    step_us: float
+    basis: str
+    """How the step time was found."""
+    parts: tuple[PhasePart, ...]
+    """Per phase, adding up to `step_us` with `Phase.OTHER`."""
+    family_self_us: dict[str, float]
+    """Self CPU time per step of the ops of each family (`op_families`)."""
+    family_rows: dict[str, tuple[Row, ...]]
+    """The printed ops of each family, largest self time first."""
+    coverage_pct: float
+    """The printed rows' share of ``Self CPU time total`` (100 for a full table)."""
+    lightning: bool
+    """Lightning's ranges are in the table."""
+    backward_thread: bool
+    """Backward ran on autograd's own thread (a device run without Lightning's ranges)."""
+    limits: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def phases(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for part in self.parts:
+            out[part.phase] = out.get(part.phase, 0.0) + part.us
+        return out
+
+    def share(self, us: float) -> float:
+        """Per-step `us` as a % of the step."""
+        return us * 100.0 / self.step_us if self.step_us else 0.0
+
+    def phase_share(self, phase: Phase) -> float:
+        return self.share(self.phases.get(phase.value, 0.0))
+
+    def part(self, phase: Phase) -> PhasePart | None:
+        return next((p for p in self.parts if p.phase == phase.value), None)
+
+
+def printed_step(table: ProfilerTable) -> PrintedStep | None:
+    """The step model of a printed table; None when the rows hold nothing to build it on."""
+    return _Builder(table).build()
+
+
+class _Builder:
+    def __init__(self, table: ProfilerTable) -> None:
+        self.table = table
+        self.rows = [r for r in table.rows if r.cpu_total_us > 0 and not r.is_device]
+        self.kinds = {id(r): row_kind(r, table) for r in self.rows}
+        self.actions = {id(r): _action(r, self.kinds[id(r)]) for r in self.rows}
+        # a negative total (a profiler clock fault, kept as printed) measures nothing
+        self.self_total = max(table.self_cpu_total_us, 0.0)
+        self.lightning = any(a is not None for a in self.actions.values())
+        self.backward_thread = table.has_device and not self._action_rows("backward")
+        self.limits: list[str] = []
+
+    # ---------------------------------------------------------------- lookups
+
+    def _action_rows(self, action: str) -> list[Row]:
+        return [r for r in self.rows if self.actions[id(r)] == action]
+
+    def _total(self, rows: Sequence[Row]) -> float:
+        return sum(r.cpu_total_us for r in rows)
+
+    def _kind_rows(self, kind: RowKind) -> list[Row]:
+        return [r for r in self.rows if self.kinds[id(r)] is kind]
+
+    # ---------------------------------------------------------------- the step
+
+    def _step(self) -> tuple[int, float, str] | None:
+        step_row = next((r for r in self._kind_rows(RowKind.STEP) if r.calls), None)
+        if step_row is not None:
+            return (
+                step_row.calls,
+                step_row.cpu_total_us / step_row.calls,
+                f"{step_row.name} CPU total / its {step_row.calls} calls",
+            )
+        batches = [r for r in self._action_rows(STEP_ACTION) if r.calls]
+        if batches:
+            steps = batches[0].calls
+            epoch = self._action_rows(EPOCH_ACTION)
+            if epoch:
+                return (
+                    steps,
+                    self._total(epoch) / steps,
+                    f"{EPOCH_ACTION} total / {steps} {STEP_ACTION} calls (all a training "
+                    "batch costs, validation and hooks included)",
+                )
+            fetch = [r for a in FETCH_ACTIONS for r in self._action_rows(a)]
+            return (
+                steps,
+                (self._total(batches) + self._total(fetch)) / steps,
+                f"{STEP_ACTION} plus the batch fetch, per call",
+            )
+        for rows, what in (
+            (self._action_rows(FORWARD_ACTION), FORWARD_ACTION),
+            (self._prefixed(OPTIMIZER_STEP_PREFIX), OPTIMIZER_STEP_PREFIX + "..."),
+        ):
+            if rows and rows[0].calls and self.self_total:
+                steps = rows[0].calls
+                self.limits.append(
+                    "No ProfilerStep* row: the step is the summed self time over "
+                    f"{steps} calls of {what}; self times of every thread add up, so a run "
+                    "whose backward has a thread of its own reads long."
+                )
+                return (steps, self.self_total / steps, f"Self CPU time total / {steps} steps")
+        if self.self_total:
+            self.limits.append(
+                "No row marks a step (no ProfilerStep*, training_step or Optimizer.step#): "
+                "the whole profiled window is read as one step."
+            )
+            return (1, self.self_total, "Self CPU time total (the whole window as one step)")
+        return None
+
+    def _prefixed(self, prefix: str) -> list[Row]:
+        return [r for r in self.rows if r.name.startswith(prefix)]
+
+    # ---------------------------------------------------------------- phases
+
+    def build(self) -> PrintedStep | None:
+        found = self._step()
+        if found is None:
+            return None
+        steps, step_us, basis = found
+        parts = self._parts(steps, step_us)
+        families, family_rows = self._families(steps)
+        shown = sum(r.self_cpu_us for r in self.table.rows)
+        coverage = min(100.0, shown * 100.0 / self.self_total) if self.self_total else 100.0
+        if coverage < 95.0:
+            self.limits.append(
+                f"The table prints only part of the rows ({coverage:.0f}% of the self time): "
+                "phases and op families not among them are counted as 'no phase'."
+            )
+        return PrintedStep(
+            steps=steps,
+            step_us=step_us,
+            basis=basis,
+            parts=tuple(parts),
+            family_self_us=families,
+            family_rows=family_rows,
+            coverage_pct=coverage,
+            lightning=self.lightning,
+            backward_thread=self.backward_thread,
+            limits=tuple(self.limits),
+        )
+
+    def _parts(self, steps: int, step_us: float) -> list[PhasePart]:
+        parts: list[PhasePart] = []
+        nested: dict[str, float] = {}  # action -> total of rows nested in its range
+
+        def add(phase: Phase, total_us: float, rows: Sequence[Row], how: str) -> None:
+            if total_us > 0:
+                names = tuple(r.name for r in rows)
+                parts.append(PhasePart(phase.value, total_us / steps, names, how))
+
+        present = {a for a in self.actions.values() if a}
+        for row in self.rows:
+            action = self.actions[id(row)]
+            holder = NESTED_IN.get(action or "")
+            if holder is not None and (holder in present or holder == OPTIMIZER_ACTION):
+                nested[holder] = nested.get(holder, 0.0) + row.cpu_total_us
+
+        used: set[int] = set()
+        # the optimizer's own update: Optimizer.step minus what Lightning's closure ran in it
+        update, how, rows = self._update(steps)
+        used.update(id(r) for r in rows)
+        add(Phase.OPTIMIZER, update * steps, rows, how)
+        # metrics (inside training_step under Lightning), then forward
+        metrics = self._metric_rows()
+        used.update(id(r) for r in metrics)
+        metric_us = self._total(metrics)
+        add(Phase.METRICS, metric_us, metrics, "metric rows' totals")
+        forward = self._action_rows(FORWARD_ACTION)
+        used.update(id(r) for r in forward)
+        if forward:
+            inside = min(metric_us, self._total(forward))
+            add(
+                Phase.FORWARD,
+                self._total(forward) - inside - nested.get(FORWARD_ACTION, 0.0),
+                forward,
+                "training_step total" + (" minus the metrics it ran" if inside else ""),
+            )
+        elif self.lightning and self._model_total():
+            model = self._model_rows()
+            used.update(id(r) for r in model)
+            add(
+                Phase.FORWARD,
+                self._total(model),
+                model,
+                "the model's top-level module rows' totals (training_step is not printed)",
+            )
+        # every other row that names a phase, its total less what nests in it
+        for row in self.rows:
+            if id(row) in used:
+                continue
+            phase = self._phase(row)
+            if phase is None:
+                continue
+            action = self.actions[id(row)]
+            own = row.cpu_total_us - nested.get(action or "", 0.0)
+            add(phase, max(own, 0.0), (row,), _HOW.get(phase, "row total"))
+        # what ran in no phase row: the step's self time (plain torch nests properly)
+        named = sum(p.us for p in parts)
+        other = max(step_us - named, 0.0)
+        if not any(p.phase == Phase.FORWARD.value for p in parts) and not self.lightning:
+            other = self._unranged(steps, parts)
+            forward_us = max(step_us - named - other, 0.0)
+            if forward_us > 0:
+                parts.append(
+                    PhasePart(
+                        Phase.FORWARD.value,
+                        forward_us,
+                        (),
+                        "the step less its named phases and its own self time (the ops "
+                        "between recorded ranges: the model's forward)",
+                    )
+                )
+        parts = _fit(parts, step_us)
+        other = max(step_us - sum(p.us for p in parts), 0.0)
+        if other > 0:
+            parts.append(
+                PhasePart(
+                    Phase.OTHER.value,
+                    other,
+                    (),
+                    "the step less every phase the rows name (Python between ranges, "
+                    "framework code, ranges that name no phase)",
+                )
+            )
+        return parts
+
+    def _phase(self, row: Row) -> Phase | None:
+        """The phase a row's total counts for here; None for rows counted elsewhere (the
+        optimizer, metrics, training_step) or inside another phase row."""
+        kind = self.kinds[id(row)]
+        name = row.name
+        if row.event_kind == LIGHTNING_ACTION_EVENT:
+            name = LIGHTNING_ACTION_PREFIX + name
+        phase = declared_phase(name, kind)
+        if phase in (None, Phase.FRAMEWORK, Phase.OTHER, Phase.METRICS, Phase.OPTIMIZER):
+            return None
+        if kind is RowKind.DATALOADER and not self.actions[id(row)] and self._fetch_rows():
+            return None  # enumerate(DataLoader) runs inside Lightning's fetch range
+        if kind is RowKind.BACKWARD and (
+            not name.startswith(ENGINE_PREFIX) or self._action_rows("backward")
+        ):
+            return None  # nodes sit in the engine's rows, which sit in Lightning's backward
+        if name.startswith(ZERO_GRAD_PREFIX) and self._action_rows("optimizer_zero_grad"):
+            return None  # inside Lightning's optimizer_zero_grad
+        return phase
+
+    def _fetch_rows(self) -> list[Row]:
+        return [r for a in FETCH_ACTIONS for r in self._action_rows(a)]
+
+    def _metric_rows(self) -> list[Row]:
+        """The outermost metric rows (a MetricCollection's members sit inside it)."""
+        metrics = [
+            r
+            for r in self.rows
+            if self.kinds[id(r)] is RowKind.METRIC
+            or (self.kinds[id(r)] is RowKind.USER and self._phase_of_label(r) is Phase.METRICS)
+        ]
+        paths = {_module_path(r.name) for r in metrics} - {""}
+        return [
+            r
+            for r in metrics
+            if not any(
+                p and _module_path(r.name).startswith(p + ".")
+                for p in paths
+                if p != _module_path(r.name)
+            )
+        ]
+
+    def _phase_of_label(self, row: Row) -> Phase | None:
+        return declared_phase(row.name, RowKind.USER)
+
+    def _update(self, steps: int) -> tuple[float, str, list[Row]]:
+        """The optimizer's own update per step: ``Optimizer.step#`` per call, less the
+        closure Lightning runs inside it (training_step, zero_grad, backward, hooks)."""
+        rows = self._prefixed(OPTIMIZER_STEP_PREFIX)
+        if not rows:
+            holders = self._action_rows(OPTIMIZER_ACTION)  # Lightning reports name no optimizer
+            if not holders:
+                return 0.0, "", []
+            rows = holders
+        total = self._total(rows)
+        calls = max(r.calls for r in rows)
+        forward = self._total(self._action_rows(FORWARD_ACTION))
+        closure = [
+            r
+            for r in self.rows
+            if NESTED_IN.get(self.actions[id(r)] or "") == OPTIMIZER_ACTION
+            and self.actions[id(r)] != FORWARD_ACTION
+        ]
+        inner = self._total(closure)
+        if self.lightning and not forward and not holders_only(rows):
+            forward = self._model_total()
+            if not forward:
+                self.limits.append(
+                    "Lightning runs training_step and backward inside Optimizer.step#, and the "
+                    "table shows neither training_step nor the model's module rows: the "
+                    "optimizer's own update cannot be told from the closure's work."
+                )
+                return 0.0, "", rows
+            self.limits.append(
+                "training_step's row is not printed: the forward is taken as the model's "
+                "top-level module rows' totals."
+            )
+        if not forward or total < 0.9 * forward:
+            # plain torch (or Lightning's manual optimisation): Optimizer.step is the update
+            return total / max(calls, 1), "Optimizer.step total per call", rows
+        if self._kind_rows(RowKind.STEP) and calls > 1:
+            # Lightning with a schedule: the window opens inside an optimizer_step, so the
+            # first step's closure work and the last step's update lie outside every
+            # recorded Optimizer.step range (calls - 1 complete ranges, one cut short)
+            own = total - forward - inner * (calls - 1) / calls
+            per = own / (calls - 1)
+            how = (
+                "Optimizer.step total less the closure Lightning runs in it (training_step "
+                "of every call, zero_grad and backward of the complete ones), per complete call"
+            )
+        else:
+            per = (total - forward - inner) / max(calls, 1)
+            how = "Optimizer.step total less the closure (training_step, zero_grad, backward)"
+        if per < 0:
+            self.limits.append(
+                "The optimizer's own update is within the noise of the closure's "
+                "time (Optimizer.step minus training_step and backward < 0): read as 0."
+            )
+        return max(per, 0.0), how, rows
+
+    def _model_total(self) -> float:
+        return self._total(self._model_rows())
+
+    def _model_rows(self) -> list[Row]:
+        """The top-level module rows (those whose path no other row's path holds): the
+        model's forward."""
+        modules = [
+            r
+            for r in self._kind_rows(RowKind.MODULE)
+            if _module_path(r.name) and not r.name.endswith(CUT_MARK)
+        ]
+        paths = [_module_path(r.name) for r in modules]
+        top = [
+            r
+            for r, p in zip(modules, paths, strict=True)
+            if not any(q != p and p.startswith(q + ".") for q in paths)
+        ]
+        return top
+
+    def _unranged(self, steps: int, parts: Sequence[PhasePart]) -> float:
+        """Per step, the step row's self time: ops and Python outside every recorded range.
+        On a device run without Lightning, autograd runs backward on a thread of its own
+        while the main thread waits in no op, so that wait is backward, not 'other'."""
+        step_rows = self._kind_rows(RowKind.STEP)
+        if not step_rows:
+            return 0.0
+        own = sum(r.self_cpu_us for r in step_rows) / steps
+        if self.backward_thread:
+            backward = sum(p.us for p in parts if p.phase == Phase.BACKWARD.value)
+            own = max(own - backward, 0.0)
+        return own
+
+    # ---------------------------------------------------------------- op families
+
+    def _families(self, steps: int) -> tuple[dict[str, float], dict[str, tuple[Row, ...]]]:
+        spent: dict[str, float] = {}
+        rows: dict[str, list[Row]] = {}
+        for row in self.rows:
+            kind = self.kinds[id(row)]
+            if kind not in (RowKind.ATEN, RowKind.SYNC, RowKind.RUNTIME, RowKind.COMMUNICATION):
+                continue
+            info = lookup_op(row.name)
+            family = op_family(info.category if info else None)
+            if family == OPTIMIZER and kind is not RowKind.ATEN:
+                continue
+            spent[family] = spent.get(family, 0.0) + row.self_cpu_us / steps
+            rows.setdefault(family, []).append(row)
+        ordered = {f: tuple(sorted(rs, key=lambda r: -r.self_cpu_us)) for f, rs in rows.items()}
+        return spent, ordered
+
+
+_HOW: dict[Phase, str] = {
+    Phase.DATA_LOADING: "fetch and transfer rows' totals",
+    Phase.BACKWARD: "backward rows' totals, less the hooks inside them",
+    Phase.ZERO_GRAD: "zero_grad rows' totals",
+    Phase.VALIDATION: "validation rows' totals",
+    Phase.CALLBACKS_LOGGING: "hook and callback rows' totals",
+    Phase.COMMUNICATION: "collective rows' totals",
+}
+
+
+def _action(row: Row, kind: RowKind) -> str | None:
+    """The Lightning action a row times, when its (possibly cut) name tells one."""
+    if kind not in (
+        RowKind.LIGHTNING,
+        RowKind.STRATEGY,
+        RowKind.OPTIMIZER,
+        RowKind.DATALOADER,
+        RowKind.CALLBACK,
+    ):
+        return None
+    name = row.name
+    if row.event_kind == LIGHTNING_ACTION_EVENT:
+        name = LIGHTNING_ACTION_PREFIX + name
+    if not name.startswith(LIGHTNING_ACTION_PREFIX):
+        return None
+    candidates = action_candidates(name)
+    known = [a for a in candidates if a in ACTION_PHASES or a in NESTED_IN]
+    if len(known) == 1:
+        return known[0]
+    return candidates[0] if len(candidates) == 1 else None
+
+
+def holders_only(rows: Sequence[Row]) -> bool:
+    """Whether `rows` are Lightning's optimizer_step ranges (a report without Optimizer.step#)."""
+    return not any(r.name.startswith(OPTIMIZER_STEP_PREFIX) for r in rows)
+
+
+def _module_path(name: str) -> str:
+    return name.partition(": ")[2] if module_class(name) != name else ""
+
+
+def _fit(parts: list[PhasePart], step_us: float) -> list[PhasePart]:
+    """Scale the parts down to the step when they overshoot it by more than 1%: totals of
+    rows that nest in ways the table does not show."""
+    named = sum(p.us for p in parts)
+    if named <= step_us * 1.01 or named <= 0:
+        return parts
+    scale = step_us / named
+    return [PhasePart(p.phase, p.us * scale, p.rows, p.how) for p in parts]
