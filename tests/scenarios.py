@@ -45,7 +45,7 @@ import lightning as L
 import torch
 import torch.nn.functional as F
 import torchmetrics
-from lightning.pytorch.profilers import PyTorchProfiler
+from lightning.pytorch.profilers import AdvancedProfiler, PyTorchProfiler, SimpleProfiler
 from torch import Tensor, nn
 from torch.profiler import ProfilerActivity, profile, record_function, schedule
 from torch.utils.data import DataLoader, Dataset, TensorDataset
@@ -72,8 +72,13 @@ class Scenario:
     """One line: what is planted."""
     plain: Callable[[Path], Path]
     """Records the scenario with plain ``torch.profiler`` into a directory; returns the trace."""
-    lightning: Callable[[Path], Path]
-    """Records it with Lightning's ``PyTorchProfiler``; returns the training_step trace."""
+    lightning: Callable[..., Path]
+    """Records it with Lightning's ``PyTorchProfiler``; returns the training_step trace.
+    With ``profiler="simple"`` or ``"advanced"``, with that Lightning profiler instead;
+    returns its report."""
+    text_profilers: tuple[str, ...] = ()
+    """The Lightning report profilers (``simple``, ``advanced``) whose actions can show the
+    planted cost (they time Lightning's actions, not ops)."""
 
 
 # --------------------------------------------------------------------------- recording
@@ -86,6 +91,8 @@ TABLE_FORMS: dict[str, dict[str, Any]] = {
     "full": {"sort_by": "cpu_time_total", "row_limit": -1},
 }
 LIGHTNING_REPORT = "lightning_report"
+#: Lightning's report profilers, by the name `Scenario.text_profilers` uses.
+REPORT_PROFILERS: dict[str, Any] = {"simple": SimpleProfiler, "advanced": AdvancedProfiler}
 """Lightning's ``fit-*.txt`` (``PyTorchProfiler(dirpath=..., filename=...)``)."""
 
 
@@ -212,20 +219,26 @@ def record_lightning(
     val: DataLoader[Any] | None = None,
     callbacks: list[L.Callback] | None = None,
     limit_train_batches: int = LIGHTNING_BATCHES,
+    profiler_kind: str = "pytorch",
     **trainer_kwargs: Any,
 ) -> Path:
-    """``Trainer.fit`` with ``PyTorchProfiler``; returns the training_step trace it wrote."""
+    """``Trainer.fit`` with ``PyTorchProfiler``; returns the training_step trace it wrote.
+    `profiler_kind` ``simple`` or ``advanced``: with that profiler, returning its report."""
     out.mkdir(parents=True, exist_ok=True)
     pattern = "*training_step*.pt.trace.json"
     before = set(out.glob(pattern))
-    profiler = PyTorchProfiler(
-        dirpath=str(out),
-        filename="fit",
-        record_module_names=True,
-        record_shapes=True,
-        profile_memory=True,
-        schedule=_schedule(),
-    )
+    profiler: Any
+    if profiler_kind in REPORT_PROFILERS:
+        profiler = REPORT_PROFILERS[profiler_kind](dirpath=str(out), filename="fit")
+    else:
+        profiler = PyTorchProfiler(
+            dirpath=str(out),
+            filename="fit",
+            record_module_names=True,
+            record_shapes=True,
+            profile_memory=True,
+            schedule=_schedule(),
+        )
     with _one_thread(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         trainer = L.Trainer(
@@ -244,6 +257,8 @@ def record_lightning(
             **trainer_kwargs,
         )
         trainer.fit(module, train_dataloaders=train, val_dataloaders=val)
+    if profiler_kind in REPORT_PROFILERS:
+        return out / "fit-fit.txt"
     new = sorted(set(out.glob(pattern)) - before)
     if len(new) != 1:
         raise RuntimeError(f"expected one new training_step trace in {out}, found {new}")
@@ -441,9 +456,11 @@ def slow_dataset_plain(out: Path) -> Path:
     return record_plain(out, "slow_dataset", _mlp(32, 64), _slow_dataset_loader(), _sgd)
 
 
-def slow_dataset_lightning(out: Path) -> Path:
+def slow_dataset_lightning(out: Path, profiler: str = "pytorch") -> Path:
     torch.manual_seed(0)
-    return record_lightning(out, LitClassifier(_mlp(32, 64), _sgd), _slow_dataset_loader())
+    return record_lightning(
+        out, LitClassifier(_mlp(32, 64), _sgd), _slow_dataset_loader(), profiler_kind=profiler
+    )
 
 
 # 2. tiny_batch -------------------------------------------------------------------------
@@ -458,9 +475,11 @@ def tiny_batch_plain(out: Path) -> Path:
     return record_plain(out, "tiny_batch", _mlp(32, 64), _tiny_batch_loader(), _sgd)
 
 
-def tiny_batch_lightning(out: Path) -> Path:
+def tiny_batch_lightning(out: Path, profiler: str = "pytorch") -> Path:
     torch.manual_seed(0)
-    return record_lightning(out, LitClassifier(_mlp(32, 64), _sgd), _tiny_batch_loader())
+    return record_lightning(
+        out, LitClassifier(_mlp(32, 64), _sgd), _tiny_batch_loader(), profiler_kind=profiler
+    )
 
 
 # 3. heavy_metric -----------------------------------------------------------------------
@@ -508,9 +527,11 @@ def heavy_metric_plain(out: Path) -> Path:
     return record_plain(out, "heavy_metric", model, _metric_loader(), _sgd, after_step=score)
 
 
-def heavy_metric_lightning(out: Path) -> Path:
+def heavy_metric_lightning(out: Path, profiler: str = "pytorch") -> Path:
     torch.manual_seed(0)
-    return record_lightning(out, LitWithMetric(_mlp(32, 64), _sgd), _metric_loader())
+    return record_lightning(
+        out, LitWithMetric(_mlp(32, 64), _sgd), _metric_loader(), profiler_kind=profiler
+    )
 
 
 # 4. huge_optimizer ---------------------------------------------------------------------
@@ -527,10 +548,10 @@ def huge_optimizer_plain(out: Path) -> Path:
     )
 
 
-def huge_optimizer_lightning(out: Path) -> Path:
+def huge_optimizer_lightning(out: Path, profiler: str = "pytorch") -> Path:
     torch.manual_seed(0)
     module = LitClassifier(ManyParams(), _adam_single_tensor)
-    return record_lightning(out, module, _optimizer_loader())
+    return record_lightning(out, module, _optimizer_loader(), profiler_kind=profiler)
 
 
 # 5. python_loop_forward ----------------------------------------------------------------
@@ -545,9 +566,11 @@ def python_loop_forward_plain(out: Path) -> Path:
     return record_plain(out, "python_loop_forward", LoopyNet(), _loop_loader(), _sgd)
 
 
-def python_loop_forward_lightning(out: Path) -> Path:
+def python_loop_forward_lightning(out: Path, profiler: str = "pytorch") -> Path:
     torch.manual_seed(0)
-    return record_lightning(out, LitClassifier(LoopyNet(), _sgd), _loop_loader())
+    return record_lightning(
+        out, LitClassifier(LoopyNet(), _sgd), _loop_loader(), profiler_kind=profiler
+    )
 
 
 # 6. expensive_skip ---------------------------------------------------------------------
@@ -562,9 +585,11 @@ def expensive_skip_plain(out: Path) -> Path:
     return record_plain(out, "expensive_skip", SkipNet(), _skip_loader(), _sgd)
 
 
-def expensive_skip_lightning(out: Path) -> Path:
+def expensive_skip_lightning(out: Path, profiler: str = "pytorch") -> Path:
     torch.manual_seed(0)
-    return record_lightning(out, LitClassifier(SkipNet(), _sgd), _skip_loader())
+    return record_lightning(
+        out, LitClassifier(SkipNet(), _sgd), _skip_loader(), profiler_kind=profiler
+    )
 
 
 # 7. heavy_callback ---------------------------------------------------------------------
@@ -600,13 +625,14 @@ def heavy_callback_plain(out: Path) -> Path:
     )
 
 
-def heavy_callback_lightning(out: Path) -> Path:
+def heavy_callback_lightning(out: Path, profiler: str = "pytorch") -> Path:
     torch.manual_seed(0)
     return record_lightning(
         out,
         LitClassifier(_mlp(32, 64), _sgd),
         _callback_loader(),
         callbacks=[HeavyLoggingCallback()],
+        profiler_kind=profiler,
     )
 
 
@@ -647,7 +673,7 @@ def validation_heavy_plain(out: Path) -> Path:
     )
 
 
-def validation_heavy_lightning(out: Path) -> Path:
+def validation_heavy_lightning(out: Path, profiler: str = "pytorch") -> Path:
     torch.manual_seed(0)
     val = DataLoader(
         PreBatched(_VAL_LIGHTNING_BATCHES, _VAL_LIGHTNING_BATCH, (256,)), batch_size=None
@@ -658,6 +684,7 @@ def validation_heavy_lightning(out: Path) -> Path:
         out,
         LitClassifier(_val_net(), _sgd),
         _val_train_loader(),
+        profiler_kind=profiler,
         val=val,
         limit_train_batches=5,
         limit_val_batches=_VAL_LIGHTNING_BATCHES,
@@ -677,9 +704,11 @@ def healthy_conv_plain(out: Path) -> Path:
     return record_plain(out, "healthy_conv", SmallResNet(), _conv_loader(), _sgd)
 
 
-def healthy_conv_lightning(out: Path) -> Path:
+def healthy_conv_lightning(out: Path, profiler: str = "pytorch") -> Path:
     torch.manual_seed(0)
-    return record_lightning(out, LitClassifier(SmallResNet(), _sgd), _conv_loader())
+    return record_lightning(
+        out, LitClassifier(SmallResNet(), _sgd), _conv_loader(), profiler_kind=profiler
+    )
 
 
 # 10. healthy_transformer ---------------------------------------------------------------
@@ -696,9 +725,121 @@ def healthy_transformer_plain(out: Path) -> Path:
     )
 
 
-def healthy_transformer_lightning(out: Path) -> Path:
+def healthy_transformer_lightning(out: Path, profiler: str = "pytorch") -> Path:
     torch.manual_seed(0)
-    return record_lightning(out, LitClassifier(SmallTransformer(), _adam), _transformer_loader())
+    return record_lightning(
+        out, LitClassifier(SmallTransformer(), _adam), _transformer_loader(), profiler_kind=profiler
+    )
+
+
+# 11. large_mlp -------------------------------------------------------------------------
+
+
+def _large_mlp() -> nn.Module:
+    return nn.Sequential(
+        nn.Linear(1024, 2048), nn.ReLU(), nn.Linear(2048, 2048), nn.ReLU(), nn.Linear(2048, 10)
+    )
+
+
+def _large_mlp_loader() -> DataLoader[Any]:
+    return _loader(_data(_n_samples(128), (1024,)), 128)
+
+
+def large_mlp_plain(out: Path) -> Path:
+    torch.manual_seed(0)
+    return record_plain(out, "large_mlp", _large_mlp(), _large_mlp_loader(), _sgd)
+
+
+def large_mlp_lightning(out: Path, profiler: str = "pytorch") -> Path:
+    torch.manual_seed(0)
+    return record_lightning(
+        out, LitClassifier(_large_mlp(), _sgd), _large_mlp_loader(), profiler_kind=profiler
+    )
+
+
+# 12. python_collate --------------------------------------------------------------------
+
+
+def python_collate(batch: list[Batch]) -> Batch:
+    """A collate_fn that converts every value through Python floats (a common slow path)."""
+    rows = [[float(v) for v in x.tolist()] for x, _ in batch]
+    return torch.tensor(rows), torch.stack([y for _, y in batch])
+
+
+def _collate_loader() -> DataLoader[Any]:
+    return DataLoader(_data(_n_samples(32), (512,)), batch_size=32, collate_fn=python_collate)
+
+
+def python_collate_plain(out: Path) -> Path:
+    torch.manual_seed(0)
+    return record_plain(out, "python_collate", _mlp(512, 64), _collate_loader(), _sgd)
+
+
+def python_collate_lightning(out: Path, profiler: str = "pytorch") -> Path:
+    torch.manual_seed(0)
+    return record_lightning(
+        out, LitClassifier(_mlp(512, 64), _sgd), _collate_loader(), profiler_kind=profiler
+    )
+
+
+# 13. allocation_churn ------------------------------------------------------------------
+
+
+class FeatureBank(nn.Module):
+    """Keeps every batch's features by growing one tensor with torch.cat: each step copies
+    the whole bank into a new, larger allocation."""
+
+    def __init__(self, features: int = 64, start_rows: int = 100_000) -> None:
+        super().__init__()
+        self.net = _mlp(features, 64)
+        self.bank = torch.zeros(start_rows, features)
+
+    def forward(self, x: Tensor) -> Tensor:
+        self.bank = torch.cat([self.bank, x.detach()])
+        return self.net(x)  # type: ignore[no-any-return]
+
+
+def _churn_loader() -> DataLoader[Any]:
+    return _loader(_data(_n_samples(16), (64,)), 16)
+
+
+def allocation_churn_plain(out: Path) -> Path:
+    torch.manual_seed(0)
+    return record_plain(out, "allocation_churn", FeatureBank(), _churn_loader(), _sgd)
+
+
+def allocation_churn_lightning(out: Path, profiler: str = "pytorch") -> Path:
+    torch.manual_seed(0)
+    return record_lightning(
+        out, LitClassifier(FeatureBank(), _sgd), _churn_loader(), profiler_kind=profiler
+    )
+
+
+# 14. seed_resnet18 ---------------------------------------------------------------------
+
+
+def _seed_net() -> nn.Module:
+    """The seed tutorial's model: a ResNet-18 feature extractor of BasicBlocks and a linear
+    classifier (profsight's copy of torchvision's, module names as torchvision's)."""
+    from profsight.demo.resnet import resnet18_backbone
+
+    return nn.Sequential(resnet18_backbone(), nn.Linear(512, 10))
+
+
+def _seed_loader() -> DataLoader[Any]:
+    return _loader(_data(_n_samples(16), (3, 32, 32)), 16)
+
+
+def seed_resnet18_plain(out: Path) -> Path:
+    torch.manual_seed(0)
+    return record_plain(out, "seed_resnet18", _seed_net(), _seed_loader(), _sgd)
+
+
+def seed_resnet18_lightning(out: Path, profiler: str = "pytorch") -> Path:
+    torch.manual_seed(0)
+    return record_lightning(
+        out, LitClassifier(_seed_net(), _sgd), _seed_loader(), profiler_kind=profiler
+    )
 
 
 SCENARIOS: dict[str, Scenario] = {
@@ -710,6 +851,7 @@ SCENARIOS: dict[str, Scenario] = {
             "Dataset.__getitem__ sleeps 3 ms per sample; DataLoader(num_workers=0), batch 8",
             slow_dataset_plain,
             slow_dataset_lightning,
+            ("simple", "advanced"),
         ),
         Scenario(
             "tiny_batch",
@@ -717,6 +859,7 @@ SCENARIOS: dict[str, Scenario] = {
             "batch 4 on a 32-64-10 MLP: the per-step fixed cost dwarfs the compute",
             tiny_batch_plain,
             tiny_batch_lightning,
+            ("simple",),
         ),
         Scenario(
             "heavy_metric",
@@ -731,6 +874,7 @@ SCENARIOS: dict[str, Scenario] = {
             "300 separate one-row parameters with Adam(foreach=False)",
             huge_optimizer_plain,
             huge_optimizer_lightning,
+            ("simple",),
         ),
         Scenario(
             "python_loop_forward",
@@ -752,6 +896,7 @@ SCENARIOS: dict[str, Scenario] = {
             "a callback sleeps 20 ms at every training batch end",
             heavy_callback_plain,
             heavy_callback_lightning,
+            ("simple",),
         ),
         Scenario(
             "validation_heavy",
@@ -759,6 +904,7 @@ SCENARIOS: dict[str, Scenario] = {
             "large validation batches run inside the profiled training steps",
             validation_heavy_plain,
             validation_heavy_lightning,
+            ("simple",),
         ),
         Scenario(
             "healthy_conv",
@@ -773,6 +919,35 @@ SCENARIOS: dict[str, Scenario] = {
             "two TransformerEncoderLayers (d_model 256, seq 64, batch 16): matmuls dominate",
             healthy_transformer_plain,
             healthy_transformer_lightning,
+        ),
+        Scenario(
+            "large_mlp",
+            "compute_matmul",
+            "a 1024-2048-2048-10 MLP, batch 128: its matrix multiplies dominate",
+            large_mlp_plain,
+            large_mlp_lightning,
+        ),
+        Scenario(
+            "python_collate",
+            "data_loading",
+            "a collate_fn that converts every value through Python floats, num_workers=0",
+            python_collate_plain,
+            python_collate_lightning,
+            ("simple", "advanced"),
+        ),
+        Scenario(
+            "allocation_churn",
+            "memory",
+            "a 100k-row feature bank grown by torch.cat every step (profile_memory=True)",
+            allocation_churn_plain,
+            allocation_churn_lightning,
+        ),
+        Scenario(
+            "seed_resnet18",
+            "compute_conv",
+            "the seed tutorial's ResNet-18 of BasicBlocks and a classifier, batch 16, 32x32",
+            seed_resnet18_plain,
+            seed_resnet18_lightning,
         ),
     )
 }

@@ -367,7 +367,7 @@ def test_table_breakdowns_add_up_to_the_step(path: Path) -> None:
 
     profile = profsight.load(path)
     assert isinstance(profile, profsight.TextProfile)
-    for step in diagnose_table(*profile.run_table()).breakdown.steps:
+    for step in diagnose_table(profile.run()).breakdown.steps:
         assert sum(step.host_us.values()) == pytest.approx(step.wall_us, rel=1e-6)
 
 

@@ -200,9 +200,9 @@ def _text_report(profile: TextProfile) -> Report:
             "the epoch, so totals overlap and do not add up.",
             "SimpleProfiler records totals and calls only: no self time, no device time.",
         ]
-    run_table, flops = profile.run_table()
-    diagnosis = diagnose_table(run_table, flops)
+    diagnosis = diagnose_table(profile.run())
     breakdown = diagnosis.breakdown
+    notes += diagnosis.limits
     if breakdown.steps:
         notes.append(
             "From a table: the breakdown divides row totals by the steps; it cannot show "

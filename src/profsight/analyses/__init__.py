@@ -13,14 +13,16 @@ from profsight.analyses import comm_findings, compute, device, model, modules, p
 from profsight.analyses.breakdown import Breakdown
 from profsight.analyses.comms import Communication
 from profsight.analyses.context import Context, context
+from profsight.analyses.memory_churn import copy_churn
 from profsight.analyses.printed_device import printed_device
 from profsight.analyses.printed_findings import breakdown_of, printed_findings
+from profsight.analyses.printed_python import with_python_hotspots
 from profsight.analyses.printed_setup import printed_facts, printed_setup
 from profsight.analyses.printed_step import printed_step
 from profsight.analyses.verdict import Verdict, trace_facts, verdict
 from profsight.findings import Finding, ranked
 from profsight.model.profile import Profile
-from profsight.model.table import ProfilerTable
+from profsight.model.text_profile import PrintedRun
 
 ANALYSES: tuple[Callable[[Context], list[Finding]], ...] = (
     phases.run,
@@ -39,28 +41,36 @@ class Diagnosis:
     findings: tuple[Finding, ...]
     verdict: Verdict | None
     communication: Communication | None = None
+    limits: tuple[str, ...] = ()
+    """What the input could not tell (a printed table's step model says it)."""
 
 
 def diagnose(profile: Profile) -> Diagnosis:
     ctx = context(profile)
     if not ctx.breakdown.steps:
         return Diagnosis(ctx.breakdown, (), None, ctx.comms)
-    findings = phases.without_explained_fixed_cost([f for a in ANALYSES for f in a(ctx)])
+    findings = phases.without_explained([f for a in ANALYSES for f in a(ctx)])
     result = verdict(trace_facts(ctx), findings)
     findings += model.complexity(result.judgement, result.summary, result.evidence)
     return Diagnosis(ctx.breakdown, tuple(ranked(findings)), result, ctx.comms)
 
 
-def diagnose_table(table: ProfilerTable, flops: tuple[float | None, ...] = ()) -> Diagnosis:
-    """The same diagnosis from a printed table's rows: the step they allow
-    (`printed_step`), the trace's rules on it, and the verdict in the trace's words.
-    `flops`: the table's ``Total FLOPs`` cells, per row, when it printed them."""
-    step = printed_step(table)
+def diagnose_table(run: PrintedRun) -> Diagnosis:
+    """The same diagnosis from a printed table's rows (or a Lightning report's actions): the
+    step they allow (`printed_step`), the trace's rules on it, and the verdict in the
+    trace's words."""
+    table = run.table
+    step = printed_step(table, exclusive=run.exclusive)
     if step is None:
         return Diagnosis(Breakdown((), "", "none"), (), None)
     device = printed_device(table, step)
-    findings = phases.without_explained_fixed_cost(printed_findings(step, device, table))
+    findings = printed_findings(step, device, table)
+    findings += copy_churn(table.rows, step.steps, step.share, device is not None)
+    findings = phases.without_explained(findings)
+    findings = with_python_hotspots(findings, step, run.profiles)
     findings += printed_setup(step, table)
-    result = verdict(printed_facts(step, device, table, flops), findings)
+    result = verdict(printed_facts(step, device, table, run.flops), findings)
     findings += model.complexity(result.judgement, result.summary, result.evidence)
-    return Diagnosis(breakdown_of(step, device), tuple(ranked(findings)), result)
+    return Diagnosis(
+        breakdown_of(step, device), tuple(ranked(findings)), result, limits=step.limits
+    )

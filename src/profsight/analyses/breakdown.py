@@ -57,6 +57,13 @@ class Breakdown:
     """Events of the step thread's rows (steps excluded) ..."""
     row_phases: tuple[str, ...] = ()
     """... and the phase each belongs to."""
+    scope: str = ""
+    """What the steps are, when not one window each (a table's: an average of its totals)."""
+
+    @property
+    def described(self) -> str:
+        """``3 profiler steps``, or the `scope`."""
+        return self.scope or f"{len(self.steps)} {self.windows}"
 
     @property
     def has_device(self) -> bool:

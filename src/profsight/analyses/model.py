@@ -8,6 +8,7 @@ import json
 import numpy as np
 
 from profsight.analyses.context import Context
+from profsight.analyses.memory_churn import copy_churn
 from profsight.findings import Evidence, Finding, Severity
 from profsight.knowledge.advice import ALLOCATIONS_PER_STEP
 from profsight.knowledge.trace_schema import EventKind
@@ -26,6 +27,12 @@ def run(ctx: Context) -> list[Finding]:
         *_conv_bias_before_norm(ctx),
         *optimizer_implementation(ctx),
         *allocation_churn(ctx),
+        *copy_churn(
+            ctx.table.rows,
+            ctx.steps,
+            lambda us: ctx.share(us * ctx.steps),
+            ctx.has_device,
+        ),
     ]
 
 

@@ -9,6 +9,7 @@ from profsight.analyses.breakdown import Breakdown
 from profsight.analyses.context import Context
 from profsight.findings import Evidence, Finding, Severity, severity_for
 from profsight.knowledge.advice import (
+    EXPLAINED_BY,
     MEASURED,
     PER_STEP_ADVICE,
     PER_STEP_OVERHEAD_PCT,
@@ -112,19 +113,12 @@ def _per_step_overhead(
     ]
 
 
-#: Findings with a cause of their own that a short step's fixed cost can consist of: a
-#: module's Python loop of tiny ops is fixed cost per step too, but its fix is to vectorise.
-_OWN_CAUSES = frozenset({"module_overhead"})
-
-
-def without_explained_fixed_cost(findings: list[Finding]) -> list[Finding]:
-    """Drop the per-step overhead finding when a finding with a cause of its own explains at
-    least half of it (the rule `_per_step_overhead` applies to phases, for module overhead,
-    which is found after the phases)."""
-    fixed = next((f for f in findings if f.category == "per_step_overhead"), None)
-    if fixed is None:
-        return findings
-    own = max((f.at_stake_pct for f in findings if f.category in _OWN_CAUSES), default=0.0)
-    if own < fixed.at_stake_pct / 2:
-        return findings
-    return [f for f in findings if f is not fixed]
+def without_explained(findings: list[Finding]) -> list[Finding]:
+    """Drop a finding when another one names its cause and takes at least half of its share
+    (`knowledge.advice.EXPLAINED_BY`): the per-step overhead that is a module's Python loop,
+    the module's own time that is a copy it makes."""
+    kept = list(findings)
+    for effect, causes in EXPLAINED_BY.items():
+        own = max((f.at_stake_pct for f in kept if f.category in causes), default=0.0)
+        kept = [f for f in kept if f.category != effect or own < f.at_stake_pct / 2]
+    return kept

@@ -47,7 +47,9 @@ def breakdown_of(step: PrintedStep, device: PrintedDevice | None) -> Breakdown:
         None if device is None else device.work_us if device.busy_pct < 100 else step.step_us,
         {k: v * step.step_us / 100 for k, v in idle.items()},
     )
-    return Breakdown((average,), "", TABLE_WINDOWS)
+    return Breakdown(
+        (average,), "", TABLE_WINDOWS, scope=f"{step.steps} step(s), from the table's totals"
+    )
 
 
 def idle_causes(step: PrintedStep, device: PrintedDevice | None) -> dict[str, float]:

@@ -98,14 +98,17 @@ class PrintedStep:
         return next((p for p in self.parts if p.phase == phase.value), None)
 
 
-def printed_step(table: ProfilerTable) -> PrintedStep | None:
-    """The step model of a printed table; None when the rows hold nothing to build it on."""
-    return _Builder(table).build()
+def printed_step(table: ProfilerTable, exclusive: bool = False) -> PrintedStep | None:
+    """The step model of a printed table; None when the rows hold nothing to build it on.
+    `exclusive`: the rows' times exclude the rows inside them (AdvancedProfiler's actions),
+    so they add up instead of nesting."""
+    return _Builder(table, exclusive).build()
 
 
 class _Builder:
-    def __init__(self, table: ProfilerTable) -> None:
+    def __init__(self, table: ProfilerTable, exclusive: bool) -> None:
         self.table = table
+        self.exclusive = exclusive
         self.rows = [r for r in table.rows if r.cpu_total_us > 0 and not r.is_device]
         self.kinds = {id(r): row_kind(r, table) for r in self.rows}
         self.actions = {id(r): _action(r, self.kinds[id(r)]) for r in self.rows}
@@ -137,6 +140,21 @@ class _Builder:
                 f"{step_row.name} CPU total / its {step_row.calls} calls",
             )
         batches = [r for r in self._action_rows(STEP_ACTION) if r.calls]
+        if batches and self.exclusive:
+            steps = batches[0].calls
+            self.limits.append(
+                "AdvancedProfiler loses an action's time once an action inside it starts its "
+                "own profiler (Python has one profiler at a time): outer actions and backward "
+                "read short, so the step is at least the sum shown."
+            )
+            per_batch = [r for r in self.rows if r.calls >= steps]
+            return (
+                steps,
+                self._total(per_batch) / steps,
+                "the sum of the actions that run every batch (AdvancedProfiler's profilers "
+                "cannot nest: an action stops counting when one inside it starts, so its "
+                "times add up)",
+            )
         if batches:
             steps = batches[0].calls
             epoch = self._action_rows(EPOCH_ACTION)
@@ -218,6 +236,8 @@ class _Builder:
         for row in self.rows:
             action = self.actions[id(row)]
             holder = NESTED_IN.get(action or "")
+            if self.exclusive:
+                break  # exclusive times: nothing to subtract
             if holder is not None and (holder in present or holder == OPTIMIZER_ACTION):
                 nested[holder] = nested.get(holder, 0.0) + row.cpu_total_us
 
@@ -346,6 +366,8 @@ class _Builder:
             rows = holders
         total = self._total(rows)
         calls = max(r.calls for r in rows)
+        if self.exclusive:
+            return total / max(calls, 1), "optimizer_step's own time per call", rows
         forward = self._total(self._action_rows(FORWARD_ACTION))
         closure = [
             r

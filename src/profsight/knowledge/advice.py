@@ -215,6 +215,19 @@ FP32_ON_TENSOR_CORES_PCT: Final = 20.0
 #: Allocations per step above which allocation churn is reported (measured on the scenarios:
 #: healthy runs allocate a few hundred times per step).
 ALLOCATIONS_PER_STEP: Final = 2000
+#: A copy op (cat, clone, contiguous, ...) that allocates this much per call moves enough
+#: memory that the copy, not the op's dispatch, is its cost: 1 MiB takes ~100 µs at the
+#: ~10 GB/s of a host memory copy, 10-50x the 2-10 µs an op's dispatch costs in the tables
+#: of tests/data. Past COPY_CHURN_PCT of the step (the module-overhead threshold: glue work
+#: worth changing, measured) it is a finding.
+LARGE_COPY_BYTES: Final = 2**20
+COPY_CHURN_PCT: Final = 8.0
+COPY_CHURN_ADVICE: Final = (
+    "Do not grow tensors by concatenation inside the step: preallocate once and write into "
+    "slices (buf[i : i + n] = x), or keep a Python list of tensors and torch.cat them once "
+    "when needed (a ring buffer for a fixed-size bank); avoid .clone()/.contiguous() of large "
+    "tensors in the loop."
+)
 #: Compute categories that take this share of the step are reported (informational).
 COMPUTE_PCT: Final = 20.0
 
@@ -268,3 +281,13 @@ def mixed_precision(arch: str | None) -> str:
         "Trainer(precision='16-mixed'), or torch.autocast('cuda', dtype=torch.float16) with a "
         "torch.amp.GradScaler"
     )
+
+
+#: A finding that is the cause behind another: the other steps aside when the cause takes at
+#: least half of its share (the per-step rule's own guard, `phases._per_step_overhead`).
+#: Fixed per-step cost can be a module's Python loop; a module's own time can be a copy it
+#: makes on every call.
+EXPLAINED_BY: Final[dict[str, tuple[str, ...]]] = {
+    "per_step_overhead": ("module_overhead", "memory"),
+    "module_overhead": ("memory",),
+}

@@ -261,5 +261,8 @@ NESTED_IN: Final[dict[str, str]] = {
     "model_forward": "training_step_and_backward",
     "model_backward": "training_step_and_backward",
 }
+#: The AdvancedProfiler's own ``stop`` (and its ``profile`` context) in each action's
+#: listing: its calls are the action's calls.
+ADVANCED_STOP: Final = re.compile(r"^advanced\.py:\d+\(stop\)$")
 #: Lightning's fetch ranges hold the DataLoader's own ``enumerate(DataLoader)#...__next__``.
 FETCH_ACTIONS: Final = frozenset({"train_dataloader_next", "get_train_batch"})

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from typing import Final
 
 from profsight.errors import InputError
+from profsight.loaders.cprofile_text import parse_listing
 from profsight.loaders.table_layout import unreadable_rows
 from profsight.loaders.table_text import looks_like_table
+from profsight.model.cprofile import ActionProfile
 from profsight.model.diagnostics import Diagnostic, Level
 
 __all__ = [
@@ -80,6 +82,8 @@ class LightningReport:
     advanced: dict[str, str]
     """``AdvancedProfiler``: action name -> its cProfile listing."""
     diagnostics: tuple[Diagnostic, ...]
+    profiles: tuple[ActionProfile, ...] = ()
+    """``AdvancedProfiler``: the listings parsed, in the report's order."""
 
 
 def looks_like_lightning_report(text: str) -> bool:
@@ -110,6 +114,7 @@ def parse_lightning_report(text: str, source: str) -> LightningReport:
         first.total_s,
         first.advanced,
         (*first.diagnostics, note),
+        first.profiles,
     )
 
 
@@ -155,7 +160,8 @@ def _parse_section(lines: Sequence[str]) -> LightningReport | None:
         return _SimpleReader(lines, header, prefix, stage).read()
     advanced = _advanced(lines, prefix)
     if advanced:
-        return LightningReport(ADVANCED, stage, (), None, advanced, ())
+        profiles = tuple(p for a, t in advanced.items() if (p := parse_listing(a, t)) is not None)
+        return LightningReport(ADVANCED, stage, (), None, advanced, (), profiles)
     return None
 
 

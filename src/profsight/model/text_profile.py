@@ -12,12 +12,27 @@ from typing import TYPE_CHECKING, NoReturn
 
 from profsight.errors import UsageError
 from profsight.knowledge.rows import LIGHTNING_ACTION_EVENT as LIGHTNING_ACTION
+from profsight.model.cprofile import ActionProfile
 from profsight.model.diagnostics import Diagnostic
 from profsight.model.table import ProfilerTable, Row
 
 if TYPE_CHECKING:
     from profsight.loaders.lightning_text import LightningReport
     from profsight.loaders.table_text import ParsedTable
+
+
+@dataclass(frozen=True)
+class PrintedRun:
+    """The rows of one run as printed, for the diagnosis."""
+
+    table: ProfilerTable
+    flops: tuple[float | None, ...] = ()
+    """Per row, the ``Total FLOPs`` cell (empty when the table has no such column)."""
+    exclusive: bool = False
+    """Action times exclude the actions inside them (``AdvancedProfiler``'s profilers
+    cannot nest), so they add up instead of nesting."""
+    profiles: tuple[ActionProfile, ...] = ()
+    """``AdvancedProfiler``'s cProfile listing of each action."""
 
 
 @dataclass
@@ -44,14 +59,17 @@ class TextProfile:
             table = table.sorted(sort_by)
         return table.head(limit)
 
-    def run_table(self) -> tuple[ProfilerTable, tuple[float | None, ...]]:
-        """The main table with the rows of the other tables printed from the same run (the
-        same footer: a CPU-sorted and a CUDA-sorted top 10 together show more rows), and the
-        main table's ``Total FLOPs`` cells (empty when it printed none)."""
+    def run(self) -> PrintedRun:
+        """What the diagnosis reads: the main table with the rows of the other tables printed
+        from the same run (the same footer: a CPU-sorted and a CUDA-sorted top 10 together
+        show more rows), its ``Total FLOPs`` cells, and a Lightning report's listings."""
         main = self._main()
         parsed = next((t for t in self.tables if t.table is main), None)
         if parsed is None:
-            return main, ()
+            report = self.lightning
+            advanced = report is not None and report.kind == "advanced"
+            profiles = report.profiles if report is not None else ()
+            return PrintedRun(main, exclusive=advanced, profiles=profiles)
         rows = list(main.rows)
         seen = {_row_key(r) for r in rows}
         flops = list(parsed.flops)
@@ -65,7 +83,7 @@ class TextProfile:
                     if flops:
                         flops.append(other.flops[i] if other.flops else None)
         merged = replace(main, rows=tuple(rows), total_rows=len(rows))
-        return merged, tuple(flops)
+        return PrintedRun(merged, tuple(flops))
 
     def tree(self) -> NoReturn:
         raise UsageError(f"{self.source}: a printed table has no call tree (a trace file has)")
@@ -84,7 +102,10 @@ def _row_key(row: Row) -> tuple[object, ...]:
 
 
 def lightning_table(report: LightningReport) -> ProfilerTable:
-    """SimpleProfiler actions as table rows: totals and calls only (it records no self time)."""
+    """SimpleProfiler actions (or AdvancedProfiler's, from their listings) as table rows:
+    totals and calls only (neither records self time)."""
+    if not report.actions and report.profiles:
+        return _advanced_table(report.profiles)
     total = report.total_s or sum(a.total_s for a in report.actions)
     rows = tuple(
         Row(
@@ -103,10 +124,14 @@ def lightning_table(report: LightningReport) -> ProfilerTable:
         )
         for a in report.actions
     )
+    return _action_table(rows, (total or 0.0) * 1e6)
+
+
+def _action_table(rows: tuple[Row, ...], total_us: float) -> ProfilerTable:
     return ProfilerTable(
         rows=rows,
         group_by="name",
-        self_cpu_total_us=(total or 0.0) * 1e6,
+        self_cpu_total_us=total_us,
         self_device_total_us=0.0,
         has_device=False,
         has_memory=False,
@@ -115,3 +140,23 @@ def lightning_table(report: LightningReport) -> ProfilerTable:
         total_rows=len(rows),
         longest_name=max((len(r.name) for r in rows), default=0),
     )
+
+
+def _advanced_table(profiles: tuple[ActionProfile, ...]) -> ProfilerTable:
+    total = sum(p.total_s for p in profiles)
+    rows = tuple(
+        Row(
+            name=p.action,
+            event_kind=LIGHTNING_ACTION,
+            calls=p.calls or 1,
+            self_cpu_us=p.total_s * 1e6,
+            cpu_total_us=p.total_s * 1e6,
+            self_device_us=0.0,
+            device_total_us=0.0,
+            self_cpu_pct=p.total_s * 100 / total if total else 0.0,
+            cpu_total_pct=p.total_s * 100 / total if total else 0.0,
+            self_device_pct=0.0,
+        )
+        for p in profiles
+    )
+    return _action_table(rows, total * 1e6)

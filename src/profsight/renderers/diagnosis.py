@@ -34,7 +34,7 @@ def breakdown_lines(breakdown: Breakdown | None, device_name: str = "GPU") -> li
     avg = breakdown.average()
     where = f", on {breakdown.thread}" if breakdown.thread else ""
     lines = [
-        f"Where a step's time goes ({len(breakdown.steps)} {breakdown.windows}, average "
+        f"Where a step's time goes ({breakdown.described}, average "
         f"{short_time(avg.wall_us)}{where}):"
     ]
     for phase, us in sorted(avg.host_us.items(), key=lambda kv: -kv[1]):
@@ -84,6 +84,7 @@ def breakdown_dict(breakdown: Breakdown | None) -> dict[str, Any] | None:
         return None
     return {
         "windows": breakdown.windows,
+        "scope": breakdown.described,
         "thread": breakdown.thread,
         "average": step_dict(breakdown.average()),
         "steps": [step_dict(s) for s in breakdown.steps],

@@ -102,7 +102,7 @@ def _breakdown(bd: Breakdown | None) -> RenderableType | None:
             f"{pct:5.1f}%", f"{short_time(us):>9}", _bar(pct, PHASE_STYLES[ph]), PHASE_LABELS[ph]
         )
     title = Text(
-        f"Where a step's time goes ({len(bd.steps)} {bd.windows}, average "
+        f"Where a step's time goes ({bd.described}, average "
         f"{short_time(avg.wall_us)}{f', on {bd.thread}' if bd.thread else ''})",
         style="bold",
     )

@@ -259,7 +259,7 @@
     if (!b || !b.steps || !b.steps.length) return;
     const s = show(document.getElementById("ps-breakdown"));
     const avg = b.average;
-    let intro = b.steps.length + " " + b.windows + ", average " + fmtTime(avg.wall_us);
+    let intro = (b.scope || b.steps.length + " " + b.windows) + ", average " + fmtTime(avg.wall_us);
     intro += " on " + b.thread;
     if (avg.device_busy_us !== null && avg.device_busy_us !== undefined && avg.wall_us) {
       intro += "; " + DEV + " busy " + fmtPct((avg.device_busy_us * 100) / avg.wall_us);

@@ -1,0 +1,68 @@
+"""Where an action's time goes in Python: the hot function of an AdvancedProfiler listing.
+
+An ``AdvancedProfiler`` listing is sorted by cumulative time, so the functions that hold
+most of an action are a chain from the outermost call down. The deepest Python function
+(not a C built-in) that still holds at least `HOT_SHARE` of the action is where its time
+goes: ``slow_collate (train.py:8)`` under ``train_dataloader_next``, not the DataLoader's
+own ``__next__`` above it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from profsight.analyses.printed_step import PrintedStep
+from profsight.findings import Evidence, Finding
+from profsight.knowledge.lightning import ADVANCED_STOP
+from profsight.model.cprofile import ActionProfile, CProfileEntry
+from profsight.units import short_time
+
+#: A function holding this share of an action's time is on its hot path (a majority).
+HOT_SHARE = 0.5
+
+
+def hotspot(profile: ActionProfile) -> CProfileEntry | None:
+    """The deepest Python function holding at least `HOT_SHARE` of the action."""
+    if profile.total_s <= 0:
+        return None
+    hot = [
+        e
+        for e in profile.entries
+        if not e.builtin
+        and not ADVANCED_STOP.search(e.location)
+        and e.cumtime_s >= HOT_SHARE * profile.total_s
+    ]
+    return min(hot, key=lambda e: e.cumtime_s) if hot else None
+
+
+def with_python_hotspots(
+    findings: list[Finding], step: PrintedStep, profiles: tuple[ActionProfile, ...]
+) -> list[Finding]:
+    """Findings about a phase, with the hot function of each action behind it."""
+    if not profiles:
+        return findings
+    by_action = {p.action: p for p in profiles}
+    out = []
+    for finding in findings:
+        rows = {row for e in finding.evidence for row in e.rows}
+        extra = []
+        for action in sorted(rows & by_action.keys()):
+            profile = by_action[action]
+            entry = hotspot(profile)
+            if entry is None:
+                continue
+            share = entry.cumtime_s / profile.total_s
+            calls = profile.calls or 1
+            own = entry.tottime_s * 1e6 / calls
+            extra.append(
+                Evidence(
+                    "where its Python time goes",
+                    f"{entry.location}: {share:.0%} of {action} "
+                    f"({short_time(entry.cumtime_s * 1e6 / calls)} of "
+                    f"{short_time(profile.total_s * 1e6 / calls)} per call"
+                    + (f", {short_time(own)} in its own lines)" if own >= 1 else ")"),
+                    (entry.location,),
+                )
+            )
+        out.append(replace(finding, evidence=(*finding.evidence, *extra)) if extra else finding)
+    return out

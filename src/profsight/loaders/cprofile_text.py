@@ -1,0 +1,45 @@
+"""Reading a pstats listing (one ``AdvancedProfiler`` action) into `ActionProfile`."""
+
+from __future__ import annotations
+
+import re
+
+from profsight.knowledge.lightning import ADVANCED_STOP
+from profsight.model.cprofile import ActionProfile, CProfileEntry
+
+#: ``  4367 function calls (4338 primitive calls) in 0.038 seconds``
+_SUMMARY = re.compile(r"function calls(?: \(\d+ primitive calls\))? in (?P<s>[-\d.e+]+) seconds")
+#: ``  32/8    0.000    0.000    0.038    0.005 combined_loader.py:339(__next__)``
+_ENTRY = re.compile(
+    r"^\s*(?P<calls>\d+)(?:/(?P<primitive>\d+))?\s+(?P<tottime>[\d.e+-]+)\s+[\d.e+-]+\s+"
+    r"(?P<cumtime>[\d.e+-]+)\s+[\d.e+-]+\s+(?P<location>\S.*?)\s*$"
+)
+
+
+def parse_listing(action: str, text: str) -> ActionProfile | None:
+    """The listing of one action; None when `text` holds no pstats summary line."""
+    summary = _SUMMARY.search(text)
+    if summary is None:
+        return None
+    entries = []
+    for line in text.splitlines():
+        match = _ENTRY.match(line)
+        if match is None:
+            continue
+        calls = int(match["calls"])
+        entries.append(
+            CProfileEntry(
+                calls=calls,
+                primitive_calls=int(match["primitive"]) if match["primitive"] else calls,
+                tottime_s=float(match["tottime"]),
+                cumtime_s=float(match["cumtime"]),
+                location=match["location"],
+            )
+        )
+    stops = [e.primitive_calls for e in entries if ADVANCED_STOP.search(e.location)]
+    return ActionProfile(
+        action=action,
+        total_s=float(summary["s"]),
+        calls=stops[0] if stops else None,
+        entries=tuple(entries),
+    )
