@@ -212,7 +212,7 @@ def _decode_header(
             header = ANY_DECODER.decode(doc)
         except UnicodeDecodeError:  # a name that is not UTF-8: read it with U+FFFD
             header = ANY_DECODER.decode(bytes(doc).decode("utf-8", "replace").encode())
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         diagnostics.append(
             Diagnostic("bad_header", "the trace's top-level fields could not be read")
         )
@@ -231,6 +231,13 @@ def _decode_events(doc: bytes | memoryview, builder: ColumnBuilder) -> list[Even
             return _decode_lax(doc, builder)
     except UnicodeDecodeError:  # msgspec's own error for bytes that are not UTF-8
         raise msgspec.DecodeError("JSON is malformed: bytes that are not UTF-8") from None
+    except RecursionError:
+        # msgspec walks nested values recursively, even those it skips: a value nested deeper
+        # than Python's recursion limit (thousands of levels in an args field) cannot be
+        # read; the chunk is read again event by event and that event is skipped
+        raise msgspec.DecodeError(
+            "JSON is malformed: a value is nested deeper than the decoder's limit"
+        ) from None
 
 
 def _decode_lax(doc: bytes | memoryview, builder: ColumnBuilder) -> list[Event]:
@@ -299,7 +306,7 @@ def _is_tail(tail: bytes) -> bool:
         return False
     try:
         ANY_DECODER.decode(b"{" + rest[1:])
-    except (msgspec.DecodeError, UnicodeDecodeError):
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
         return False
     return True
 

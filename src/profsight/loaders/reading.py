@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from io import BufferedReader
 from pathlib import Path
 
@@ -12,6 +12,8 @@ from profsight.errors import InputError
 from profsight.loaders.progress import Progress, no_progress
 
 GZIP_MAGIC = b"\x1f\x8b"
+#: Byte order marks of UTF-16 text (Windows PowerShell's ``>`` writes UTF-16 LE with one).
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _CHUNK = 8 << 20
 
 
@@ -88,3 +90,14 @@ def _read_gzip(
         return out, True
     out += decomp.flush()
     return out, not decomp.eof
+
+
+def as_utf8(raw: RawInput, source: str) -> RawInput:
+    """`raw` with UTF-16 text (it starts with a byte order mark) turned into UTF-8."""
+    if raw.data[:2] not in UTF16_BOMS:
+        return raw
+    try:
+        text = bytes(raw.data).decode("utf-16")
+    except UnicodeDecodeError as exc:
+        raise InputError(source, f"starts as UTF-16 text but is not ({exc.reason})") from None
+    return replace(raw, data=bytearray(text.encode("utf-8")))

@@ -57,6 +57,10 @@ def load_report_document(path: str | Path) -> dict[str, Any]:
         document = msgspec.json.decode(bytes(raw.data))
     except (msgspec.DecodeError, UnicodeDecodeError) as exc:
         raise InputError(source, f"is a profsight report but not valid JSON ({exc})") from None
+    except RecursionError:
+        raise InputError(
+            source, "is a profsight report but nested deeper than any report is"
+        ) from None
     return checked_document(document, source)
 
 

@@ -22,11 +22,12 @@ from profsight.model.diagnostics import Diagnostic
 
 #: A cell: text runs separated by two or more spaces (one space stays inside a cell).
 _TOKEN = re.compile(r"\S+(?: \S+)*")
-#: torch's dashed rule (``----  ----``), after whatever prefix the table carries.
-_RULE = re.compile(r"^(?P<prefix>.*?)(?P<rule>-+(?: {2}-+)+) *$")
-_SEGMENT = re.compile(r"-+")
+#: torch's dashed rule (``----  ----``), after whatever prefix the table carries; docs that
+#: quote a table in reStructuredText turn it into ``====  ====``.
+_RULE = re.compile(r"^(?P<prefix>.*?)(?P<rule>(?P<c>[-=])(?P=c)*(?: {2}(?P=c)+)+) *$")
+_SEGMENT = re.compile(r"-+|=+")
 #: The table's own rule, once the prefix is stripped.
-_BARE_RULE = re.compile(r"^-+(?: {2}-+)+ *$")
+_BARE_RULE = re.compile(r"^(?:-+(?: {2}-+)+|=+(?: {2}=+)+) *$")
 #: A rule of any kind: torch's dashes, ``=`` banners, bottleneck's dash lines.
 _PLAIN_RULE = re.compile(r"^[-=]{3,}(?:\s+[-=]+)*$")
 #: ``--- Profiling Eager ---``, ``===== [REF] =====``.
@@ -128,6 +129,23 @@ def split_cells(body: str, segments: Sequence[tuple[int, int]]) -> list[str]:
         spans[column] = (token.start() if span is None else span[0], token.end())
         shift += max(0, end - segments[column][1])
     return ["" if s is None else body[s[0] : s[1]] for s in spans]
+
+
+#: What a terminal pager writes into the text it shows: ``less``'s ``[21/77]`` position,
+#: ``(END)``, ``--More--(42%)``, ``lines 1-40/77 52%``.
+_PAGER_MARK = re.compile(
+    r"^(?:\[\d+/\d+\]|\(END\)|--More--(?:\(\d+%\))?|lines \d+-\d+/\d+(?: \d+%)?|:)$"
+)
+
+
+def glued_rows(body: str, columns: int) -> list[list[str]]:
+    """The rows of a line that holds one or more rows glued to other text: its cells
+    without a pager's markers, cut into runs of `columns` cells; [] when they do not
+    divide into whole rows."""
+    cells = [t for t in _TOKEN.findall(body) if not _PAGER_MARK.match(t)]
+    if not cells or len(cells) % columns:
+        return []
+    return [cells[i : i + columns] for i in range(0, len(cells), columns)]
 
 
 def unreadable_rows(lines: Sequence[str]) -> Diagnostic:

@@ -34,6 +34,7 @@ from profsight.loaders.table_columns import (
 from profsight.loaders.table_layout import (
     Header,
     find_title,
+    glued_rows,
     header_at,
     is_rule,
     split_cells,
@@ -54,7 +55,7 @@ TRUNCATION_MARK: Final = "..."
 DEFAULT_DEVICE: Final = "CUDA"
 _CONTINUATION: Final = "continuation"
 _SNIFF_HEADER = re.compile(r"\bName {2,}(?:Overload Name {2,})?Self CPU (?:total )?%")
-_SNIFF_RULE = re.compile(r"-{4,}  -{4,}")
+_SNIFF_RULE = re.compile(r"-{4,}  -{4,}|={4,}  ={4,}")
 #: `Row` fields a printed table may lack (CPU-only tables have no device cells).
 _ROW_DEFAULTS: Final[dict[str, Any]] = {
     "self_cpu_us": 0.0,
@@ -141,6 +142,8 @@ class _TableReader:
         self.flops: list[float | None] = []
         self.extras: list[dict[str, str]] = []
         self.unreadable: list[str] = []
+        self.repaired = 0
+        """Lines read after removing a pager's marker or splitting glued rows."""
 
     def read(self, title: str) -> tuple[ParsedTable | None, int]:
         """The table (None if it has no rows) and the index of the first line after it."""
@@ -200,7 +203,7 @@ class _TableReader:
     def _add(self, body: str) -> bool:
         read = self._read(body)
         if read is None:
-            return False
+            return self._add_repaired(body)
         if isinstance(read, str):
             # a Source Location stack line under the row it belongs to
             cells = split_cells(body, self.header.segments)
@@ -215,8 +218,27 @@ class _TableReader:
         self.extras.append(extras)
         return True
 
+    def _add_repaired(self, body: str) -> bool:
+        """A line that is not one row as printed, repaired when it is rows glued to other
+        text: a pager's marker between cells (``[21/77]``), or two rows on one line."""
+        rows = glued_rows(body, len(self.columns))
+        read = [self._read_cells(cells) for cells in rows]
+        if not read or any(r is None or isinstance(r, str) for r in read):
+            return False
+        for r in read:
+            assert r is not None and not isinstance(r, str)
+            self.rows.append(r[0])
+            self.flops.append(r[1])
+            self.extras.append(r[2])
+        self.repaired += 1
+        return True
+
     def _read(self, body: str) -> tuple[Row, float | None, dict[str, str]] | str | None:
-        cells = split_cells(body, self.header.segments)
+        return self._read_cells(split_cells(body, self.header.segments))
+
+    def _read_cells(
+        self, cells: Sequence[str]
+    ) -> tuple[Row, float | None, dict[str, str]] | str | None:
         if not cells[0] and not any(
             cell
             for column, cell in zip(self.columns, cells, strict=True)
@@ -235,6 +257,8 @@ class _TableReader:
                     extras[column.title] = cell
                 continue
             if not cell:
+                if spec.device or spec.kind in (CellKind.MEMORY, CellKind.FLOPS):
+                    continue  # left blank: an op that launched nothing (torch <= 1.3)
                 return None
             try:
                 value = read_cell(column, cell)
@@ -316,6 +340,15 @@ class _TableReader:
             )
         if self.unreadable:
             found.append(unreadable_rows(self.unreadable))
+        if self.repaired:
+            found.append(
+                Diagnostic(
+                    "repaired_rows",
+                    f"{self.repaired} lines held rows glued to other text (a pager's marker "
+                    "between cells, or two rows on one line): read after separating them",
+                    count=self.repaired,
+                )
+            )
         negative = sum(_has_negative_time(r) for r in self.rows)
         negative_footer = [k for k, v in footer.items() if v < 0]
         if negative or negative_footer:

@@ -113,6 +113,8 @@ def build() -> dict[str, bytes]:
     quote_at = _nth(b'"name": "', 25) + len(b'"name": "')
     ctrl_at = _nth(b'"name": "', 40) + len(b'"name": "')
     lines = TABLE.splitlines()
+    args_at = _nth(b'"args": {', 6, timed) + len(b'"args": ')
+    deep = b'{"a": ' * 100_000 + b"1" + b"}" * 100_000
     return {
         "truncated_in_string.json": TRACE[:in_string],
         "truncated_in_args.json": TRACE[:in_args],
@@ -143,6 +145,10 @@ def build() -> dict[str, bytes]:
         "unpaired_flows.json": _with_events(_unpaired_flows),
         "gigantic_name.json.gz": gzip.compress(_with_events(_gigantic), mtime=0),
         "deep_nesting.json.gz": gzip.compress(_with_events(_deep), mtime=0),
+        # an args value nested 100,000 levels deep (deeper than any JSON decoder recurses)
+        "deep_args.json.gz": gzip.compress(
+            TRACE[:args_at] + b'{"nested": ' + deep + b", " + TRACE[args_at + 1 :], mtime=0
+        ),
         "table_junk_rows.txt": _table_junk().encode(),
         "table_half_rows.txt": ("\n".join(lines[: len(lines) // 2]) + "\n").encode(),
     }
