@@ -21,6 +21,41 @@ def real_traces() -> list[Path]:
 
 
 @pytest.fixture(scope="session")
+def scenario_traces(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Path]:
+    """Every run of tests/scenarios.py (plain torch and Lightning), recorded once per
+    session, with its printed tables beside each trace (`scenarios.table_path`)."""
+    import warnings
+
+    from agreement import RUNS
+    from scenarios import SCENARIOS
+
+    traces = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, how in RUNS:
+            record = getattr(SCENARIOS[name], how)
+            traces[(name, how)] = record(tmp_path_factory.mktemp(f"{name}-{how}"))
+    return traces
+
+
+@pytest.fixture(scope="session")
+def scenario_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Path]:
+    """Lightning SimpleProfiler / AdvancedProfiler reports of the scenarios they suit."""
+    import warnings
+
+    from agreement import REPORTS
+    from scenarios import SCENARIOS
+
+    reports = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, kind in REPORTS:
+            out = tmp_path_factory.mktemp(f"{name}-{kind}")
+            reports[(name, kind)] = SCENARIOS[name].lightning(out, profiler=kind)
+    return reports
+
+
+@pytest.fixture(scope="session")
 def recorded_plain(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     from recorders import record_plain
 

@@ -4,12 +4,12 @@ every threshold on both of its sides."""
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 import profsight
+from agreement import RUNS
 from profsight.analyses import diagnose
 from profsight.analyses.breakdown import Breakdown, StepBreakdown, breakdown
 from profsight.analyses.phases import from_breakdown
@@ -20,19 +20,6 @@ from scenarios import SCENARIOS
 from tracebuilder import TraceBuilder
 
 from conftest import DATA, SHARED_REAL
-
-RUNS = [(name, how) for name in SCENARIOS for how in ("plain", "lightning")]
-
-
-@pytest.fixture(scope="session")
-def scenario_traces(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Path]:
-    traces = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for name, how in RUNS:
-            record: Callable[[Path], Path] = getattr(SCENARIOS[name], how)
-            traces[(name, how)] = record(tmp_path_factory.mktemp(f"{name}-{how}"))
-    return traces
 
 
 @pytest.mark.parametrize(("name", "how"), RUNS, ids=[f"{n}-{h}" for n, h in RUNS])

@@ -12,13 +12,15 @@ from dataclasses import dataclass
 from profsight.knowledge.kernels import decode_kernel
 from profsight.knowledge.lightning import (
     HOOKS,
+    LIGHTNING_ACTION_PREFIX,
     LOOP_ACTIONS,
     MODULE_CLASSES,
-    action_of,
+    action_candidates,
     module_class,
     module_label,
 )
 from profsight.knowledge.ops import lookup_op
+from profsight.knowledge.reading import LIGHTNING_SELF_TIME, MODULE_INSIDE, OVERLAPPED_ROWS
 from profsight.knowledge.rows import DEVICE_KINDS, KINDS, RowKind, classify
 from profsight.model.table import ProfilerTable, Row
 from profsight.model.tree import CallTree
@@ -101,10 +103,15 @@ def _meaning(name: str, kind: RowKind, device_only: bool = False) -> str:
         RowKind.OPTIMIZER,
         RowKind.CALLBACK,
     ):
-        action = action_of(name)
-        hook = HOOKS.get(action) or LOOP_ACTIONS.get(action)
-        if hook:
-            return f"{action}: {hook}"
+        described = [
+            f"{a}: {HOOKS.get(a) or LOOP_ACTIONS.get(a)}"
+            for a in action_candidates(name)
+            if HOOKS.get(a) or LOOP_ACTIONS.get(a)
+        ]
+        if len(described) == 1:
+            return described[0]
+        if described:
+            return "torch cut the name; it is one of: " + "; or ".join(described)
     op = lookup_op(name)
     if op is not None:
         return op.meaning
@@ -122,7 +129,7 @@ def _reading(row: Row, kind: RowKind, table: ProfilerTable, tree: CallTree | Non
     parts: list[str] = []
     total = table.self_cpu_total_us
     if row.cpu_total_us > 0 and total and row.cpu_total_us * 100 / total >= MATTERS_PCT:
-        parts.append(_self_vs_total(row, kind, tree))
+        parts.append(_self_vs_total(row, kind, tree, table))
     if row.device_total_us > 0 and not row.is_device:
         own = row.self_device_us / row.device_total_us
         if own >= OWN_WORK:
@@ -150,9 +157,21 @@ def _device_reading(row: Row, table: ProfilerTable) -> str:
     return f"{short_time(row.device_total_us)} on the device{share} in {row.calls} run(s){each}"
 
 
-def _self_vs_total(row: Row, kind: RowKind, tree: CallTree | None) -> str:
+def _self_vs_total(
+    row: Row, kind: RowKind, tree: CallTree | None, table: ProfilerTable | None = None
+) -> str:
     own = row.self_cpu_us / row.cpu_total_us if row.cpu_total_us else 0.0
     numbers = f"self {short_time(row.self_cpu_us)} of {short_time(row.cpu_total_us)} total"
+    if (
+        own > CHILDREN_WORK
+        and tree is None  # a printed table: a trace's notes say whether ranges overlapped
+        and row.name.startswith(OVERLAPPED_ROWS)
+        and table is not None
+        and any(r.name.startswith(LIGHTNING_ACTION_PREFIX) for r in table.rows)
+    ):
+        return f"{numbers}: {LIGHTNING_SELF_TIME}"
+    if kind is RowKind.MODULE and own <= CHILDREN_WORK and tree is None:
+        return f"low self, high total: {numbers}, so {MODULE_INSIDE}"
     if own >= OWN_WORK:
         why = {
             RowKind.MODULE: "its own Python in forward() between its ops (the skip "

@@ -20,6 +20,7 @@ from profsight.model.table import ProfilerTable, Row, device_label
 from profsight.model.text_profile import TextProfile
 from profsight.model.tree import CallTree
 from profsight.units import short_time
+from profsight.walkthrough import walkthrough
 
 #: Rows of the table an explanation shows (the full table is ``profsight table``).
 REPORT_ROWS = 25
@@ -64,6 +65,8 @@ class Report:
     """Device busy share and memory over time (traces only), downsampled for charts."""
     communication: Communication | None = None
     """The trace's collectives (distributed runs)."""
+    walkthrough: tuple[str, ...] = ()
+    """The table read step by step, as the tutorial reads it, ending with the verdict."""
 
     @property
     def noted(self) -> tuple[ExplainedRow, ...]:
@@ -158,6 +161,9 @@ def build_report(profile: Profile | TextProfile) -> Report:
         verdict=diagnosis.verdict,
         timelines=timelines(profile),
         communication=diagnosis.communication,
+        walkthrough=walkthrough(
+            table, diagnosis.verdict, any(d.code == "partial_overlap" for d in profile.warnings)
+        ),
     )
 
 
@@ -228,6 +234,7 @@ def _text_report(profile: TextProfile) -> Report:
         breakdown=breakdown if breakdown.steps else None,
         findings=diagnosis.findings,
         verdict=diagnosis.verdict,
+        walkthrough=walkthrough(table, diagnosis.verdict),
     )
 
 

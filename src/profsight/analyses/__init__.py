@@ -55,6 +55,14 @@ def diagnose(profile: Profile) -> Diagnosis:
     return Diagnosis(ctx.breakdown, tuple(ranked(findings)), result, ctx.comms)
 
 
+#: Said of a fragment of rows with neither a step row nor the table's totals.
+TOO_LITTLE = (
+    "Too little to judge: these rows carry neither a step (ProfilerStep*, training_step) nor "
+    "the table's totals (its footer), so no share of a step can be measured; paste the whole "
+    "table for a diagnosis."
+)
+
+
 def diagnose_table(run: PrintedRun) -> Diagnosis:
     """The same diagnosis from a printed table's rows (or a Lightning report's actions): the
     step they allow (`printed_step`), the trace's rules on it, and the verdict in the
@@ -63,6 +71,8 @@ def diagnose_table(run: PrintedRun) -> Diagnosis:
     step = printed_step(table, exclusive=run.exclusive)
     if step is None:
         return Diagnosis(Breakdown((), "", "none"), (), None)
+    if not run.whole and step.steps == 1:
+        return Diagnosis(Breakdown((), "", "none"), (), None, limits=(TOO_LITTLE,))
     device = printed_device(table, step)
     findings = printed_findings(step, device, table)
     findings += copy_churn(table.rows, step.steps, step.share, device is not None)

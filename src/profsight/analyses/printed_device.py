@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from profsight.analyses.printed_step import PrintedStep
 from profsight.annotate import row_kind
+from profsight.knowledge.advice import BLOCKING_COPY_FRACTION
 from profsight.knowledge.hardware import TENSOR_CORE_ARCHS
 from profsight.knowledge.kernels import decode_kernel
 from profsight.knowledge.op_families import COPIES, kernel_family, op_family
@@ -31,9 +32,6 @@ from profsight.model.table import ProfilerTable, Row
 SYNC = "sync"
 BLOCKING_COPY = "blocking_copy"
 QUEUE_FULL = "queue_full"
-#: A copy call whose host time is at least this fraction of the copies' device time waited
-#: for them: an asynchronous copy from pinned memory returns in microseconds.
-BLOCKING_FRACTION = 0.5
 #: Architectures in the order they came (a kernel built for one runs only on it or later).
 _ARCH_ORDER = ("maxwell", "pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell")
 
@@ -159,7 +157,7 @@ def _wait(row: Row, kind: RowKind, copies_device_us: float) -> str | None:
     if kind is RowKind.SYNC:
         return SYNC
     # a copy call waited for its copies when its host time is not far below theirs
-    blocked = row.self_cpu_us >= BLOCKING_FRACTION * copies_device_us
+    blocked = row.self_cpu_us >= BLOCKING_COPY_FRACTION * copies_device_us
     return BLOCKING_COPY if row.name in BLOCKING_COPY_CALLS and blocked else None
 
 

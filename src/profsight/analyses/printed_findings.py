@@ -32,8 +32,7 @@ from profsight.units import short_time
 
 #: Breakdown windows label of a table's step model.
 TABLE_WINDOWS = "table rows (totals per step)"
-#: The printed rows' share of Self CPU time total above which the table is taken as whole.
-FULL_TABLE_PCT = 99.0
+
 NO_TIMELINE = "from the table alone: it has no timeline"
 
 
@@ -130,7 +129,7 @@ def _modules(
     modules = [r for r in table.rows if row_kind(r, table) is RowKind.MODULE and r.cpu_total_us]
     # a child module missing from a table cut to its top rows would read as the parent's own
     # time: the paths are used only when every row is printed
-    children = _module_children(modules) if step.coverage_pct >= FULL_TABLE_PCT else None
+    children = _module_children(modules) if step.coverage_pct >= advice.FULL_TABLE_PCT else None
     findings = []
     for row in modules:
         cls = module_class(row.name).rsplit(".", 1)[-1]

@@ -2,7 +2,7 @@
 
 An ``AdvancedProfiler`` listing is sorted by cumulative time, so the functions that hold
 most of an action are a chain from the outermost call down. The deepest Python function
-(not a C built-in) that still holds at least `HOT_SHARE` of the action is where its time
+(not a C built-in) that still holds at least `HOT_FUNCTION_SHARE` of the action is where its time
 goes: ``slow_collate (train.py:8)`` under ``train_dataloader_next``, not the DataLoader's
 own ``__next__`` above it.
 """
@@ -13,16 +13,14 @@ from dataclasses import replace
 
 from profsight.analyses.printed_step import PrintedStep
 from profsight.findings import Evidence, Finding
+from profsight.knowledge.advice import HOT_FUNCTION_SHARE
 from profsight.knowledge.lightning import ADVANCED_STOP
 from profsight.model.cprofile import ActionProfile, CProfileEntry
 from profsight.units import short_time
 
-#: A function holding this share of an action's time is on its hot path (a majority).
-HOT_SHARE = 0.5
-
 
 def hotspot(profile: ActionProfile) -> CProfileEntry | None:
-    """The deepest Python function holding at least `HOT_SHARE` of the action."""
+    """The deepest Python function holding at least `HOT_FUNCTION_SHARE` of the action."""
     if profile.total_s <= 0:
         return None
     hot = [
@@ -30,7 +28,7 @@ def hotspot(profile: ActionProfile) -> CProfileEntry | None:
         for e in profile.entries
         if not e.builtin
         and not ADVANCED_STOP.search(e.location)
-        and e.cumtime_s >= HOT_SHARE * profile.total_s
+        and e.cumtime_s >= HOT_FUNCTION_SHARE * profile.total_s
     ]
     return min(hot, key=lambda e: e.cumtime_s) if hot else None
 

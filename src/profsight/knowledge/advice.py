@@ -228,6 +228,18 @@ COPY_CHURN_ADVICE: Final = (
     "when needed (a ring buffer for a fixed-size bank); avoid .clone()/.contiguous() of large "
     "tensors in the loop."
 )
+#: Reading printed tables. A table whose printed rows hold this share of ``Self CPU time
+#: total`` is taken as whole (torch's rounding leaves up to ~0.5% unaccounted); only then are a
+#: module's children found by their paths (a child cut from a top-N table would read as the
+#: parent's own time).
+FULL_TABLE_PCT: Final = 99.0
+#: A copy call (cudaMemcpyAsync, ...) whose host time is at least this fraction of the copies'
+#: device time waited for them: an asynchronous copy from pinned memory returns in a few
+#: microseconds whatever its size (CUDA runtime API, "API synchronization behavior").
+BLOCKING_COPY_FRACTION: Final = 0.5
+#: A function holding this share of an AdvancedProfiler action is on its hot path: a
+#: majority, so at most one function per depth can hold it.
+HOT_FUNCTION_SHARE: Final = 0.5
 #: Compute categories that take this share of the step are reported (informational).
 COMPUTE_PCT: Final = 20.0
 

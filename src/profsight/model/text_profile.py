@@ -33,6 +33,8 @@ class PrintedRun:
     cannot nest), so they add up instead of nesting."""
     profiles: tuple[ActionProfile, ...] = ()
     """``AdvancedProfiler``'s cProfile listing of each action."""
+    whole: bool = True
+    """The table's totals are printed (its footer): False for a fragment of rows."""
 
 
 @dataclass
@@ -83,7 +85,7 @@ class TextProfile:
                     if flops:
                         flops.append(other.flops[i] if other.flops else None)
         merged = replace(main, rows=tuple(rows), total_rows=len(rows))
-        return PrintedRun(merged, tuple(flops))
+        return PrintedRun(merged, tuple(flops), whole=bool(parsed.footer))
 
     def tree(self) -> NoReturn:
         raise UsageError(f"{self.source}: a printed table has no call tree (a trace file has)")

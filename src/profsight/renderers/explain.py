@@ -96,6 +96,9 @@ def render_markdown_report(report: Report) -> str:
         if e.explanation.reading:
             lines.append(f"  - {markdown_cell(e.explanation.reading)}")
     lines += [""] + [f"- {markdown_cell(n)}" for n in report.notes]
+    if report.walkthrough:
+        lines += ["", "## Reading the table, step by step", ""]
+        lines += [f"{i}. {markdown_cell(t)}" for i, t in enumerate(report.walkthrough, 1)]
     if report.tree is not None:
         lines += ["", "## Call tree", ""]
         _tree_markdown(report.tree.root, 0, lines)
@@ -132,6 +135,7 @@ def report_document(report: Report) -> dict[str, Any]:
         "findings": [f.to_dict() for f in report.findings],
         "verdict": report.verdict.to_dict() if report.verdict is not None else None,
         "notes": list(report.notes),
+        "walkthrough": list(report.walkthrough),
         "tree": report.tree.root.to_dict() if report.tree is not None else None,
         "diagnostics": [
             {

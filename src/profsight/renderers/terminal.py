@@ -210,6 +210,10 @@ def report_renderable(report: Report, width: int) -> RenderableType:
     parts += [Text(""), Text("What they are and what their numbers say:", style="bold")]
     parts += [_row_note(e) for e in report.noted]
     parts += [Text(""), *(Text(f"- {n}") for n in report.notes), Text("")]
+    if report.walkthrough:
+        parts += [Text("Reading the table, step by step:", style="bold")]
+        parts += [_indented(f"{i}. {t}", left=2) for i, t in enumerate(report.walkthrough, 1)]
+        parts += [Text("")]
     key = "device_total_us" if report.table.has_device else "cpu_total_us"
     parts += [
         Text("Profiler table, as torch prints it (top rows by total):", style="bold"),

@@ -809,8 +809,13 @@
   }
 
   function notes() {
-    if (!(D.notes || []).length) return;
+    if (!(D.notes || []).length && !(D.walkthrough || []).length) return;
     const s = show(document.getElementById("ps-notes"));
+    if ((D.walkthrough || []).length) {
+      const ol = el("ol", "ps-walkthrough");
+      for (const t of D.walkthrough) ol.appendChild(el("li", "", t));
+      s.appendChild(ol);
+    }
     const ul = el("ul");
     for (const n of D.notes) ul.appendChild(el("li", "", n));
     s.appendChild(ul);

@@ -1,0 +1,91 @@
+"""The reading of a profiler table, step by step, as the tutorial teaches it: the columns,
+what each tag marks (with this table's own rows as examples), what the residual blocks'
+self-vs-total says, and the answer to "is this model too complex for its data and its
+hardware?" with its evidence. Plain data (sentences); renderers lay it out."""
+
+from __future__ import annotations
+
+from profsight.analyses.verdict import Verdict
+from profsight.annotate import row_kind
+from profsight.knowledge.advice import MODULE_OWN_FRACTION
+from profsight.knowledge.lightning import LIGHTNING_ACTION_PREFIX, module_class, module_label
+from profsight.knowledge.reading import (
+    BLOCK_CLASSES,
+    BLOCK_HIGH_SELF,
+    BLOCK_LOW_SELF,
+    COLUMNS,
+    LIGHTNING_SELF_TIME,
+    OVERLAPPED_ROWS,
+    QUESTION,
+    TAGS,
+)
+from profsight.knowledge.rows import RowKind
+from profsight.model.table import ProfilerTable, Row
+from profsight.units import short_time
+
+
+def walkthrough(
+    table: ProfilerTable, verdict: Verdict | None, overlapped: bool | None = None
+) -> tuple[str, ...]:
+    """`overlapped`: whether ranges overlapped without nesting (a trace knows; None for a
+    printed table, where Lightning's ranges say it)."""
+    kinds = {id(r): row_kind(r, table) for r in table.rows}
+    lines = [_columns(table)]
+    lines += [_tag(kind, text, [r for r in table.rows if kinds[id(r)] is kind]) for kind, text
+              in TAGS.items() if any(kinds[id(r)] is kind for r in table.rows)]  # fmt: skip
+    blocks = [r for r in table.rows if kinds[id(r)] is RowKind.MODULE and _is_block(r.name)]
+    if blocks:
+        lines.append(_blocks(blocks))
+    if overlapped is None:
+        overlapped = any(r.name.startswith(LIGHTNING_ACTION_PREFIX) for r in table.rows)
+    holders = [r for r in table.rows if r.name.startswith(OVERLAPPED_ROWS) and r.self_cpu_us]
+    if overlapped and holders:
+        big = max(holders, key=lambda r: r.self_cpu_us)
+        lines.append(f"{big.name} shows {short_time(big.self_cpu_us)} of self CPU: "
+                     f"{LIGHTNING_SELF_TIME}.")  # fmt: skip
+    if verdict is not None:
+        evidence = "; ".join(verdict.evidence[:4])
+        lines.append(f"{QUESTION} {verdict.summary} ({evidence})")
+    return tuple(lines)
+
+
+def _columns(table: ProfilerTable) -> str:
+    text = [COLUMNS[0]]
+    if table.has_device:
+        text.append(COLUMNS[1].replace("CUDA", table.device_name))
+    text.append(COLUMNS[2])
+    return " ".join(text)
+
+
+def _tag(kind: RowKind, text: str, rows: list[Row]) -> str:
+    example = max(rows, key=lambda r: r.cpu_total_us or r.device_total_us)
+    name = module_label(example.name) if kind is RowKind.MODULE else example.name
+    if example.cpu_total_us:
+        numbers = (
+            f"self {short_time(example.self_cpu_us)} of {short_time(example.cpu_total_us)} "
+            "CPU total"
+        )
+    else:
+        numbers = f"{short_time(example.device_total_us)} on the device"
+    return f"{text}. {len(rows)} here; the largest, {name}: {numbers}."
+
+
+def _is_block(name: str) -> bool:
+    return module_class(name).rsplit(".", 1)[-1] in BLOCK_CLASSES
+
+
+def _blocks(blocks: list[Row]) -> str:
+    high = [
+        r
+        for r in blocks
+        if r.cpu_total_us and r.self_cpu_us / r.cpu_total_us >= MODULE_OWN_FRACTION
+    ]
+    fractions = [r.self_cpu_us / r.cpu_total_us for r in blocks if r.cpu_total_us]
+    low, high_pct = (f"{min(fractions):.0%}", f"{max(fractions):.0%}") if fractions else ("", "")
+    span = low if low == high_pct else f"{low} to {high_pct}"
+    cls = module_class(blocks[0].name).rsplit(".", 1)[-1]
+    head = f"The {len(blocks)} {cls} rows spend {span} of their CPU total in their own code."
+    if high:
+        names = ", ".join(module_label(r.name) for r in high[:3])
+        return f"{head} {names}: {BLOCK_HIGH_SELF}."
+    return f"{head} Low self, high total: {BLOCK_LOW_SELF}."
