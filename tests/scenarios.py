@@ -867,6 +867,7 @@ SCENARIOS: dict[str, Scenario] = {
             "MulticlassAUROC(thresholds=None) updated and computed on 50k predictions each step",
             heavy_metric_plain,
             heavy_metric_lightning,
+            ("advanced",),
         ),
         Scenario(
             "huge_optimizer",

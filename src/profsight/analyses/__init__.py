@@ -16,7 +16,7 @@ from profsight.analyses.context import Context, context
 from profsight.analyses.memory_churn import copy_churn
 from profsight.analyses.printed_device import printed_device
 from profsight.analyses.printed_findings import breakdown_of, printed_findings
-from profsight.analyses.printed_python import with_python_hotspots
+from profsight.analyses.printed_python import with_metric_rows, with_python_hotspots
 from profsight.analyses.printed_setup import printed_facts, printed_setup
 from profsight.analyses.printed_step import printed_step
 from profsight.analyses.verdict import Verdict, trace_facts, verdict
@@ -63,17 +63,25 @@ TOO_LITTLE = (
 )
 
 
+INCLUSIVE_DEVICE = (
+    "torch <= 1.6 printed inclusive CUDA times only, and its 'CUDA time total' sums them over "
+    "nested ops (counting a kernel once per op around it): the device's work and idle time "
+    "cannot be read from this table, so it is judged on its CPU columns."
+)
+
+
 def diagnose_table(run: PrintedRun) -> Diagnosis:
     """The same diagnosis from a printed table's rows (or a Lightning report's actions): the
     step they allow (`printed_step`), the trace's rules on it, and the verdict in the
     trace's words."""
-    table = run.table
+    table = with_metric_rows(run.table, run.profiles)
     step = printed_step(table, exclusive=run.exclusive)
     if step is None:
         return Diagnosis(Breakdown((), "", "none"), (), None)
     if not run.whole and step.steps == 1:
         return Diagnosis(Breakdown((), "", "none"), (), None, limits=(TOO_LITTLE,))
-    device = printed_device(table, step)
+    device = None if run.inclusive_device else printed_device(table, step)
+    limits = (INCLUSIVE_DEVICE,) if run.inclusive_device else ()
     findings = printed_findings(step, device, table)
     findings += copy_churn(table.rows, step.steps, step.share, device is not None)
     findings = phases.without_explained(findings)
@@ -82,5 +90,5 @@ def diagnose_table(run: PrintedRun) -> Diagnosis:
     result = verdict(printed_facts(step, device, table, run.flops), findings)
     findings += model.complexity(result.judgement, result.summary, result.evidence)
     return Diagnosis(
-        breakdown_of(step, device), tuple(ranked(findings)), result, limits=step.limits
+        breakdown_of(step, device), tuple(ranked(findings)), result, limits=step.limits + limits
     )

@@ -14,8 +14,10 @@ from dataclasses import replace
 from profsight.analyses.printed_step import PrintedStep
 from profsight.findings import Evidence, Finding
 from profsight.knowledge.advice import HOT_FUNCTION_SHARE
-from profsight.knowledge.lightning import ADVANCED_STOP
+from profsight.knowledge.lightning import ADVANCED_STOP, METRIC_ENTRY
+from profsight.knowledge.rows import METRIC_EVENT
 from profsight.model.cprofile import ActionProfile, CProfileEntry
+from profsight.model.table import ProfilerTable, Row
 from profsight.units import short_time
 
 
@@ -64,3 +66,30 @@ def with_python_hotspots(
             )
         out.append(replace(finding, evidence=(*finding.evidence, *extra)) if extra else finding)
     return out
+
+
+def with_metric_rows(table: ProfilerTable, profiles: tuple[ActionProfile, ...]) -> ProfilerTable:
+    """`table` with a metric row for each action whose listing shows torchmetrics' Metric
+    entry points (their outermost call's cumulative time): a metric computed inside
+    training_step is then metrics time, not forward time."""
+    rows = []
+    for profile in profiles:
+        metric = [e for e in profile.entries if METRIC_ENTRY.search(e.location)]
+        if not metric:
+            continue
+        entry = max(metric, key=lambda e: e.cumtime_s)
+        rows.append(
+            Row(
+                name=f"torchmetrics {entry.location} in {profile.action}",
+                event_kind=METRIC_EVENT,
+                calls=profile.calls or 1,
+                self_cpu_us=0.0,
+                cpu_total_us=entry.cumtime_s * 1e6,
+                self_device_us=0.0,
+                device_total_us=0.0,
+                self_cpu_pct=0.0,
+                cpu_total_pct=0.0,
+                self_device_pct=0.0,
+            )
+        )
+    return replace(table, rows=(*table.rows, *rows), total_rows=len(table.rows) + len(rows))

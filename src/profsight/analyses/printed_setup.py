@@ -6,11 +6,11 @@ from profsight.analyses.printed_device import PrintedDevice
 from profsight.analyses.printed_findings import idle_causes
 from profsight.analyses.printed_step import PrintedStep
 from profsight.analyses.setup import setup_finding
-from profsight.analyses.verdict import StepFacts
+from profsight.analyses.verdict import CPU_ONLY, StepFacts
 from profsight.findings import Finding
 from profsight.knowledge.advice import PROFILER_OVERHEAD_PCT
 from profsight.knowledge.phases import Phase
-from profsight.knowledge.rows import PROFILER_OVERHEAD_ROWS, STARTUP_ROWS
+from profsight.knowledge.rows import LIGHTNING_ACTION_EVENT, PROFILER_OVERHEAD_ROWS, STARTUP_ROWS
 from profsight.model.table import ProfilerTable
 
 
@@ -29,7 +29,16 @@ def printed_facts(
         device_idle_pct=idle_causes(step, device),
         compute=(_flops(step, flops),),
         busy_basis="busy at most",
+        run=_run_label(table, device),
     )
+
+
+def _run_label(table: ProfilerTable, device: PrintedDevice | None) -> str:
+    if all(r.event_kind == LIGHTNING_ACTION_EVENT for r in table.rows):
+        return "From host timings alone (a Lightning report does not say whether a GPU ran), a run"
+    if table.has_device and device is None:
+        return "From its CPU columns (the device times of this table cannot be read), a run"
+    return CPU_ONLY
 
 
 def _flops(step: PrintedStep, flops: tuple[float | None, ...]) -> str:

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from profsight.annotate import row_kind
+from profsight.knowledge.advice import PHASE_RULES_BY_PHASE
 from profsight.knowledge.lightning import (
     CUT_MARK,
     FETCH_ACTIONS,
@@ -183,6 +184,17 @@ class _Builder:
                     "whose backward has a thread of its own reads long."
                 )
                 return (steps, self.self_total / steps, f"Self CPU time total / {steps} steps")
+        phased = [r for r in self.rows if self._phase(r) is not None and r.calls > 1]
+        if phased and all(r.event_kind == LIGHTNING_ACTION_EVENT for r in self.rows):
+            # Lightning 1.0/1.1 reports: no step action; the phases' calls count the steps
+            # and the step is the sum of the recorded phases (what else ran is unknown)
+            steps = max(r.calls for r in phased)
+            present = {self.actions[id(r)] for r in phased}
+            outer = [r for r in phased if NESTED_IN.get(self.actions[id(r)] or "") not in present]
+            self.limits.append(
+                "The report has no step action: the step is the sum of the phases it records."
+            )
+            return (steps, self._total(outer) / steps, "the sum of the recorded phases per step")
         if self.self_total:
             self.limits.append(
                 "No row marks a step (no ProfilerStep*, training_step or Optimizer.step#): "
@@ -201,6 +213,12 @@ class _Builder:
         if found is None:
             return None
         steps, step_us, basis = found
+        if self.rows and all(r.event_kind == LIGHTNING_ACTION_EVENT for r in self.rows):
+            self.limits.append(
+                "Lightning's Simple and Advanced profilers time actions on the host: on a GPU "
+                "run the first action that waits for the device (an .item(), logging a tensor, "
+                "an optimizer step that syncs) also holds the device work queued before it."
+            )
         parts = self._parts(steps, step_us)
         families, family_rows = self._families(steps)
         shown = sum(r.self_cpu_us for r in self.table.rows)
@@ -243,7 +261,7 @@ class _Builder:
 
         used: set[int] = set()
         # the optimizer's own update: Optimizer.step minus what Lightning's closure ran in it
-        update, how, rows = self._update(steps)
+        update, how, rows = self._update(steps, step_us)
         used.update(id(r) for r in rows)
         add(Phase.OPTIMIZER, update * steps, rows, how)
         # metrics (inside training_step under Lightning), then forward
@@ -355,20 +373,22 @@ class _Builder:
     def _phase_of_label(self, row: Row) -> Phase | None:
         return declared_phase(row.name, RowKind.USER)
 
-    def _update(self, steps: int) -> tuple[float, str, list[Row]]:
+    def _update(self, steps: int, step_us: float) -> tuple[float, str, list[Row]]:
         """The optimizer's own update per step: ``Optimizer.step#`` per call, less the
         closure Lightning runs inside it (training_step, zero_grad, backward, hooks)."""
         rows = self._prefixed(OPTIMIZER_STEP_PREFIX)
         if not rows:
-            holders = self._action_rows(OPTIMIZER_ACTION)  # Lightning reports name no optimizer
-            if not holders:
+            rows = self._action_rows(OPTIMIZER_ACTION)  # Lightning reports name no optimizer
+            if not rows:
                 return 0.0, "", []
-            rows = holders
         total = self._total(rows)
-        calls = max(r.calls for r in rows)
+        calls = max(max(r.calls for r in rows), 1)
         if self.exclusive:
-            return total / max(calls, 1), "optimizer_step's own time per call", rows
+            return total / calls, "optimizer_step's own time per call", rows
         forward = self._total(self._action_rows(FORWARD_ACTION))
+        if not self.lightning or (forward and total < 0.9 * forward):
+            # plain torch (or Lightning's manual optimisation): Optimizer.step is the update
+            return total / calls, "Optimizer.step total per call", rows
         closure = [
             r
             for r in self.rows
@@ -376,39 +396,36 @@ class _Builder:
             and self.actions[id(r)] != FORWARD_ACTION
         ]
         inner = self._total(closure)
-        if self.lightning and not forward and not holders_only(rows):
+        known = "training_step"
+        if not forward and self._model_total():
             forward = self._model_total()
-            if not forward:
-                self.limits.append(
-                    "Lightning runs training_step and backward inside Optimizer.step#, and the "
-                    "table shows neither training_step nor the model's module rows: the "
-                    "optimizer's own update cannot be told from the closure's work."
-                )
-                return 0.0, "", rows
-            self.limits.append(
-                "training_step's row is not printed: the forward is taken as the model's "
-                "top-level module rows' totals."
-            )
-        if not forward or total < 0.9 * forward:
-            # plain torch (or Lightning's manual optimisation): Optimizer.step is the update
-            return total / max(calls, 1), "Optimizer.step total per call", rows
-        if self._kind_rows(RowKind.STEP) and calls > 1:
+            known = "the model's top-level module rows (training_step is not printed)"
+        windowed = bool(self._kind_rows(RowKind.STEP)) and calls > 1
+        if windowed:
             # Lightning with a schedule: the window opens inside an optimizer_step, so the
             # first step's closure work and the last step's update lie outside every
             # recorded Optimizer.step range (calls - 1 complete ranges, one cut short)
-            own = total - forward - inner * (calls - 1) / calls
-            per = own / (calls - 1)
-            how = (
-                "Optimizer.step total less the closure Lightning runs in it (training_step "
-                "of every call, zero_grad and backward of the complete ones), per complete call"
-            )
+            per = (total - forward - inner * (calls - 1) / calls) / (calls - 1)
         else:
-            per = (total - forward - inner) / max(calls, 1)
-            how = "Optimizer.step total less the closure (training_step, zero_grad, backward)"
+            per = (total - forward - inner) / calls
+        how = (
+            f"{rows[0].name} total less the closure Lightning runs in it ({known}, zero_grad, "
+            "backward, hooks)" + (", per complete call" if windowed else ", per call")
+        )
+        if not forward:
+            # without the forward this is an upper bound: usable only when it is small
+            if per * 100.0 / step_us >= PHASE_RULES_BY_PHASE[Phase.OPTIMIZER].threshold_pct:
+                self.limits.append(
+                    "Lightning runs training_step and backward inside the optimizer step, and "
+                    "the table shows neither training_step nor the model's module rows: the "
+                    "optimizer's own update cannot be told from the forward pass."
+                )
+                return 0.0, "", rows
+            how += "; the forward is not printed, so this is at most the update"
         if per < 0:
             self.limits.append(
                 "The optimizer's own update is within the noise of the closure's "
-                "time (Optimizer.step minus training_step and backward < 0): read as 0."
+                "time (the optimizer step less the closure's parts < 0): read as 0."
             )
         return max(per, 0.0), how, rows
 
@@ -495,20 +512,15 @@ def _action(row: Row, kind: RowKind) -> str | None:
     return candidates[0] if len(candidates) == 1 else None
 
 
-def holders_only(rows: Sequence[Row]) -> bool:
-    """Whether `rows` are Lightning's optimizer_step ranges (a report without Optimizer.step#)."""
-    return not any(r.name.startswith(OPTIMIZER_STEP_PREFIX) for r in rows)
-
-
 def _module_path(name: str) -> str:
     return name.partition(": ")[2] if module_class(name) != name else ""
 
 
 def _fit(parts: list[PhasePart], step_us: float) -> list[PhasePart]:
-    """Scale the parts down to the step when they overshoot it by more than 1%: totals of
-    rows that nest in ways the table does not show."""
+    """Scale the parts down to the step when they overshoot it: totals of rows that nest in
+    ways the table does not show, or (rounded) rows outside the steps."""
     named = sum(p.us for p in parts)
-    if named <= step_us * 1.01 or named <= 0:
+    if named <= step_us or named <= 0:
         return parts
     scale = step_us / named
     return [PhasePart(p.phase, p.us * scale, p.rows, p.how) for p in parts]

@@ -47,6 +47,9 @@ class Verdict:
         }
 
 
+CPU_ONLY = "A CPU-only run"
+
+
 @dataclass(frozen=True)
 class StepFacts:
     """What the verdict reads about the step, from a trace's timeline or a table's rows."""
@@ -64,6 +67,14 @@ class StepFacts:
     mfu_pct: float | None = None
     busy_basis: str = "busy"
     """How the device figure was measured (``busy``; a table gives ``busy at most``)."""
+    run: str = "A CPU-only run"
+    """How the verdict names a run judged on host times alone: a CPU-only run, or a run whose
+    device figures the input does not give (a Lightning Simple/Advanced report, a torch <= 1.6
+    table)."""
+
+    @property
+    def cpu_only(self) -> bool:
+        return self.run == CPU_ONLY
 
     def phase(self, phase: Phase) -> float:
         return self.phase_pct.get(phase.value, 0.0)
@@ -237,7 +248,7 @@ def _cpu_verdict(
             None,
             data,
             evidence,
-            f"A CPU-only run bound by {top.category.replace('_', ' ')} "
+            f"{ctx.run} bound by {top.category.replace('_', ' ')} "
             f"({top.at_stake_pct:.0f}% of the step), not by the model itself: fix "
             "that first (see the findings), then judge the model against the "
             "hardware.",
@@ -250,7 +261,7 @@ def _cpu_verdict(
             None,
             data,
             evidence,
-            f"A CPU-only run where each step is mostly fixed cost "
+            f"{ctx.run} where each step is mostly fixed cost "
             f"({top.at_stake_pct:.0f}% outside the model's math): the model and "
             "batch are too small for the per-step overhead; a larger batch "
             "amortises it.",
@@ -263,9 +274,14 @@ def _cpu_verdict(
             None,
             data,
             evidence,
-            f"A CPU-only run: the model's own work takes {compute:.0f}% of each "
-            "step, so the CPU is the limit. The model is heavy for this hardware: a "
-            "GPU (or a smaller model) is the way to go faster.",
+            f"{ctx.run}: the model's own work takes {compute:.0f}% of each "
+            + (
+                "step, so the CPU is the limit. The model is heavy for this hardware: a "
+                "GPU (or a smaller model) is the way to go faster."
+                if ctx.cpu_only
+                else "step, so its compute is the limit: heavy for this hardware (a trace, or a "
+                "torch >= 1.7 table with device columns, would tell how busy the GPU was)."
+            ),
         )
     if ctx.step_us < SHORT_STEP_US and fixed >= compute:
         return _verdict(
@@ -275,7 +291,7 @@ def _cpu_verdict(
             None,
             data,
             evidence,
-            f"A CPU-only run where the fixed cost of each step ({fixed:.0f}%) outweighs "
+            f"{ctx.run} where the fixed cost of each step ({fixed:.0f}%) outweighs "
             "the model's work: the model is small for the per-step overhead; a larger "
             "batch amortises it.",
         )
@@ -286,7 +302,7 @@ def _cpu_verdict(
         None,
         data,
         evidence,
-        f"A CPU-only run whose steps ({short_time(ctx.step_us)}) are neither dominated by "
+        f"{ctx.run} whose steps ({short_time(ctx.step_us)}) are neither dominated by "
         f"the model's work ({compute:.0f}%) nor short: much of each step is in no recorded "
         "range or outside the model (see the breakdown).",
     )

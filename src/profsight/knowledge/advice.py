@@ -112,6 +112,8 @@ PHASE_RULES: Final[tuple[PhaseRule, ...]] = (
     ),
 )
 
+PHASE_RULES_BY_PHASE: Final[dict[Phase, PhaseRule]] = {r.phase: r for r in PHASE_RULES}
+
 #: Per-step fixed cost (framework, hooks, Python between ops) past this share, on short
 #: steps, means the batch is too small for the fixed cost of a step (measured).
 PER_STEP_OVERHEAD_PCT: Final = 25.0

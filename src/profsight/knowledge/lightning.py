@@ -264,5 +264,11 @@ NESTED_IN: Final[dict[str, str]] = {
 #: The AdvancedProfiler's own ``stop`` (and its ``profile`` context) in each action's
 #: listing: its calls are the action's calls.
 ADVANCED_STOP: Final = re.compile(r"^advanced\.py:\d+\(stop\)$")
+#: torchmetrics' Metric entry points in a cProfile listing (directories stripped): a metric
+#: called inside an action (in training_step: self.acc(preds, y)) shows as these.
+METRIC_ENTRY: Final = re.compile(
+    r"^metric\.py:\d+\((?:forward|update|compute|_forward_reduce_state_update|"
+    r"_forward_full_state_update)\)$"
+)
 #: Lightning's fetch ranges hold the DataLoader's own ``enumerate(DataLoader)#...__next__``.
 FETCH_ACTIONS: Final = frozenset({"train_dataloader_next", "get_train_batch"})

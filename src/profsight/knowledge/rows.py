@@ -197,6 +197,8 @@ _HOST_HINTS: Final[dict[str, RowKind]] = {
 
 #: ``Row.event_kind`` of a Lightning SimpleProfiler action (named without ``[pl][profile]``).
 LIGHTNING_ACTION_EVENT = "lightning_action"
+#: ``Row.event_kind`` of a metric's time read from an AdvancedProfiler listing.
+METRIC_EVENT = "metric"
 
 
 def classify(name: str, event_kind: str = "unknown") -> RowKind:
@@ -221,6 +223,8 @@ def classify(name: str, event_kind: str = "unknown") -> RowKind:
         return _HOST_HINTS[event_kind]
     if event_kind == "annotation":
         return RowKind.USER
+    if event_kind == METRIC_EVENT:
+        return RowKind.METRIC
     if event_kind == "unknown" and _KERNEL_SHAPES.search(name):
         return RowKind.KERNEL
     if event_kind == "cpu_op":

@@ -35,6 +35,9 @@ class PrintedRun:
     """``AdvancedProfiler``'s cProfile listing of each action."""
     whole: bool = True
     """The table's totals are printed (its footer): False for a fragment of rows."""
+    inclusive_device: bool = False
+    """Device times are inclusive only (torch <= 1.6 printed no Self CUDA, and its footer
+    sums the inclusive times of nested ops): device work cannot be read from it."""
 
 
 @dataclass
@@ -85,7 +88,12 @@ class TextProfile:
                     if flops:
                         flops.append(other.flops[i] if other.flops else None)
         merged = replace(main, rows=tuple(rows), total_rows=len(rows))
-        return PrintedRun(merged, tuple(flops), whole=bool(parsed.footer))
+        return PrintedRun(
+            merged,
+            tuple(flops),
+            whole=bool(parsed.footer),
+            inclusive_device=parsed.layout == "legacy" and main.has_device,
+        )
 
     def tree(self) -> NoReturn:
         raise UsageError(f"{self.source}: a printed table has no call tree (a trace file has)")
