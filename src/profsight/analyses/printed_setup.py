@@ -84,6 +84,18 @@ def printed_setup(step: PrintedStep, table: ProfilerTable) -> list[Finding]:
                 "active=3)), or set CUDA_MODULE_LOADING=EAGER for the profiling run.",
             )
         )
+    if step.evaluation_only:
+        findings.append(
+            setup_finding(
+                "This table holds validation steps, not training steps",
+                "Lightning's PyTorchProfiler prints fit-*.txt from the events of its last "
+                "profiled window; after fit that is often the validation loop, so the table "
+                "says nothing about the training step.",
+                "Explain the training_step trace Lightning wrote beside it (profsight explain "
+                "'fit-...training_step...pt.trace.json'), or profile fit with "
+                "limit_val_batches=0 to get a table of training steps.",
+            )
+        )
     if "whole window" in step.basis:
         findings.append(
             setup_finding(

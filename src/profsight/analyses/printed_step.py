@@ -29,6 +29,7 @@ from profsight.knowledge.lightning import (
     FETCH_ACTIONS,
     LIGHTNING_ACTION_PREFIX,
     NESTED_IN,
+    ONCE_PER_RUN,
     action_candidates,
     module_class,
 )
@@ -46,6 +47,11 @@ OPTIMIZER_ACTION = "optimizer_step"
 OPTIMIZER_STEP_PREFIX = "Optimizer.step#"
 ZERO_GRAD_PREFIX = "Optimizer.zero_grad#"
 ENGINE_PREFIX = "autograd::engine::evaluate_function"
+EVALUATION_ONLY = (
+    "The table holds validation (or test) steps only, no training step: Lightning's "
+    "PyTorchProfiler writes its report from the last profiled window, here the evaluation "
+    "loop. Its steps are judged as evaluation steps."
+)
 
 
 @dataclass(frozen=True)
@@ -77,6 +83,8 @@ class PrintedStep:
     """The printed rows' share of ``Self CPU time total`` (100 for a full table)."""
     lightning: bool
     """Lightning's ranges are in the table."""
+    evaluation_only: bool
+    """The steps are validation (test, predict) steps: the table holds no training."""
     backward_thread: bool
     """Backward ran on autograd's own thread (a device run without Lightning's ranges)."""
     limits: tuple[str, ...] = field(default_factory=tuple)
@@ -220,6 +228,8 @@ class _Builder:
                 "an optimizer step that syncs) also holds the device work queued before it."
             )
         parts = self._parts(steps, step_us)
+        if self.evaluation_only:
+            self.limits.append(EVALUATION_ONLY)
         families, family_rows = self._families(steps)
         shown = sum(r.self_cpu_us for r in self.table.rows)
         coverage = min(100.0, shown * 100.0 / self.self_total) if self.self_total else 100.0
@@ -237,6 +247,7 @@ class _Builder:
             family_rows=family_rows,
             coverage_pct=coverage,
             lightning=self.lightning,
+            evaluation_only=self.evaluation_only,
             backward_thread=self.backward_thread,
             limits=tuple(self.limits),
         )
@@ -289,12 +300,15 @@ class _Builder:
                 "the model's top-level module rows' totals (training_step is not printed)",
             )
         # every other row that names a phase, its total less what nests in it
+        evaluating = self.evaluation_only
         for row in self.rows:
             if id(row) in used:
                 continue
             phase = self._phase(row)
             if phase is None:
                 continue
+            if evaluating and phase is Phase.VALIDATION:
+                phase = Phase.FORWARD  # the window's own model work
             action = self.actions[id(row)]
             own = row.cpu_total_us - nested.get(action or "", 0.0)
             add(phase, max(own, 0.0), (row,), _HOW.get(phase, "row total"))
@@ -328,6 +342,15 @@ class _Builder:
             )
         return parts
 
+    @property
+    def evaluation_only(self) -> bool:
+        """A Lightning window of validation (or test, predict) steps only: Lightning writes
+        its report from the last recorded window, which after fit is often validation."""
+        training = self._action_rows(FORWARD_ACTION) or self._action_rows("backward")
+        training = training or self._prefixed(OPTIMIZER_STEP_PREFIX)
+        evaluating = [r for r in self.rows if self._phase(r) is Phase.VALIDATION]
+        return self.lightning and bool(evaluating) and not training
+
     def _phase(self, row: Row) -> Phase | None:
         """The phase a row's total counts for here; None for rows counted elsewhere (the
         optimizer, metrics, training_step) or inside another phase row."""
@@ -338,6 +361,8 @@ class _Builder:
         phase = declared_phase(name, kind)
         if phase in (None, Phase.FRAMEWORK, Phase.OTHER, Phase.METRICS, Phase.OPTIMIZER):
             return None
+        if self.actions[id(row)] in ONCE_PER_RUN:
+            return None  # setup and teardown hooks run once, not in every step
         if kind is RowKind.DATALOADER and not self.actions[id(row)] and self._fetch_rows():
             return None  # enumerate(DataLoader) runs inside Lightning's fetch range
         if kind is RowKind.BACKWARD and (

@@ -270,5 +270,28 @@ METRIC_ENTRY: Final = re.compile(
     r"^metric\.py:\d+\((?:forward|update|compute|_forward_reduce_state_update|"
     r"_forward_full_state_update)\)$"
 )
+#: Hooks that run once per stage or run, not once per batch: never part of a step.
+ONCE_PER_RUN: Final = frozenset(
+    {
+        "setup",
+        "teardown",
+        "prepare_data",
+        "configure_callbacks",
+        "configure_optimizers",
+        "configure_model",
+        "on_fit_start",
+        "on_fit_end",
+        "on_train_start",
+        "on_train_end",
+        "on_validation_start",
+        "on_validation_end",
+        "on_test_start",
+        "on_test_end",
+        "on_predict_start",
+        "on_predict_end",
+        "on_sanity_check_start",
+        "on_sanity_check_end",
+    }
+)
 #: Lightning's fetch ranges hold the DataLoader's own ``enumerate(DataLoader)#...__next__``.
 FETCH_ACTIONS: Final = frozenset({"train_dataloader_next", "get_train_batch"})
