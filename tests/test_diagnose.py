@@ -307,16 +307,17 @@ def test_device_idle_split_by_host_activity(tmp_path: Path) -> None:
 def test_input_bound_verdict_threshold(offset: float, judgement: str, tmp_path: Path) -> None:
     from profsight.knowledge.advice import INPUT_BOUND_PCT
 
-    data = (INPUT_BOUND_PCT + offset) * 10.0  # µs of a 1000 µs step
+    # a 100 ms step: long enough that a compute-bound CPU step reads as heavy for the CPU
+    data = (INPUT_BOUND_PCT + offset) * 1000.0  # µs of a 100,000 µs step
     tb = TraceBuilder()
-    tb.step(1, 0.0, 1000.0)
+    tb.step(1, 0.0, 100_000.0)
     tb.host(
         "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
         0.0,
         data,
         cat="user_annotation",
     )
-    tb.host("aten::mm", data, 1000.0 - data)
+    tb.host("aten::mm", data, 100_000.0 - data)
     verdict = diagnose(profsight.load(tb.write(tmp_path / "v.json"))).verdict
     assert verdict is not None and verdict.judgement == judgement
 

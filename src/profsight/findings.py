@@ -45,6 +45,19 @@ CATEGORIES: Final = (
 )
 
 
+#: How a sentence names a category.
+CATEGORY_LABELS: Final[dict[str, str]] = {c: c.replace("_", " ") for c in CATEGORIES} | {
+    "callbacks_logging": "callbacks and logging",
+    "compute_conv": "convolutions",
+    "compute_matmul": "matrix multiplies",
+    "compute_other": "elementwise compute",
+    "host_device_sync": "host-device syncs",
+    "memcpy": "copies",
+    "gpu_idle": "GPU idle time",
+    "profiler_setup": "the profiler's setup",
+}
+
+
 @dataclass(frozen=True)
 class Evidence:
     """One number behind a finding, and the rows or nodes it comes from."""

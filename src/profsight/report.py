@@ -193,7 +193,7 @@ def _text_report(profile: TextProfile) -> Report:
         summary.append(
             f"Lightning {lr.kind} profiler report"
             + (f" of {lr.stage}" if lr.stage else "")
-            + f": {len(lr.actions)} actions"
+            + f": {len(lr.actions) or len(lr.profiles)} actions"
             + (f", {lr.total_s:.3f} s in total" if lr.total_s else "")
         )
         facts["lightning"] = {"kind": lr.kind, "stage": lr.stage, "total_s": lr.total_s}

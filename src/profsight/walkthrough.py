@@ -5,16 +5,19 @@ hardware?" with its evidence. Plain data (sentences); renderers lay it out."""
 
 from __future__ import annotations
 
+from profsight.analyses.printed_step import printed_step
 from profsight.analyses.verdict import Verdict
 from profsight.annotate import row_kind
 from profsight.knowledge.advice import MODULE_OWN_FRACTION
 from profsight.knowledge.lightning import LIGHTNING_ACTION_PREFIX, module_class, module_label
+from profsight.knowledge.phases import Phase
 from profsight.knowledge.reading import (
     BLOCK_CLASSES,
     BLOCK_HIGH_SELF,
     BLOCK_LOW_SELF,
     COLUMNS,
     LIGHTNING_SELF_TIME,
+    OUTSIDE_MODEL_SHARE,
     OVERLAPPED_ROWS,
     QUESTION,
     TAGS,
@@ -36,6 +39,9 @@ def walkthrough(
     blocks = [r for r in table.rows if kinds[id(r)] is RowKind.MODULE and _is_block(r.name)]
     if blocks:
         lines.append(_blocks(blocks))
+    outside = _outside_the_model(table)
+    if outside:
+        lines.append(outside)
     if overlapped is None:
         overlapped = any(r.name.startswith(LIGHTNING_ACTION_PREFIX) for r in table.rows)
     holders = [r for r in table.rows if r.name.startswith(OVERLAPPED_ROWS) and r.self_cpu_us]
@@ -89,3 +95,19 @@ def _blocks(blocks: list[Row]) -> str:
         names = ", ".join(module_label(r.name) for r in high[:3])
         return f"{head} {names}: {BLOCK_HIGH_SELF}."
     return f"{head} Low self, high total: {BLOCK_LOW_SELF}."
+
+
+def _outside_the_model(table: ProfilerTable) -> str:
+    """training_step against the model's top-level [module] rows: what runs outside them."""
+    step = printed_step(table)
+    forward = step.part(Phase.FORWARD) if step is not None else None
+    if step is None or forward is None or not step.model_us or not forward.rows:
+        return ""
+    rest = forward.us - step.model_us
+    if rest <= OUTSIDE_MODEL_SHARE * forward.us:
+        return ""
+    return (
+        f"training_step takes {short_time(forward.us)} per step and your model's modules "
+        f"{short_time(step.model_us)} of it: the other {rest * 100 / forward.us:.0f}% runs "
+        "outside them, in the loss, metrics, logging and any other code of training_step."
+    )

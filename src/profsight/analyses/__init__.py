@@ -16,7 +16,11 @@ from profsight.analyses.context import Context, context
 from profsight.analyses.memory_churn import copy_churn
 from profsight.analyses.printed_device import printed_device
 from profsight.analyses.printed_findings import breakdown_of, printed_findings
-from profsight.analyses.printed_python import with_metric_rows, with_python_hotspots
+from profsight.analyses.printed_python import (
+    hotspot_notes,
+    with_metric_rows,
+    with_python_hotspots,
+)
 from profsight.analyses.printed_setup import printed_facts, printed_setup
 from profsight.analyses.printed_step import printed_step
 from profsight.analyses.verdict import Verdict, trace_facts, verdict
@@ -76,9 +80,7 @@ def diagnose_table(run: PrintedRun) -> Diagnosis:
     trace's words."""
     table = with_metric_rows(run.table, run.profiles)
     step = printed_step(table, exclusive=run.exclusive)
-    if step is None:
-        return Diagnosis(Breakdown((), "", "none"), (), None)
-    if not run.whole and step.steps == 1:
+    if step is None or (not run.whole and step.steps == 1):
         return Diagnosis(Breakdown((), "", "none"), (), None, limits=(TOO_LITTLE,))
     device = None if run.inclusive_device else printed_device(table, step)
     limits = (INCLUSIVE_DEVICE,) if run.inclusive_device else ()
@@ -90,5 +92,8 @@ def diagnose_table(run: PrintedRun) -> Diagnosis:
     result = verdict(printed_facts(step, device, table, run.flops), findings)
     findings += model.complexity(result.judgement, result.summary, result.evidence)
     return Diagnosis(
-        breakdown_of(step, device), tuple(ranked(findings)), result, limits=step.limits + limits
+        breakdown_of(step, device),
+        tuple(ranked(findings)),
+        result,
+        limits=step.limits + limits + hotspot_notes(run.profiles),
     )

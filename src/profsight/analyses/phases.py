@@ -14,6 +14,7 @@ from profsight.knowledge.advice import (
     PER_STEP_ADVICE,
     PER_STEP_OVERHEAD_PCT,
     PHASE_RULES,
+    SHORT_STEP_OPTIMIZER,
     SHORT_STEP_US,
 )
 from profsight.knowledge.phases import PHASE_LABELS, Phase
@@ -55,7 +56,10 @@ def from_breakdown(breakdown: Breakdown, per_step: bool | None = None) -> list[F
                     Evidence(PHASE_LABELS[rule.phase], f"{short_time(us)} per step ({share:.1f}%)"),
                     Evidence("step time", short_time(avg.wall_us)),
                 ),
-                explanation=rule.explanation,
+                explanation=rule.explanation
+                + (
+                    SHORT_STEP_OPTIMIZER if _short_update(rule.phase, avg.wall_us, per_step) else ""
+                ),
                 recommendation=rule.recommendation,
                 at_stake_pct=share,
                 gain_pct=share * rule.recoverable,
@@ -70,6 +74,10 @@ def from_breakdown(breakdown: Breakdown, per_step: bool | None = None) -> list[F
         # a step row), per-step cost cannot be told from the rest
     findings.extend(_per_step_overhead(avg.wall_us, share_of, fired))
     return findings
+
+
+def _short_update(phase: Phase, step_us: float, per_step: bool | None) -> bool:
+    return phase is Phase.OPTIMIZER and per_step is not False and step_us < SHORT_STEP_US
 
 
 def _per_step_overhead(

@@ -94,8 +94,8 @@ def _phases(step: PrintedStep, device: PrintedDevice | None) -> list[Finding]:
     found = from_breakdown(breakdown_of(step, device), per_step=real_steps and step.steps > 1)
     out = []
     for f in found:
-        phase = _CATEGORY_PHASE.get(f.category)
-        part = step.part(phase) if phase is not None else None
+        rule = next((r for r in advice.PHASE_RULES if f.title.startswith(r.title)), None)
+        part = step.part(rule.phase) if rule is not None else None
         extra = (
             (Evidence("from the rows", part.how, part.rows[:6]),)
             if part is not None and part.rows
@@ -107,15 +107,6 @@ def _phases(step: PrintedStep, device: PrintedDevice | None) -> list[Finding]:
         )
         out.append(replace(f, evidence=(*f.evidence, *extra), confidence=note))
     return out
-
-
-_CATEGORY_PHASE = {
-    "data_loading": Phase.DATA_LOADING,
-    "optimizer": Phase.OPTIMIZER,
-    "metrics": Phase.METRICS,
-    "validation": Phase.VALIDATION,
-    "callbacks_logging": Phase.CALLBACKS_LOGGING,
-}
 
 
 # ------------------------------------------------------------------------ your model

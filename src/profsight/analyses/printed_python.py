@@ -35,6 +35,32 @@ def hotspot(profile: ActionProfile) -> CProfileEntry | None:
     return min(hot, key=lambda e: e.cumtime_s) if hot else None
 
 
+def leaf(profile: ActionProfile) -> CProfileEntry | None:
+    """The deepest entry, built-ins included, holding at least `HOT_FUNCTION_SHARE`."""
+    hot = [
+        e
+        for e in profile.entries
+        if not ADVANCED_STOP.search(e.location)
+        and e.cumtime_s >= HOT_FUNCTION_SHARE * profile.total_s > 0
+    ]
+    return min(hot, key=lambda e: e.cumtime_s) if hot else None
+
+
+def hotspot_notes(profiles: tuple[ActionProfile, ...], limit: int = 3) -> tuple[str, ...]:
+    """Where the largest actions spend their Python time, one sentence each."""
+    notes = []
+    for profile in sorted(profiles, key=lambda p: -p.total_s)[:limit]:
+        entry, inner = hotspot(profile), leaf(profile)
+        if entry is None:
+            continue
+        share = entry.cumtime_s / profile.total_s
+        text = f"In {profile.action}, {entry.location} holds {share:.0%} of its time"
+        if inner is not None and inner is not entry and inner.builtin:
+            text += f", mostly in {inner.location} ({inner.cumtime_s / profile.total_s:.0%})"
+        notes.append(text + " (AdvancedProfiler's listing).")
+    return tuple(notes)
+
+
 def with_python_hotspots(
     findings: list[Finding], step: PrintedStep, profiles: tuple[ActionProfile, ...]
 ) -> list[Finding]:

@@ -25,6 +25,7 @@ def printed_facts(
         step_us=step.step_us,
         steps=step.steps,
         phase_pct={p.value: step.phase_share(p) for p in Phase},
+        unknown=_unknown(step),
         device_busy_pct=None if device is None else device.busy_pct,
         device_idle_pct=idle_causes(step, device),
         compute=(_flops(step, flops),),
@@ -33,11 +34,18 @@ def printed_facts(
     )
 
 
+def _unknown(step: PrintedStep) -> frozenset[str]:
+    """Phases a partial table may hide: no row of theirs is printed."""
+    if step.coverage_pct >= 95.0:
+        return frozenset()
+    return frozenset({Phase.DATA_LOADING.value} - step.phases.keys())
+
+
 def _run_label(table: ProfilerTable, device: PrintedDevice | None) -> str:
     if all(r.event_kind == LIGHTNING_ACTION_EVENT for r in table.rows):
-        return "From host timings alone (a Lightning report does not say whether a GPU ran), a run"
+        return "A run timed on the host only (a Lightning report does not say whether a GPU ran)"
     if table.has_device and device is None:
-        return "From its CPU columns (the device times of this table cannot be read), a run"
+        return "A run judged on its CPU columns (this table's device times cannot be read)"
     return CPU_ONLY
 
 
@@ -50,10 +58,14 @@ def _flops(step: PrintedStep, flops: tuple[float | None, ...]) -> str:
         )
     per_step = sum(counted) / step.steps
     achieved = per_step / (step.step_us * 1e-6) if step.step_us else 0.0
-    return (
-        f"{per_step / 1e9:.2f} GFLOP per step in the printed rows, "
-        f"{achieved / 1e12:.3f} TFLOP/s achieved"
-    )
+    return f"{_si(per_step)}FLOP per step in the printed rows, {_si(achieved)}FLOP/s achieved"
+
+
+def _si(value: float) -> str:
+    for scale, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "K")):
+        if value >= scale:
+            return f"{value / scale:.3g} {prefix}"
+    return f"{value:.3g} "
 
 
 def printed_setup(step: PrintedStep, table: ProfilerTable) -> list[Finding]:

@@ -47,6 +47,7 @@ OPTIMIZER_ACTION = "optimizer_step"
 OPTIMIZER_STEP_PREFIX = "Optimizer.step#"
 ZERO_GRAD_PREFIX = "Optimizer.zero_grad#"
 ENGINE_PREFIX = "autograd::engine::evaluate_function"
+RESIDUAL = "the step less its named phases and its own self time"
 EVALUATION_ONLY = (
     "The table holds validation (or test) steps only, no training step: Lightning's "
     "PyTorchProfiler writes its report from the last profiled window, here the evaluation "
@@ -87,6 +88,8 @@ class PrintedStep:
     """The steps are validation (test, predict) steps: the table holds no training."""
     backward_thread: bool
     """Backward ran on autograd's own thread (a device run without Lightning's ranges)."""
+    model_us: float = 0.0
+    """Per step, the totals of the model's top-level module rows (0 without module rows)."""
     limits: tuple[str, ...] = field(default_factory=tuple)
 
     @property
@@ -233,6 +236,18 @@ class _Builder:
         families, family_rows = self._families(steps)
         shown = sum(r.self_cpu_us for r in self.table.rows)
         coverage = min(100.0, shown * 100.0 / self.self_total) if self.self_total else 100.0
+        if all(r.event_kind == LIGHTNING_ACTION_EVENT for r in self.table.rows):
+            coverage = 100.0  # a Lightning report lists every action (and no self times)
+        if (
+            coverage < 95.0
+            and any(p.how.startswith(RESIDUAL) for p in parts)
+            and not any(p.phase == Phase.BACKWARD.value for p in parts)
+        ):
+            self.limits.append(
+                "The forward here is what the printed rows do not name, so it also holds the "
+                "backward pass when its rows (autograd::engine::evaluate_function) are not "
+                "printed."
+            )
         if coverage < 95.0:
             self.limits.append(
                 f"The table prints only part of the rows ({coverage:.0f}% of the self time): "
@@ -249,6 +264,7 @@ class _Builder:
             lightning=self.lightning,
             evaluation_only=self.evaluation_only,
             backward_thread=self.backward_thread,
+            model_us=self._model_total() / steps,
             limits=tuple(self.limits),
         )
 
@@ -324,8 +340,7 @@ class _Builder:
                         Phase.FORWARD.value,
                         forward_us,
                         (),
-                        "the step less its named phases and its own self time (the ops "
-                        "between recorded ranges: the model's forward)",
+                        RESIDUAL + " (the ops between recorded ranges: the model's forward)",
                     )
                 )
         parts = _fit(parts, step_us)
@@ -459,19 +474,17 @@ class _Builder:
 
     def _model_rows(self) -> list[Row]:
         """The top-level module rows (those whose path no other row's path holds): the
-        model's forward."""
-        modules = [
-            r
-            for r in self._kind_rows(RowKind.MODULE)
-            if _module_path(r.name) and not r.name.endswith(CUT_MARK)
-        ]
+        model's forward. When the table cut names before their paths, only the largest
+        module row is known to be at the top: it alone (a lower bound) stands for them."""
+        modules = [r for r in self._kind_rows(RowKind.MODULE) if r.cpu_total_us]
+        if any(r.name.endswith(CUT_MARK) or not _module_path(r.name) for r in modules):
+            return [max(modules, key=lambda r: r.cpu_total_us)] if modules else []
         paths = [_module_path(r.name) for r in modules]
-        top = [
+        return [
             r
             for r, p in zip(modules, paths, strict=True)
             if not any(q != p and p.startswith(q + ".") for q in paths)
         ]
-        return top
 
     def _unranged(self, steps: int, parts: Sequence[PhasePart]) -> float:
         """Per step, the step row's self time: ops and Python outside every recorded range.

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from profsight.analyses.context import Context
-from profsight.findings import Finding, Severity, ranked
+from profsight.findings import CATEGORY_LABELS, Finding, Severity, ranked
 from profsight.knowledge.advice import (
     CPU_COMPUTE_PCT,
     DOMINANT_PCT,
@@ -67,6 +67,8 @@ class StepFacts:
     mfu_pct: float | None = None
     busy_basis: str = "busy"
     """How the device figure was measured (``busy``; a table gives ``busy at most``)."""
+    unknown: frozenset[str] = frozenset()
+    """Phases the input may hide (a partial table prints none of their rows)."""
     run: str = "A CPU-only run"
     """How the verdict names a run judged on host times alone: a CPU-only run, or a run whose
     device figures the input does not give (a Lightning Simple/Advanced report, a torch <= 1.6
@@ -112,7 +114,9 @@ def _decide(ctx: StepFacts, findings: list[Finding]) -> Verdict:
         categories.add("memory_limit")
     evidence = [
         f"step {short_time(step)} (average of {ctx.steps})",
-        f"data loading {data:.0f}% of the step",
+        "data loading: none among the printed rows"
+        if Phase.DATA_LOADING.value in ctx.unknown
+        else f"data loading {data:.0f}% of the step",
     ]
     busy_pct = ctx.device_busy_pct
     if busy_pct is not None:
@@ -233,13 +237,23 @@ def _cpu_verdict(
     ctx: StepFacts, findings: list[Finding], data: float, evidence: list[str]
 ) -> Verdict:
     fixed = sum(ctx.phase(p) for p in (Phase.FRAMEWORK, Phase.OTHER, Phase.CALLBACKS_LOGGING))
-    compute = sum(
-        ctx.phase(p) for p in (Phase.FORWARD, Phase.BACKWARD, Phase.OPTIMIZER, Phase.VALIDATION)
+    # a module's glue (its Python, tiny ops) sits in forward but is not the model's math
+    glue = max((f.at_stake_pct for f in findings if f.category == "module_overhead"), default=0)
+    compute = max(
+        sum(
+            ctx.phase(p) for p in (Phase.FORWARD, Phase.BACKWARD, Phase.OPTIMIZER, Phase.VALIDATION)
+        )
+        - glue,
+        0.0,
     )
-    evidence.append(f"model work (forward, backward, optimizer) {compute:.0f}% of the step")
+    evidence.append(
+        f"model work (forward, backward, optimizer) {compute:.0f}% of the step"
+        + (f", after {glue:.0f}% of module overhead" if glue else "")
+    )
     evidence.append(f"fixed per-step cost {fixed:.0f}% of the step")
     actionable = ranked([f for f in findings if f.severity is not Severity.INFO])
     top = actionable[0] if actionable else None
+    per_step = next((f for f in actionable if f.category == "per_step_overhead"), None)
     if top is not None and top.category in _AROUND_THE_MODEL and top.at_stake_pct >= DOMINANT_PCT:
         return _verdict(
             "host",
@@ -248,12 +262,13 @@ def _cpu_verdict(
             None,
             data,
             evidence,
-            f"{ctx.run} bound by {top.category.replace('_', ' ')} "
+            f"{ctx.run} bound by {CATEGORY_LABELS.get(top.category, top.category)} "
             f"({top.at_stake_pct:.0f}% of the step), not by the model itself: fix "
             "that first (see the findings), then judge the model against the "
             "hardware.",
         )
-    if top is not None and top.category == "per_step_overhead":
+    if per_step is not None:
+        # the per-step rule fired: a short step whose fixed cost passes its threshold
         return _verdict(
             "host",
             "too_small_for_hardware",
@@ -262,9 +277,23 @@ def _cpu_verdict(
             data,
             evidence,
             f"{ctx.run} where each step is mostly fixed cost "
-            f"({top.at_stake_pct:.0f}% outside the model's math): the model and "
+            f"({per_step.at_stake_pct:.0f}% outside the model's math): the model and "
             "batch are too small for the per-step overhead; a larger batch "
             "amortises it.",
+        )
+    if compute >= CPU_COMPUTE_PCT and ctx.step_us < SHORT_STEP_US:
+        # the model's work dominates a short step: the hardware keeps up with it
+        return _verdict(
+            "compute",
+            "balanced",
+            ctx,
+            None,
+            data,
+            evidence,
+            f"{ctx.run} whose steps are short ({short_time(ctx.step_us)}) and mostly the "
+            f"model's own work ({compute:.0f}%): the hardware keeps up with this model, and "
+            "neither its data nor its fixed per-step cost holds it back; a larger batch would "
+            "use the hardware more fully.",
         )
     if compute >= CPU_COMPUTE_PCT:
         return _verdict(

@@ -114,6 +114,12 @@ PHASE_RULES: Final[tuple[PhaseRule, ...]] = (
 
 PHASE_RULES_BY_PHASE: Final[dict[Phase, PhaseRule]] = {r.phase: r for r in PHASE_RULES}
 
+#: Said of the optimizer's share of a short step.
+SHORT_STEP_OPTIMIZER: Final = (
+    " The update costs the same whatever the batch size: on a step this short, a larger batch "
+    "amortises it too."
+)
+
 #: Per-step fixed cost (framework, hooks, Python between ops) past this share, on short
 #: steps, means the batch is too small for the fixed cost of a step (measured).
 PER_STEP_OVERHEAD_PCT: Final = 25.0

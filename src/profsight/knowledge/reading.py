@@ -66,3 +66,5 @@ BLOCK_LOW_SELF: Final = (
 #: Class names that are residual blocks (the seed's BasicBlock rule applies).
 BLOCK_CLASSES: Final = ("BasicBlock", "Bottleneck", "ResidualBlock", "ResBlock")
 QUESTION: Final = "Is this model too complex for its data and its hardware?"
+#: training_step's time outside the model's modules is said when it passes this share of it.
+OUTSIDE_MODEL_SHARE: Final = 0.2

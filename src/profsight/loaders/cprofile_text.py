@@ -36,10 +36,17 @@ def parse_listing(action: str, text: str) -> ActionProfile | None:
                 location=match["location"],
             )
         )
-    stops = [e.primitive_calls for e in entries if ADVANCED_STOP.search(e.location)]
     return ActionProfile(
-        action=action,
-        total_s=float(summary["s"]),
-        calls=stops[0] if stops else None,
-        entries=tuple(entries),
+        action=action, total_s=float(summary["s"]), calls=_calls(entries), entries=tuple(entries)
     )
+
+
+def _calls(entries: list[CProfileEntry]) -> int | None:
+    """How many times the action ran: the calls of Lightning's own ``stop`` in its listing;
+    when an action inside it took the profiler over before ``stop`` (Python has one profile
+    function at a time), the primitive calls of the listing's outermost entry (the highest
+    cumulative time: the function the action wraps)."""
+    stops = [e.primitive_calls for e in entries if ADVANCED_STOP.search(e.location)]
+    if stops:
+        return stops[0]
+    return max(entries, key=lambda e: e.cumtime_s).primitive_calls if entries else None

@@ -53,6 +53,8 @@ _REPORT_TITLE = re.compile(r"^(?P<prefix>[>+\s]*)(?:(?P<stage>[A-Z][A-Z_]*) )?Pr
 _STATS_FOR = re.compile(r"^Profile stats for: (?P<action>.*?)(?: rank: (?P<rank>\d+))?\s*$")
 _SIMPLE_HEADER = re.compile(r"^(?P<prefix>.*?)\|?\s*Action\s*\|\s*Mean duration \(s\)")
 _RULE = re.compile(r"^-{10,}\s*$")
+#: What quoting adds in front of a pasted line: ``> `` (any depth), a diff's ``+``.
+_QUOTE = re.compile(r"^[ \t]*(?:[>+][ \t]?)+")
 #: cProfile's ``pstats`` listing: ``  123 function calls (120 primitive calls) in 0.01 seconds``.
 _CPROFILE = re.compile(r"function calls .*in [-\d.e]+ seconds|Ordered by:")
 
@@ -158,7 +160,7 @@ def _parse_section(lines: Sequence[str]) -> LightningReport | None:
         match = _SIMPLE_HEADER.match(lines[header])
         prefix = prefix or (match["prefix"] if match else "")
         return _SimpleReader(lines, header, prefix, stage).read()
-    advanced = _advanced(lines, prefix)
+    advanced = _advanced(lines)
     if advanced:
         profiles = tuple(p for a, t in advanced.items() if (p := parse_listing(a, t)) is not None)
         return LightningReport(ADVANCED, stage, (), None, advanced, (), profiles)
@@ -173,16 +175,16 @@ def _strip(line: str, prefix: str) -> str:
     return line
 
 
-def _advanced(lines: Sequence[str], prefix: str) -> dict[str, str]:
+def _advanced(lines: Sequence[str]) -> dict[str, str]:
+    """Each action's listing, whatever prefix the paste gave its lines (``> ``, indentation)."""
     blocks: dict[str, list[str]] = {}
     current: list[str] | None = None
     for line in lines:
-        body = _strip(line, prefix)
-        match = _STATS_FOR.match(body)
+        match = _stats_for(line)
         if match:
             current = blocks.setdefault(match["action"], [])
         elif current is not None:
-            current.append(body)
+            current.append(_QUOTE.sub("", line))
     listings = {action: "\n".join(block).strip("\n") for action, block in blocks.items()}
     if not any(_CPROFILE.search(text) for text in listings.values()):
         return {}  # PyTorchProfiler's "records" table, or prose

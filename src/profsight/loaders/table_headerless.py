@@ -90,8 +90,13 @@ def parse_rows(text: str, source: str) -> list[ParsedTable]:
     ]
 
 
+#: What quoting adds in front of a pasted line: ``> `` (any depth), a diff's ``+``.
+_QUOTE = re.compile(r"^\s*(?:[>+]\s?)+")
+
+
 def _layout(text: str) -> tuple[str, tuple[str, ...], list[str]] | None:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    lines = [_QUOTE.sub("", line).strip() for line in text.splitlines()]
+    lines = [line for line in lines if line]
     for label, titles in LAYOUTS:
         rows = [line for line in lines if _fits(line, titles)]
         if len(rows) >= MIN_ROWS and len(rows) * 2 >= len(lines):

@@ -74,7 +74,8 @@ class TextProfile:
             report = self.lightning
             advanced = report is not None and report.kind == "advanced"
             profiles = report.profiles if report is not None else ()
-            return PrintedRun(main, exclusive=advanced, profiles=profiles)
+            known = all(p.calls is not None for p in profiles)
+            return PrintedRun(main, exclusive=advanced, profiles=profiles, whole=known)
         rows = list(main.rows)
         seen = {_row_key(r) for r in rows}
         flops = list(parsed.flops)
