@@ -8,13 +8,13 @@ expectations written in their README before profsight was run on them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 import profsight
 from agreement import REPORTS, RUNS, markdown, pairs, top
-from profsight.analyses import diagnose_table
 from profsight.analyses.printed_step import printed_step
 from profsight.knowledge.phases import Phase
 from profsight.model.text_profile import TextProfile
@@ -22,6 +22,7 @@ from scenarios import SCENARIOS, table_path
 
 from conftest import DATA
 
+GPU_TABLES = DATA / "gpu_tables"
 #: The issue's bar: a printed table names the trace's bottleneck in at least this share of
 #: the (run, printed form) pairs.
 AGREEMENT = 0.9
@@ -93,19 +94,120 @@ def test_advanced_profiler_names_the_hot_python_function(
     assert where.value.startswith("scenarios.py:") and "(python_collate)" in where.value
 
 
-def test_simple_profiler_breakdown_adds_up(
+def test_simple_profiler_step_is_the_epoch_per_batch(
     scenario_reports: dict[tuple[str, str], Path],
 ) -> None:
-    for path in scenario_reports.values():
-        profile = profsight.load(path)
-        assert isinstance(profile, TextProfile)
-        for step in diagnose_table(profile.run()).breakdown.steps:
-            assert sum(step.host_us.values()) == pytest.approx(step.wall_us, rel=1e-6)
+    """A SimpleProfiler report's step is run_training_epoch per training batch (everything a
+    batch costs), and its data loading the fetch action's total per batch."""
+    profile = profsight.load(scenario_reports[("slow_dataset", "simple")])
+    assert isinstance(profile, TextProfile) and profile.lightning is not None
+    actions = {a.action: a for a in profile.lightning.actions}
+    batch = actions["run_training_batch"]
+    assert batch.calls
+    epoch = actions["run_training_epoch"].total_s * 1e6 / batch.calls
+    fetch = actions["[_TrainingEpochLoop].train_dataloader_next"].total_s * 1e6 / batch.calls
+    step = _step(scenario_reports[("slow_dataset", "simple")])
+    assert step is not None and step.steps == batch.calls
+    assert step.step_us == pytest.approx(epoch, rel=1e-6)
+    assert step.phases[Phase.DATA_LOADING.value] == pytest.approx(fetch, rel=0.05)
+
+
+def _edited(path: Path, tmp_path: Path, keep: Callable[[str], bool]) -> Path:
+    out = tmp_path / path.name
+    out.write_text("".join(line for line in path.read_text().splitlines(True) if keep(line)))
+    return out
+
+
+def test_lightning_is_known_by_its_module_rows(
+    scenario_traces: dict[tuple[str, str], Path], tmp_path: Path
+) -> None:
+    """A table cut to the rows of most self time may keep no [pl][profile] row: its
+    [pl][module] rows still say Lightning, so Optimizer.step#'s total (which holds forward
+    and backward) is not read as the update."""
+    table = table_path(scenario_traces[("healthy_conv", "lightning")], "self_cpu_top20")
+    edited = _edited(table, tmp_path, lambda line: "[pl][profile]" not in line)
+    step = _step(edited)
+    assert step is not None and step.lightning
+    assert step.phase_share(Phase.OPTIMIZER) < 15.0
+    assert top(edited) == "compute_conv"
+
+
+def test_a_metric_counts_once_wherever_it_ran(tmp_path: Path) -> None:
+    """A metric updated in validation_step and in training_step: its time comes out of the
+    step that ran it, so phases do not count it twice (they add up to the step)."""
+    import warnings
+
+    from torch.utils.data import DataLoader
+
+    import scenarios as s
+
+    class BothMetric(s.LitWithMetric):
+        def validation_step(self, batch: s.Batch, batch_idx: int) -> None:
+            self.auroc(self.eval_preds, self.eval_target)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        trace = s.record_lightning(
+            tmp_path,
+            BothMetric(s._mlp(32, 64), s._sgd),
+            s._metric_loader(),
+            val=DataLoader(s.PreBatched(2, 64, (32,)), batch_size=None),
+            limit_train_batches=5,
+            limit_val_batches=2,
+            val_check_interval=3,
+        )
+    step = _step(table_path(trace, "full"))
+    assert step is not None
+    assert not any("add up to" in note for note in step.limits)
+    assert step.phase_share(Phase.METRICS) > 50.0
+    assert top(table_path(trace, "full")) == "metrics"
+
+
+def test_gradient_accumulation_updates_once_per_optimizer_step(tmp_path: Path) -> None:
+    """With accumulate_grad_batches=3 one batch in three runs optimizer.step: the table's
+    per-step update is the update per call times the calls per step, as the trace says."""
+    import warnings
+
+    import scenarios as s
+    from profsight.analyses import diagnose
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        trace = s.record_lightning(
+            tmp_path,
+            s.LitClassifier(s.ManyParams(), s._adam_single_tensor),
+            s._optimizer_loader(),
+            accumulate_grad_batches=3,
+        )
+    step = _step(table_path(trace, "full"))
+    assert step is not None
+    traced = diagnose(profsight.load(trace)).breakdown.average()
+    traced_share = traced.host_us.get("optimizer", 0.0) * 100 / traced.wall_us
+    assert step.phase_share(Phase.OPTIMIZER) == pytest.approx(traced_share, abs=15.0)
+
+
+def test_too_little_to_judge(scenario_traces: dict[tuple[str, str], Path], tmp_path: Path) -> None:
+    """A CPU table cut to its ProfilerStep* row (a few % of the self time, no phase row), and
+    a SimpleProfiler report pasted down to its Total row: no verdict, and the notes say so.
+    (A GPU table's step row with its footer still tells how busy the device was.)"""
+    step_only = _edited(
+        table_path(scenario_traces[("healthy_conv", "plain")], "cpu_total_top20"),
+        tmp_path,
+        lambda line: (
+            "ProfilerStep*" in line or "---" in line or "Name" in line or "time total" in line
+        ),
+    )
+    report = profsight.explain(str(step_only))
+    assert report.verdict is None and not report.findings
+    assert any(n.startswith("Too little to judge") for n in report.notes)
+    lines = (DATA / "tables" / "lightning-ai-chess-bot-1.txt").read_text().splitlines(True)
+    total_only = tmp_path / "total_only.txt"
+    total_only.write_text("".join(lines[:7]))
+    assert profsight.explain(str(total_only)).verdict is None
 
 
 # --- real GPU tables by others: the expectations in tests/data/gpu_tables/README.md ------
 
-GPU_TABLES = DATA / "gpu_tables"
 #: file -> (top findings accepted, verdict judgements accepted, present somewhere, absent)
 GPU_EXPECTED = {
     "JonathanHourany__pytorch-sandbox__1.txt": (
@@ -143,10 +245,10 @@ GPU_EXPECTED = {
 GPU_MISSES = {
     "JonathanHourany__pytorch-sandbox__2.txt": (
         {"memcpy"},
-        "expected the pageable copies (30% of the step) first; profsight ranks per-step "
-        "overhead first (50%): 2.9 ms of each 5.2 ms step is host time in no recorded op, "
-        "which the table cannot attribute (the trace of the same run ranks launch overhead "
-        "first for the same reason)",
+        "expected the pageable copies (30% of the step) first; profsight ranks the GPU's "
+        "idle time (59%) and per-step overhead (50%) above them: 2.9 ms of each 5.2 ms step "
+        "is host time in no recorded op, which the table cannot attribute (the trace of the "
+        "same run ranks launch overhead first for the same reason)",
     ),
     "stprnvsh__nanoTabPFN__1.txt": (
         {"host_device_sync", "memcpy"},

@@ -22,9 +22,10 @@ from profsight.analyses.printed_python import (
     with_python_hotspots,
 )
 from profsight.analyses.printed_setup import printed_facts, printed_setup
-from profsight.analyses.printed_step import printed_step
+from profsight.analyses.printed_step import PrintedStep, printed_step
 from profsight.analyses.verdict import Verdict, trace_facts, verdict
 from profsight.findings import Finding, ranked
+from profsight.knowledge.advice import READABLE_TABLE_PCT
 from profsight.model.profile import Profile
 from profsight.model.text_profile import PrintedRun
 
@@ -61,10 +62,19 @@ def diagnose(profile: Profile) -> Diagnosis:
 
 #: Said of a fragment of rows with neither a step row nor the table's totals.
 TOO_LITTLE = (
-    "Too little to judge: these rows carry neither a step (ProfilerStep*, training_step) nor "
-    "the table's totals (its footer), so no share of a step can be measured; paste the whole "
-    "table for a diagnosis."
+    "Too little to judge: these rows name no phase of a step, or carry neither a step "
+    "(ProfilerStep*, training_step) nor the table's totals (its footer), so no share of a "
+    "step can be measured; paste the whole table for a diagnosis."
 )
+
+
+def _too_little(step: PrintedStep, run: PrintedRun, device: bool) -> bool:
+    """A fragment without steps or totals, or rows that hold too little of the self time and
+    name no phase (device figures, when the table has them, still tell something)."""
+    if not run.whole and step.steps == 1:
+        return True
+    named = [p for p in step.parts if p.rows]
+    return step.coverage_pct < READABLE_TABLE_PCT and not named and not device
 
 
 INCLUSIVE_DEVICE = (
@@ -80,9 +90,11 @@ def diagnose_table(run: PrintedRun) -> Diagnosis:
     trace's words."""
     table = with_metric_rows(run.table, run.profiles)
     step = printed_step(table, exclusive=run.exclusive)
-    if step is None or (not run.whole and step.steps == 1):
+    device = None
+    if step is not None and not run.inclusive_device:
+        device = printed_device(table, step)
+    if step is None or _too_little(step, run, device is not None):
         return Diagnosis(Breakdown((), "", "none"), (), None, limits=(TOO_LITTLE,))
-    device = None if run.inclusive_device else printed_device(table, step)
     limits = (INCLUSIVE_DEVICE,) if run.inclusive_device else ()
     findings = printed_findings(step, device, table)
     findings += copy_churn(table.rows, step.steps, step.share, device is not None)

@@ -60,10 +60,8 @@ def _idle(ctx: Context) -> list[Finding]:
                 severity=severity_for(idle_pct),
                 title=f"The GPU idles {idle_pct:.0f}% of the step between many tiny kernels",
                 evidence=evidence,
-                explanation="Kernels shorter than the time it takes the CPU to launch them leave "
-                "the GPU waiting for the next launch: the step is bound by the host.",
-                recommendation="Fewer, larger kernels: torch.compile(model) (fuses ops), CUDA "
-                "graphs (torch.compile(mode='reduce-overhead')), a larger batch.",
+                explanation=advice.LAUNCH_EXPLANATION,
+                recommendation=advice.LAUNCH_ADVICE,
                 at_stake_pct=idle_pct,
                 gain_pct=idle_pct * 0.5,
                 trigger=f"device busy < {advice.GPU_IDLE_PCT:g}% ({advice.TB_PLUGIN}) and median "
@@ -76,10 +74,8 @@ def _idle(ctx: Context) -> list[Finding]:
             severity=severity_for(idle_pct),
             title=f"The GPU is idle {idle_pct:.0f}% of the step",
             evidence=evidence,
-            explanation="The device waits for the host: for data, for a synchronisation, or for "
-            "the CPU to issue the next work.",
-            recommendation="Remove what the host does in series with the device (see the other "
-            "findings); give the GPU more work per step (larger batch, larger model).",
+            explanation=advice.GPU_IDLE_EXPLANATION,
+            recommendation=advice.GPU_IDLE_ADVICE,
             at_stake_pct=idle_pct,
             gain_pct=idle_pct * 0.5,
             trigger=f"device busy < {advice.GPU_IDLE_PCT:g}% of the step ({advice.TB_PLUGIN})",
@@ -119,9 +115,7 @@ def _syncs(ctx: Context) -> list[Finding]:
             "queued: the CPU cannot queue the next work meanwhile, and the GPU then waits for "
             "it. .item(), .cpu(), printing or logging a GPU tensor, and torch.cuda.synchronize() "
             "all do this.",
-            recommendation="Keep values on the GPU inside the loop: remove .item()/.cpu() from "
-            "the step (accumulate losses as tensors, log every n steps, self.log(..., "
-            "on_step=False, on_epoch=True)); copy with non_blocking=True from pinned memory.",
+            recommendation=advice.SYNC_ADVICE,
             at_stake_pct=share,
             gain_pct=share * 0.8,
             trigger=f"device idle during syncs >= {advice.SYNC_PCT:g}% of the step "
@@ -134,7 +128,7 @@ def _copies(ctx: Context) -> list[Finding]:
     pageable = [r for r in ctx.rows(RowKind.MEMCPY) if "Pageable" in r.name]
     us = sum(r.device_total_us for r in pageable)
     share = ctx.share(us)
-    if not pageable or share < 1.0:
+    if not pageable or share < advice.COPY_PCT:
         return []
     return [
         Finding(
@@ -150,10 +144,8 @@ def _copies(ctx: Context) -> list[Finding]:
                 )
                 for r in pageable
             ),
-            explanation="A copy from pageable (not pinned) memory is staged by the driver and "
-            "blocks the CPU: it cannot overlap with compute.",
-            recommendation="DataLoader(..., pin_memory=True) and batch.to(device, "
-            "non_blocking=True); keep tensors that are reused on the device.",
+            explanation=advice.PAGEABLE_EXPLANATION,
+            recommendation=advice.PAGEABLE_ADVICE,
             at_stake_pct=share,
             gain_pct=share * 0.7,
             trigger="any Pageable memcpy >= 1% of the step",
@@ -184,8 +176,7 @@ def _precision(ctx: Context) -> list[Finding]:
                 Evidence(r.name, f"{short_time(r.self_device_us)}", (r.name,))
                 for r in sorted(fp32, key=lambda r: -r.self_device_us)[:4]
             ),
-            explanation="These GEMM/convolution kernels run in plain FP32 on the CUDA cores; "
-            "the tensor cores, several times faster, sit unused.",
+            explanation=advice.FP32_EXPLANATION,
             recommendation=advice.mixed_precision(ctx.arch),
             at_stake_pct=ctx.share(sum(r.self_device_us for r in fp32)),
             gain_pct=ctx.share(sum(r.self_device_us for r in fp32)) * 0.5,
@@ -212,7 +203,7 @@ def _memory(ctx: Context) -> list[Finding]:
         Finding(
             category="memory",
             severity=Severity.HIGH,
-            title=f"Device memory peaks at {pct:.0f}% of the GPU's",
+            title=f"{advice.MEMORY_LIMIT_TITLE} {pct:.0f}% of the GPU's",
             evidence=(
                 Evidence("peak allocated", f"{peak / 2**30:.1f} GiB of {capacity / 2**30:.1f} GiB"),
             ),

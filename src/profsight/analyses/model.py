@@ -10,6 +10,7 @@ import numpy as np
 from profsight.analyses.context import Context
 from profsight.analyses.memory_churn import copy_churn
 from profsight.findings import Evidence, Finding, Severity
+from profsight.knowledge import advice
 from profsight.knowledge.advice import ALLOCATIONS_PER_STEP
 from profsight.knowledge.trace_schema import EventKind
 
@@ -185,10 +186,8 @@ def allocation_churn(ctx: Context) -> list[Finding]:
             severity=Severity.LOW,
             title=f"{per_step:.0f} memory allocations per step",
             evidence=(Evidence("[memory] allocations", f"{per_step:.0f} per step"),),
-            explanation="Every temporary tensor is an allocation; thousands per step cost "
-            "allocator time and, on a GPU, fragment the cache.",
-            recommendation="Reuse buffers (out= arguments, in-place ops), fuse elementwise "
-            "chains (torch.compile), zero_grad(set_to_none=True).",
+            explanation=advice.ALLOCATION_EXPLANATION,
+            recommendation=advice.ALLOCATION_ADVICE,
             at_stake_pct=0.0,
             trigger=f">= {ALLOCATIONS_PER_STEP} allocations per step ([memory] events)",
         )

@@ -7,6 +7,7 @@ import numpy as np
 
 from profsight.analyses.context import Context
 from profsight.findings import Evidence, Finding, severity_for
+from profsight.knowledge import advice
 from profsight.knowledge.advice import (
     DDP_FORWARD_NOTE,
     MEASURED,
@@ -70,9 +71,7 @@ def _own_time(ctx: Context) -> list[Finding]:
                     ),
                     Evidence("total time", f"{short_time(row.cpu_total_us / ctx.steps)} per step"),
                 ),
-                explanation="A module's own time is its forward()'s Python and the ops it calls "
-                "directly (a skip connection's add, reshapes, loops), not its child layers. High "
-                "own time with low time in its layers means the glue, not the layers, costs."
+                explanation=advice.MODULE_OWN_EXPLANATION
                 + (DDP_FORWARD_NOTE if row.name.startswith("DistributedDataParallel") else ""),
                 recommendation=MODULE_ADVICE,
                 at_stake_pct=share,
@@ -121,9 +120,7 @@ def _tiny_ops(ctx: Context) -> list[Finding]:
                     tuple(top),
                 ),
             ),
-            explanation="Hundreds of ops of a few microseconds each are what a Python loop over "
-            "slices or items produces: each op pays dispatch (and on a GPU, a kernel launch) for "
-            "little work.",
+            explanation=advice.TINY_OPS_EXPLANATION,
             recommendation=MODULE_ADVICE,
             at_stake_pct=share,
             gain_pct=share * 0.7,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from profsight.analyses.printed_step import PrintedStep
 from profsight.annotate import row_kind
-from profsight.knowledge.advice import BLOCKING_COPY_FRACTION
+from profsight.knowledge.advice import BLOCKING_CALL_US, BLOCKING_COPY_FRACTION
 from profsight.knowledge.hardware import TENSOR_CORE_ARCHS
 from profsight.knowledge.kernels import decode_kernel
 from profsight.knowledge.op_families import COPIES, kernel_family, op_family
@@ -156,9 +156,15 @@ def _wait(row: Row, kind: RowKind, copies_device_us: float) -> str | None:
         return QUEUE_FULL
     if kind is RowKind.SYNC:
         return SYNC
-    # a copy call waited for its copies when its host time is not far below theirs
-    blocked = row.self_cpu_us >= BLOCKING_COPY_FRACTION * copies_device_us
-    return BLOCKING_COPY if row.name in BLOCKING_COPY_CALLS and blocked else None
+    if row.name not in BLOCKING_COPY_CALLS or not row.calls:
+        return None
+    # a copy call waited: its host time is not far below its copies' device time, or (no
+    # copy printed to compare with) each call took longer than an asynchronous one does
+    if copies_device_us > 0:
+        blocked = row.self_cpu_us >= BLOCKING_COPY_FRACTION * copies_device_us
+    else:
+        blocked = row.self_cpu_us / row.calls >= BLOCKING_CALL_US
+    return BLOCKING_COPY if blocked else None
 
 
 def _fp32_matrix(table: ProfilerTable, kinds: dict[int, RowKind]) -> tuple[list[Row], str | None]:

@@ -23,7 +23,13 @@ from profsight.knowledge.lightning import (
     TORCH_LAYERS,
     module_class,
 )
-from profsight.knowledge.op_families import COMPUTE_FINDINGS, FAMILY_LABELS, OPTIMIZER, op_family
+from profsight.knowledge.op_families import (
+    COMPUTE_FINDINGS,
+    COPIES,
+    FAMILY_LABELS,
+    OPTIMIZER,
+    op_family,
+)
 from profsight.knowledge.ops import lookup_op
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.rows import RowKind
@@ -80,8 +86,9 @@ def printed_findings(
     return findings
 
 
-#: Findings whose time is device idle time (the GPU waits while the host does it).
-_IDLE_CAUSES = frozenset({"host_device_sync", "memcpy", "data_loading"})
+#: Findings whose time is device idle time (the GPU waits while the host does it); copies
+#: are device work (busy), so they explain none of it.
+_IDLE_CAUSES = frozenset({"host_device_sync", "data_loading"})
 
 
 def _at_stake(step: PrintedStep, device: PrintedDevice | None, share: float) -> float:
@@ -154,9 +161,7 @@ def _modules(
                     Evidence("total time", f"{short_time(row.cpu_total_us / step.steps)} per step"),
                     Evidence("how", how),
                 ),
-                explanation="A module's own time is its forward()'s Python and the ops it calls "
-                "directly (a skip connection's add, reshapes, loops), not its child layers. High "
-                "own time with low time in its layers means the glue, not the layers, costs.",
+                explanation=advice.MODULE_OWN_EXPLANATION,
                 recommendation=advice.MODULE_ADVICE,
                 at_stake_pct=share,
                 gain_pct=share * 0.5,
@@ -244,9 +249,7 @@ def _tiny_ops(
                     tuple(top),
                 ),
             ),
-            explanation="Hundreds of ops of a few microseconds each are what a Python loop over "
-            "slices or items produces: each op pays dispatch (and on a GPU, a kernel launch) for "
-            "little work.",
+            explanation=advice.TINY_OPS_EXPLANATION,
             recommendation=advice.MODULE_ADVICE,
             at_stake_pct=share,
             gain_pct=share * 0.7,
@@ -357,9 +360,7 @@ def _syncs(step: PrintedStep, device: PrintedDevice) -> list[Finding]:
             "device-to-host copy: .item(), .cpu(), printing a GPU tensor) stops the CPU until "
             "the GPU has finished everything queued: the CPU cannot queue the next work "
             "meanwhile, and the GPU then waits for it.",
-            recommendation="Keep values on the GPU inside the loop: remove .item()/.cpu() from "
-            "the step (accumulate losses as tensors, log every n steps, self.log(..., "
-            "on_step=False, on_epoch=True)); copy with non_blocking=True from pinned memory.",
+            recommendation=advice.SYNC_ADVICE,
             at_stake_pct=share,
             gain_pct=share * 0.8,
             trigger=f"host waits that the device may have idled through >= {advice.SYNC_PCT:g}% "
@@ -373,10 +374,14 @@ def _syncs(step: PrintedStep, device: PrintedDevice) -> list[Finding]:
 def _copies(step: PrintedStep, device: PrintedDevice) -> list[Finding]:
     """Copies the host waited for (their call's host time is close to their device time, so
     they were not asynchronous), or copies the rows name as from pageable memory."""
-    pageable = any("Pageable" in r.name for rs in device.family_rows.values() for r in rs)
+    pageable = [r for r in device.family_rows.get(COPIES, ()) if "Pageable" in r.name]
     blocking = device.waits.get(BLOCKING_COPY, 0.0)
-    share = step.share(device.copy_us)
-    if not (pageable or blocking) or share < 1.0:
+    # the copies at stake: those named pageable, else all when their calls waited for them
+    copy_us = sum(r.self_device_us for r in pageable) / step.steps if pageable else 0.0
+    if not pageable and blocking:
+        copy_us = device.copy_us
+    share = step.share(copy_us)
+    if share < advice.COPY_PCT:
         return []
     rows = device.wait_rows.get(BLOCKING_COPY, ())
     return [
@@ -386,8 +391,8 @@ def _copies(step: PrintedStep, device: PrintedDevice) -> list[Finding]:
             title=f"Copies the host waits for: {share:.1f}% of the step",
             evidence=(
                 Evidence(
-                    "device time of copies",
-                    f"{short_time(device.copy_us)} per step",
+                    "device time of the copies",
+                    f"{short_time(copy_us)} per step",
                     tuple(r.name for r in device.family_rows.get("copies", ())[:4]),
                 ),
                 Evidence(
@@ -396,10 +401,8 @@ def _copies(step: PrintedStep, device: PrintedDevice) -> list[Finding]:
                     tuple(r.name for r in rows),
                 ),
             ),
-            explanation="A copy from pageable (not pinned) memory is staged by the driver and "
-            "blocks the CPU: it cannot overlap with compute.",
-            recommendation="DataLoader(..., pin_memory=True) and batch.to(device, "
-            "non_blocking=True); keep tensors that are reused on the device.",
+            explanation=advice.PAGEABLE_EXPLANATION,
+            recommendation=advice.PAGEABLE_ADVICE,
             at_stake_pct=share,
             gain_pct=share * 0.7,
             trigger="copies >= 1% of the step, named pageable or with as much host time in "
@@ -426,8 +429,7 @@ def _precision(step: PrintedStep, device: PrintedDevice) -> list[Finding]:
                 Evidence(r.name, f"{short_time(r.self_device_us / step.steps)} per step", (r.name,))
                 for r in device.fp32_rows[:4]
             ),
-            explanation="These GEMM/convolution kernels run in plain FP32 on the CUDA cores; "
-            "the tensor cores, several times faster, sit unused.",
+            explanation=advice.FP32_EXPLANATION,
             recommendation=advice.mixed_precision(device.arch),
             at_stake_pct=share,
             gain_pct=share * 0.5,
@@ -479,10 +481,8 @@ def _idle(step: PrintedStep, device: PrintedDevice, explained: float) -> list[Fi
             Finding(
                 category="launch_overhead",
                 title=f"The GPU idles {idle:.0f}% of the step between many tiny kernels",
-                explanation="Kernels shorter than the time it takes the CPU to launch them leave "
-                "the GPU waiting for the next launch: the step is bound by the host.",
-                recommendation="Fewer, larger kernels: torch.compile(model) (fuses ops), CUDA "
-                "graphs (torch.compile(mode='reduce-overhead')), a larger batch.",
+                explanation=advice.LAUNCH_EXPLANATION,
+                recommendation=advice.LAUNCH_ADVICE,
                 trigger=f"device busy < {advice.GPU_IDLE_PCT:g}% ({advice.TB_PLUGIN}) and "
                 f"device work per launch < {short_time(advice.SHORT_KERNEL_US)}",
                 **common,  # type: ignore[arg-type]
@@ -492,10 +492,8 @@ def _idle(step: PrintedStep, device: PrintedDevice, explained: float) -> list[Fi
         Finding(
             category="gpu_idle",
             title=f"The GPU is idle {idle:.0f}% of the step",
-            explanation="The device waits for the host: for data, for a synchronisation, or for "
-            "the CPU to issue the next work.",
-            recommendation="Remove what the host does in series with the device (see the other "
-            "findings); give the GPU more work per step (larger batch, larger model).",
+            explanation=advice.GPU_IDLE_EXPLANATION,
+            recommendation=advice.GPU_IDLE_ADVICE,
             trigger=f"device busy < {advice.GPU_IDLE_PCT:g}% of the step ({advice.TB_PLUGIN})",
             **common,  # type: ignore[arg-type]
         )
@@ -523,10 +521,8 @@ def _allocations(step: PrintedStep, table: ProfilerTable) -> list[Finding]:
                     tuple(r.name for r in allocating),
                 ),
             ),
-            explanation="Every temporary tensor is an allocation; thousands per step cost "
-            "allocator time and, on a GPU, fragment the cache.",
-            recommendation="Reuse buffers (out= arguments, in-place ops), fuse elementwise "
-            "chains (torch.compile), zero_grad(set_to_none=True).",
+            explanation=advice.ALLOCATION_EXPLANATION,
+            recommendation=advice.ALLOCATION_ADVICE,
             at_stake_pct=0.0,
             trigger=f">= {advice.ALLOCATIONS_PER_STEP} allocations per step",
             confidence=f"{NO_TIMELINE}: allocations counted from the allocating ops' calls",

@@ -15,7 +15,7 @@ from profsight.analyses.printed_step import PrintedStep
 from profsight.findings import Evidence, Finding
 from profsight.knowledge.advice import HOT_FUNCTION_SHARE
 from profsight.knowledge.lightning import ADVANCED_STOP, METRIC_ENTRY
-from profsight.knowledge.rows import METRIC_EVENT
+from profsight.knowledge.rows import METRIC_EVENT, METRIC_IN
 from profsight.model.cprofile import ActionProfile, CProfileEntry
 from profsight.model.table import ProfilerTable, Row
 from profsight.units import short_time
@@ -29,6 +29,7 @@ def hotspot(profile: ActionProfile) -> CProfileEntry | None:
         e
         for e in profile.entries
         if not e.builtin
+        and not e.anonymous
         and not ADVANCED_STOP.search(e.location)
         and e.cumtime_s >= HOT_FUNCTION_SHARE * profile.total_s
     ]
@@ -106,7 +107,7 @@ def with_metric_rows(table: ProfilerTable, profiles: tuple[ActionProfile, ...]) 
         entry = max(metric, key=lambda e: e.cumtime_s)
         rows.append(
             Row(
-                name=f"torchmetrics {entry.location} in {profile.action}",
+                name=f"torchmetrics {entry.location}{METRIC_IN}{profile.action}",
                 event_kind=METRIC_EVENT,
                 calls=profile.calls or 1,
                 self_cpu_us=0.0,

@@ -6,7 +6,7 @@ from profsight.analyses.printed_device import PrintedDevice
 from profsight.analyses.printed_findings import idle_causes
 from profsight.analyses.printed_step import PrintedStep
 from profsight.analyses.setup import setup_finding
-from profsight.analyses.verdict import CPU_ONLY, StepFacts
+from profsight.analyses.verdict import StepFacts
 from profsight.findings import Finding
 from profsight.knowledge.advice import PROFILER_OVERHEAD_PCT
 from profsight.knowledge.phases import Phase
@@ -30,7 +30,7 @@ def printed_facts(
         device_idle_pct=idle_causes(step, device),
         compute=(_flops(step, flops),),
         busy_basis="busy at most",
-        run=_run_label(table, device),
+        host_only=_host_only(table, device),
     )
 
 
@@ -41,12 +41,13 @@ def _unknown(step: PrintedStep) -> frozenset[str]:
     return frozenset({Phase.DATA_LOADING.value} - step.phases.keys())
 
 
-def _run_label(table: ProfilerTable, device: PrintedDevice | None) -> str:
-    if all(r.event_kind == LIGHTNING_ACTION_EVENT for r in table.rows):
-        return "A run timed on the host only (a Lightning report does not say whether a GPU ran)"
+def _host_only(table: ProfilerTable, device: PrintedDevice | None) -> str:
+    """Why the run is judged on host times without being known CPU-only ("" when it is)."""
+    if table.rows and all(r.event_kind == LIGHTNING_ACTION_EVENT for r in table.rows):
+        return "a Lightning report does not say whether a GPU ran"
     if table.has_device and device is None:
-        return "A run judged on its CPU columns (this table's device times cannot be read)"
-    return CPU_ONLY
+        return "this table's device times cannot be read"
+    return ""
 
 
 def _flops(step: PrintedStep, flops: tuple[float | None, ...]) -> str:

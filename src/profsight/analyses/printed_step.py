@@ -23,20 +23,29 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from profsight.annotate import row_kind
-from profsight.knowledge.advice import PHASE_RULES_BY_PHASE
+from profsight.knowledge.advice import (
+    MANUAL_OPTIMIZATION_FRACTION,
+    METRIC_HOLDER_SLACK,
+    OVERSHOOT_NOTED,
+    PARTIAL_TABLE_PCT,
+    PHASE_RULES_BY_PHASE,
+)
 from profsight.knowledge.lightning import (
     CUT_MARK,
+    EVALUATION_ACTIONS,
     FETCH_ACTIONS,
     LIGHTNING_ACTION_PREFIX,
+    LIGHTNING_MODULE_PREFIX,
     NESTED_IN,
     ONCE_PER_RUN,
     action_candidates,
+    action_of,
     module_class,
 )
 from profsight.knowledge.op_families import OPTIMIZER, op_family
 from profsight.knowledge.ops import lookup_op
 from profsight.knowledge.phases import ACTION_PHASES, Phase, declared_phase
-from profsight.knowledge.rows import LIGHTNING_ACTION_EVENT, RowKind
+from profsight.knowledge.rows import LIGHTNING_ACTION_EVENT, METRIC_EVENT, METRIC_IN, RowKind
 from profsight.model.table import ProfilerTable, Row
 
 #: Lightning's step action in its reports (SimpleProfiler) and ranges.
@@ -126,7 +135,11 @@ class _Builder:
         self.actions = {id(r): _action(r, self.kinds[id(r)]) for r in self.rows}
         # a negative total (a profiler clock fault, kept as printed) measures nothing
         self.self_total = max(table.self_cpu_total_us, 0.0)
-        self.lightning = any(a is not None for a in self.actions.values())
+        # Lightning's action ranges, or its module ranges (a table cut to the rows of most
+        # self time keeps those and drops the actions, whose self time is tiny)
+        self.lightning = any(a is not None for a in self.actions.values()) or any(
+            r.name.startswith(LIGHTNING_MODULE_PREFIX) for r in self.rows
+        )
         self.backward_thread = table.has_device and not self._action_rows("backward")
         self.limits: list[str] = []
 
@@ -144,6 +157,8 @@ class _Builder:
     # ---------------------------------------------------------------- the step
 
     def _step(self) -> tuple[int, float, str] | None:
+        if not self.rows:
+            return None  # nothing but totals (a SimpleProfiler report's Total row alone)
         step_row = next((r for r in self._kind_rows(RowKind.STEP) if r.calls), None)
         if step_row is not None:
             return (
@@ -151,22 +166,9 @@ class _Builder:
                 step_row.cpu_total_us / step_row.calls,
                 f"{step_row.name} CPU total / its {step_row.calls} calls",
             )
+        if self.exclusive:
+            return self._exclusive_step()
         batches = [r for r in self._action_rows(STEP_ACTION) if r.calls]
-        if batches and self.exclusive:
-            steps = batches[0].calls
-            self.limits.append(
-                "AdvancedProfiler loses an action's time once an action inside it starts its "
-                "own profiler (Python has one profiler at a time): outer actions and backward "
-                "read short, so the step is at least the sum shown."
-            )
-            per_batch = [r for r in self.rows if r.calls >= steps]
-            return (
-                steps,
-                self._total(per_batch) / steps,
-                "the sum of the actions that run every batch (AdvancedProfiler's profilers "
-                "cannot nest: an action stops counting when one inside it starts, so its "
-                "times add up)",
-            )
         if batches:
             steps = batches[0].calls
             epoch = self._action_rows(EPOCH_ACTION)
@@ -214,6 +216,32 @@ class _Builder:
             return (1, self.self_total, "Self CPU time total (the whole window as one step)")
         return None
 
+    def _exclusive_step(self) -> tuple[int, float, str] | None:
+        """AdvancedProfiler: the steps from its batch action's calls (its time may read 0);
+        the step as the sum of the actions that run every batch (their times add up)."""
+        marker = [r for r in self.table.rows if _action(r, row_kind(r, self.table)) == STEP_ACTION]
+        marker = marker or self._action_rows(FORWARD_ACTION)
+        if not marker or not marker[0].calls:
+            return None
+        steps = marker[0].calls
+        self.limits.append(
+            "AdvancedProfiler loses an action's time once an action inside it starts its own "
+            "profiler (Python has one profiler at a time): outer actions and backward read "
+            "short, so the step is at least the sum shown."
+        )
+        actions = [
+            r
+            for r in self.rows
+            if r.event_kind == LIGHTNING_ACTION_EVENT and self.actions[id(r)] not in ONCE_PER_RUN
+        ]
+        return (
+            steps,
+            self._total(actions) / steps,
+            "the sum of the actions' times per training batch, once-per-run hooks left out "
+            "(AdvancedProfiler's profilers cannot nest: an action stops counting when one "
+            "inside it starts, so its times add up)",
+        )
+
     def _prefixed(self, prefix: str) -> list[Row]:
         return [r for r in self.rows if r.name.startswith(prefix)]
 
@@ -236,7 +264,7 @@ class _Builder:
         families, family_rows = self._families(steps)
         shown = sum(r.self_cpu_us for r in self.table.rows)
         coverage = min(100.0, shown * 100.0 / self.self_total) if self.self_total else 100.0
-        if all(r.event_kind == LIGHTNING_ACTION_EVENT for r in self.table.rows):
+        if self.table.rows and all(r.event_kind == LIGHTNING_ACTION_EVENT for r in self.table.rows):
             coverage = 100.0  # a Lightning report lists every action (and no self times)
         if (
             coverage < 95.0
@@ -248,10 +276,10 @@ class _Builder:
                 "backward pass when its rows (autograd::engine::evaluate_function) are not "
                 "printed."
             )
-        if coverage < 95.0:
+        if coverage < PARTIAL_TABLE_PCT:
             self.limits.append(
                 f"The table prints only part of the rows ({coverage:.0f}% of the self time): "
-                "phases and op families not among them are counted as 'no phase'."
+                "the phases and op families of the rows left out are unknown."
             )
         return PrintedStep(
             steps=steps,
@@ -278,11 +306,8 @@ class _Builder:
                 parts.append(PhasePart(phase.value, total_us / steps, names, how))
 
         present = {a for a in self.actions.values() if a}
-        for row in self.rows:
-            action = self.actions[id(row)]
-            holder = NESTED_IN.get(action or "")
-            if self.exclusive:
-                break  # exclusive times: nothing to subtract
+        for row in [] if self.exclusive else self.rows:  # exclusive times: nothing nests
+            holder = NESTED_IN.get(self.actions[id(row)] or "")
             if holder is not None and (holder in present or holder == OPTIMIZER_ACTION):
                 nested[holder] = nested.get(holder, 0.0) + row.cpu_total_us
 
@@ -291,20 +316,23 @@ class _Builder:
         update, how, rows = self._update(steps, step_us)
         used.update(id(r) for r in rows)
         add(Phase.OPTIMIZER, update * steps, rows, how)
-        # metrics (inside training_step under Lightning), then forward
+        # metrics: their own phase, taken out of the step they ran in (training_step's or
+        # validation_step's, told by their calls), then forward
         metrics = self._metric_rows()
         used.update(id(r) for r in metrics)
-        metric_us = self._total(metrics)
-        add(Phase.METRICS, metric_us, metrics, "metric rows' totals")
+        add(Phase.METRICS, self._total(metrics), metrics, "metric rows' totals")
+        for row in metrics:
+            for holder, us in self._metric_holders(row):
+                nested[holder] = nested.get(holder, 0.0) + us
         forward = self._action_rows(FORWARD_ACTION)
         used.update(id(r) for r in forward)
         if forward:
-            inside = min(metric_us, self._total(forward))
+            inner = nested.get(FORWARD_ACTION, 0.0)
             add(
                 Phase.FORWARD,
-                self._total(forward) - inside - nested.get(FORWARD_ACTION, 0.0),
+                max(self._total(forward) - inner, 0.0),
                 forward,
-                "training_step total" + (" minus the metrics it ran" if inside else ""),
+                "training_step total" + (" less the metrics it ran" if inner else ""),
             )
         elif self.lightning and self._model_total():
             model = self._model_rows()
@@ -343,6 +371,12 @@ class _Builder:
                         RESIDUAL + " (the ops between recorded ranges: the model's forward)",
                     )
                 )
+        named = sum(p.us for p in parts)
+        if named > step_us * (1 + OVERSHOOT_NOTED):
+            self.limits.append(
+                f"The rows' totals add up to {named / step_us:.2f}x the step: some of them nest "
+                "in ways the table does not show; the phases are scaled down to the step."
+            )
         parts = _fit(parts, step_us)
         other = max(step_us - sum(p.us for p in parts), 0.0)
         if other > 0:
@@ -397,7 +431,10 @@ class _Builder:
             r
             for r in self.rows
             if self.kinds[id(r)] is RowKind.METRIC
-            or (self.kinds[id(r)] is RowKind.USER and self._phase_of_label(r) is Phase.METRICS)
+            or (
+                self.kinds[id(r)] is RowKind.USER
+                and declared_phase(r.name, RowKind.USER) is Phase.METRICS
+            )
         ]
         paths = {_module_path(r.name) for r in metrics} - {""}
         return [
@@ -410,12 +447,36 @@ class _Builder:
             )
         ]
 
-    def _phase_of_label(self, row: Row) -> Phase | None:
-        return declared_phase(row.name, RowKind.USER)
+    def _metric_holders(self, row: Row) -> list[tuple[str, float]]:
+        """The Lightning steps a metric row ran in, with its time in each: named in an
+        AdvancedProfiler metric row; else one metric call per call of each step long enough
+        to hold one, training_step's first, then the evaluation steps', until the metric's
+        calls are used up."""
+        if row.event_kind == METRIC_EVENT:
+            return [(action_of(row.name.rsplit(METRIC_IN, 1)[-1]), row.cpu_total_us)]
+        if not row.calls:
+            return []
+        per_call = row.cpu_total_us / row.calls
+        left = row.calls
+        holders = []
+        for action in (FORWARD_ACTION, *EVALUATION_ACTIONS):
+            rows = self._action_rows(action)
+            if not rows or not rows[0].calls:
+                continue
+            if self._total(rows) / rows[0].calls < METRIC_HOLDER_SLACK * per_call:
+                continue  # a step shorter than one metric call cannot hold it
+            calls = min(rows[0].calls, left)
+            holders.append((action, calls * per_call))
+            left -= calls
+            if not left:
+                break
+        return holders
 
     def _update(self, steps: int, step_us: float) -> tuple[float, str, list[Row]]:
-        """The optimizer's own update per step: ``Optimizer.step#`` per call, less the
-        closure Lightning runs inside it (training_step, zero_grad, backward, hooks)."""
+        """The optimizer's own update per step: ``Optimizer.step#`` (or Lightning's
+        optimizer_step) less the closure Lightning runs inside it (training_step, zero_grad,
+        backward, hooks), per call, times the calls per step (fewer with gradient
+        accumulation, more with several optimizers)."""
         rows = self._prefixed(OPTIMIZER_STEP_PREFIX)
         if not rows:
             rows = self._action_rows(OPTIMIZER_ACTION)  # Lightning reports name no optimizer
@@ -423,51 +484,66 @@ class _Builder:
                 return 0.0, "", []
         total = self._total(rows)
         calls = max(max(r.calls for r in rows), 1)
-        if self.exclusive:
-            return total / calls, "optimizer_step's own time per call", rows
-        forward = self._total(self._action_rows(FORWARD_ACTION))
-        if not self.lightning or (forward and total < 0.9 * forward):
-            # plain torch (or Lightning's manual optimisation): Optimizer.step is the update
-            return total / calls, "Optimizer.step total per call", rows
-        closure = [
-            r
-            for r in self.rows
-            if NESTED_IN.get(self.actions[id(r)] or "") == OPTIMIZER_ACTION
-            and self.actions[id(r)] != FORWARD_ACTION
-        ]
-        inner = self._total(closure)
+        forward_rows = self._action_rows(FORWARD_ACTION)
+        forward = self._total(forward_rows)
+        manual = forward and total < MANUAL_OPTIMIZATION_FRACTION * forward
+        if self.exclusive or not self.lightning or manual:
+            # AdvancedProfiler's exclusive times, plain torch (or Lightning's manual
+            # optimisation, where the optimizer runs inside training_step): the update itself
+            return total / steps, f"{rows[0].name} total per step", rows
         known = "training_step"
+        forward_avg = forward / forward_rows[0].calls if forward_rows else 0.0
         if not forward and self._model_total():
-            forward = self._model_total()
+            model = self._model_rows()
+            forward_avg = self._total(model) / max(max(r.calls for r in model), 1)
             known = "the model's top-level module rows (training_step is not printed)"
-        windowed = bool(self._kind_rows(RowKind.STEP)) and calls > 1
-        if windowed:
-            # Lightning with a schedule: the window opens inside an optimizer_step, so the
-            # first step's closure work and the last step's update lie outside every
-            # recorded Optimizer.step range (calls - 1 complete ranges, one cut short)
-            per = (total - forward - inner * (calls - 1) / calls) / (calls - 1)
-        else:
-            per = (total - forward - inner) / calls
-        how = (
-            f"{rows[0].name} total less the closure Lightning runs in it ({known}, zero_grad, "
-            "backward, hooks)" + (", per complete call" if windowed else ", per call")
+        closure_avg = sum(
+            r.cpu_total_us / r.calls
+            for r in self.rows
+            if r.calls
+            and NESTED_IN.get(self.actions[id(r)] or "") == OPTIMIZER_ACTION
+            and self.actions[id(r)] != FORWARD_ACTION
         )
-        if not forward:
-            # without the forward this is an upper bound: usable only when it is small
-            if per * 100.0 / step_us >= PHASE_RULES_BY_PHASE[Phase.OPTIMIZER].threshold_pct:
+        # the window shape (one optimizer range per training_step, the first one begun
+        # before the window): not with gradient accumulation (fewer optimizer ranges)
+        forward_calls = forward_rows[0].calls if forward_rows else calls
+        windowed = bool(self._kind_rows(RowKind.STEP)) and calls == forward_calls
+        if windowed and calls == 1:
+            self.limits.append(
+                "One step profiled under Lightning: its window opens inside an optimizer step "
+                "and ends inside the next, so the one recorded optimizer range holds no "
+                "update and the update's time cannot be read (profile 3 or more steps)."
+            )
+            return 0.0, "", rows
+        if windowed:
+            # Lightning with a schedule: the window opens inside an optimizer_step, so of the
+            # `calls` recorded ranges `calls - 1` are complete and the last holds only its
+            # training_step
+            per = (total - forward_avg - (calls - 1) * (forward_avg + closure_avg)) / (calls - 1)
+        else:
+            per = total / calls - forward_avg - closure_avg
+        how = (
+            f"{rows[0].name} less the closure Lightning runs in it ({known}, zero_grad, "
+            f"backward, hooks), per {'complete ' if windowed else ''}call, {calls} calls in "
+            f"{steps} steps"
+        )
+        per_step = per * calls / steps
+        if not forward_avg or not self._action_rows("backward"):
+            # the closure is not all printed: this is an upper bound, usable only when small
+            if per_step * 100.0 / step_us >= PHASE_RULES_BY_PHASE[Phase.OPTIMIZER].threshold_pct:
                 self.limits.append(
                     "Lightning runs training_step and backward inside the optimizer step, and "
-                    "the table shows neither training_step nor the model's module rows: the "
-                    "optimizer's own update cannot be told from the forward pass."
+                    "the table prints no backward row or no forward: the optimizer's own "
+                    "update cannot be told from the forward and backward passes."
                 )
                 return 0.0, "", rows
-            how += "; the forward is not printed, so this is at most the update"
+            how += "; the closure is not all printed, so this is at most the update"
         if per < 0:
             self.limits.append(
                 "The optimizer's own update is within the noise of the closure's "
                 "time (the optimizer step less the closure's parts < 0): read as 0."
             )
-        return max(per, 0.0), how, rows
+        return max(per_step, 0.0), how, rows
 
     def _model_total(self) -> float:
         return self._total(self._model_rows())

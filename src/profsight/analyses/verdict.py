@@ -12,6 +12,7 @@ from profsight.knowledge.advice import (
     CPU_COMPUTE_PCT,
     DOMINANT_PCT,
     INPUT_BOUND_PCT,
+    MEMORY_LIMIT_TITLE,
     SATURATED_PCT,
     SHORT_STEP_US,
     STARVED_PCT,
@@ -69,14 +70,18 @@ class StepFacts:
     """How the device figure was measured (``busy``; a table gives ``busy at most``)."""
     unknown: frozenset[str] = frozenset()
     """Phases the input may hide (a partial table prints none of their rows)."""
-    run: str = "A CPU-only run"
-    """How the verdict names a run judged on host times alone: a CPU-only run, or a run whose
-    device figures the input does not give (a Lightning Simple/Advanced report, a torch <= 1.6
-    table)."""
+    host_only: str = ""
+    """Why a run without device figures is not known to be CPU-only ("" when it is): a
+    Lightning Simple/Advanced report, a torch <= 1.6 table's unreadable device times."""
 
     @property
     def cpu_only(self) -> bool:
-        return self.run == CPU_ONLY
+        return not self.host_only
+
+    @property
+    def run(self) -> str:
+        """How the verdict names a run judged on host times alone."""
+        return CPU_ONLY if self.cpu_only else f"A run judged on host times ({self.host_only})"
 
     def phase(self, phase: Phase) -> float:
         return self.phase_pct.get(phase.value, 0.0)
@@ -109,8 +114,8 @@ def _decide(ctx: StepFacts, findings: list[Finding]) -> Verdict:
     data = ctx.phase(Phase.DATA_LOADING)
     step = ctx.step_us
     categories = {f.category for f in findings}
-    # device memory at its limit (the peak finding, high); allocation churn (low) is not
-    if any(f.category == "memory" and f.severity is Severity.HIGH for f in findings):
+    # device memory at its limit (the peak finding); allocation or copy churn is not
+    if any(f.category == "memory" and f.title.startswith(MEMORY_LIMIT_TITLE) for f in findings):
         categories.add("memory_limit")
     evidence = [
         f"step {short_time(step)} (average of {ctx.steps})",

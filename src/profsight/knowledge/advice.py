@@ -216,6 +216,9 @@ STRAGGLER_CAUSES: Final[dict[str, tuple[str, str]]] = {
         "rows that grew say what it does differently.",
     ),
 }
+#: The title of the finding that the device runs at its memory limit (the verdict's
+#: "too heavy: memory" reads it; other memory findings, such as allocation churn, do not).
+MEMORY_LIMIT_TITLE: Final = "Device memory peaks at"
 #: Device memory peak above this fraction of capacity (TensorBoard plugin rule).
 MEMORY_PEAK_FRACTION: Final = 0.9
 #: FP32 GEMM/convolution kernels past this share of device time on a tensor-core GPU.
@@ -241,6 +244,27 @@ COPY_CHURN_ADVICE: Final = (
 #: module's children found by their paths (a child cut from a top-N table would read as the
 #: parent's own time).
 FULL_TABLE_PCT: Final = 99.0
+#: Below this share of the self time printed, a table is partial (its notes say so, and a
+#: phase none of whose rows is printed is reported as not printed rather than 0%); below
+#: READABLE_TABLE_PCT, without any phase row, it is too little to judge the step on.
+PARTIAL_TABLE_PCT: Final = 95.0
+READABLE_TABLE_PCT: Final = 50.0
+#: Phase rows whose totals overshoot the step by more than this nest in ways the table does
+#: not show: said in the notes (beyond torch's rounding of a few rows).
+OVERSHOOT_NOTED: Final = 0.05
+#: Optimizer.step# shorter than this fraction of training_step runs inside it (Lightning's
+#: manual optimisation), not around it: the closure's training_step is at least a forward.
+MANUAL_OPTIMIZATION_FRACTION: Final = 0.9
+#: A step whose calls are shorter than one call of a metric cannot hold it; with this slack
+#: for timing noise (calls of one metric on the same inputs differ by a few percent: 2.5%
+#: between an AUROC's training_step and validation_step calls in one recorded run).
+METRIC_HOLDER_SLACK: Final = 0.9
+#: Copies past this share of the step are a finding (the trace rule's threshold).
+COPY_PCT: Final = 1.0
+#: A copy call whose host time per call reaches this waited for the device: an asynchronous
+#: copy from pinned memory costs the host a launch (a few µs; cudaLaunchKernel averages
+#: 3.1-3.5 µs in the tables of tests/data/gpu_tables).
+BLOCKING_CALL_US: Final = 20.0
 #: A copy call (cudaMemcpyAsync, ...) whose host time is at least this fraction of the copies'
 #: device time waited for them: an asynchronous copy from pinned memory returns in a few
 #: microseconds whatever its size (CUDA runtime API, "API synchronization behavior").
@@ -311,3 +335,68 @@ EXPLAINED_BY: Final[dict[str, tuple[str, ...]]] = {
     "per_step_overhead": ("module_overhead", "memory"),
     "module_overhead": ("memory",),
 }
+
+
+# ---- what findings say, shared by the trace's rules and the printed table's -----------
+
+LAUNCH_EXPLANATION: Final = (
+    "Kernels shorter than the time it takes the CPU to launch them leave the GPU waiting "
+    "for the next launch: the step is bound by the host."
+)
+
+LAUNCH_ADVICE: Final = (
+    "Fewer, larger kernels: torch.compile(model) (fuses ops), CUDA graphs "
+    "(torch.compile(mode='reduce-overhead')), a larger batch."
+)
+
+GPU_IDLE_EXPLANATION: Final = (
+    "The device waits for the host: for data, for a synchronisation, or for the CPU to "
+    "issue the next work."
+)
+
+GPU_IDLE_ADVICE: Final = (
+    "Remove what the host does in series with the device (see the other findings); give the"
+    " GPU more work per step (larger batch, larger model)."
+)
+
+SYNC_ADVICE: Final = (
+    "Keep values on the GPU inside the loop: remove .item()/.cpu() from the step "
+    "(accumulate losses as tensors, log every n steps, self.log(..., on_step=False, "
+    "on_epoch=True)); copy with non_blocking=True from pinned memory."
+)
+
+PAGEABLE_EXPLANATION: Final = (
+    "A copy from pageable (not pinned) memory is staged by the driver and blocks the CPU: "
+    "it cannot overlap with compute."
+)
+
+PAGEABLE_ADVICE: Final = (
+    "DataLoader(..., pin_memory=True) and batch.to(device, non_blocking=True); keep tensors"
+    " that are reused on the device."
+)
+
+FP32_EXPLANATION: Final = (
+    "These GEMM/convolution kernels run in plain FP32 on the CUDA cores; the tensor cores, "
+    "several times faster, sit unused."
+)
+
+MODULE_OWN_EXPLANATION: Final = (
+    "A module's own time is its forward()'s Python and the ops it calls directly (a skip "
+    "connection's add, reshapes, loops), not its child layers. High own time with low time "
+    "in its layers means the glue, not the layers, costs."
+)
+
+TINY_OPS_EXPLANATION: Final = (
+    "Hundreds of ops of a few microseconds each are what a Python loop over slices or items"
+    " produces: each op pays dispatch (and on a GPU, a kernel launch) for little work."
+)
+
+ALLOCATION_EXPLANATION: Final = (
+    "Every temporary tensor is an allocation; thousands per step cost allocator time and, "
+    "on a GPU, fragment the cache."
+)
+
+ALLOCATION_ADVICE: Final = (
+    "Reuse buffers (out= arguments, in-place ops), fuse elementwise chains (torch.compile),"
+    " zero_grad(set_to_none=True)."
+)

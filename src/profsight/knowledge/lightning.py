@@ -127,10 +127,8 @@ def action_candidates(name: str) -> tuple[str, ...]:
         return ()  # cut inside the owner: the action is gone
     else:
         stem = body
-    known = [a for a in KNOWN_ACTIONS if a.startswith(stem)]
-    if len(visible) == CUT_NAME_CHARS and stem not in known and stem in KNOWN_ACTIONS:
-        known.append(stem)
-    return tuple(sorted(known))
+    # a visible part of CUT_NAME_CHARS may be the whole name: startswith keeps it then
+    return tuple(sorted(a for a in KNOWN_ACTIONS if a.startswith(stem)))
 
 
 #: torch.nn layers: their own time is their computation, not overhead (containers aside).
@@ -270,6 +268,8 @@ METRIC_ENTRY: Final = re.compile(
     r"^metric\.py:\d+\((?:forward|update|compute|_forward_reduce_state_update|"
     r"_forward_full_state_update)\)$"
 )
+#: The evaluation loops' step actions (a metric updated in one of them ran inside it).
+EVALUATION_ACTIONS: Final = ("validation_step", "test_step", "predict_step")
 #: Hooks that run once per stage or run, not once per batch: never part of a step.
 ONCE_PER_RUN: Final = frozenset(
     {

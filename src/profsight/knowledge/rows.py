@@ -197,8 +197,10 @@ _HOST_HINTS: Final[dict[str, RowKind]] = {
 
 #: ``Row.event_kind`` of a Lightning SimpleProfiler action (named without ``[pl][profile]``).
 LIGHTNING_ACTION_EVENT = "lightning_action"
-#: ``Row.event_kind`` of a metric's time read from an AdvancedProfiler listing.
+#: ``Row.event_kind`` of a metric's time read from an AdvancedProfiler listing, named
+#: ``torchmetrics <entry> in <action>``.
 METRIC_EVENT = "metric"
+METRIC_IN = " in "
 
 
 def classify(name: str, event_kind: str = "unknown") -> RowKind:

@@ -221,15 +221,16 @@ class _TableReader:
     def _add_repaired(self, body: str) -> bool:
         """A line that is not one row as printed, repaired when it is rows glued to other
         text: a pager's marker between cells (``[21/77]``), or two rows on one line."""
-        rows = glued_rows(body, len(self.columns))
-        read = [self._read_cells(cells) for cells in rows]
-        if not read or any(r is None or isinstance(r, str) for r in read):
+        read = [
+            r for cells in glued_rows(body, len(self.columns)) if (r := self._read_cells(cells))
+        ]
+        rows = [r for r in read if not isinstance(r, str)]
+        if not rows or len(rows) != len(read):
             return False
-        for r in read:
-            assert r is not None and not isinstance(r, str)
-            self.rows.append(r[0])
-            self.flops.append(r[1])
-            self.extras.append(r[2])
+        for row, flops, extras in rows:
+            self.rows.append(row)
+            self.flops.append(flops)
+            self.extras.append(extras)
         self.repaired += 1
         return True
 

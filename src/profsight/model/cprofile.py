@@ -31,6 +31,12 @@ class CProfileEntry:
         """A C function or method (``{...}``): it has no file of its own."""
         return self.location.startswith("{")
 
+    @property
+    def anonymous(self) -> bool:
+        """A comprehension or lambda (``train.py:9(<listcomp>)``): part of the function
+        around it, not a function to name."""
+        return self.location.endswith(">)")
+
 
 @dataclass(frozen=True)
 class ActionProfile:
