@@ -61,22 +61,32 @@ def run(ctx: Context) -> list[Finding]:
     share = ctx.share(totals[top])
     if share < COMPUTE_PCT:
         return []
-    title, advice = COMPUTE_ADVICE[top]
     leaders = [x for x in sorted(by_category[top], key=lambda x: -x[1]) if x[1] > 0][:4]
     where = "device" if device else "CPU"
+    evidence = tuple(
+        Evidence(name, f"{short_time(c)} {where} time, {n} calls", (name,))
+        for name, c, n in leaders
+    )
     return [
-        Finding(
-            category=top,
-            severity=Severity.INFO,
-            title=f"{title}: {share:.0f}% of the step",
-            evidence=tuple(
-                Evidence(name, f"{short_time(c)} {where} time, {n} calls", (name,))
-                for name, c, n in leaders
-            ),
-            explanation=f"These ops' own {where} time in the forward and backward passes is "
-            "the largest share of the step: the model's arithmetic, not overhead around it.",
-            recommendation=advice,
-            at_stake_pct=share,
-            trigger=f"one compute category >= {COMPUTE_PCT:g}% of the step (informational)",
-        )
+        compute_finding(top, share, evidence, f"{where} time in the forward and backward passes")
     ]
+
+
+def compute_finding(
+    category: str, share: float, evidence: tuple[Evidence, ...], where: str, confidence: str = ""
+) -> Finding:
+    """The informational finding of where the compute goes: `category` takes `share` of the
+    step, counted as the ops' own `where`."""
+    title, advice = COMPUTE_ADVICE[category]
+    return Finding(
+        category=category,
+        severity=Severity.INFO,
+        title=f"{title}: {share:.0f}% of the step",
+        evidence=evidence,
+        explanation=f"These ops' own {where} is the largest share of the step: the model's "
+        "arithmetic, not overhead around it.",
+        recommendation=advice,
+        at_stake_pct=share,
+        trigger=f"one compute category >= {COMPUTE_PCT:g}% of the step (informational)",
+        confidence=confidence,
+    )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from profsight.analyses.breakdown import Breakdown, StepBreakdown
+from profsight.analyses.compute import compute_finding
 from profsight.analyses.phases import from_breakdown
 from profsight.analyses.printed_device import BLOCKING_COPY, QUEUE_FULL, SYNC, PrintedDevice
 from profsight.analyses.printed_step import PrintedStep
@@ -285,32 +286,27 @@ def _compute(step: PrintedStep, device: PrintedDevice | None) -> list[Finding]:
     share = step.share(by_category[top])
     if share < advice.COMPUTE_PCT:
         return []
-    title, recommendation = advice.COMPUTE_ADVICE[top]
     where = f"{device.name} time" if device is not None else "self CPU time"
     leaders = sorted(
         (r for f, rs in rows.items() if COMPUTE_FINDINGS.get(f) == top for r in rs),
         key=lambda r: -(r.self_device_us if device is not None else r.self_cpu_us),
     )[:4]
+    evidence = tuple(
+        Evidence(
+            r.name,
+            f"{short_time((r.self_device_us if device else r.self_cpu_us) / step.steps)}"
+            f" {where} per step, {r.calls / step.steps:.0f} calls per step",
+            (r.name,),
+        )
+        for r in leaders
+    )
     return [
-        Finding(
-            category=top,
-            severity=Severity.INFO,
-            title=f"{title}: {share:.0f}% of the step",
-            evidence=tuple(
-                Evidence(
-                    r.name,
-                    f"{short_time((r.self_device_us if device else r.self_cpu_us) / step.steps)}"
-                    f" {where} per step, {r.calls / step.steps:.0f} calls per step",
-                    (r.name,),
-                )
-                for r in leaders
-            ),
-            explanation=f"These ops' own {where} ({FAMILY_LABELS.get(_family_of(top), top)}) "
-            "is the largest share of the step: the model's arithmetic, not overhead around it.",
-            recommendation=recommendation,
-            at_stake_pct=share,
-            trigger=f"one compute category >= {advice.COMPUTE_PCT:g}% of the step (informational)",
-            confidence=f"{NO_TIMELINE}: self times of every pass are summed (forward, backward, "
+        compute_finding(
+            top,
+            share,
+            evidence,
+            f"{where} ({FAMILY_LABELS.get(_family_of(top), top)})",
+            f"{NO_TIMELINE}: self times of every pass are summed (forward, backward, "
             "validation and metrics alike)",
         )
     ]
