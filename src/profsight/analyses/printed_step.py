@@ -256,7 +256,10 @@ class _Builder:
             self.limits.append(
                 "Lightning's Simple and Advanced profilers time actions on the host: on a GPU "
                 "run the first action that waits for the device (an .item(), logging a tensor, "
-                "an optimizer step that syncs) also holds the device work queued before it."
+                "an optimizer step that syncs) also holds the device work queued before it. "
+                "They time every batch of the run, the first one's one-time costs (lazy "
+                "initialisation, allocator growth) included: over few batches these weigh on "
+                "the averages."
             )
         parts = self._parts(steps, step_us)
         if self.evaluation_only:
