@@ -178,6 +178,14 @@ def allocation_churn(ctx: Context) -> list[Finding]:
     ev = ctx.profile.events
     allocations = int(((ev.kind == EventKind.MEMORY) & (ev.nbytes > 0)).sum())
     per_step = allocations / ctx.steps
+    evidence = Evidence("[memory] allocations", f"{per_step:.0f} per step")
+    return allocation_finding(per_step, evidence, "[memory] events")
+
+
+def allocation_finding(
+    per_step: float, evidence: Evidence, counted: str, confidence: str = ""
+) -> list[Finding]:
+    """Allocation churn past `ALLOCATIONS_PER_STEP`, counted from `counted`."""
     if per_step < ALLOCATIONS_PER_STEP:
         return []
     return [
@@ -185,10 +193,11 @@ def allocation_churn(ctx: Context) -> list[Finding]:
             category="memory",
             severity=Severity.LOW,
             title=f"{per_step:.0f} memory allocations per step",
-            evidence=(Evidence("[memory] allocations", f"{per_step:.0f} per step"),),
+            evidence=(evidence,),
             explanation=advice.ALLOCATION_EXPLANATION,
             recommendation=advice.ALLOCATION_ADVICE,
             at_stake_pct=0.0,
-            trigger=f">= {ALLOCATIONS_PER_STEP} allocations per step ([memory] events)",
+            trigger=f">= {ALLOCATIONS_PER_STEP} allocations per step ({counted})",
+            confidence=confidence,
         )
     ]

@@ -12,11 +12,12 @@ from dataclasses import replace
 
 from profsight.analyses.breakdown import Breakdown, StepBreakdown
 from profsight.analyses.compute import compute_finding
+from profsight.analyses.model import allocation_finding
 from profsight.analyses.phases import from_breakdown
 from profsight.analyses.printed_device import BLOCKING_COPY, QUEUE_FULL, SYNC, PrintedDevice
 from profsight.analyses.printed_step import PrintedStep
 from profsight.annotate import row_kind
-from profsight.findings import Evidence, Finding, Severity, severity_for
+from profsight.findings import Evidence, Finding, severity_for
 from profsight.knowledge import advice
 from profsight.knowledge.lightning import (
     CUT_MARK,
@@ -503,24 +504,12 @@ def _allocations(step: PrintedStep, table: ProfilerTable) -> list[Finding]:
     """Allocation churn: calls of the allocating ops per step (each allocates once)."""
     allocating = [r for r in table.rows if _category(r.name) == "allocation" and r.calls]
     per_step = sum(r.calls for r in allocating) / step.steps
-    if per_step < advice.ALLOCATIONS_PER_STEP:
-        return []
-    return [
-        Finding(
-            category="memory",
-            severity=Severity.LOW,
-            title=f"{per_step:.0f} memory allocations per step",
-            evidence=(
-                Evidence(
-                    "allocating op calls",
-                    f"{per_step:.0f} per step",
-                    tuple(r.name for r in allocating),
-                ),
-            ),
-            explanation=advice.ALLOCATION_EXPLANATION,
-            recommendation=advice.ALLOCATION_ADVICE,
-            at_stake_pct=0.0,
-            trigger=f">= {advice.ALLOCATIONS_PER_STEP} allocations per step",
-            confidence=f"{NO_TIMELINE}: allocations counted from the allocating ops' calls",
-        )
-    ]
+    evidence = Evidence(
+        "allocating op calls", f"{per_step:.0f} per step", tuple(r.name for r in allocating)
+    )
+    return allocation_finding(
+        per_step,
+        evidence,
+        "the allocating ops' calls",
+        f"{NO_TIMELINE}: allocations counted from the allocating ops' calls",
+    )
