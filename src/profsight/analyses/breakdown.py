@@ -22,6 +22,7 @@ import numpy as np
 
 from profsight.analyses import intervals
 from profsight.analyses.comms import host_collective_intervals
+from profsight.analyses.startup import startup_intervals
 from profsight.knowledge.phases import FALLBACK_PHASES, Phase, declared_phase
 from profsight.knowledge.rows import RowKind, classify
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PREFIX, EventKind
@@ -43,7 +44,7 @@ class StepBreakdown:
     device_busy_us: float | None
     """None when the trace has no device activity at all."""
     device_idle_us: dict[str, float] = field(default_factory=dict)
-    """Idle device time by cause: ``sync``, ``input``, ``host``."""
+    """Idle device time by cause: ``startup``, ``sync``, ``copy``, ``input``, ``host``."""
 
 
 @dataclass(frozen=True)
@@ -118,9 +119,13 @@ def breakdown(profile: Profile) -> Breakdown:
     collectives = host_collective_intervals(profile)
     # gaps in which backward runs elsewhere were counted as backward: not a collective wait
     covered_or_backward = intervals.union(*_concat(covered, elsewhere))
+    startup = startup_intervals(profile)
+    if device is not None:
+        device = _DeviceSets(device.busy, device.sync, device.copy, device.data, startup)
     out = []
     for lo, hi, name in windows:
         host = _phase_times(seg_s, seg_e, seg_phase, lo, hi)
+        _move_startup(host, (seg_s, seg_e, seg_phase), startup, lo, hi)
         _move_waiting(host, covered, elsewhere, lo, hi, Phase.BACKWARD)
         _move_collective_waits(
             host,
@@ -139,6 +144,29 @@ def breakdown(profile: Profile) -> Breakdown:
         tuple(main.tolist()),
         tuple(_PHASES[i].value if i >= 0 else Phase.OTHER.value for i in row_phase.tolist()),
     )
+
+
+def _move_startup(
+    host: dict[str, float],
+    segments: tuple[I64, I64, I64],
+    startup: tuple[I64, I64],
+    lo: int,
+    hi: int,
+) -> None:
+    """The step thread's time inside one-time start-up calls, taken from the phases it was
+    counted in (the forward of a first convolution, ...) into the ``startup`` phase."""
+    spans = intervals.clip(*startup, lo, hi)
+    if len(spans[0]) == 0:
+        return
+    seg_s, seg_e, phase = segments
+    for a, b in zip(*spans, strict=True):
+        overlap = np.minimum(seg_e, b) - np.maximum(seg_s, a)
+        hit = overlap > 0
+        for k, ns in zip(phase[hit].tolist(), overlap[hit].tolist(), strict=True):
+            name = _PHASES[k].value if k >= 0 else Phase.OTHER.value
+            us = min(ns / 1000.0, host.get(name, 0.0))
+            host[name] = host.get(name, 0.0) - us
+            host[Phase.STARTUP.value] = host.get(Phase.STARTUP.value, 0.0) + us
 
 
 def _backward_elsewhere(profile: Profile, others: I64) -> tuple[I64, I64]:
@@ -302,6 +330,7 @@ class _DeviceSets:
     sync: tuple[I64, I64]
     copy: tuple[I64, I64]
     data: tuple[I64, I64]
+    startup: tuple[I64, I64]
 
 
 def _device_sets(profile: Profile) -> _DeviceSets | None:
@@ -322,6 +351,7 @@ def _device_sets(profile: Profile) -> _DeviceSets | None:
         sync=intervals.union(ev.start[sync], ev.end[sync]),
         copy=intervals.union(ev.start[copies], ev.end[copies]),
         data=intervals.union(ev.start[data], ev.end[data]),
+        startup=(np.zeros(0, np.int64), np.zeros(0, np.int64)),
     )
 
 
@@ -331,7 +361,13 @@ def _device_times(sets: _DeviceSets, lo: int, hi: int) -> tuple[float, dict[str,
     busy = intervals.clip(*sets.busy, lo, hi)
     seen = busy
     idle: dict[str, float] = {}
-    for cause, during in (("sync", sets.sync), ("copy", sets.copy), ("input", sets.data)):
+    causes = (
+        ("startup", sets.startup),
+        ("sync", sets.sync),
+        ("copy", sets.copy),
+        ("input", sets.data),
+    )
+    for cause, during in causes:
         rest = intervals.complement(*seen, lo, hi)
         clipped = intervals.clip(*during, lo, hi)
         idle[cause] = intervals.overlap(rest, clipped) / 1000.0

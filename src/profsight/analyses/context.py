@@ -10,6 +10,7 @@ from profsight.analyses.comms import Communication, communication
 from profsight.analyses.flops import OpFlops, op_flops
 from profsight.annotate import row_kind
 from profsight.knowledge.hardware import Accelerator, accelerator, architecture
+from profsight.knowledge.phases import Phase
 from profsight.knowledge.rows import RowKind
 from profsight.model.profile import Profile
 from profsight.model.table import ProfilerTable, Row
@@ -32,6 +33,25 @@ class Context:
     @property
     def step_us(self) -> float:
         return self.average.wall_us
+
+    @property
+    def startup_us(self) -> float:
+        """One-time start-up per step (the ``startup`` phase)."""
+        return self.average.host_us.get(Phase.STARTUP.value, 0.0)
+
+    @property
+    def steady_us(self) -> float:
+        """The step without its one-time start-up: what the steady state takes."""
+        return max(self.step_us - self.startup_us, 0.0)
+
+    @property
+    def steady_busy_us(self) -> float | None:
+        """Device busy time outside the one-time start-up (None without device work)."""
+        busy = self.average.device_busy_us
+        if busy is None:
+            return None
+        during = self.startup_us - self.average.device_idle_us.get("startup", 0.0)
+        return max(busy - max(during, 0.0), 0.0)
 
     def share(self, us: float) -> float:
         """`us` of the whole profiled window, as a % of the average step."""

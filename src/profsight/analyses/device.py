@@ -33,18 +33,23 @@ def run(ctx: Context) -> list[Finding]:
 
 def _idle(ctx: Context) -> list[Finding]:
     avg = ctx.average
-    busy = avg.device_busy_us or 0.0
-    busy_pct = busy * 100 / ctx.step_us if ctx.step_us else 0.0
+    busy = ctx.steady_busy_us or 0.0
+    # judged on the steady state: one-time start-up has its own finding
+    busy_pct = busy * 100 / ctx.steady_us if ctx.steady_us else 0.0
     if busy_pct >= advice.GPU_IDLE_PCT:
         return []
-    idle_pct = 100.0 - busy_pct
+    idle_pct = ctx.share(max(ctx.steady_us - busy, 0.0) * ctx.steps)
     causes = avg.device_idle_us
     ev = ctx.profile.events
     kernels = ev.dur[ev.kind == EventKind.KERNEL] / 1000.0
     median = float(np.median(kernels)) if len(kernels) else 0.0
     per_step = len(kernels) / ctx.steps
     evidence = (
-        Evidence("device busy", f"{busy_pct:.0f}% of the step ({short_time(busy)})"),
+        Evidence(
+            "device busy",
+            f"{busy_pct:.0f}% of the step ({short_time(busy)})"
+            + (" after its one-time start-up" if ctx.startup_us else ""),
+        ),
         Evidence("idle, waiting on the host", f"{short_time(causes.get('host', 0.0))} per step"),
         Evidence("idle, in a sync", f"{short_time(causes.get('sync', 0.0))} per step"),
         Evidence("idle, while loading data", f"{short_time(causes.get('input', 0.0))} per step"),

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from profsight.analyses.context import Context
 from profsight.analyses.flops import MATMULS
-from profsight.findings import Finding, Severity
-from profsight.knowledge.advice import PROFILER_OVERHEAD_PCT, STACK_FRAMES_PER_STEP
+from profsight.analyses.startup import startup_events
+from profsight.findings import Finding, Severity, severity_for
+from profsight.knowledge.advice import (
+    PROFILER_OVERHEAD_PCT,
+    STACK_FRAMES_PER_STEP,
+    STARTUP_FACTOR,
+    STARTUP_MIN_US,
+)
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, LAUNCH_KINDS, EventKind
 from profsight.model.events import MISSING
 
@@ -45,6 +52,7 @@ def run(ctx: Context) -> list[Finding]:
                 "the model and batch are on the GPU (model.to('cuda')).",
             )
         )
+    findings += _startup(ctx)
     findings += _activity_and_shapes(ctx)
     findings += _profiler_cost(ctx)
     steps = ctx.breakdown.steps
@@ -88,6 +96,37 @@ def run(ctx: Context) -> list[Finding]:
             )
         )
     return findings
+
+
+def _startup(ctx: Context) -> list[Finding]:
+    """One-time start-up inside the profiled steps: ranked by the share it takes, because
+    until it is out of the window nothing else reads right."""
+    share = ctx.share(ctx.startup_us * ctx.steps)
+    if share < PROFILER_OVERHEAD_PCT:
+        return []
+    events = startup_events(ctx.profile)
+    ev = ctx.profile.events
+    longest = events[np.argsort(-ev.dur[events])][:3] if len(events) else events
+    names = [f"{ev.strings[ev.name[e]]} ({ev.dur[e] / 1e6:.1f} ms)" for e in longest.tolist()]
+    return [
+        replace(
+            setup_finding(
+                f"One-time start-up takes {share:.0f}% of the profiled window",
+                "Calls that ran once for much longer than their kind ever runs again "
+                f"({', '.join(names)}): lazy loading of GPU code on a first launch, "
+                "autotuning, compilation or allocator growth. Inside the window they read "
+                "as launch overhead or an idle GPU; the other findings judge the steady "
+                "state without them.",
+                "Warm up before profiling: schedule(wait=1, warmup=1, active=3), or run a "
+                "few steps before entering the profiler (CUDA_MODULE_LOADING=EAGER loads GPU "
+                "code up front; torch.backends.cudnn.benchmark autotunes on the first step).",
+            ),
+            severity=severity_for(share),
+            at_stake_pct=share,
+            trigger=f"one-off calls ({STARTUP_FACTOR:g}x their kind's median, >= "
+            f"{STARTUP_MIN_US / 1000:g} ms) >= {PROFILER_OVERHEAD_PCT:g}% of the window",
+        )
+    ]
 
 
 def _activity_and_shapes(ctx: Context) -> list[Finding]:

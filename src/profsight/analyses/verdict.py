@@ -15,6 +15,7 @@ from profsight.knowledge.advice import (
     MEMORY_LIMIT_TITLE,
     SATURATED_PCT,
     SHORT_STEP_US,
+    STARTUP_DOMINANT_PCT,
     STARVED_PCT,
 )
 from profsight.knowledge.phases import Phase
@@ -93,8 +94,9 @@ def trace_facts(ctx: Context) -> StepFacts:
     avg = ctx.average
     compute, mfu = _compute_evidence(ctx)
     busy = None
-    if ctx.has_device and avg.device_busy_us is not None and step:
-        busy = avg.device_busy_us * 100 / step
+    steady_busy = ctx.steady_busy_us
+    if ctx.has_device and steady_busy is not None and ctx.steady_us:
+        busy = steady_busy * 100 / ctx.steady_us  # the steady state's
     return StepFacts(
         step_us=step,
         steps=ctx.steps,
@@ -124,9 +126,26 @@ def _decide(ctx: StepFacts, findings: list[Finding]) -> Verdict:
         else f"data loading {data:.0f}% of the step",
     ]
     busy_pct = ctx.device_busy_pct
+    startup = ctx.phase(Phase.STARTUP)
+    if startup:
+        evidence.append(f"one-time start-up {startup:.0f}% of the profiled window")
     if busy_pct is not None:
-        evidence.append(f"device {ctx.busy_basis} {busy_pct:.0f}% of the step")
+        after = " after start-up" if startup else ""
+        evidence.append(f"device {ctx.busy_basis} {busy_pct:.0f}% of the step{after}")
     evidence += ctx.compute
+    if startup >= STARTUP_DOMINANT_PCT:
+        return _verdict(
+            "host",
+            "balanced",
+            ctx,
+            busy_pct,
+            data,
+            evidence,
+            f"Most of the profiled window ({startup:.0f}%) is one-time start-up (lazy loading "
+            "of GPU code, autotuning, compilation), not training: profile again after a "
+            "warm-up before judging the model; of the rest, the device is busy "
+            + (f"{busy_pct:.0f}%." if busy_pct is not None else "an unknown share."),
+        )
     actionable = ranked([f for f in findings if f.severity is not Severity.INFO])
     top = actionable[0].category if actionable else None
     if data >= INPUT_BOUND_PCT and top in (None, "data_loading"):

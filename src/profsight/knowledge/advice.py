@@ -272,6 +272,22 @@ BLOCKING_COPY_FRACTION: Final = 0.5
 #: A function holding this share of an AdvancedProfiler action is on its hot path: a
 #: majority, so at most one function per depth can hold it.
 HOT_FUNCTION_SHARE: Final = 0.5
+#: One-time start-up inside the profiled window: a host call lasting STARTUP_FACTOR times the
+#: median of its name's calls (of at least STARTUP_MIN_CALLS) and at least STARTUP_MIN_US
+#: does not do the same work as its siblings: lazy loading of GPU code in a first
+#: cudaLaunchKernel (630 ms against a 6 µs median in a real A100 trace), cuDNN autotuning,
+#: a torch.compile compilation, allocator growth. The floor keeps a 2-core machine's
+#: scheduling jitter (1-2 ms) out. CUPTI's own start-up rows count whatever their length.
+#: Past STARTUP_DOMINANT_PCT of the window the profile mostly shows start-up, and the
+#: verdict says so instead of judging the model.
+STARTUP_FACTOR: Final = 20.0
+STARTUP_MIN_CALLS: Final = 3
+STARTUP_MIN_US: Final = 5_000.0
+STARTUP_DOMINANT_PCT: Final = 50.0
+#: A long call during which the device is busy this fraction of the time or more is the host
+#: waiting for the device (a sync, a blocking copy), not start-up: start-up (loading code,
+#: autotuning, compiling) happens before the device has the work.
+STARTUP_MAX_BUSY: Final = 0.5
 #: Compute categories that take this share of the step are reported (informational).
 COMPUTE_PCT: Final = 20.0
 

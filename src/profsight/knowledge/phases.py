@@ -27,6 +27,7 @@ class Phase(enum.Enum):
     CALLBACKS_LOGGING = "callbacks_logging"
     FRAMEWORK = "framework"
     COMMUNICATION = "communication"
+    STARTUP = "startup"
     OTHER = "other"
 
 
@@ -41,6 +42,7 @@ PHASE_LABELS: Final[dict[Phase, str]] = {
     Phase.CALLBACKS_LOGGING: "hooks, callbacks and logging",
     Phase.FRAMEWORK: "framework overhead (Lightning loop and strategy)",
     Phase.COMMUNICATION: "waiting for collectives (all-reduce, ...) to finish",
+    Phase.STARTUP: "one-time start-up inside the window (lazy loading, autotuning, compilation)",
     Phase.OTHER: "no phase: Python between recorded ranges, or ranges that name no phase",
 }
 

@@ -53,6 +53,7 @@ PHASE_STYLES: dict[Phase, str] = {
     Phase.CALLBACKS_LOGGING: "bright_magenta",
     Phase.FRAMEWORK: "white",
     Phase.COMMUNICATION: "bright_red",
+    Phase.STARTUP: "bright_cyan",
     Phase.OTHER: "bright_black",
 }
 SEVERITY_STYLES = {
