@@ -130,3 +130,29 @@ def test_every_gpu_trace_is_explained(path: Path) -> None:
     if path.parent.name == "HazyResearch__zoology":
         titles = [f.title for f in report.findings]
         assert "Kernels were launched but no GPU activity was recorded" in titles
+
+
+def test_device_to_host_reads_are_syncs(tmp_path: Path) -> None:
+    """A loop of .item() reads: each a cudaMemcpyAsync with a device-to-host copy and no
+    synchronize call. The host waits in each until the device is done, so the idle time
+    around them is sync time, named as values read back in a loop."""
+    from tracebuilder import TraceBuilder
+
+    tb = TraceBuilder()
+    tb.gpu()
+    tb.step(1, 0.0, 2000.0)
+    t = 0.0
+    for _ in range(20):  # a kernel, then a read that waits for it: 100 µs a round
+        tb.host("aten::add", t, 5.0)
+        tb.kernel("vectorized_elementwise_kernel", t + 1.0, t + 10.0, 60.0)
+        tb.host("aten::item", t + 5.0, 90.0)
+        tb.kernel("Memcpy DtoH (Device -> Pageable)", t + 6.0, t + 72.0, 2.0, cat="gpu_memcpy",
+                  launch="cudaMemcpyAsync", launch_dur=70.0)  # fmt: skip
+        t += 100.0
+    diagnosis = diagnose(profsight.load(tb.write(tmp_path / "reads.json")))
+    idle = diagnosis.breakdown.steps[0].device_idle_us
+    assert idle["sync"] > 0
+    sync = next(f for f in diagnosis.findings if f.category == "host_device_sync")
+    reads = next(e for e in sync.evidence if e.label.startswith("device-to-host copies"))
+    assert reads.value.startswith("20 per step") and ".item()" in reads.value
+    assert not [f for f in diagnosis.findings if f.category == "launch_overhead"]

@@ -51,10 +51,12 @@ class TraceBuilder:
         dur: float,
         cat: str = "kernel",
         launch: str = "cudaLaunchKernel",
+        launch_dur: float = 2.0,
     ) -> None:
-        """A launch call on the host (inside whatever op is open there) and its kernel."""
+        """A launch call on the host (inside whatever op is open there) and its kernel; a
+        blocking call (a read back to the host) lasts `launch_dur`, until its work ends."""
         self._corr += 1
-        ext = self.host(launch, launch_ts, 2.0, cat="cuda_runtime", correlation=self._corr)
+        ext = self.host(launch, launch_ts, launch_dur, cat="cuda_runtime", correlation=self._corr)
         self.events.append(
             {
                 "ph": "X",

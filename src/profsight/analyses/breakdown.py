@@ -24,7 +24,7 @@ from profsight.analyses import intervals
 from profsight.analyses.comms import host_collective_intervals
 from profsight.analyses.startup import startup_intervals
 from profsight.knowledge.phases import FALLBACK_PHASES, Phase, declared_phase
-from profsight.knowledge.rows import RowKind, classify
+from profsight.knowledge.rows import HOST_READ_NAME, RowKind, classify
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PREFIX, EventKind
 from profsight.model.events import I64
 from profsight.model.nesting import nest
@@ -346,6 +346,10 @@ def _device_sets(profile: Profile) -> _DeviceSets | None:
     sync = rows[_is_kind(kinds, RowKind.SYNC)]
     data = rows[_is_kind(kinds, RowKind.DATALOADER)]
     copies = rows[_is_kind(kinds, RowKind.RUNTIME) & np.array(["Memcpy" in n for n in names], bool)]
+    # a copy call that reads back to the host (.item(), .cpu()) is a sync
+    blocking = host_read_calls(profile)
+    copies = copies[~np.isin(copies, blocking)]
+    sync = np.union1d(sync, blocking)
     return _DeviceSets(
         busy=intervals.union(ev.start[work], ev.end[work]),
         sync=intervals.union(ev.start[sync], ev.end[sync]),
@@ -353,6 +357,15 @@ def _device_sets(profile: Profile) -> _DeviceSets | None:
         data=intervals.union(ev.start[data], ev.end[data]),
         startup=(np.zeros(0, np.int64), np.zeros(0, np.int64)),
     )
+
+
+def host_read_calls(profile: Profile) -> I64:
+    """The host calls that launched device-to-host copies (`HOST_READ_NAME`): syncs."""
+    ev = profile.events
+    names = [i for i, s in enumerate(ev.strings) if HOST_READ_NAME.search(s)]
+    copies = np.flatnonzero((ev.kind == EventKind.MEMCPY) & np.isin(ev.name, names))
+    launchers = profile.attribution.launcher[copies]
+    return np.unique(launchers[launchers >= 0])
 
 
 def _device_times(sets: _DeviceSets, lo: int, hi: int) -> tuple[float, dict[str, float]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from profsight.analyses.breakdown import host_read_calls
 from profsight.analyses.context import Context
 from profsight.findings import Evidence, Finding, Severity, severity_for
 from profsight.knowledge import advice
@@ -40,6 +41,10 @@ def _idle(ctx: Context) -> list[Finding]:
         return []
     idle_pct = ctx.share(max(ctx.steady_us - busy, 0.0) * ctx.steps)
     causes = avg.device_idle_us
+    # idle time in syncs is the sync finding's (its share is that idle time, to the µs):
+    # this finding reports the rest
+    synced = ctx.share(causes.get("sync", 0.0) * ctx.steps)
+    rest = idle_pct - synced if synced >= advice.SYNC_PCT else idle_pct
     ev = ctx.profile.events
     kernels = ev.dur[ev.kind == EventKind.KERNEL] / 1000.0
     median = float(np.median(kernels)) if len(kernels) else 0.0
@@ -62,13 +67,13 @@ def _idle(ctx: Context) -> list[Finding]:
         return [
             Finding(
                 category="launch_overhead",
-                severity=severity_for(idle_pct),
+                severity=severity_for(rest),
                 title=f"The GPU idles {idle_pct:.0f}% of the step between many tiny kernels",
                 evidence=evidence,
                 explanation=advice.LAUNCH_EXPLANATION,
                 recommendation=advice.LAUNCH_ADVICE,
-                at_stake_pct=idle_pct,
-                gain_pct=idle_pct * 0.5,
+                at_stake_pct=rest,
+                gain_pct=rest * 0.5,
                 trigger=f"device busy < {advice.GPU_IDLE_PCT:g}% ({advice.TB_PLUGIN}) and median "
                 f"kernel < {short_time(advice.SHORT_KERNEL_US)}",
             )
@@ -76,13 +81,20 @@ def _idle(ctx: Context) -> list[Finding]:
     return [
         Finding(
             category="gpu_idle",
-            severity=severity_for(idle_pct),
+            severity=severity_for(rest),
             title=f"The GPU is idle {idle_pct:.0f}% of the step",
-            evidence=evidence,
+            evidence=(
+                *evidence,
+                *(
+                    (Evidence("idle outside syncs", f"{rest:.0f}% of the step"),)
+                    if rest < idle_pct
+                    else ()
+                ),
+            ),
             explanation=advice.GPU_IDLE_EXPLANATION,
             recommendation=advice.GPU_IDLE_ADVICE,
-            at_stake_pct=idle_pct,
-            gain_pct=idle_pct * 0.5,
+            at_stake_pct=rest,
+            gain_pct=rest * 0.5,
             trigger=f"device busy < {advice.GPU_IDLE_PCT:g}% of the step ({advice.TB_PLUGIN})",
         )
     ]
@@ -99,6 +111,24 @@ def _syncs(ctx: Context) -> list[Finding]:
     if share < advice.SYNC_PCT:
         return []
     calls = sum(r.calls for r in syncs) / ctx.steps
+    ev = ctx.profile.events
+    reads = len(host_read_calls(ctx.profile)) / ctx.steps
+    blocking = (
+        (
+            Evidence(
+                "device-to-host copies (each waits for the device)",
+                f"{reads:.0f} per step"
+                + (
+                    ": values read back one by one in a loop (.item(), .cpu(), print)"
+                    if reads >= advice.ITEM_LOOP_PER_STEP
+                    else ""
+                ),
+                tuple(sorted({ev.strings[ev.name[e]] for e in host_read_calls(ctx.profile)})),
+            ),
+        )
+        if reads
+        else ()
+    )
     return [
         Finding(
             category="host_device_sync",
@@ -111,6 +141,7 @@ def _syncs(ctx: Context) -> list[Finding]:
                     f"{calls:.1f} per step, {short_time(us / ctx.steps)} of CPU time per step",
                     tuple(r.name for r in syncs),
                 ),
+                *blocking,
                 *(
                     Evidence(r.name, f"{r.calls / ctx.steps:.1f} calls per step", (r.name,))
                     for r in items
@@ -119,7 +150,8 @@ def _syncs(ctx: Context) -> list[Finding]:
             explanation="A synchronisation stops the CPU until the GPU has finished everything "
             "queued: the CPU cannot queue the next work meanwhile, and the GPU then waits for "
             "it. .item(), .cpu(), printing or logging a GPU tensor, and torch.cuda.synchronize() "
-            "all do this.",
+            "all do this; so does any copy to the host or from pageable memory, even where no "
+            "synchronize call appears.",
             recommendation=advice.SYNC_ADVICE,
             at_stake_pct=share,
             gain_pct=share * 0.8,

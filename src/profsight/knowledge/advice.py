@@ -166,6 +166,9 @@ CPU_COMPUTE_PCT: Final = 50.0
 DOMINANT_PCT: Final = 30.0
 #: Median kernel shorter than this (µs) with the device idle waiting for the host.
 SHORT_KERNEL_US: Final = 10.0
+#: Device-to-host reads per step past which they are values read back one by one in a loop
+#: (.item(), .cpu(), print): a training step reads its loss once or a few times.
+ITEM_LOOP_PER_STEP: Final = 10
 #: Host-device syncs past this share of the step (measured).
 SYNC_PCT: Final = 2.0
 #: Exposed communication (no compute meanwhile) past this share of the step (the TensorBoard

@@ -331,3 +331,11 @@ QUEUE_FULL_ROWS: Final = frozenset({"Command Buffer Full"})
 PROFILER_OVERHEAD_ROWS: Final = frozenset({"Activity Buffer Request"})
 #: One-time start-up rows CUPTI records: lazy loading of GPU code on its first launch.
 STARTUP_ROWS: Final = frozenset({"Runtime Triggered Module Loading", "Lazy Function Loading"})
+
+#: Device-to-host copies not into pinned memory (.item(), .cpu(), printing a tensor): the
+#: host waits until the device is done with everything queued before them (CUDA runtime API,
+#: "API synchronization behavior"), so they are host-device syncs even where no synchronize
+#: call appears. Kineto names them ``Memcpy DtoH (Device -> Pageable)``; ROCm ``Memcpy
+#: DtoH``/``CopyDeviceToHost``. (Copies from pageable memory to the device block too; their
+#: fix is pinned memory, so they stay copies.)
+HOST_READ_NAME: Final = re.compile(r"(?:DtoH|DeviceToHost)(?!.*Pinned)")
