@@ -156,3 +156,40 @@ def test_device_to_host_reads_are_syncs(tmp_path: Path) -> None:
     reads = next(e for e in sync.evidence if e.label.startswith("device-to-host copies"))
     assert reads.value.startswith("20 per step") and ".item()" in reads.value
     assert not [f for f in diagnosis.findings if f.category == "launch_overhead"]
+
+
+def test_a_busy_gpu_far_below_its_peak_is_not_too_heavy(tmp_path: Path) -> None:
+    """An A100 busy 90% of the step with small matrix multiplies (a fraction of a percent of
+    its peak): the kernels, not the device, are the limit; the verdict says so instead of
+    'too heavy for the hardware'."""
+    from tracebuilder import TraceBuilder
+
+    tb = TraceBuilder()
+    tb.gpu()
+    for step in range(3):
+        t0 = step * 1000.0
+        tb.step(step + 1, t0, 1000.0)
+        tb.host("aten::mm", t0 + 1.0, 5.0, **{"Input Dims": [[64, 64], [64, 64]]})
+        tb.kernel("ampere_sgemm_64x64_nn", t0 + 2.0, t0 + 50.0, 900.0)
+    verdict = diagnose(profsight.load(tb.write(tmp_path / "busy.json"))).verdict
+    assert verdict is not None and verdict.device_busy_pct == pytest.approx(90.0, abs=0.5)
+    assert verdict.mfu_pct is not None and verdict.mfu_pct < 1.0
+    assert verdict.judgement == "balanced"
+    assert "of the device's peak" in verdict.summary
+
+
+def test_a_share_near_its_threshold_is_called_borderline(tmp_path: Path) -> None:
+    """Data loading at 21% of the step (the input-bound threshold is 20%): the verdict says
+    starved by data, and that another recording may not."""
+    from profsight.knowledge.advice import INPUT_BOUND_PCT
+    from tracebuilder import TraceBuilder
+
+    tb = TraceBuilder()
+    tb.step(1, 0.0, 100_000.0)
+    data = (INPUT_BOUND_PCT + 1.0) * 1000.0
+    fetch = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"
+    tb.host(fetch, 0.0, data, cat="user_annotation")
+    tb.host("aten::mm", data, 100_000.0 - data)
+    verdict = diagnose(profsight.load(tb.write(tmp_path / "near.json"))).verdict
+    assert verdict is not None and verdict.judgement == "starved_by_data"
+    assert "Borderline: data loading 21.0% against the 20% threshold" in verdict.summary

@@ -9,8 +9,10 @@ from typing import Any
 from profsight.analyses.context import Context
 from profsight.findings import CATEGORY_LABELS, Finding, Severity, ranked
 from profsight.knowledge.advice import (
+    BORDERLINE_FRACTION,
     CPU_COMPUTE_PCT,
     DOMINANT_PCT,
+    EFFICIENT_MFU_PCT,
     INPUT_BOUND_PCT,
     MEMORY_LIMIT_TITLE,
     SATURATED_PCT,
@@ -109,7 +111,47 @@ def trace_facts(ctx: Context) -> StepFacts:
 
 
 def verdict(facts: StepFacts, findings: list[Finding]) -> Verdict:
-    return replace(_decide(facts, findings), mfu_pct=facts.mfu_pct)
+    decided = _decide(facts, findings)
+    actionable = ranked([f for f in findings if f.severity is not Severity.INFO])
+    data_first = bool(actionable) and actionable[0].category == "data_loading"
+    near = _borderline(facts, data_first)
+    if not near:
+        return replace(decided, mfu_pct=facts.mfu_pct)
+    note = (
+        " Borderline: "
+        + "; ".join(near)
+        + ": another recording of the same run may fall on the other side."
+    )
+    return replace(
+        decided,
+        mfu_pct=facts.mfu_pct,
+        summary=decided.summary + note,
+        evidence=(*decided.evidence, *(f"borderline: {n}" for n in near)),
+    )
+
+
+def _borderline(facts: StepFacts, data_first: bool) -> list[str]:
+    """The figures the verdict's decision turns on that lie within `BORDERLINE_FRACTION` of
+    their threshold, each with both numbers."""
+    busy = facts.device_busy_pct
+    checks: list[tuple[str, float | None, float, str]] = [
+        ("one-time start-up", facts.phase(Phase.STARTUP), STARTUP_DOMINANT_PCT, "%"),
+        ("device busy", busy, STARVED_PCT, "%"),
+        ("device busy", busy, SATURATED_PCT, "%"),
+    ]
+    if data_first:  # data loading decides only when it is the first thing to change
+        checks.append(("data loading", facts.phase(Phase.DATA_LOADING), INPUT_BOUND_PCT, "%"))
+    if busy is not None and busy >= SATURATED_PCT:
+        checks.append(("share of the device's peak", facts.mfu_pct, EFFICIENT_MFU_PCT, "%"))
+    if busy is None:
+        checks.append(("step", facts.step_us / 1000.0, SHORT_STEP_US / 1000.0, " ms"))
+    out = []
+    for label, value, threshold, unit in checks:
+        if value is None or not value:
+            continue
+        if abs(value - threshold) <= BORDERLINE_FRACTION * threshold:
+            out.append(f"{label} {value:.1f}{unit} against the {threshold:g}{unit} threshold")
+    return out
 
 
 def _decide(ctx: StepFacts, findings: list[Finding]) -> Verdict:
@@ -193,6 +235,21 @@ def _device_verdict(
             "The model is too heavy for this GPU's memory: it runs at the memory "
             "limit. Mixed precision, activation checkpointing, a smaller batch per "
             "step or more devices give it room.",
+        )
+    if busy >= SATURATED_PCT and ctx.mfu_pct is not None and ctx.mfu_pct < EFFICIENT_MFU_PCT:
+        # busy, but its math runs far below the device's peak: the kernels are the limit
+        return _verdict(
+            "compute",
+            "balanced",
+            ctx,
+            busy,
+            data,
+            evidence,
+            f"The GPU is busy {busy:.0f}% of the step, but its math reaches only "
+            f"{ctx.mfu_pct:.1f}% of the device's peak: the kernels, not the device, are the "
+            "limit (memory-bound ops, small matrices, FP32 on tensor cores). Faster kernels "
+            "(fusion with torch.compile, mixed precision, larger matrices per call) come "
+            "before a bigger GPU.",
         )
     if busy >= SATURATED_PCT:
         return _verdict(

@@ -160,6 +160,14 @@ GPU_IDLE_PCT: Final = 50.0
 #: compute-bound, and work around the model (metrics, callbacks, ...) past DOMINANT_PCT
 #: bounds the step instead of the model (measured on the planted runs).
 INPUT_BOUND_PCT: Final = 20.0
+#: A figure within this fraction of its threshold is borderline: recordings of one run vary
+#: by up to ~10% (relative) in their step shares (measured: expensive_skip's module overhead
+#: 30-36% and its per-step overhead 27-31% over five recordings), so the verdict names it.
+BORDERLINE_FRACTION: Final = 0.1
+#: A saturated device whose math reaches under this share of its peak is limited by its
+#: kernels, not by its size: well-tuned large-model training reaches 40-60% of peak (PaLM
+#: 46%, Megatron-LM 50-52% model FLOPs utilisation, as their papers report).
+EFFICIENT_MFU_PCT: Final = 30.0
 STARVED_PCT: Final = 50.0
 SATURATED_PCT: Final = 80.0
 CPU_COMPUTE_PCT: Final = 50.0
