@@ -1,7 +1,7 @@
 """`Finding`: one thing worth changing, with the numbers that show it and what to do.
 
 Analyses produce findings as plain data; renderers format them. Findings are ranked by
-the share of step time at stake.
+what fixing them would save (a trace's what-if replay), else the share of step time at stake.
 """
 
 from __future__ import annotations
@@ -123,13 +123,18 @@ def severity_for(share_pct: float, high: float = 30.0, medium: float = 10.0) -> 
 MINOR_PCT = 5.0
 
 
+def saving(f: Finding) -> float:
+    """What fixing `f` would save (% of the step): its replayed gain, else what is at stake."""
+    return f.gain_pct if f.gain_pct is not None else f.at_stake_pct
+
+
 def ranked(findings: list[Finding]) -> list[Finding]:
-    """Most important first: things to change by the share of step time at stake, then the
+    """Most important first: things to change by what fixing them would save, then the
     informational ones (where the compute goes), then minor things to change."""
 
     def tier(f: Finding) -> int:
         if f.severity is Severity.INFO:
             return 1
-        return 0 if f.at_stake_pct >= MINOR_PCT else 2
+        return 0 if saving(f) >= MINOR_PCT else 2
 
-    return sorted(findings, key=lambda f: (tier(f), -f.at_stake_pct, -int(f.severity)))
+    return sorted(findings, key=lambda f: (tier(f), -saving(f), -int(f.severity)))

@@ -24,6 +24,7 @@ from profsight.analyses.printed_python import (
 from profsight.analyses.printed_setup import printed_facts, printed_setup
 from profsight.analyses.printed_step import PrintedStep, printed_step
 from profsight.analyses.verdict import Verdict, trace_facts, verdict
+from profsight.analyses.whatif import with_savings
 from profsight.findings import Finding, ranked
 from profsight.knowledge.advice import READABLE_TABLE_PCT
 from profsight.model.profile import Profile
@@ -55,6 +56,7 @@ def diagnose(profile: Profile) -> Diagnosis:
     if not ctx.breakdown.steps:
         return Diagnosis(ctx.breakdown, (), None, ctx.comms)
     findings = phases.without_explained([f for a in ANALYSES for f in a(ctx)])
+    findings = with_savings(ctx, findings)
     result = verdict(trace_facts(ctx), findings)
     findings += model.complexity(result.judgement, result.summary, result.evidence)
     return Diagnosis(ctx.breakdown, tuple(ranked(findings)), result, ctx.comms)

@@ -60,6 +60,12 @@ class Breakdown:
     """... and the phase each belongs to."""
     scope: str = ""
     """What the steps are, when not one window each (a table's: an average of its totals)."""
+    segments: tuple[I64, I64, I64, I64] | None = field(default=None, compare=False, repr=False)
+    """The step thread's self segments (start, end in ns), the index into `Phase` of each
+    (-1: none) and the event each is the self time of: where each phase's time lies, for the
+    what-if replay."""
+    backward_elsewhere: tuple[I64, I64] | None = field(default=None, compare=False, repr=False)
+    """Where backward ran on autograd's own thread (GPU runs), for the replay."""
 
     @property
     def described(self) -> str:
@@ -143,7 +149,19 @@ def breakdown(profile: Profile) -> Breakdown:
         label,
         tuple(main.tolist()),
         tuple(_PHASES[i].value if i >= 0 else Phase.OTHER.value for i in row_phase.tolist()),
+        segments=(seg_s, seg_e, seg_phase, main[seg_owner] if len(main) else seg_owner),
+        backward_elsewhere=elsewhere,
     )
+
+
+def phase_intervals(breakdown: Breakdown, *phases: Phase) -> tuple[I64, I64]:
+    """Where the step thread spent its time in `phases` (sorted disjoint ns intervals)."""
+    if breakdown.segments is None:
+        empty = np.zeros(0, np.int64)
+        return empty, empty
+    seg_s, seg_e, seg_phase, _ = breakdown.segments
+    keep = np.isin(seg_phase, [_PHASES.index(p) for p in phases])
+    return intervals.union(seg_s[keep], seg_e[keep])
 
 
 def _move_startup(
@@ -240,6 +258,13 @@ def _move_collective_waits(
         if us > 0:
             host[name] -= us
             host[Phase.COMMUNICATION.value] = host.get(Phase.COMMUNICATION.value, 0.0) + us
+
+
+def self_segments(profile: Profile, events: I64) -> tuple[I64, I64, I64]:
+    """The self segments (start, end in ns) of host events on one thread, and the event
+    (index into the profile's events) each is the self time of."""
+    seg_s, seg_e, _, _, owner = _host_segments(profile, events)
+    return seg_s, seg_e, events[owner] if len(events) else owner
 
 
 def _host_segments(profile: Profile, main: I64) -> tuple[I64, I64, I64, I64, I64]:

@@ -42,7 +42,6 @@ def run(ctx: Context) -> list[Finding]:
             + (advice.COMMUNICATION_WAIT_NOTE if ranks > 1 else ""),
             recommendation=advice.COMMUNICATION_ADVICE,
             at_stake_pct=share,
-            gain_pct=share * 0.5,
             trigger=f"exposed communication >= {advice.COMMUNICATION_PCT:g}% of the step "
             f"(timed by {comms.timed_on})",
         )

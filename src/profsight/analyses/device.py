@@ -73,7 +73,6 @@ def _idle(ctx: Context) -> list[Finding]:
                 explanation=advice.LAUNCH_EXPLANATION,
                 recommendation=advice.LAUNCH_ADVICE,
                 at_stake_pct=rest,
-                gain_pct=rest * 0.5,
                 trigger=f"device busy < {advice.GPU_IDLE_PCT:g}% ({advice.TB_PLUGIN}) and median "
                 f"kernel < {short_time(advice.SHORT_KERNEL_US)}",
             )
@@ -94,7 +93,6 @@ def _idle(ctx: Context) -> list[Finding]:
             explanation=advice.GPU_IDLE_EXPLANATION,
             recommendation=advice.GPU_IDLE_ADVICE,
             at_stake_pct=rest,
-            gain_pct=rest * 0.5,
             trigger=f"device busy < {advice.GPU_IDLE_PCT:g}% of the step ({advice.TB_PLUGIN})",
         )
     ]
@@ -154,7 +152,6 @@ def _syncs(ctx: Context) -> list[Finding]:
             "synchronize call appears.",
             recommendation=advice.SYNC_ADVICE,
             at_stake_pct=share,
-            gain_pct=share * 0.8,
             trigger=f"device idle during syncs >= {advice.SYNC_PCT:g}% of the step "
             f"({advice.MEASURED})",
         )
@@ -184,7 +181,6 @@ def _copies(ctx: Context) -> list[Finding]:
             explanation=advice.PAGEABLE_EXPLANATION,
             recommendation=advice.PAGEABLE_ADVICE,
             at_stake_pct=share,
-            gain_pct=share * 0.7,
             trigger="any Pageable memcpy >= 1% of the step",
         )
     ]
@@ -216,7 +212,6 @@ def _precision(ctx: Context) -> list[Finding]:
             explanation=advice.FP32_EXPLANATION,
             recommendation=advice.mixed_precision(ctx.arch),
             at_stake_pct=ctx.share(sum(r.self_device_us for r in fp32)),
-            gain_pct=ctx.share(sum(r.self_device_us for r in fp32)) * 0.5,
             trigger=f"FP32 GEMM/conv >= {advice.FP32_ON_TENSOR_CORES_PCT:g}% of device time on "
             f"{ctx.arch} ({advice.TB_PLUGIN}: tensor-core eligible work not on tensor cores)",
         )

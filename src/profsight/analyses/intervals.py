@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
-from profsight.model.events import I64
+from profsight.model.events import F64, I64
 
 
 def union(start: I64, end: I64) -> tuple[I64, I64]:
@@ -68,3 +69,16 @@ def overlap_each(start: I64, end: I64, disjoint: tuple[I64, I64]) -> I64:
 
     result: I64 = np.maximum(measure_below(end) - measure_below(start), 0)
     return result
+
+
+def weighted_below(x: I64, start: I64, end: I64, weight: npt.NDArray[np.float64]) -> F64:
+    """For each point of `x`: the sum over sorted disjoint intervals [start, end) of
+    weight x (the part of the interval before the point)."""
+    if len(start) == 0:
+        return np.zeros(len(x))
+    full = np.concatenate([[0.0], np.cumsum((end - start) * weight)])
+    k = np.searchsorted(start, x, side="right") - 1
+    kk = np.maximum(k, 0)
+    partial = np.clip(x - start[kk], 0, end[kk] - start[kk]) * weight[kk]
+    out: F64 = np.where(k >= 0, full[kk] + partial, 0.0)
+    return out

@@ -56,7 +56,7 @@ def copy_churn(
                 "fragment its cache).",
                 recommendation=advice.COPY_CHURN_ADVICE,
                 at_stake_pct=pct,
-                gain_pct=pct * 0.8,
+                gain_pct=pct,  # the copy gone (a trace replays it)
                 trigger=f"a copy op allocating >= {advice.LARGE_COPY_BYTES // 2**20} MiB per call "
                 f"with >= {advice.COPY_CHURN_PCT:g}% of the step ({advice.MEASURED})",
             )

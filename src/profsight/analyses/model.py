@@ -159,7 +159,6 @@ def optimizer_implementation(ctx: Context) -> list[Finding]:
             recommendation=f"torch.optim.{_optimizer_class(ctx)}(params, ..., foreach=True) "
             "(torch >= 1.12), or fused=True on CUDA for Adam/AdamW/SGD.",
             at_stake_pct=share * 0.99,
-            gain_pct=share * 0.5,
             trigger=f">= {FOR_LOOP_OPS_PER_STEP} optimizer ops per step and no _foreach_/_fused_ "
             "op",
         )

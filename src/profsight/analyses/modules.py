@@ -75,7 +75,6 @@ def _own_time(ctx: Context) -> list[Finding]:
                 + (DDP_FORWARD_NOTE if row.name.startswith("DistributedDataParallel") else ""),
                 recommendation=MODULE_ADVICE,
                 at_stake_pct=share,
-                gain_pct=share * 0.5,
                 trigger=f"own time >= {MODULE_OWN_PCT:g}% of the step and >= "
                 f"{MODULE_OWN_FRACTION:.0%} of the module's total ({MEASURED})",
             )
@@ -123,7 +122,6 @@ def _tiny_ops(ctx: Context) -> list[Finding]:
             explanation=advice.TINY_OPS_EXPLANATION,
             recommendation=MODULE_ADVICE,
             at_stake_pct=share,
-            gain_pct=share * 0.7,
             trigger=f">= {TINY_OPS_PER_STEP} ops under {short_time(TINY_OP_US)} per step in "
             f"forward, >= {MODULE_OWN_PCT:g}% of the step ({MEASURED})",
         )

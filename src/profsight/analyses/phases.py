@@ -9,6 +9,7 @@ from profsight.analyses.breakdown import Breakdown
 from profsight.analyses.context import Context
 from profsight.findings import Evidence, Finding, Severity, severity_for
 from profsight.knowledge.advice import (
+    BATCH_SCALE,
     EXPLAINED_BY,
     MEASURED,
     PER_STEP_ADVICE,
@@ -62,7 +63,7 @@ def from_breakdown(breakdown: Breakdown, per_step: bool | None = None) -> list[F
                 ),
                 recommendation=rule.recommendation,
                 at_stake_pct=share,
-                gain_pct=share * rule.recoverable,
+                gain_pct=share,  # the fix takes the phase out of the step (a trace replays it)
                 trigger=f"{rule.phase.value} >= {rule.threshold_pct:g}% of the step "
                 f"({rule.source})",
             )
@@ -114,7 +115,8 @@ def _per_step_overhead(
             "step that cost dominates.",
             recommendation=PER_STEP_ADVICE,
             at_stake_pct=share,
-            gain_pct=share * 0.5,
+            # per sample, BATCH_SCALE times the batch shares the fixed cost (a trace replays it)
+            gain_pct=share * (1 - 1 / BATCH_SCALE),
             trigger=f"non-model time >= {PER_STEP_OVERHEAD_PCT:g}% of a step shorter than "
             f"{short_time(SHORT_STEP_US)} ({MEASURED})",
         )

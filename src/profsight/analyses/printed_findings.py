@@ -19,6 +19,7 @@ from profsight.analyses.printed_step import PrintedStep
 from profsight.annotate import row_kind
 from profsight.findings import Evidence, Finding, severity_for
 from profsight.knowledge import advice
+from profsight.knowledge.hardware import arch_speedup
 from profsight.knowledge.lightning import (
     CUT_MARK,
     LIGHTNING_MODULE_PREFIX,
@@ -166,7 +167,7 @@ def _modules(
                 explanation=advice.MODULE_OWN_EXPLANATION,
                 recommendation=advice.MODULE_ADVICE,
                 at_stake_pct=share,
-                gain_pct=share * 0.5,
+                gain_pct=share,
                 trigger=f"own time >= {advice.MODULE_OWN_PCT:g}% of the step and >= "
                 f"{advice.MODULE_OWN_FRACTION:.0%} of the module's total ({advice.MEASURED})",
                 confidence=f"{NO_TIMELINE}: the module's total holds its backward only if it "
@@ -254,7 +255,7 @@ def _tiny_ops(
             explanation=advice.TINY_OPS_EXPLANATION,
             recommendation=advice.MODULE_ADVICE,
             at_stake_pct=share,
-            gain_pct=share * 0.7,
+            gain_pct=share,
             trigger=f">= {advice.TINY_OPS_PER_STEP} ops under {short_time(advice.TINY_OP_US)} per "
             f"step, >= {advice.MODULE_OWN_PCT:g}% of the step ({advice.MEASURED})",
             confidence=f"{NO_TIMELINE}: the rows do not say which module or pass (forward, "
@@ -359,7 +360,7 @@ def _syncs(step: PrintedStep, device: PrintedDevice) -> list[Finding]:
             "meanwhile, and the GPU then waits for it.",
             recommendation=advice.SYNC_ADVICE,
             at_stake_pct=share,
-            gain_pct=share * 0.8,
+            gain_pct=share,
             trigger=f"host waits that the device may have idled through >= {advice.SYNC_PCT:g}% "
             f"of the step ({advice.MEASURED})",
             confidence=f"{NO_TIMELINE}: whether the GPU idled during the waits is bounded, not "
@@ -401,7 +402,7 @@ def _copies(step: PrintedStep, device: PrintedDevice) -> list[Finding]:
             explanation=advice.PAGEABLE_EXPLANATION,
             recommendation=advice.PAGEABLE_ADVICE,
             at_stake_pct=share,
-            gain_pct=share * 0.7,
+            gain_pct=share,
             trigger="copies >= 1% of the step, named pageable or with as much host time in "
             "their calls as on the device",
             confidence=f"{NO_TIMELINE}: the copies' direction and memory kind are inferred from "
@@ -417,6 +418,7 @@ def _precision(step: PrintedStep, device: PrintedDevice) -> list[Finding]:
     if share_dev < advice.FP32_ON_TENSOR_CORES_PCT:
         return []
     share = min(step.share(device.fp32_matrix_us), device.busy_pct)
+    speedup = arch_speedup(device.arch)
     return [
         Finding(
             category="low_precision",
@@ -429,7 +431,8 @@ def _precision(step: PrintedStep, device: PrintedDevice) -> list[Finding]:
             explanation=advice.FP32_EXPLANATION,
             recommendation=advice.mixed_precision(device.arch),
             at_stake_pct=share,
-            gain_pct=share * 0.5,
+            # at the tensor cores' peak ratio, the most the kernels can gain
+            gain_pct=share * (1 - 1 / speedup) if speedup else None,
             trigger=f"FP32 GEMM/conv >= {advice.FP32_ON_TENSOR_CORES_PCT:g}% of device time on "
             f"a GPU of {device.arch} or later (its kernels are built for it; {advice.TB_PLUGIN}:"
             " tensor-core eligible work not on tensor cores)",
@@ -469,7 +472,7 @@ def _idle(step: PrintedStep, device: PrintedDevice, explained: float) -> list[Fi
         "severity": severity_for(rest),
         "evidence": tuple(evidence),
         "at_stake_pct": rest,
-        "gain_pct": rest * 0.5,
+        "gain_pct": rest,
         "confidence": f"{NO_TIMELINE}: busy is an upper bound (kernels on several streams may "
         "overlap)",
     }

@@ -30,9 +30,17 @@ class PhaseRule:
     title: str
     explanation: str
     recommendation: str
-    recoverable: float
-    """Fraction of the phase's time the advice can typically remove (for the gain estimate)."""
 
+
+#: The optimizer implementations that do the update in a few ops. Measured on this CPU
+#: (ManyParams, 301 tensors, Adam, torch 2.13): for-loop 6.1 ms a step, foreach 3.4 ms, fused
+#: 1.0 ms; under the profiler foreach gains nothing (its CPU fallback runs one recorded op
+#: per tensor: 14.4 vs 14.1 ms) and fused saves 70% of the step.
+OPTIMIZER_IMPLEMENTATION_ADVICE: Final = (
+    "Use the fused implementation, one op over all parameters: torch.optim.Adam(params, "
+    "fused=True) (AdamW, SGD too; CUDA, and CPU from torch 2.4), or foreach=True on CUDA (on "
+    "CPU it still runs one op per tensor)."
+)
 
 PHASE_RULES: Final[tuple[PhaseRule, ...]] = (
     PhaseRule(
@@ -47,7 +55,6 @@ PHASE_RULES: Final[tuple[PhaseRule, ...]] = (
         "batch_size=..., num_workers=4 (up to the CPU cores), pin_memory=True, "
         "persistent_workers=True, prefetch_factor=2) and tensor.to(device, non_blocking=True); "
         "move heavy per-item work (decoding, augmentation) out of __getitem__ or cache it.",
-        0.9,
     ),
     PhaseRule(
         Phase.OPTIMIZER,
@@ -57,10 +64,9 @@ PHASE_RULES: Final[tuple[PhaseRule, ...]] = (
         "The optimizer step takes a large share of the step",
         "The optimizer updates every parameter tensor each step; with many tensors and the "
         "per-parameter (for-loop) implementation, that is thousands of small ops.",
-        "Use the multi-tensor or fused implementation: torch.optim.Adam(params, foreach=True) "
-        "or fused=True (on CUDA); fewer, larger parameter tensors; for very large models, an "
-        "optimizer with less state (Adafactor, 8-bit Adam) or ZeRO sharding.",
-        0.6,
+        OPTIMIZER_IMPLEMENTATION_ADVICE
+        + " Fewer, larger parameter tensors; for very large models, an optimizer with less "
+        "state (Adafactor, 8-bit Adam) or ZeRO sharding.",
     ),
     PhaseRule(
         Phase.ZERO_GRAD,
@@ -71,7 +77,6 @@ PHASE_RULES: Final[tuple[PhaseRule, ...]] = (
         "zero_grad() that fills gradients with zeros launches a memset per parameter.",
         "optimizer.zero_grad(set_to_none=True) (the default since torch 2.0) frees the "
         "gradients instead of zeroing them.",
-        0.9,
     ),
     PhaseRule(
         Phase.METRICS,
@@ -84,7 +89,6 @@ PHASE_RULES: Final[tuple[PhaseRule, ...]] = (
         "Update the metric in the step but compute it once per epoch: self.log('acc', "
         "self.acc, on_step=False, on_epoch=True); log every n steps (Trainer("
         "log_every_n_steps=50)); keep metric states on the device.",
-        0.8,
     ),
     PhaseRule(
         Phase.VALIDATION,
@@ -96,7 +100,6 @@ PHASE_RULES: Final[tuple[PhaseRule, ...]] = (
         "Validate less often or on fewer batches: Trainer(val_check_interval=1.0, "
         "check_val_every_n_epoch=..., limit_val_batches=0.25); use a larger validation batch "
         "size (no gradients are kept).",
-        0.5,
     ),
     PhaseRule(
         Phase.CALLBACKS_LOGGING,
@@ -108,7 +111,6 @@ PHASE_RULES: Final[tuple[PhaseRule, ...]] = (
         "Python numbers (a sync on a GPU) and writes them out.",
         "Make per-batch callbacks cheap or run them every n batches; Trainer("
         "log_every_n_steps=50); move checkpointing and heavy logging to epoch ends.",
-        0.8,
     ),
 )
 
@@ -427,3 +429,10 @@ ALLOCATION_ADVICE: Final = (
     "Reuse buffers (out= arguments, in-place ops), fuse elementwise chains (torch.compile),"
     " zero_grad(set_to_none=True)."
 )
+
+# --- what-if replay ----------------------------------------------------------------------
+
+#: The larger batch the per-step-overhead fix is replayed with (per sample): a step's fixed
+#: cost is shared by this many times the samples. 4x is one power-of-two step up the usual
+#: batch ladder from a small batch (4 -> 16, 8 -> 32).
+BATCH_SCALE: Final = 4

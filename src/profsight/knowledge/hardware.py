@@ -305,3 +305,24 @@ def architecture(props: dict[str, Any]) -> str | None:
     if isinstance(major, int) and isinstance(minor, int):
         return ARCH_BY_CC.get((major, minor))
     return None
+
+
+def tensor_core_speedup(acc: Accelerator) -> float | None:
+    """How much faster the device's peak runs matrix math on tensor cores (TF32, else BF16 or
+    FP16) than in FP32: the most an FP32 GEMM can gain (memory-bound kernels gain less)."""
+    slow = acc.tflops.get("fp32")
+    fast = acc.tflops.get("tf32") or acc.tflops.get("bf16") or acc.tflops.get("fp16")
+    if not slow or not fast or fast <= slow:
+        return None
+    return fast / slow
+
+
+def arch_speedup(arch: str | None) -> float | None:
+    """`tensor_core_speedup` of the slowest-gaining known device of `arch` (a printed table
+    names the architecture by its kernels, not the device)."""
+    ratios = [
+        r
+        for _, acc in ACCELERATORS
+        if acc.arch == arch and (r := tensor_core_speedup(acc)) is not None
+    ]
+    return min(ratios) if ratios else None

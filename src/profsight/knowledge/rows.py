@@ -324,6 +324,11 @@ BLOCKING_COPY_CALLS: Final = frozenset(
         "hipMemcpyWithStream",
     }
 )
+#: Calls that synchronise the device implicitly: freeing device or pinned memory waits for
+#: the work that may still use it (CUDA runtime API, "Implicit Synchronization"; HIP alike).
+IMPLICIT_SYNC_CALLS: Final = frozenset(
+    {"cudaFree", "cudaFreeHost", "cuMemFree_v2", "cuMemFreeHost", "hipFree", "hipHostFree"}
+)
 #: CUPTI's overhead row for a launch that blocked because the device's launch queue (command
 #: buffer) was full: the host is ahead of the device, which is therefore busy.
 QUEUE_FULL_ROWS: Final = frozenset({"Command Buffer Full"})

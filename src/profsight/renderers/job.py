@@ -135,7 +135,7 @@ def render_job_text(report: JobReport, width: int = 120, color: bool = False) ->
         lines += ["", _operations_title(report) + ":"]
         lines += _columns(_OP_HEADER, [_op_cells(o) for o in report.operations], text=(0, 1))
     if report.findings:
-        lines += ["", "Findings, most time at stake first:"]
+        lines += ["", "Findings, most saved by fixing first:"]
         lines += finding_lines(report.findings)
     lines += ["", "Each rank, as its own trace reads (top rows per step, on all its threads):"]
     for v in report.ranks:

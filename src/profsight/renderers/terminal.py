@@ -205,7 +205,7 @@ def report_renderable(report: Report, width: int) -> RenderableType:
     if report.communication is not None:
         parts += [Text(""), Text("\n".join(communication_lines(report.communication)))]
     if report.findings:
-        parts += [Text(""), Text("Findings, most time at stake first:", style="bold")]
+        parts += [Text(""), Text("Findings, most saved by fixing first:", style="bold")]
         parts += [_finding(i, f) for i, f in enumerate(report.findings, 1)]
     parts += [Text(""), Text("The rows that matter most:", style="bold"), _rows(report, width)]
     parts += [Text(""), Text("What they are and what their numbers say:", style="bold")]

@@ -1,0 +1,285 @@
+"""The what-if replay: the profiled steps as what depends on what, replayed with one change.
+
+**The graph** (`step_graph`), over the profiled steps' span:
+
+- *Host time* is one clock shared by the process's threads; an edit removes or scales
+  stretches of it (a phase's segments of the step thread, one-time start-up).
+- *Launches*: each kernel, copy or memset launched by a host call in the span is ready a
+  fixed latency after its call (the latency measured for that item; queued items keep
+  their place in the queue).
+- *Streams*: each item runs after the one before it on its stream. An item whose launch is
+  not in the span follows its predecessor by the measured gap (or stays where it ran).
+- *Waits*: a synchronising call (``cudaStreamSynchronize``, ``cudaDeviceSynchronize``, a
+  blocking or device-to-host copy, ``cudaFree``) during which device work finished waited
+  for the last such item; the host resumes when that item is done, plus the measured tail.
+
+**Replaying** is one pass in time order: host times follow the clock (minus what an edit
+removes, plus what each wait adds); each stream's items are computed, vectorised, up to the
+item the next wait needs. The window ends when both the host and the device are done.
+
+Every latency, gap and tail is measured on the item it belongs to, so replaying with no
+change reproduces the measured span exactly; an edit moves only what depends on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from profsight.analyses import intervals
+from profsight.knowledge.rows import BLOCKING_COPY_CALLS, IMPLICIT_SYNC_CALLS, RowKind, classify
+from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, LAUNCH_KINDS
+from profsight.model.events import F64, I64, Bool
+from profsight.model.profile import Profile
+
+_NEVER = -1e30
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One change to replay."""
+
+    label: str
+    host: tuple[tuple[I64, I64, F64], ...] = ()
+    """Stretches of host time (each set sorted and disjoint, ns; the sets disjoint too) and
+    the factor each one's time is scaled by (0: removed)."""
+    drop_removed_work: bool = False
+    """Device work launched from host time an edit removes goes too (a metric computed less
+    often takes its kernels with it; data that is ready still has to be copied)."""
+    device: tuple[I64, F64] | None = None
+    """Device items (event indices) and the factor their duration is scaled by."""
+    free_waits: I64 | None = None
+    """Wait calls (event indices) that no longer wait for the device."""
+    no_latency: Bool | None = None
+    """Per device item (in `StepGraph` order): launched without latency (CUDA graphs)."""
+    per: float = 1.0
+    """The replayed span is divided by this (per sample, when an edit changes the batch)."""
+
+
+@dataclass(frozen=True)
+class StepGraph:
+    lo: int
+    hi: int
+    """The profiled steps' span on the host (ns)."""
+    items: I64
+    """Device items (event indices), grouped by stream, in order on it."""
+    lane_start: I64
+    """Index into `items` where each stream's items begin (and `len(items)` at the end)."""
+    dur: F64
+    gap: F64
+    """What an item adds after its predecessor beyond its duration: the measured gap for an
+    item not launched in the span, the overlap (<= 0) for one that was queued."""
+    launched: Bool
+    launch: F64
+    """End of the launching call (ns; launched items only): the item is ready a measured
+    latency after its call returns, so time an edit removes from the call moves it too (a
+    blocking copy call, which returns when its copy is done: its start)."""
+    latency: F64
+    anchored: Bool
+    """First items of a stream not launched in the span: they stay where they ran."""
+    end: F64
+    """Measured end of each item."""
+    waits: I64
+    """Wait calls (event indices), in order of start."""
+    wait_start: F64
+    wait_end: F64
+    wait_target: I64
+    """Position (into `items`) of the item each wait waited for."""
+
+    @property
+    def measured_us(self) -> float:
+        """The span until both the host and the device were done (µs)."""
+        last = float(self.end.max()) if len(self.end) else float(self.hi)
+        return (max(float(self.hi), last) - self.lo) / 1000.0
+
+
+def step_graph(profile: Profile, lo: int, hi: int) -> StepGraph:
+    """The graph of everything the host and the device did in [lo, hi)."""
+    ev = profile.events
+    launcher = profile.attribution.launcher
+    work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS))
+    lstart = np.where(launcher[work] >= 0, ev.start[np.maximum(launcher[work], 0)], -1)
+    lend = np.where(launcher[work] >= 0, ev.end[np.maximum(launcher[work], 0)], -1)
+    launched = (launcher[work] >= 0) & (lstart >= lo) & (lstart < hi)
+    overlaps = (ev.end[work] > lo) & (ev.start[work] < hi)
+    keep = launched | (overlaps & (launcher[work] < 0)) | (overlaps & (lstart < lo))
+    work, launched, lstart, lend = work[keep], launched[keep], lstart[keep], lend[keep]
+    lane = ev.device[work].astype(np.int64) * (1 << 32) + ev.stream[work]
+    order = np.lexsort((ev.start[work], lane))
+    work, launched, lane = work[order], launched[order], lane[order]
+    lstart, lend = lstart[order], lend[order]
+    start = ev.start[work].astype(np.float64)
+    end = ev.end[work].astype(np.float64)
+    dur = end - start
+    waits, wait_target = _waits(profile, work, end, lo, hi)
+    # a copy call that blocked until its own copy was done ends with it: its copy is ready
+    # from the call's start
+    own = launched & np.isin(launcher[work], waits)
+    lend = np.where(own, lstart, lend)
+    first = np.ones(len(work), bool)
+    first[1:] = lane[1:] != lane[:-1]
+    prev_end = np.concatenate([[_NEVER], end[:-1]])
+    q = np.where(first, 0.0, start - prev_end)
+    gap = np.where(launched, np.minimum(q, 0.0), q)
+    latency = np.where(launched, start - lend, 0.0)
+    queued = launched & ~first & (q <= 0)
+    typical = float(np.median(latency[launched & ~queued])) if (launched & ~queued).any() else 0.0
+    latency = np.where(queued, np.minimum(latency, typical), latency)
+    return StepGraph(
+        lo=lo,
+        hi=hi,
+        items=work,
+        lane_start=np.concatenate([np.flatnonzero(first), [len(work)]]).astype(np.int64),
+        dur=dur,
+        gap=gap,
+        launched=launched,
+        launch=lend.astype(np.float64),
+        latency=latency,
+        anchored=first & ~launched,
+        end=end,
+        waits=waits,
+        wait_start=ev.start[waits].astype(np.float64),
+        wait_end=ev.end[waits].astype(np.float64),
+        wait_target=wait_target,
+    )
+
+
+def wait_calls(profile: Profile) -> I64:
+    """Host calls that can block until the device is done: synchronisations, copies (blocking,
+    device-to-host, from pageable memory) and implicitly synchronising calls (``cudaFree``)."""
+    ev = profile.events
+    host = ev.mask(LAUNCH_KINDS)
+    names = {
+        i
+        for i, s in enumerate(ev.strings)
+        if s in BLOCKING_COPY_CALLS
+        or s in IMPLICIT_SYNC_CALLS
+        or classify(s, "runtime") is RowKind.SYNC
+    }
+    return np.flatnonzero(host & np.isin(ev.name, list(names)))
+
+
+def _waits(profile: Profile, items: I64, end: F64, lo: int, hi: int) -> tuple[I64, I64]:
+    """The wait calls in [lo, hi) that waited, and the item each waited for. A copy call
+    waited for its own copy when that finished inside it (the copy ran after everything
+    queued before it); a synchronising call for the last item to finish inside it, of those
+    launched before it ended."""
+    ev = profile.events
+    calls = wait_calls(profile)
+    calls = calls[(ev.start[calls] >= lo) & (ev.start[calls] < hi)]
+    calls = calls[np.argsort(ev.start[calls], kind="stable")]
+    if len(calls) == 0 or len(items) == 0:
+        return calls[:0], np.zeros(0, np.int64)
+    launcher = profile.attribution.launcher[items]
+    launch_at = np.where(launcher >= 0, ev.start[np.maximum(launcher, 0)], np.iinfo(np.int64).min)
+    own = {int(c): k for k, c in enumerate(launcher.tolist()) if c >= 0}
+    copies = {i for i, s in enumerate(ev.strings) if s in BLOCKING_COPY_CALLS}
+    by_end = np.argsort(end, kind="stable")
+    sorted_end = end[by_end]
+    kept, target = [], []
+    for c in calls.tolist():
+        s, e = float(ev.start[c]), float(ev.end[c])
+        if int(ev.name[c]) in copies:
+            k = own.get(c, -1)
+            if k >= 0 and s < end[k] <= e:
+                kept.append(c)
+                target.append(k)
+            continue
+        a, b = np.searchsorted(sorted_end, [s, e], side="right")
+        for k in range(int(b) - 1, int(a) - 1, -1):
+            item = int(by_end[k])
+            if launch_at[item] <= e:
+                kept.append(c)
+                target.append(item)
+                break
+    return np.array(kept, np.int64), np.array(target, np.int64)
+
+
+def replay(graph: StepGraph, edit: Edit | None = None) -> float:
+    """The span (µs) with `edit` applied (none: the measured span)."""
+    edit = edit or Edit("no change")
+    g = graph
+    lo = float(g.lo)
+
+    def mapped(t: F64) -> F64:
+        """Host time t after the edit's removals (without the waits' changes)."""
+        out: F64 = t.astype(np.float64).copy()
+        x = np.maximum(t, lo).astype(np.int64)
+        for s, e, factor in edit.host:
+            w = 1.0 - factor
+            out -= intervals.weighted_below(x, s, e, w) - intervals.weighted_below(
+                np.array([g.lo], np.int64), s, e, w
+            )
+        return out
+
+    dur = g.dur.copy()
+    if edit.device is not None:
+        events, factor = edit.device
+        pos = np.flatnonzero(np.isin(g.items, events))
+        lookup = dict(zip(events.tolist(), factor.tolist(), strict=True))
+        dur[pos] *= np.array([lookup[int(e)] for e in g.items[pos].tolist()])
+    launch = np.where(g.launched, mapped(g.launch), _NEVER)
+    if edit.drop_removed_work:
+        removed = g.launched & (mapped(g.launch + 1.0) - mapped(g.launch) < 0.5)
+        dur[removed] = 0.0
+    latency = g.latency.copy()
+    if edit.no_latency is not None:
+        latency[edit.no_latency] = 0.0
+    ready = np.where(g.launched, launch + latency + dur, _NEVER)
+    ready = np.where(g.anchored, g.end - g.dur + dur, ready)
+    inc = dur + g.gap
+    out_end = np.full(len(dur), np.nan)
+    done = g.lane_start[:-1].copy()  # next item to compute, per stream
+    lane_of = np.repeat(np.arange(len(done)), np.diff(g.lane_start))
+    last = np.full(len(done), _NEVER)
+    wait_end_in = g.wait_end
+    shifts = np.zeros(len(g.waits) + 1)  # cumulative shift of host time after each wait
+
+    def run_lane(lane: int, upto: int, shift_of: F64) -> None:
+        a = int(done[lane])
+        if upto < a:
+            return
+        idx = np.arange(a, upto + 1)
+        r = ready[idx] + np.where(g.launched[idx], shift_of[idx], 0.0)
+        c = np.cumsum(inc[idx])
+        base = np.maximum(last[lane], np.maximum.accumulate(r - c))
+        out_end[idx] = c + base
+        last[lane] = out_end[upto]
+        done[lane] = upto + 1
+
+    processed = 0
+
+    def shift_for(idx_launch: F64) -> F64:
+        """What the waits so far moved host time by, at each launch."""
+        k = np.searchsorted(wait_end_in, idx_launch, side="right")
+        return shifts[np.minimum(k, processed)]
+
+    free = set() if edit.free_waits is None else set(edit.free_waits.tolist())
+    w_start, w_end = mapped(g.wait_start), mapped(g.wait_end)
+    for k in range(len(g.waits)):
+        target = int(g.wait_target[k])
+        start = w_start[k] + shifts[k]
+        base_len = w_end[k] - w_start[k]
+        waited = max(0.0, float(g.end[target]) - float(g.wait_start[k]))
+        own = max(base_len - waited, 0.0)
+        tail = float(g.wait_end[k]) - float(g.end[target])
+        if base_len < 0.5:  # the call itself was removed
+            new_end = start + base_len
+        elif int(g.waits[k]) in free:
+            new_end = start + own
+        else:
+            lane = int(lane_of[target])
+            run_lane(lane, target, shift_for(g.launch))
+            new_end = max(start + own, float(out_end[target]) + tail)
+        shifts[k + 1] = shifts[k] + new_end - (start + base_len)
+        processed = k + 1
+    all_shift = shift_for(g.launch)
+    for lane in range(len(done)):
+        run_lane(lane, int(g.lane_start[lane + 1]) - 1, all_shift)
+    host_end = float(mapped(np.array([g.hi], np.int64))[0]) + shifts[-1]
+    device_end = float(np.nanmax(out_end)) if len(out_end) else _NEVER
+    return float(max(host_end, device_end) - lo) / 1000.0 / edit.per
+
+
+__all__ = ["Edit", "StepGraph", "replay", "step_graph", "wait_calls"]

@@ -1,0 +1,456 @@
+"""What each finding's fix would save: its edit of the step graph, replayed (`replay`).
+
+Each finding category maps to the change its recommendation makes, built from the trace
+itself: the phase it removes, the waits it frees, the kernels it speeds up by the device's
+own peak ratio, the ops a vectorised or multi-tensor version issues once instead of once per
+element. "Could save" is the measured span minus the replayed one, as a share of the
+measured span.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+import numpy as np
+
+from profsight.analyses import intervals
+from profsight.analyses.breakdown import phase_intervals, self_segments
+from profsight.analyses.context import Context
+from profsight.analyses.replay import Edit, StepGraph, replay, step_graph
+from profsight.analyses.startup import startup_intervals
+from profsight.findings import Evidence, Finding, Severity, severity_for
+from profsight.knowledge import advice
+from profsight.knowledge.hardware import tensor_core_speedup
+from profsight.knowledge.kernels import decode_kernel
+from profsight.knowledge.lightning import module_label
+from profsight.knowledge.ops import EVALUATE_FUNCTION_PREFIX
+from profsight.knowledge.phases import PHASE_LABELS, Phase
+from profsight.knowledge.trace_schema import EventKind
+from profsight.model.events import F64, I64
+from profsight.model.modules import innermost_module
+from profsight.units import short_time
+
+_MODEL = (Phase.FORWARD, Phase.BACKWARD, Phase.OPTIMIZER, Phase.ZERO_GRAD)
+#: Finding categories whose fix removes a phase's host time, and whether the device work
+#: launched from it goes with it (a metric computed less often: yes; data made ready ahead
+#: of the step still has to be copied: no).
+_PHASE_FIXES: dict[str, tuple[Phase, bool]] = {
+    "data_loading": (Phase.DATA_LOADING, False),
+    "metrics": (Phase.METRICS, True),
+    "callbacks_logging": (Phase.CALLBACKS_LOGGING, True),
+    "validation": (Phase.VALIDATION, True),
+}
+
+
+def graph_of(ctx: Context) -> StepGraph | None:
+    steps = ctx.breakdown.steps
+    if not steps or ctx.breakdown.segments is None:
+        return None
+    lo = round(steps[0].start_us * 1000)
+    hi = round((steps[-1].start_us + steps[-1].wall_us) * 1000)
+    return step_graph(ctx.profile, lo, hi) if hi > lo else None
+
+
+def with_savings(ctx: Context, findings: list[Finding]) -> list[Finding]:
+    """Each finding with what its fix saves, replayed; severity follows it."""
+    graph = graph_of(ctx)
+    if graph is None:
+        return findings
+    measured = replay(graph)
+    if measured <= 0:
+        return findings
+    out = []
+    for f in findings:
+        edit = edit_for(ctx, graph, f)
+        if edit is None:
+            out.append(f)
+            continue
+        after = replay(graph, edit)
+        saved = max(measured - after, 0.0) * 100.0 / measured
+        n = ctx.steps
+        line = Evidence(
+            "what-if replay",
+            f"{edit.label}: {short_time(measured / n)} → {short_time(after / n)} per step"
+            + (" per sample" if edit.per != 1.0 else ""),
+        )
+        severity = f.severity if f.severity is Severity.INFO else severity_for(saved)
+        out.append(replace(f, gain_pct=saved, severity=severity, evidence=(*f.evidence, line)))
+    return out
+
+
+def edit_for(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
+    if f.category in _PHASE_FIXES:
+        phase, drop = _PHASE_FIXES[f.category]
+        return Edit(
+            f"without {phase.value.replace('_', ' ')}",
+            host=(_removed(phase_intervals(ctx.breakdown, phase)),),
+            drop_removed_work=drop,
+        )
+    build = _EDITS.get(f.category)
+    return build(ctx, graph, f) if build is not None else None
+
+
+def _removed(spans: tuple[I64, I64], factor: float = 0.0) -> tuple[I64, I64, F64]:
+    return spans[0], spans[1], np.full(len(spans[0]), factor)
+
+
+def _startup(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
+    if not ctx.startup_us or not f.at_stake_pct:
+        return None  # the other profiler_setup findings are about the profile, not the run
+    return Edit("without the one-time start-up", host=(_removed(startup_intervals(ctx.profile)),))
+
+
+def _syncs(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
+    pageable = _pageable_copy_calls(ctx, graph)
+    return Edit("no host-device syncs in the step", free_waits=np.setdiff1d(graph.waits, pageable))
+
+
+def _pageable_copy_calls(ctx: Context, graph: StepGraph) -> I64:
+    """Wait calls that waited for their own copy from pageable host memory."""
+    ev = ctx.profile.events
+    targets = graph.items[graph.wait_target]
+    pageable = np.array(["Pageable -> Device" in ev.strings[ev.name[t]] for t in targets], bool)
+    return graph.waits[pageable] if len(targets) else graph.waits
+
+
+def _pinned(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
+    """Pinned, asynchronous copies: the calls no longer wait, and the copies run at the
+    bandwidth the trace's own pinned copies reached (when it has any)."""
+    ev = ctx.profile.events
+    copies = np.flatnonzero(ev.kind == EventKind.MEMCPY)
+    names = ev.names(copies)
+    pageable = copies[np.array(["Pageable -> Device" in n for n in names], bool)]
+    pinned = copies[np.array(["Pinned -> Device" in n for n in names], bool)]
+    device = None
+    if len(pageable) and len(pinned) and ev.nbytes[pinned].sum() > 0:
+        rate_pinned = ev.nbytes[pinned].sum() / max(ev.dur[pinned].sum(), 1)
+        rate_pageable = ev.nbytes[pageable].sum() / max(ev.dur[pageable].sum(), 1)
+        factor = min(1.0, rate_pageable / rate_pinned) if rate_pinned > 0 else 1.0
+        device = (pageable, np.full(len(pageable), factor))
+    return Edit(
+        "pinned, asynchronous copies",
+        free_waits=_pageable_copy_calls(ctx, graph),
+        device=device,
+    )
+
+
+def _precision(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
+    """FP32 matrix kernels at the device's tensor-core peak ratio: an upper bound, as
+    memory-bound kernels gain less."""
+    acc = ctx.device
+    speedup = tensor_core_speedup(acc) if acc is not None else None
+    if acc is None or speedup is None:
+        return None
+    ev = ctx.profile.events
+    items = graph.items[ev.kind[graph.items] == EventKind.KERNEL]
+    fp32 = []
+    for e in items.tolist():
+        k = decode_kernel(ev.strings[ev.name[e]])
+        matrix = k.operation is not None and k.operation.startswith(("gemm", "conv", "attention"))
+        if matrix and k.precision == "fp32" and k.tensor_cores is not True:
+            fp32.append(e)
+    kernels = np.array(fp32, np.int64)
+    return Edit(
+        f"FP32 matrix math at the {acc.name}'s tensor-core peak ({speedup:.0f}x)",
+        device=(kernels, np.full(len(kernels), 1 / speedup)),
+    )
+
+
+def _model_spans(ctx: Context) -> tuple[I64, I64]:
+    """Host time of the model's work: its phases on the step thread, and backward on
+    autograd's own thread."""
+    spans = phase_intervals(ctx.breakdown, *_MODEL)
+    elsewhere = ctx.breakdown.backward_elsewhere
+    if elsewhere is not None and len(elsewhere[0]):
+        spans = intervals.union(*_concat(spans, elsewhere))
+    return spans
+
+
+def _graphs(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
+    """CUDA graphs: the model's host work and launch latency gone, its kernels back to back."""
+    spans = _model_spans(ctx)
+    inside = intervals.overlap_each(
+        graph.launch.astype(np.int64), graph.launch.astype(np.int64) + 1, spans
+    )
+    return Edit(
+        "launches replayed as a CUDA graph",
+        host=(_removed(spans),),
+        no_latency=graph.launched & (inside > 0),
+    )
+
+
+def _free_host(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
+    """The host never late: every host stretch but the waits and the one-time start-up (a
+    finding of its own) takes no time; what is left is what the device alone needs."""
+    ev = ctx.profile.events
+    startup = startup_intervals(ctx.profile)
+    kept = intervals.union(
+        np.concatenate([ev.start[graph.waits], startup[0]]),
+        np.concatenate([ev.end[graph.waits], startup[1]]),
+    )
+    rest = intervals.complement(*kept, graph.lo, graph.hi)
+    return Edit("the host never late", host=(_removed(rest),))
+
+
+def _batch(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
+    """A batch `BATCH_SCALE` times larger, per sample. An op's work is its FLOPs at the best
+    rate the trace's matrix ops reached (a lower bound of its work); that part grows with
+    the batch, the rest of the op (dispatch, bookkeeping, Python) and of the step is paid
+    once per step. Device work grows with the batch."""
+    k = advice.BATCH_SCALE
+    seg_s, seg_e, owner = _op_segments(ctx, _model_spans(ctx))
+    self_ns = _self_time(seg_s, seg_e, owner)
+    work = _work_ns(ctx, len(self_ns))
+    t = self_ns[owner]
+    w = np.minimum(work[owner], t)
+    factor = np.where(t > 0, (t + (k - 1) * w) / np.maximum(t, 1), 1.0)
+    spans, factors = _disjoint(seg_s, seg_e, factor)
+    kernels = graph.items[graph.launched]
+    return Edit(
+        f"{k}x the batch",
+        host=((*spans, factors),),
+        device=(kernels, np.full(len(kernels), float(k))),
+        per=float(k),
+    )
+
+
+def _work_ns(ctx: Context, size: int) -> F64:
+    """Per event (dense, `size`): its FLOPs at the best FLOP rate of the trace's ops (ns)."""
+    flops = ctx.flops
+    work = np.zeros(size)
+    ev = ctx.profile.events
+    events = flops.events[flops.events < size]
+    if len(events) == 0:
+        return work
+    values = np.asarray(flops.flops, np.float64)[: len(flops.events)][flops.events < size]
+    dur = np.maximum(ev.dur[events].astype(np.float64), 1.0)
+    rate = float(np.max(values / dur))
+    if rate > 0:
+        work[events] = values / rate
+    return work
+
+
+def _collapse(ctx: Context, events: I64, invocations: int, loops: I64, label: str) -> Edit:
+    """Ops issued once per element become one op per name per invocation (vectorised or
+    multi-tensor): each op's time (its callees included) shrinks by its name's calls per
+    invocation, and the Python loops (`loops`: ranges whose own time runs the loop) run
+    once."""
+    ev = ctx.profile.events
+    names, counts = np.unique(ev.name[events], return_counts=True)
+    calls = dict(zip(names.tolist(), counts.tolist(), strict=True))
+    op_factor = np.array([min(1.0, invocations / calls[int(n)]) for n in ev.name[events].tolist()])
+    seg_s, seg_e, owner = _segments_of(ctx, loops)
+    own = np.isin(owner, loops)
+    loop_factor = np.full(int(own.sum()), min(1.0, invocations / max(len(events), 1)))
+    spans, factors = _disjoint(
+        np.concatenate([ev.start[events], seg_s[own]]),
+        np.concatenate([ev.end[events], seg_e[own]]),
+        np.concatenate([op_factor, loop_factor]),
+    )
+    return Edit(label, host=((*spans, factors),))
+
+
+def _top(ctx: Context, ops: I64) -> I64:
+    """The ops of `ops` not inside another of them (those a loop issues, not their callees)."""
+    top: I64 = ops[~np.isin(ctx.profile.attribution.parent[ops], ops)]
+    return top
+
+
+def _leaves(ctx: Context, ops: I64) -> I64:
+    """The ops of `ops` with no row inside them."""
+    parent = ctx.profile.attribution.parent
+    leaves: I64 = ops[~np.isin(ops, parent[parent >= 0])]
+    return leaves
+
+
+def _optimizer(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
+    """A fused optimizer: its per-tensor ops once per name per step, its loop once; or, for
+    the zero_grad finding, gradients freed instead of zeroed (its time gone)."""
+    if any(e.label == PHASE_LABELS[Phase.ZERO_GRAD] for e in f.evidence):
+        spans = phase_intervals(ctx.breakdown, Phase.ZERO_GRAD)
+        return Edit("gradients set to None", host=(_removed(spans),))
+    bd = ctx.breakdown
+    ev = ctx.profile.events
+    rows = np.array(bd.row_events, np.int64)
+    phase = np.array([p == Phase.OPTIMIZER.value for p in bd.row_phases], bool)
+    ops = _top(ctx, rows[phase & (ev.kind[rows] == EventKind.CPU_OP)])
+    loops = rows[
+        phase & np.array([ev.strings[n].startswith("Optimizer.step#") for n in ev.name[rows]])
+    ]
+    if len(ops) == 0:
+        return None
+    return _collapse(ctx, ops, ctx.steps, loops, "a fused optimizer")
+
+
+def _module(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
+    """A module's own time or the forward's tiny ops: its loops of tiny ops vectorised
+    (inside the module's own ranges when the finding names one)."""
+    names = {r for e in f.evidence for r in e.rows}
+    ev = ctx.profile.events
+    at = ctx.profile.attribution
+    inner = innermost_module(ctx.profile)
+    modules = np.flatnonzero((inner == np.arange(len(ev))) & at.is_row)
+    mine = modules[np.array([module_label(ev.strings[n]) in names for n in ev.name[modules]], bool)]
+    if len(mine):
+        return _loops(ctx, np.isin(inner, mine))
+    return _loops(ctx)
+
+
+def _loops(ctx: Context, within: np.ndarray | None = None) -> Edit | None:
+    """Python loops of tiny ops in the forward, vectorised: each run of consecutive tiny
+    ops (the Python between them shorter than a tiny op) becomes one op per name, and so do
+    the backward nodes those ops created (the same names, in runs of their own). `within`:
+    per event, whether its loop counts (a module's own ops)."""
+    ev = ctx.profile.events
+    forward = _top_ops(ctx, Phase.FORWARD)
+    tiny = ctx.profile.attribution.cpu_total[forward] < advice.TINY_OP_US
+    if within is not None:
+        tiny &= within[forward]
+    fwd_s, fwd_e, fwd_f, names = _runs(ctx, forward, tiny)
+    if not len(fwd_s):
+        return None
+    backward = _top_ops(ctx, Phase.BACKWARD)
+    created = np.array([_forward_name(ev.strings[n]) in names for n in ev.name[backward]], bool)
+    bwd_s, bwd_e, bwd_f, _ = _runs(ctx, backward, created, gap_us=float("inf"))
+    spans, factors = _disjoint(
+        np.concatenate([fwd_s, bwd_s]),
+        np.concatenate([fwd_e, bwd_e]),
+        np.concatenate([fwd_f, bwd_f]),
+    )
+    return Edit("the loops of tiny ops vectorised", host=((*spans, factors),))
+
+
+def _top_ops(ctx: Context, phase: Phase) -> I64:
+    """The step thread's ops in `phase` that no other op contains, in time order."""
+    bd = ctx.breakdown
+    ev = ctx.profile.events
+    rows = np.array(bd.row_events, np.int64)
+    mine = np.array([p == phase.value for p in bd.row_phases], bool)
+    ops = _top(ctx, rows[mine & (ev.kind[rows] == EventKind.CPU_OP)]) if len(rows) else rows
+    return ops[np.argsort(ev.start[ops], kind="stable")]
+
+
+def _runs(
+    ctx: Context, ops: I64, member: np.ndarray, gap_us: float = advice.TINY_OP_US
+) -> tuple[I64, I64, F64, set[str]]:
+    """Runs of consecutive `member` ops of `ops` (time order) with gaps under `gap_us`, that
+    repeat a name: each run's span, the factor one op per name gives it, and their names."""
+    ev = ctx.profile.events
+    starts: list[int] = []
+    ends: list[int] = []
+    factors: list[float] = []
+    names: set[str] = set()
+    run: list[int] = []
+
+    def close() -> None:
+        if len(run) > 1:
+            kinds = {int(ev.name[e]) for e in run}
+            if len(kinds) < len(run):
+                starts.append(int(ev.start[run[0]]))
+                ends.append(int(ev.end[run[-1]]))
+                factors.append(len(kinds) / len(run))
+                names.update(_forward_name(ev.strings[k]) for k in kinds)
+        run.clear()
+
+    for e, inside in zip(ops.tolist(), member.tolist(), strict=True):
+        if not inside or (run and (ev.start[e] - ev.end[run[-1]]) / 1000.0 > gap_us):
+            close()
+        if inside:
+            run.append(e)
+    close()
+    return (
+        np.array(starts, np.int64),
+        np.array(ends, np.int64),
+        np.array(factors, np.float64),
+        names,
+    )
+
+
+def _forward_name(name: str) -> str:
+    """``aten::mul`` of ``aten::mul`` and of ``autograd::engine::evaluate_function:
+    MulBackward0``: the op a backward node differentiates, in lower case without
+    underscores."""
+    if name.startswith(EVALUATE_FUNCTION_PREFIX):
+        node = name[len(EVALUATE_FUNCTION_PREFIX) :]
+        return node.split("Backward", 1)[0].lower().replace("_", "")
+    return name.split("::", 1)[-1].lower().replace("_", "")
+
+
+def _churn(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
+    """A copy that grows a tensor every step replaced by appends (its time gone)."""
+    names = {r for e in f.evidence for r in e.rows}
+    if not names:
+        return None
+    ev = ctx.profile.events
+    ids = [i for i, s in enumerate(ev.strings) if s in names]
+    events = np.flatnonzero(np.isin(ev.name, ids) & ctx.profile.attribution.is_row)
+    seg_s, seg_e, owner = _segments_of(ctx, events)
+    keep = np.isin(owner, events)
+    spans = intervals.union(seg_s[keep], seg_e[keep])
+    return Edit(f"no {'/'.join(sorted(names))} copies", host=(_removed(spans),))
+
+
+def _segments_of(ctx: Context, events: I64) -> tuple[I64, I64, I64]:
+    """Self segments of `events` and everything inside them, on their threads."""
+    ev = ctx.profile.events
+    at = ctx.profile.attribution
+    out_s, out_e, out_o = [], [], []
+    for track in np.unique(ev.track[events]).tolist():
+        mine = events[ev.track[events] == track]
+        spans = intervals.union(ev.start[mine], ev.end[mine])
+        rows = np.flatnonzero(at.is_row & (ev.track == track) & ~at.is_async)
+        rows = rows[intervals.overlap_each(ev.start[rows], ev.end[rows], spans) > 0]
+        s, e, o = self_segments(ctx.profile, rows)
+        out_s.append(s)
+        out_e.append(e)
+        out_o.append(o)
+    if not out_s:
+        z = np.zeros(0, np.int64)
+        return z, z, z
+    return np.concatenate(out_s), np.concatenate(out_e), np.concatenate(out_o)
+
+
+def _op_segments(ctx: Context, spans: tuple[I64, I64]) -> tuple[I64, I64, I64]:
+    """Self segments of the step thread inside `spans`, and the event each belongs to."""
+    assert ctx.breakdown.segments is not None
+    seg_s, seg_e, _, owner = ctx.breakdown.segments
+    inside = intervals.overlap_each(seg_s, seg_e, spans) > 0
+    return seg_s[inside], seg_e[inside], owner[inside]
+
+
+def _self_time(seg_s: I64, seg_e: I64, owner: I64) -> F64:
+    """Per event index: its self time summed over its segments (a dense array)."""
+    size = int(owner.max()) + 1 if len(owner) else 0
+    out = np.bincount(owner, weights=(seg_e - seg_s).astype(np.float64), minlength=size)
+    return out.astype(np.float64)
+
+
+def _disjoint(seg_s: I64, seg_e: I64, factor: F64) -> tuple[tuple[I64, I64], F64]:
+    order = np.argsort(seg_s, kind="stable")
+    s, e, w = seg_s[order], seg_e[order], factor[order]
+    keep = e > s
+    s, e, w = s[keep], e[keep], w[keep]
+    if len(s) > 1:
+        e = np.minimum(e, np.concatenate([s[1:], [e[-1]]]))
+    return (s, e), w
+
+
+def _concat(a: tuple[I64, I64], b: tuple[I64, I64]) -> tuple[I64, I64]:
+    return np.concatenate([a[0], b[0]]), np.concatenate([a[1], b[1]])
+
+
+_EDITS: dict[str, Callable[[Context, StepGraph, Finding], Edit | None]] = {
+    "profiler_setup": _startup,
+    "host_device_sync": _syncs,
+    "memcpy": _pinned,
+    "low_precision": _precision,
+    "launch_overhead": _graphs,
+    "gpu_idle": _free_host,
+    "per_step_overhead": _batch,
+    "optimizer": _optimizer,
+    "module_overhead": _module,
+    "memory": _churn,
+}
+
+__all__ = ["edit_for", "graph_of", "with_savings"]

@@ -1,0 +1,146 @@
+"""The what-if replay: it reproduces every real trace unchanged, each fix moves only what
+depends on it, and its predicted savings match runs recorded with the fix made."""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import profsight
+import scenarios
+from profsight.analyses import diagnose
+from profsight.analyses.context import context
+from profsight.analyses.replay import Edit, replay, step_graph
+from profsight.analyses.whatif import graph_of
+from profsight.findings import Finding
+
+DATA = Path(__file__).parent / "data"
+REAL = sorted(
+    p.relative_to(DATA).as_posix()
+    for p in [*DATA.glob("gpu_traces/*/*.json.gz"), *DATA.glob("real/*.json*")]
+    if "rank-70" not in p.name  # a 238-byte stub with no events
+)
+
+
+@pytest.mark.parametrize("name", REAL)
+def test_replay_without_change_reproduces_the_trace(name: str) -> None:
+    """Every latency, gap and wait tail is measured on its own item, so the graph replayed
+    unchanged ends where the trace did (the issue asks 5%; it is exact by construction)."""
+    ctx = context(profsight.load(DATA / name))
+    graph = graph_of(ctx)
+    if graph is None:
+        pytest.skip("no step window")
+    assert replay(graph) == pytest.approx(graph.measured_us, rel=0.05)
+    assert replay(graph) == pytest.approx(graph.measured_us, abs=1e-3)
+
+
+def _finding(name: str, category: str) -> Finding:
+    diagnosis = diagnose(profsight.load(DATA / name))
+    return next(f for f in diagnosis.findings if f.category == category)
+
+
+def test_removing_startup_moves_the_kernels_it_delayed() -> None:
+    """A 630 ms first launch (lazy loading) delays every kernel after it: without it, the
+    window loses the start-up's whole share (62%), not just the host's."""
+    f = _finding(
+        "gpu_traces/harryjmoss__particle_transformer/single_epoch_forward_pass_batch_size_512.json.gz",
+        "profiler_setup",
+    )
+    assert f.gain_pct == pytest.approx(f.at_stake_pct, abs=2.0)
+    assert f.gain_pct is not None and 55 < f.gain_pct < 70
+
+
+def test_freeing_syncs_saves_more_than_the_idle_they_cause() -> None:
+    """A PDE solver's step waits in syncs while its GPU idles (53% of the step): without
+    them the host also queues the next work early, so the saving is at least that idle."""
+    f = _finding("gpu_traces/eikehmueller__NeuralPDE/trace.json.gz", "host_device_sync")
+    assert f.gain_pct is not None and f.gain_pct >= f.at_stake_pct > 50
+
+
+def test_a_wait_for_something_not_in_the_trace_stays() -> None:
+    """sglang's 463 ms read-back: its copy ran 463 ms after the call, with nothing on its
+    stream before it and the device idle. What held it is not in the trace, so freeing the
+    host from the wait does not move the copy, and the replay claims no saving (the idle
+    time at stake is 99% of the window)."""
+    f = _finding("real/sglang_Qwen3-8B_decode.json.gz", "host_device_sync")
+    assert f.at_stake_pct > 95
+    assert f.gain_pct is not None and f.gain_pct < 1.0
+
+
+def test_faster_kernels_save_nothing_while_the_host_bounds_the_step() -> None:
+    """The T4 FP32 run idles 84% waiting on its host (its author: AMP cut CUDA time 2.08x but
+    wall time only 1.37x): kernels at the tensor-core peak leave the step as it was."""
+    f = _finding(
+        "gpu_traces/incredere__gpu-profiling-pytorch-lab/fp32.pt.trace.json.gz", "low_precision"
+    )
+    assert f.gain_pct is not None and f.gain_pct < 1.0
+
+
+def test_a_device_bound_step_gains_from_faster_kernels(tmp_path: Path) -> None:
+    """A step whose kernels run back to back: halving them halves the window; removing host
+    time between launches that the device hides changes nothing."""
+    from tracebuilder import TraceBuilder
+
+    tb = TraceBuilder()
+    tb.gpu()
+    tb.step(1, 0.0, 1002.0)
+    for k in range(10):
+        tb.kernel("ampere_sgemm_64x64_nn", 10.0 + k * 5.0, 20.0 + k * 98.0, 98.0)
+    tb.kernel(
+        "Memcpy DtoH (Device -> Pageable)",
+        60.0,
+        1000.0,
+        1.0,
+        cat="gpu_memcpy",
+        launch="cudaMemcpyAsync",
+        launch_dur=942.0,
+    )  # loss.item(): waits for the rest
+    profile = profsight.load(tb.write(tmp_path / "bound.json"))
+    graph = step_graph(profile, 0, 1_002_000)
+    assert replay(graph) == pytest.approx(graph.measured_us)
+    kernels = graph.items[:-1]
+    halved = Edit("half", device=(kernels, np.full(len(kernels), 0.5)))
+    assert replay(graph, halved) == pytest.approx(1002.0 - 490.0, abs=1.0)
+    launches = profile.events.start[profile.events.kind == 3]  # host time the device hides
+    removed = (launches[1:10], launches[1:10] + 2000, np.zeros(9))  # all but the first
+    assert replay(graph, Edit("free launches", host=(removed,))) == pytest.approx(1002.0, abs=1.0)
+
+
+# ------------------------------------------------------------------ predicted vs measured
+
+#: Predicted savings must be within this fraction of the measured ones (issue 13).
+TOLERANCE = 0.25
+TWINS = sorted(n for n, s in scenarios.SCENARIOS.items() if s.fixed is not None)
+
+
+def predicted_and_measured(name: str, out: Path) -> tuple[float, float]:
+    """The replayed saving of the planted finding, and the step-time saving of the twin run
+    with the fix made (per sample when the fix changes the batch), both in % of the step."""
+    scenario = scenarios.SCENARIOS[name]
+    assert scenario.fixed is not None
+    planted = scenario.plain(out / "planted")
+    fixed = scenario.fixed(out / "fixed")
+    diagnosis = diagnose(profsight.load(planted))
+    finding = next((f for f in diagnosis.findings if f.category == scenario.expected), None)
+    predicted = finding.gain_pct if finding is not None and finding.gain_pct is not None else 0.0
+    slow = statistics.mean(s.wall_us for s in diagnosis.breakdown.steps)
+    steps = context(profsight.load(fixed)).breakdown.steps
+    fast = statistics.mean(s.wall_us for s in steps) / scenario.per_sample
+    return predicted, (slow - fast) * 100.0 / slow
+
+
+@pytest.mark.parametrize("name", TWINS)
+def test_predicted_saving_matches_the_fixed_twin(name: str, tmp_path: Path) -> None:
+    """Recorded twice, planted and fixed: the replay's prediction from the planted trace is
+    within 25% of the measured difference. A recording disturbed by the machine (other
+    tests on 2 cores) is recorded again, up to twice, as the scenario tests do."""
+    results = []
+    for attempt in range(3):
+        predicted, measured = predicted_and_measured(name, tmp_path / str(attempt))
+        results.append((round(predicted, 1), round(measured, 1)))
+        if abs(predicted - measured) <= TOLERANCE * measured:
+            return
+    pytest.fail(f"{name}: (predicted, measured) % per attempt: {results}")
