@@ -90,6 +90,8 @@ class Scenario:
     fixed: Callable[[Path], Path] | None = None
     """Records the same run with the planted cost fixed as the finding recommends (plain
     ``torch.profiler``): the measured saving the what-if replay must predict."""
+    fixed_lightning: Callable[[Path], Path] | None = None
+    """The fixed twin under Lightning's ``PyTorchProfiler``."""
     fix: str = ""
     """One line: what the fixed twin changes."""
     per_sample: int = 1
@@ -515,6 +517,12 @@ def slow_dataset_fixed(out: Path) -> Path:
     return record_plain(out, "slow_dataset_fixed", _mlp(32, 64), loader, _sgd)
 
 
+def slow_dataset_fixed_lightning(out: Path) -> Path:
+    torch.manual_seed(0)
+    loader = _loader(SlowDataset(_n_samples(8), 32, delay_s=0.0), 8)
+    return record_lightning(out, LitClassifier(_mlp(32, 64), _sgd), loader)
+
+
 # 2. tiny_batch -------------------------------------------------------------------------
 
 
@@ -538,6 +546,12 @@ def tiny_batch_fixed(out: Path) -> Path:
     torch.manual_seed(0)
     loader = _loader(_data(_n_samples(4 * TINY_BATCH_SCALE), (32,)), 4 * TINY_BATCH_SCALE)
     return record_plain(out, "tiny_batch_fixed", _mlp(32, 64), loader, _sgd)
+
+
+def tiny_batch_fixed_lightning(out: Path) -> Path:
+    torch.manual_seed(0)
+    loader = _loader(_data(_n_samples(4 * TINY_BATCH_SCALE), (32,)), 4 * TINY_BATCH_SCALE)
+    return record_lightning(out, LitClassifier(_mlp(32, 64), _sgd), loader)
 
 
 # 3. heavy_metric -----------------------------------------------------------------------
@@ -598,6 +612,11 @@ def heavy_metric_fixed(out: Path) -> Path:
     return record_plain(out, "heavy_metric_fixed", _mlp(32, 64), _metric_loader(), _sgd)
 
 
+def heavy_metric_fixed_lightning(out: Path) -> Path:
+    torch.manual_seed(0)
+    return record_lightning(out, LitClassifier(_mlp(32, 64), _sgd), _metric_loader())
+
+
 # 4. huge_optimizer ---------------------------------------------------------------------
 
 
@@ -621,6 +640,11 @@ def huge_optimizer_lightning(out: Path, profiler: str = "pytorch") -> Path:
 def huge_optimizer_fixed(out: Path) -> Path:
     torch.manual_seed(0)
     return record_plain(out, "huge_optimizer_fixed", ManyParams(), _optimizer_loader(), _adam_fused)
+
+
+def huge_optimizer_fixed_lightning(out: Path) -> Path:
+    torch.manual_seed(0)
+    return record_lightning(out, LitClassifier(ManyParams(), _adam_fused), _optimizer_loader())
 
 
 # 5. python_loop_forward ----------------------------------------------------------------
@@ -649,6 +673,11 @@ def python_loop_forward_fixed(out: Path) -> Path:
     )
 
 
+def python_loop_forward_fixed_lightning(out: Path) -> Path:
+    torch.manual_seed(0)
+    return record_lightning(out, LitClassifier(LoopyNet(vectorised=True), _sgd), _loop_loader())
+
+
 # 6. expensive_skip ---------------------------------------------------------------------
 
 
@@ -671,6 +700,11 @@ def expensive_skip_lightning(out: Path, profiler: str = "pytorch") -> Path:
 def expensive_skip_fixed(out: Path) -> Path:
     torch.manual_seed(0)
     return record_plain(out, "expensive_skip_fixed", SkipNet(fused=True), _skip_loader(), _sgd)
+
+
+def expensive_skip_fixed_lightning(out: Path) -> Path:
+    torch.manual_seed(0)
+    return record_lightning(out, LitClassifier(SkipNet(fused=True), _sgd), _skip_loader())
 
 
 # 7. heavy_callback ---------------------------------------------------------------------
@@ -721,6 +755,11 @@ def heavy_callback_fixed(out: Path) -> Path:
     """The logging done asynchronously (off the step)."""
     torch.manual_seed(0)
     return record_plain(out, "heavy_callback_fixed", _mlp(32, 64), _callback_loader(), _sgd)
+
+
+def heavy_callback_fixed_lightning(out: Path) -> Path:
+    torch.manual_seed(0)
+    return record_lightning(out, LitClassifier(_mlp(32, 64), _sgd), _callback_loader())
 
 
 # 8. validation_heavy -------------------------------------------------------------------
@@ -783,6 +822,13 @@ def validation_heavy_fixed(out: Path) -> Path:
     """Validation at the end of the epoch, outside the profiled steps."""
     torch.manual_seed(0)
     return record_plain(out, "validation_heavy_fixed", _val_net(), _val_train_loader(), _sgd)
+
+
+def validation_heavy_fixed_lightning(out: Path) -> Path:
+    torch.manual_seed(0)
+    return record_lightning(
+        out, LitClassifier(_val_net(), _sgd), _val_train_loader(), limit_train_batches=5
+    )
 
 
 # 9. healthy_conv -----------------------------------------------------------------------
@@ -882,6 +928,12 @@ def python_collate_fixed(out: Path) -> Path:
     return record_plain(out, "python_collate_fixed", _mlp(512, 64), loader, _sgd)
 
 
+def python_collate_fixed_lightning(out: Path) -> Path:
+    torch.manual_seed(0)
+    loader = DataLoader(_data(_n_samples(32), (512,)), batch_size=32)
+    return record_lightning(out, LitClassifier(_mlp(512, 64), _sgd), loader)
+
+
 # 13. allocation_churn ------------------------------------------------------------------
 
 
@@ -926,6 +978,11 @@ def allocation_churn_fixed(out: Path) -> Path:
     return record_plain(
         out, "allocation_churn_fixed", FeatureBank(append=True), _churn_loader(), _sgd
     )
+
+
+def allocation_churn_fixed_lightning(out: Path) -> Path:
+    torch.manual_seed(0)
+    return record_lightning(out, LitClassifier(FeatureBank(append=True), _sgd), _churn_loader())
 
 
 # 14. seed_resnet18 ---------------------------------------------------------------------
@@ -974,6 +1031,7 @@ SCENARIOS: dict[str, Scenario] = {
             slow_dataset_lightning,
             ("simple", "advanced"),
             fixed=slow_dataset_fixed,
+            fixed_lightning=slow_dataset_fixed_lightning,
             fix="the same samples, ready without the 3 ms delay (workers and prefetching hide it)",
         ),
         Scenario(
@@ -984,6 +1042,7 @@ SCENARIOS: dict[str, Scenario] = {
             tiny_batch_lightning,
             ("simple",),
             fixed=tiny_batch_fixed,
+            fixed_lightning=tiny_batch_fixed_lightning,
             fix="batch 16 instead of 4 (compared per sample)",
             per_sample=TINY_BATCH_SCALE,
         ),
@@ -995,6 +1054,7 @@ SCENARIOS: dict[str, Scenario] = {
             heavy_metric_lightning,
             ("advanced",),
             fixed=heavy_metric_fixed,
+            fixed_lightning=heavy_metric_fixed_lightning,
             fix="the metric computed outside the profiled steps",
         ),
         Scenario(
@@ -1005,6 +1065,7 @@ SCENARIOS: dict[str, Scenario] = {
             huge_optimizer_lightning,
             ("simple",),
             fixed=huge_optimizer_fixed,
+            fixed_lightning=huge_optimizer_fixed_lightning,
             fix="Adam(fused=True)",
         ),
         Scenario(
@@ -1014,6 +1075,7 @@ SCENARIOS: dict[str, Scenario] = {
             python_loop_forward_plain,
             python_loop_forward_lightning,
             fixed=python_loop_forward_fixed,
+            fixed_lightning=python_loop_forward_fixed_lightning,
             fix="the norm vectorised over all features",
         ),
         Scenario(
@@ -1023,6 +1085,7 @@ SCENARIOS: dict[str, Scenario] = {
             expensive_skip_plain,
             expensive_skip_lightning,
             fixed=expensive_skip_fixed,
+            fixed_lightning=expensive_skip_fixed_lightning,
             fix="the skip loop's closed form (three ops)",
         ),
         Scenario(
@@ -1033,6 +1096,7 @@ SCENARIOS: dict[str, Scenario] = {
             heavy_callback_lightning,
             ("simple",),
             fixed=heavy_callback_fixed,
+            fixed_lightning=heavy_callback_fixed_lightning,
             fix="the logging off the step",
         ),
         Scenario(
@@ -1043,6 +1107,7 @@ SCENARIOS: dict[str, Scenario] = {
             validation_heavy_lightning,
             ("simple",),
             fixed=validation_heavy_fixed,
+            fixed_lightning=validation_heavy_fixed_lightning,
             fix="validation outside the profiled steps",
         ),
         Scenario(
@@ -1074,6 +1139,7 @@ SCENARIOS: dict[str, Scenario] = {
             python_collate_lightning,
             ("simple", "advanced"),
             fixed=python_collate_fixed,
+            fixed_lightning=python_collate_fixed_lightning,
             fix="torch's default collate",
         ),
         Scenario(
@@ -1083,6 +1149,7 @@ SCENARIOS: dict[str, Scenario] = {
             allocation_churn_plain,
             allocation_churn_lightning,
             fixed=allocation_churn_fixed,
+            fixed_lightning=allocation_churn_fixed_lightning,
             fix="features appended to a list, concatenated once",
         ),
         Scenario(

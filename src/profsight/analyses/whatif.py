@@ -231,32 +231,6 @@ def _work_ns(ctx: Context, size: int) -> F64:
     return work
 
 
-def _collapse(ctx: Context, events: I64, invocations: int, loops: I64, label: str) -> Edit:
-    """Ops issued once per element become one op per name per invocation (vectorised or
-    multi-tensor): each op's time (its callees included) shrinks by its name's calls per
-    invocation, and the Python loops (`loops`: ranges whose own time runs the loop) run
-    once."""
-    ev = ctx.profile.events
-    names, counts = np.unique(ev.name[events], return_counts=True)
-    calls = dict(zip(names.tolist(), counts.tolist(), strict=True))
-    op_factor = np.array([min(1.0, invocations / calls[int(n)]) for n in ev.name[events].tolist()])
-    seg_s, seg_e, owner = _segments_of(ctx, loops)
-    own = np.isin(owner, loops)
-    loop_factor = np.full(int(own.sum()), min(1.0, invocations / max(len(events), 1)))
-    spans, factors = _disjoint(
-        np.concatenate([ev.start[events], seg_s[own]]),
-        np.concatenate([ev.end[events], seg_e[own]]),
-        np.concatenate([op_factor, loop_factor]),
-    )
-    return Edit(label, host=((*spans, factors),))
-
-
-def _top(ctx: Context, ops: I64) -> I64:
-    """The ops of `ops` not inside another of them (those a loop issues, not their callees)."""
-    top: I64 = ops[~np.isin(ctx.profile.attribution.parent[ops], ops)]
-    return top
-
-
 def _leaves(ctx: Context, ops: I64) -> I64:
     """The ops of `ops` with no row inside them."""
     parent = ctx.profile.attribution.parent
@@ -265,22 +239,17 @@ def _leaves(ctx: Context, ops: I64) -> I64:
 
 
 def _optimizer(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
-    """A fused optimizer: its per-tensor ops once per name per step, its loop once; or, for
+    """A fused optimizer: each run of its per-tensor ops becomes one op per name; or, for
     the zero_grad finding, gradients freed instead of zeroed (its time gone)."""
     if any(e.label == PHASE_LABELS[Phase.ZERO_GRAD] for e in f.evidence):
         spans = phase_intervals(ctx.breakdown, Phase.ZERO_GRAD)
         return Edit("gradients set to None", host=(_removed(spans),))
-    bd = ctx.breakdown
-    ev = ctx.profile.events
-    rows = np.array(bd.row_events, np.int64)
-    phase = np.array([p == Phase.OPTIMIZER.value for p in bd.row_phases], bool)
-    ops = _top(ctx, rows[phase & (ev.kind[rows] == EventKind.CPU_OP)])
-    loops = rows[
-        phase & np.array([ev.strings[n].startswith("Optimizer.step#") for n in ev.name[rows]])
-    ]
-    if len(ops) == 0:
+    ops, phase = _top_ops(ctx)
+    starts, ends, factors, _ = _runs(ctx, ops, phase == Phase.OPTIMIZER.value)
+    if not len(starts):
         return None
-    return _collapse(ctx, ops, ctx.steps, loops, "a fused optimizer")
+    spans, factors = _disjoint(starts, ends, factors)
+    return Edit("a fused optimizer", host=((*spans, factors),))
 
 
 def _module(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
@@ -303,16 +272,19 @@ def _loops(ctx: Context, within: np.ndarray | None = None) -> Edit | None:
     the backward nodes those ops created (the same names, in runs of their own). `within`:
     per event, whether its loop counts (a module's own ops)."""
     ev = ctx.profile.events
-    forward = _top_ops(ctx, Phase.FORWARD)
-    tiny = ctx.profile.attribution.cpu_total[forward] < advice.TINY_OP_US
+    ops, phase = _top_ops(ctx)
+    tiny = (phase == Phase.FORWARD.value) & (
+        ctx.profile.attribution.cpu_total[ops] < advice.TINY_OP_US
+    )
     if within is not None:
-        tiny &= within[forward]
-    fwd_s, fwd_e, fwd_f, names = _runs(ctx, forward, tiny)
+        tiny &= within[ops]
+    fwd_s, fwd_e, fwd_f, names = _runs(ctx, ops, tiny)
     if not len(fwd_s):
         return None
-    backward = _top_ops(ctx, Phase.BACKWARD)
-    created = np.array([_forward_name(ev.strings[n]) in names for n in ev.name[backward]], bool)
-    bwd_s, bwd_e, bwd_f, _ = _runs(ctx, backward, created, gap_us=float("inf"))
+    created = (phase == Phase.BACKWARD.value) & np.array(
+        [_forward_name(ev.strings[n]) in names for n in ev.name[ops]], bool
+    )
+    bwd_s, bwd_e, bwd_f, _ = _runs(ctx, ops, created, gap_us=float("inf"))
     spans, factors = _disjoint(
         np.concatenate([fwd_s, bwd_s]),
         np.concatenate([fwd_e, bwd_e]),
@@ -321,14 +293,18 @@ def _loops(ctx: Context, within: np.ndarray | None = None) -> Edit | None:
     return Edit("the loops of tiny ops vectorised", host=((*spans, factors),))
 
 
-def _top_ops(ctx: Context, phase: Phase) -> I64:
-    """The step thread's ops in `phase` that no other op contains, in time order."""
+def _top_ops(ctx: Context) -> tuple[I64, np.ndarray]:
+    """The step thread's ops that no other op contains, in time order, and their phases."""
     bd = ctx.breakdown
     ev = ctx.profile.events
     rows = np.array(bd.row_events, np.int64)
-    mine = np.array([p == phase.value for p in bd.row_phases], bool)
-    ops = _top(ctx, rows[mine & (ev.kind[rows] == EventKind.CPU_OP)]) if len(rows) else rows
-    return ops[np.argsort(ev.start[ops], kind="stable")]
+    phases = np.array(bd.row_phases, dtype=object)
+    is_op = ev.kind[rows] == EventKind.CPU_OP if len(rows) else np.zeros(0, bool)
+    rows, phases = rows[is_op], phases[is_op]
+    top = ~np.isin(ctx.profile.attribution.parent[rows], rows)
+    rows, phases = rows[top], phases[top]
+    order = np.argsort(ev.start[rows], kind="stable")
+    return rows[order], phases[order]
 
 
 def _runs(
