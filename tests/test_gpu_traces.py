@@ -192,3 +192,29 @@ def test_a_share_near_its_threshold_is_called_borderline(tmp_path: Path) -> None
     verdict = diagnose(profsight.load(tb.write(tmp_path / "near.json"))).verdict
     assert verdict is not None and verdict.judgement == "starved_by_data"
     assert "Borderline: data loading 21.0% against the 20% threshold" in verdict.summary
+
+
+@pytest.mark.parametrize(("allocated_gib", "limit"), [(6.0, False), (30.0, True)])
+def test_memory_pressure_is_judged_on_the_peak_against_the_device(
+    tmp_path: Path, allocated_gib: float, limit: bool
+) -> None:
+    """A 32 GiB V100 that allocates 6 GiB is not at its memory limit; one that allocates 30
+    is, and the verdict quotes the peak allocated and reserved against the device's total."""
+    from tracebuilder import TraceBuilder
+
+    gib = 2**30
+    tb = TraceBuilder()
+    tb.gpu("Tesla V100-SXM2-32GB", memory=32 * gib)
+    tb.step(1, 0.0, 1000.0)
+    tb.kernel("volta_sgemm_128x64_nn", 1.0, 5.0, 950.0)
+    tb.memory(2.0, 2**20, int(allocated_gib * gib), reserved=int((allocated_gib + 1) * gib))
+    diagnosis = diagnose(profsight.load(tb.write(tmp_path / "memory.json")))
+    assert diagnosis.verdict is not None
+    memory = [f for f in diagnosis.findings if f.title.startswith("Device memory peaks at")]
+    assert bool(memory) is limit
+    if limit:
+        assert diagnosis.verdict.bound == "memory"
+        assert "peak allocated 30.0 GiB of 32.0 GiB" in diagnosis.verdict.summary
+        assert "peak reserved (caching allocator) 31.0 GiB" in diagnosis.verdict.summary
+    else:
+        assert "memory limit" not in diagnosis.verdict.summary

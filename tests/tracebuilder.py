@@ -75,7 +75,9 @@ class TraceBuilder:
             }
         )
 
-    def memory(self, ts: float, nbytes: int, allocated: int, device_type: int = 1) -> None:
+    def memory(
+        self, ts: float, nbytes: int, allocated: int, device_type: int = 1, reserved: int = -1
+    ) -> None:
         self.events.append(
             {
                 "ph": "i",
@@ -88,6 +90,7 @@ class TraceBuilder:
                 "args": {
                     "Bytes": nbytes,
                     "Total Allocated": allocated,
+                    **({"Total Reserved": reserved} if reserved >= 0 else {}),
                     "Device Type": device_type,
                     "Device Id": 0,
                 },

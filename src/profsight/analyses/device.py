@@ -219,6 +219,8 @@ def _precision(ctx: Context) -> list[Finding]:
 
 
 def _memory(ctx: Context) -> list[Finding]:
+    """Device memory near its capacity: the peak allocated by tensors against the device's
+    total memory, with what the caching allocator reserved beside it."""
     ev = ctx.profile.events
     devices = ctx.profile.meta.devices
     mem = (ev.kind == EventKind.MEMORY) & np.isin(
@@ -227,25 +229,25 @@ def _memory(ctx: Context) -> list[Finding]:
     if not mem.any() or not devices:
         return []
     peak = int(ev.allocated[mem].max())
+    reserved = int(ev.reserved[mem].max()) if len(ev.reserved) else -1
     capacity = devices[0].get("totalGlobalMem")
     if not isinstance(capacity, int) or peak <= 0 or peak < capacity * advice.MEMORY_PEAK_FRACTION:
         return []
     pct = peak * 100 / capacity
+    gib = 2**30
+    evidence = [Evidence("peak allocated", f"{peak / gib:.1f} GiB of {capacity / gib:.1f} GiB")]
+    if reserved > 0:
+        evidence.append(Evidence("peak reserved (caching allocator)", f"{reserved / gib:.1f} GiB"))
     return [
         Finding(
             category="memory",
             severity=Severity.HIGH,
             title=f"{advice.MEMORY_LIMIT_TITLE} {pct:.0f}% of the GPU's",
-            evidence=(
-                Evidence("peak allocated", f"{peak / 2**30:.1f} GiB of {capacity / 2**30:.1f} GiB"),
-            ),
-            explanation="At this level the caching allocator fragments and retries, and a "
-            "larger batch or model will not fit.",
-            recommendation="Reduce activation memory: mixed precision (bf16), activation "
-            "checkpointing (torch.utils.checkpoint), a smaller micro-batch with gradient "
-            "accumulation, or shard the model (FSDP).",
+            evidence=tuple(evidence),
+            explanation=advice.MEMORY_LIMIT_EXPLANATION,
+            recommendation=advice.MEMORY_LIMIT_ADVICE,
             at_stake_pct=0.0,
-            trigger=f"peak > {advice.MEMORY_PEAK_FRACTION:.0%} of device memory "
+            trigger=f"peak allocated > {advice.MEMORY_PEAK_FRACTION:.0%} of device memory "
             f"({advice.TB_PLUGIN})",
         )
     ]

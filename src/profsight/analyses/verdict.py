@@ -159,8 +159,12 @@ def _decide(ctx: StepFacts, findings: list[Finding]) -> Verdict:
     step = ctx.step_us
     categories = {f.category for f in findings}
     # device memory at its limit (the peak finding); allocation or copy churn is not
-    if any(f.category == "memory" and f.title.startswith(MEMORY_LIMIT_TITLE) for f in findings):
+    limit = [
+        f for f in findings if f.category == "memory" and f.title.startswith(MEMORY_LIMIT_TITLE)
+    ]
+    if limit:
         categories.add("memory_limit")
+    memory = [f"{e.label} {e.value}" for f in limit[:1] for e in f.evidence]
     evidence = [
         f"step {short_time(step)} (average of {ctx.steps})",
         "data loading: none among the printed rows"
@@ -216,7 +220,7 @@ def _decide(ctx: StepFacts, findings: list[Finding]) -> Verdict:
             "transfer or a slower rank); the model's own cost comes after.",
         )
     if busy_pct is not None:
-        return _device_verdict(ctx, categories, busy_pct, data, evidence)
+        return _device_verdict(ctx, categories, busy_pct, data, [*evidence, *memory])
     return _cpu_verdict(ctx, findings, data, evidence)
 
 
@@ -225,6 +229,7 @@ def _device_verdict(
 ) -> Verdict:
     idle = ctx.device_idle_pct
     if "memory_limit" in categories:
+        figures = "; ".join(e for e in evidence if e.startswith("peak "))
         return _verdict(
             "memory",
             "too_heavy_for_hardware",
@@ -232,8 +237,8 @@ def _device_verdict(
             busy,
             data,
             evidence,
-            "The model is too heavy for this GPU's memory: it runs at the memory "
-            "limit. Mixed precision, activation checkpointing, a smaller batch per "
+            f"The model is too heavy for this GPU's memory: it runs at the memory limit "
+            f"({figures}). Mixed precision, activation checkpointing, a smaller batch per "
             "step or more devices give it room.",
         )
     if busy >= SATURATED_PCT and ctx.mfu_pct is not None and ctx.mfu_pct < EFFICIENT_MFU_PCT:

@@ -232,6 +232,15 @@ STRAGGLER_CAUSES: Final[dict[str, tuple[str, str]]] = {
 #: The title of the finding that the device runs at its memory limit (the verdict's
 #: "too heavy: memory" reads it; other memory findings, such as allocation churn, do not).
 MEMORY_LIMIT_TITLE: Final = "Device memory peaks at"
+MEMORY_LIMIT_EXPLANATION: Final = (
+    "At this level the caching allocator fragments and retries, and a larger batch or model "
+    "will not fit."
+)
+MEMORY_LIMIT_ADVICE: Final = (
+    "Reduce activation memory: mixed precision (bf16), activation checkpointing "
+    "(torch.utils.checkpoint), a smaller micro-batch with gradient accumulation, or shard the "
+    "model (FSDP)."
+)
 #: Device memory peak above this fraction of capacity (TensorBoard plugin rule).
 MEMORY_PEAK_FRACTION: Final = 0.9
 #: FP32 GEMM/convolution kernels past this share of device time on a tensor-core GPU.

@@ -87,6 +87,7 @@ _MEM_BYTES = attrgetter("mem_bytes")
 _COPY_BYTES = attrgetter("copy_bytes")
 _MEM_TYPE = attrgetter("mem_device_type")
 _TOTAL_ALLOCATED = attrgetter("total_allocated")
+_TOTAL_RESERVED = attrgetter("total_reserved")
 _UNFINISHED = attrgetter("unfinished")
 _INPUT_DIMS = attrgetter("input_dims")
 _INPUT_DIMS_V1 = attrgetter("input_dims_v1")
@@ -236,6 +237,7 @@ class ColumnBuilder:
             + _subset(args, memory, _MEM_BYTES, n, 0),
             mem_type=_subset(args, memory, _MEM_TYPE, n, -1).astype(np.int8),
             allocated=_subset(args, memory, _TOTAL_ALLOCATED, n, -1),
+            reserved=_subset(args, memory, _TOTAL_RESERVED, n, -1),
             shapes=self._shapes([args[i] for i in ops.tolist()], ops, n),
             concrete=self._concrete(args, ops[np.isin(name[ops], self._flop_op_ids())], n),
             comm_bytes=comm_bytes,
@@ -446,6 +448,7 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
         mem_device_type=_concat(cols.get("mem_type"), np.int8),
         unfinished=_concat(cols.get("unfinished"), bool),
         allocated=_concat(cols.get("allocated"), np.int64),
+        reserved=_concat(cols.get("reserved"), np.int64),
         concrete=_concat(cols.get("concrete"), np.int32),
         comm_bytes=_concat(cols.get("comm_bytes"), np.int64),
         collective=_concat(cols.get("collective"), np.int32),

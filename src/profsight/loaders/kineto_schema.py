@@ -31,6 +31,8 @@ class Args(msgspec.Struct, frozen=True, gc=False):
     mem_device_type: int = msgspec.field(default=-1, name="Device Type")
     total_allocated: int = msgspec.field(default=-1, name="Total Allocated")
     """Bytes allocated on that device after a ``[memory]`` event (torch >= 1.10)."""
+    total_reserved: int = msgspec.field(default=-1, name="Total Reserved")
+    """Bytes the caching allocator holds on that device after a ``[memory]`` event."""
     finished: bool = True
     """False for a range still open when the profiler stopped (torch treats it as async)."""
     input_type: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Input type")
@@ -144,6 +146,7 @@ def event_from_object(item: dict[str, Any]) -> Event:
             copy_bytes=_int(a.get("bytes"), 0),
             mem_device_type=_int(a.get("Device Type")),
             total_allocated=_int(a.get("Total Allocated")),
+            total_reserved=_int(a.get("Total Reserved")),
             finished=a.get("finished") is not False,
             input_type=_raw(a.get("Input type")),
             in_msg_nelems=_int(a.get("In msg nelems")),

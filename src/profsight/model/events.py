@@ -75,6 +75,8 @@ class EventStore:
     """Index into `strings` of the raw trace category (kept for reporting)."""
     allocated: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
     """``Total Allocated`` on the device of a ``[memory]`` event after it, or MISSING."""
+    reserved: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
+    """``Total Reserved`` (the caching allocator's hold) of a ``[memory]`` event, or MISSING."""
     concrete: I32 = field(default_factory=lambda: np.zeros(0, np.int32))
     """Index into `strings` of the ``Concrete Inputs`` of convolutions, or MISSING."""
     comm_bytes: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
