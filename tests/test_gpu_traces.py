@@ -218,3 +218,34 @@ def test_memory_pressure_is_judged_on_the_peak_against_the_device(
         assert "peak reserved (caching allocator) 31.0 GiB" in diagnosis.verdict.summary
     else:
         assert "memory limit" not in diagnosis.verdict.summary
+
+
+def test_peer_copies_are_copies_with_their_bandwidth(tmp_path: Path) -> None:
+    """An aten::copy_ that moves 100 MB to another A100 in 10 ms (10 GB/s: PCIe speed, where
+    NVLink 3 carries 300 GB/s per direction) is a copy finding with its bandwidth, not the
+    model's elementwise compute."""
+    from tracebuilder import TraceBuilder
+
+    tb = TraceBuilder()
+    tb.gpu()
+    tb.step(1, 0.0, 20_000.0)
+    tb.host("aten::copy_", 10.0, 30.0)
+    tb.kernel(
+        "Memcpy PtoP (Device -> Device)",
+        12.0,
+        50.0,
+        10_000.0,
+        cat="gpu_memcpy",
+        launch="cudaMemcpyAsync",
+        nbytes=100_000_000,
+    )
+    tb.host("aten::mm", 100.0, 20.0)
+    tb.kernel("ampere_sgemm_128x64_nn", 105.0, 10_050.0, 9_000.0)
+    tb.host("cudaDeviceSynchronize", 200.0, 19_790.0, cat="cuda_runtime")
+    diagnosis = diagnose(profsight.load(tb.write(tmp_path / "peer.json")))
+    peer = next(f for f in diagnosis.findings if f.title.startswith("Copies between GPUs"))
+    assert peer.category == "memcpy" and "at PCIe speed" in peer.title
+    rate = next(e.value for e in peer.evidence if e.label == "achieved bandwidth")
+    assert rate == "10.0 GB/s"
+    assert not [f for f in diagnosis.findings if f.category == "compute_other"]
+    assert peer.gain_pct is not None and peer.gain_pct > 40

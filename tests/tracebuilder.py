@@ -52,6 +52,7 @@ class TraceBuilder:
         cat: str = "kernel",
         launch: str = "cudaLaunchKernel",
         launch_dur: float = 2.0,
+        nbytes: int = 0,
     ) -> None:
         """A launch call on the host (inside whatever op is open there) and its kernel; a
         blocking call (a read back to the host) lasts `launch_dur`, until its work ends."""
@@ -71,6 +72,7 @@ class TraceBuilder:
                     "correlation": self._corr,
                     "device": 0,
                     "stream": STREAM,
+                    **({"bytes": nbytes} if nbytes else {}),
                 },
             }
         )

@@ -37,7 +37,7 @@ def run(ctx: Context) -> list[Finding]:
     at = ctx.profile.attribution
     phase_of = dict(zip(ctx.breakdown.row_events, ctx.breakdown.row_phases, strict=True))
     ops = np.flatnonzero(at.is_row & (ev.kind == EventKind.CPU_OP))
-    cost = (at.device_self if device else at.cpu_self)[ops]
+    cost = (_kernel_self(ctx) if device else at.cpu_self)[ops]
     by_name: dict[int, float] = {}
     calls: dict[int, int] = {}
     for event, c in zip(ops.tolist(), cost.tolist(), strict=True):
@@ -70,6 +70,20 @@ def run(ctx: Context) -> list[Finding]:
     return [
         compute_finding(top, share, evidence, f"{where} time in the forward and backward passes")
     ]
+
+
+def _kernel_self(ctx: Context) -> np.ndarray:
+    """Per event: the device self time of its kernels alone. Copies (host-device, device to
+    device, peer to peer over NVLink or PCIe) and memsets move data, they do not compute: an
+    ``aten::copy_`` that moves a tensor to another GPU is the copies' cost, not the model's."""
+    ev = ctx.profile.events
+    at = ctx.profile.attribution
+    moves = np.flatnonzero(
+        ((ev.kind == EventKind.MEMCPY) | (ev.kind == EventKind.MEMSET)) & (at.owner >= 0)
+    )
+    moved = np.bincount(at.owner[moves], weights=ev.dur[moves] / 1000.0, minlength=len(ev))
+    kernel_self: np.ndarray = np.maximum(at.device_self - moved, 0.0)
+    return kernel_self
 
 
 def compute_finding(

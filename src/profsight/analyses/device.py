@@ -9,7 +9,7 @@ from profsight.analyses.breakdown import host_read_calls
 from profsight.analyses.context import Context
 from profsight.findings import Evidence, Finding, Severity, severity_for
 from profsight.knowledge import advice
-from profsight.knowledge.hardware import TENSOR_CORE_ARCHS
+from profsight.knowledge.hardware import PEER_LINKS_GBS, TENSOR_CORE_ARCHS
 from profsight.knowledge.kernels import decode_kernel
 from profsight.knowledge.rows import RowKind
 from profsight.knowledge.trace_schema import (
@@ -27,6 +27,7 @@ def run(ctx: Context) -> list[Finding]:
         *_idle(ctx),
         *_syncs(ctx),
         *_copies(ctx),
+        *_peer_copies(ctx),
         *_precision(ctx),
         *_memory(ctx),
     ]
@@ -182,6 +183,61 @@ def _copies(ctx: Context) -> list[Finding]:
             recommendation=advice.PAGEABLE_ADVICE,
             at_stake_pct=share,
             trigger="any Pageable memcpy >= 1% of the step",
+        )
+    ]
+
+
+def peer_copy_events(ctx: Context) -> np.ndarray:
+    """Device copies from one GPU to another (``Memcpy PtoP``)."""
+    ev = ctx.profile.events
+    copies = np.flatnonzero(ev.kind == EventKind.MEMCPY)
+    peer: np.ndarray = copies[np.array(["PtoP" in n for n in ev.names(copies)], bool)]
+    return peer
+
+
+def _peer_copies(ctx: Context) -> list[Finding]:
+    """Copies between GPUs, their bandwidth against the links they can take."""
+    ev = ctx.profile.events
+    peer = peer_copy_events(ctx)
+    us = float(ev.dur[peer].sum()) / 1000.0
+    share = ctx.share(us)
+    if not len(peer) or share < advice.COPY_PCT:
+        return []
+    nbytes = float(ev.nbytes[peer].sum())
+    rate = nbytes / (us * 1e-6) / 1e9 if us else 0.0
+    evidence = [
+        Evidence(
+            "peer-to-peer copies",
+            f"{len(peer) / ctx.steps:.0f} per step, {short_time(us / ctx.steps)} per step",
+            tuple(sorted(set(ev.names(peer)))),
+        )
+    ]
+    links = PEER_LINKS_GBS.get(ctx.arch or "")
+    pcie_speed = False
+    if nbytes > 0:
+        evidence.append(Evidence("achieved bandwidth", f"{rate:.1f} GB/s"))
+        if links is not None:
+            pcie, fabric = links
+            pcie_speed = rate <= pcie * advice.PCIE_SPEED_FRACTION
+            evidence.append(
+                Evidence(
+                    f"{ctx.arch} links per direction",
+                    f"PCIe {pcie:g} GB/s"
+                    + (f", NVLink / Infinity Fabric {fabric:g} GB/s" if fabric else "")
+                    + (": these copies ran at PCIe speed or below" if pcie_speed else ""),
+                )
+            )
+    return [
+        Finding(
+            category="memcpy",
+            severity=severity_for(share),
+            title=f"{advice.PEER_COPY_TITLE} {share:.0f}% of the step"
+            + (" at PCIe speed" if pcie_speed else ""),
+            evidence=tuple(evidence),
+            explanation=advice.PEER_EXPLANATION,
+            recommendation=advice.PEER_ADVICE,
+            at_stake_pct=share,
+            trigger=f"peer-to-peer copies >= {advice.COPY_PCT:g}% of the step",
         )
     ]
 

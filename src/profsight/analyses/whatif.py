@@ -17,6 +17,7 @@ import numpy as np
 from profsight.analyses import intervals
 from profsight.analyses.breakdown import phase_intervals, self_segments
 from profsight.analyses.context import Context
+from profsight.analyses.device import peer_copy_events
 from profsight.analyses.replay import Edit, StepGraph, replay, step_graph
 from profsight.analyses.startup import startup_intervals
 from profsight.findings import Evidence, Finding, Severity, severity_for
@@ -112,6 +113,17 @@ def _pageable_copy_calls(ctx: Context, graph: StepGraph) -> I64:
     targets = graph.items[graph.wait_target]
     pageable = np.array(["Pageable -> Device" in ev.strings[ev.name[t]] for t in targets], bool)
     return graph.waits[pageable] if len(targets) else graph.waits
+
+
+def _copies(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
+    """The copies finding's fix: pageable copies pinned, or peer copies overlapped."""
+    if f.title.startswith(advice.PEER_COPY_TITLE):
+        peer = peer_copy_events(ctx)
+        return Edit(
+            "peer copies overlapped with compute (an upper bound)",
+            device=(peer, np.zeros(len(peer))),
+        )
+    return _pinned(ctx, graph, f)
 
 
 def _pinned(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
@@ -419,7 +431,7 @@ def _concat(a: tuple[I64, I64], b: tuple[I64, I64]) -> tuple[I64, I64]:
 _EDITS: dict[str, Callable[[Context, StepGraph, Finding], Edit | None]] = {
     "profiler_setup": _startup,
     "host_device_sync": _syncs,
-    "memcpy": _pinned,
+    "memcpy": _copies,
     "low_precision": _precision,
     "launch_overhead": _graphs,
     "gpu_idle": _free_host,

@@ -413,6 +413,22 @@ PAGEABLE_ADVICE: Final = (
     " that are reused on the device."
 )
 
+PEER_EXPLANATION: Final = (
+    "Peer-to-peer copies move tensors between GPUs over NVLink or PCIe. While one runs on the "
+    "stream the compute waits behind it; at PCIe speed (no NVLink path between the two GPUs, "
+    "or peer access off) it takes many times longer."
+)
+
+PEER_ADVICE: Final = (
+    "Keep each tensor on the GPU that uses it; move what must move with NCCL collectives or "
+    "on a side stream (torch.cuda.Stream) that overlaps compute; check the topology "
+    "(nvidia-smi topo -m) and that peer access is on."
+)
+
+PEER_COPY_TITLE: Final = "Copies between GPUs take"
+#: Peer copies slower than this fraction of the PCIe link ran at PCIe speed or below.
+PCIE_SPEED_FRACTION: Final = 1.1
+
 FP32_EXPLANATION: Final = (
     "These GEMM/convolution kernels run in plain FP32 on the CUDA cores; the tensor cores, "
     "several times faster, sit unused."

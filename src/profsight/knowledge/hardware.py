@@ -326,3 +326,21 @@ def arch_speedup(arch: str | None) -> float | None:
         if acc.arch == arch and (r := tensor_core_speedup(acc)) is not None
     ]
     return min(ratios) if ratios else None
+
+
+#: Per direction (GB/s), the links a peer-to-peer copy can take, by architecture: PCIe x16
+#: (gen 3/4/5: 16/32/64 GB/s) and the GPU-to-GPU fabric where the architecture has one. From
+#: the vendors' datasheets, whose figures are both directions together: NVLink 2 (V100 SXM2,
+#: 300 GB/s), NVLink 3 (A100 SXM, 600), NVLink 4 (H100/H200 SXM, 900), NVLink 5 (B200,
+#: 1,800); AMD Infinity Fabric (MI250X, 800; MI300X, 896). Consumer and PCIe cards have no
+#: such fabric or a bridge only, so a slower copy there is the PCIe path.
+PEER_LINKS_GBS: Final[dict[str, tuple[float, float | None]]] = {
+    "volta": (16.0, 150.0),
+    "turing": (16.0, None),
+    "ampere": (32.0, 300.0),
+    "ada": (32.0, None),
+    "hopper": (64.0, 450.0),
+    "blackwell": (64.0, 900.0),
+    "cdna2": (32.0, 400.0),
+    "cdna3": (64.0, 448.0),
+}
