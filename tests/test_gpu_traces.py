@@ -249,3 +249,33 @@ def test_peer_copies_are_copies_with_their_bandwidth(tmp_path: Path) -> None:
     assert rate == "10.0 GB/s"
     assert not [f for f in diagnosis.findings if f.category == "compute_other"]
     assert peer.gain_pct is not None and peer.gain_pct > 40
+
+
+def test_a_wait_at_the_end_for_a_busy_gpu_is_not_a_problem(tmp_path: Path) -> None:
+    """The host queues 100 GEMMs in 10 ms and waits in cudaDeviceSynchronize until the GPU,
+    busy throughout, is done: no sync or idle finding; the device bounds the step, so its FP32
+    GEMMs at the A100's tensor-core peak (8x) would save 7/8 of it."""
+    from tracebuilder import TraceBuilder
+
+    tb = TraceBuilder()
+    tb.gpu()
+    tb.host("aten::mm", 0.0, 10_000.0)
+    for k in range(100):
+        tb.kernel("ampere_sgemm_128x64_nn", 10.0 + k * 99, 20.0 + k * 1900.0, 1900.0)
+    tb.host("cudaDeviceSynchronize", 10_000.0, 180_100.0, cat="cuda_runtime")
+    diagnosis = diagnose(profsight.load(tb.write(tmp_path / "end_wait.json")))
+    categories = {f.category for f in diagnosis.findings}
+    assert not {"host_device_sync", "gpu_idle", "launch_overhead"} & categories
+    assert diagnosis.verdict is not None and diagnosis.verdict.bound == "compute"
+    precision = next(f for f in diagnosis.findings if f.category == "low_precision")
+    assert precision.gain_pct == pytest.approx(87.5, abs=1.0)
+
+
+def test_the_verdict_splits_busy_time_into_computing_and_copying() -> None:
+    """The batch-2056 RTX 3080 run: its GPU is busy 41% of the step, but most of that is the
+    batch's pageable copies (30%), not its kernels (11%)."""
+    diagnosis = diagnose(
+        profsight.load(TRACES / JH / "trace-num-workers-8-batch-size-2056.json.gz")
+    )
+    assert diagnosis.verdict is not None
+    assert "device computing 11% of the step, copying only 30%" in diagnosis.verdict.evidence

@@ -260,13 +260,6 @@ def _move_collective_waits(
             host[Phase.COMMUNICATION.value] = host.get(Phase.COMMUNICATION.value, 0.0) + us
 
 
-def self_segments(profile: Profile, events: I64) -> tuple[I64, I64, I64]:
-    """The self segments (start, end in ns) of host events on one thread, and the event
-    (index into the profile's events) each is the self time of."""
-    seg_s, seg_e, _, _, owner = _host_segments(profile, events)
-    return seg_s, seg_e, events[owner] if len(events) else owner
-
-
 def _host_segments(profile: Profile, main: I64) -> tuple[I64, I64, I64, I64, I64]:
     """Self segments of the step thread's rows, the phase index of each, each row's phase,
     and the row (index into `main`) each segment belongs to."""

@@ -121,11 +121,17 @@ def step_graph(profile: Profile, lo: int, hi: int) -> StepGraph:
     first[1:] = lane[1:] != lane[:-1]
     prev_end = np.concatenate([[_NEVER], end[:-1]])
     q = np.where(first, 0.0, start - prev_end)
-    gap = np.where(launched, np.minimum(q, 0.0), q)
     latency = np.where(launched, start - lend, 0.0)
     queued = launched & ~first & (q <= 0)
-    typical = float(np.median(latency[launched & ~queued])) if (launched & ~queued).any() else 0.0
-    latency = np.where(queued, np.minimum(latency, typical), latency)
+    free = launched & ~queued
+    # the launch latency: of items launched after their stream was free (nothing else held them)
+    bound = free & (first | (lend > prev_end))
+    typical = float(np.median(latency[bound if bound.any() else free])) if free.any() else 0.0
+    # an item launched in time that still started after a gap waited for something on the
+    # device (another stream's event, a collective): it keeps that gap after its predecessor
+    delayed = free & ~first & (lend + typical <= prev_end)
+    latency = np.where(queued | delayed, np.minimum(latency, typical), latency)
+    gap = np.where(launched & ~delayed, np.minimum(q, 0.0), q)
     return StepGraph(
         lo=lo,
         hi=hi,

@@ -6,6 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+
+from profsight.analyses import intervals
 from profsight.analyses.context import Context
 from profsight.findings import CATEGORY_LABELS, Finding, Severity, ranked
 from profsight.knowledge.advice import (
@@ -21,6 +24,7 @@ from profsight.knowledge.advice import (
     STARVED_PCT,
 )
 from profsight.knowledge.phases import Phase
+from profsight.knowledge.trace_schema import EventKind
 from profsight.units import short_time
 
 
@@ -99,6 +103,8 @@ def trace_facts(ctx: Context) -> StepFacts:
     steady_busy = ctx.steady_busy_us
     if ctx.has_device and steady_busy is not None and ctx.steady_us:
         busy = steady_busy * 100 / ctx.steady_us  # the steady state's
+    if busy is not None:
+        compute = [*_busy_split(ctx), *compute]
     return StepFacts(
         step_us=step,
         steps=ctx.steps,
@@ -108,6 +114,25 @@ def trace_facts(ctx: Context) -> StepFacts:
         compute=tuple(compute),
         mfu_pct=mfu,
     )
+
+
+def _busy_split(ctx: Context) -> list[str]:
+    """The device's busy time split into computing (kernels) and moving data (copies and
+    memsets that no kernel overlaps), over the steps' span."""
+    steps = ctx.breakdown.steps
+    lo = round(steps[0].start_us * 1000)
+    hi = round((steps[-1].start_us + steps[-1].wall_us) * 1000)
+    ev = ctx.profile.events
+    kernels = np.flatnonzero(ev.kind == EventKind.KERNEL)
+    moves = np.flatnonzero((ev.kind == EventKind.MEMCPY) | (ev.kind == EventKind.MEMSET))
+    k = intervals.clip(*intervals.union(ev.start[kernels], ev.end[kernels]), lo, hi)
+    m = intervals.clip(*intervals.union(ev.start[moves], ev.end[moves]), lo, hi)
+    span = max(hi - lo, 1)
+    computing = intervals.length(*k) * 100 / span
+    copying = (intervals.length(*m) - intervals.overlap(k, m)) * 100 / span
+    if copying < 0.5:
+        return []
+    return [f"device computing {computing:.0f}% of the step, copying only {copying:.0f}%"]
 
 
 def verdict(facts: StepFacts, findings: list[Finding]) -> Verdict:

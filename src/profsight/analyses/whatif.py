@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 
 from profsight.analyses import intervals
-from profsight.analyses.breakdown import phase_intervals, self_segments
+from profsight.analyses.breakdown import phase_intervals
 from profsight.analyses.context import Context
 from profsight.analyses.device import peer_copy_events
 from profsight.analyses.replay import Edit, StepGraph, replay, step_graph
@@ -366,37 +366,44 @@ def _forward_name(name: str) -> str:
 
 
 def _churn(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
-    """A copy that grows a tensor every step replaced by appends (its time gone)."""
+    """A copy that grows a tensor every step replaced by appends: the copy ops gone, and the
+    release of each old copy (the host time from the free of a block the size one of them
+    allocated to the thread's next event: returning its pages to the system, in no op)."""
     names = {r for e in f.evidence for r in e.rows}
     if not names:
         return None
     ev = ctx.profile.events
     ids = [i for i, s in enumerate(ev.strings) if s in names]
     events = np.flatnonzero(np.isin(ev.name, ids) & ctx.profile.attribution.is_row)
-    seg_s, seg_e, owner = _segments_of(ctx, events)
-    keep = np.isin(owner, events)
-    spans = intervals.union(seg_s[keep], seg_e[keep])
+    memory = np.flatnonzero(ev.kind == EventKind.MEMORY)
+    inside = intervals.overlap_each(
+        ev.start[memory], ev.start[memory] + 1, intervals.union(ev.start[events], ev.end[events])
+    )
+    sizes = np.unique(ev.nbytes[memory[(inside > 0) & (ev.nbytes[memory] > 0)]])
+    frees = memory[np.isin(-ev.nbytes[memory], sizes)]
+    release_s, release_e = _until_next_event(ctx, frees)
+    spans = intervals.union(
+        np.concatenate([ev.start[events], release_s]), np.concatenate([ev.end[events], release_e])
+    )
     return Edit(f"no {'/'.join(sorted(names))} copies", host=(_removed(spans),))
 
 
-def _segments_of(ctx: Context, events: I64) -> tuple[I64, I64, I64]:
-    """Self segments of `events` and everything inside them, on their threads."""
+def _until_next_event(ctx: Context, instants: I64) -> tuple[I64, I64]:
+    """From each instant event to the next host event on its thread that starts after it."""
     ev = ctx.profile.events
-    at = ctx.profile.attribution
-    out_s, out_e, out_o = [], [], []
-    for track in np.unique(ev.track[events]).tolist():
-        mine = events[ev.track[events] == track]
-        spans = intervals.union(ev.start[mine], ev.end[mine])
-        rows = np.flatnonzero(at.is_row & (ev.track == track) & ~at.is_async)
-        rows = rows[intervals.overlap_each(ev.start[rows], ev.end[rows], spans) > 0]
-        s, e, o = self_segments(ctx.profile, rows)
-        out_s.append(s)
-        out_e.append(e)
-        out_o.append(o)
-    if not out_s:
+    host = np.flatnonzero(ev.mask(frozenset({EventKind.CPU_OP, EventKind.ANNOTATION})))
+    starts, ends = [], []
+    for track in np.unique(ev.track[instants]).tolist():
+        mine = instants[ev.track[instants] == track]
+        on = np.sort(ev.start[host[ev.track[host] == track]])
+        k = np.searchsorted(on, ev.start[mine], side="right")
+        ok = k < len(on)
+        starts.append(ev.start[mine][ok])
+        ends.append(on[k[ok]])
+    if not starts:
         z = np.zeros(0, np.int64)
-        return z, z, z
-    return np.concatenate(out_s), np.concatenate(out_e), np.concatenate(out_o)
+        return z, z
+    return np.concatenate(starts), np.concatenate(ends)
 
 
 def _op_segments(ctx: Context, spans: tuple[I64, I64]) -> tuple[I64, I64, I64]:
