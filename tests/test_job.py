@@ -16,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import profsight
+import profsight.model.ranks
 from profsight.analyses import intervals
 from profsight.analyses.breakdown import breakdown
 from profsight.analyses.comms import ENQUEUE_ONLY, TIMED_ON_DEVICE, TIMED_ON_HOST, communication
@@ -471,3 +472,52 @@ def test_lightning_straggler_alone_is_not_called_heavy(lightning_job: Path) -> N
     assert top.title.startswith("DistributedDataParallel.forward spends")
     assert "training_step" in top.explanation
     assert report.verdict is not None and report.verdict.judgement != "too_heavy_for_hardware"
+
+
+# ---- one file holding several ranks ------------------------------------------------------
+
+
+def _merge(traces: list[Path], out: Path) -> Path:
+    """The ranks' traces in one file, as merging tools write it: every rank's events, each
+    rank's host process keeping its pid, the first rank's header."""
+    docs = []
+    for path in traces:
+        opener = gzip.open if path.name.endswith(".gz") else open
+        with opener(path, "rt") as f:
+            docs.append(json.load(f))
+    merged = dict(docs[0])
+    merged["traceEvents"] = [e for d in docs for e in d["traceEvents"]]
+    out.write_text(json.dumps(merged))
+    return out
+
+
+@pytest.mark.parametrize("job", ["plain_job", "real"])
+def test_a_file_holding_several_ranks_is_explained_as_the_job(
+    job: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """Two ranks merged into one file read as the two files do: the same ranks, steps,
+    straggler and numbers (gloo ranks recorded here; two ranks of a real 128-rank NCCL job,
+    whose GPUs are devices 0 and 1 of one host)."""
+    folder: Path = REAL_JOB if job == "real" else request.getfixturevalue(job)
+    merged = _merge(_traces(folder), tmp_path / "merged.json")
+    parts = profsight.model.ranks.rank_parts(load(str(merged)))
+    assert [p.meta.distributed["rank"] for p in parts] == [0, 1]
+    separate = explain_job(folder, executor="serial")
+    together = explain_job(merged)
+    assert together.straggler is not None and separate.straggler is not None
+    assert together.straggler.rank == separate.straggler.rank
+    assert together.steps == separate.steps
+    for a, b in zip(together.ranks, separate.ranks, strict=True):
+        assert a.step_us == pytest.approx(b.step_us, rel=1e-6)
+        assert a.wait_us == pytest.approx(b.wait_us, rel=0.02, abs=1.0)
+    assert any("holds 2 ranks" in d for d in together.diagnostics)
+    # explain says the same, as a job
+    out = tmp_path / "explained.json"
+    assert main(["explain", str(merged), "-o", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert [r["rank"] for r in doc["ranks"]] == [0, 1]
+
+
+def test_a_single_rank_file_is_not_split() -> None:
+    profile = load(str(REAL_JOB / "sampled_rank-0.json.gz"))
+    assert profsight.model.ranks.rank_parts(profile) == []

@@ -14,10 +14,12 @@ from collections.abc import Sequence
 
 from profsight.errors import InputError
 from profsight.job.analysis import JobReport, analyse
-from profsight.job.discover import find_traces
+from profsight.job.discover import TraceFile, find_traces
 from profsight.job.executors import default_workers, run_all
 from profsight.job.ranks import assign_ranks
-from profsight.job.summary import RankFailure, RankSummary, summarize
+from profsight.job.summary import RankFailure, RankSummary, summarize, summarize_profile
+from profsight.model.profile import Profile
+from profsight.model.ranks import rank_parts
 
 
 def explain_job(
@@ -34,6 +36,10 @@ def explain_job(
     began = time.perf_counter()
     given = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     files = find_traces([os.fspath(p) for p in given])
+    if len(files) == 1:
+        merged = _merged_ranks(files[0].path)
+        if merged:
+            return explain_ranks(merged, files[0].path, began)
     results = run_all(summarize, [f.path for f in files], executor, workers, scheduler)
     diagnostics: list[str] = []
     good: list[tuple[int, RankSummary]] = []
@@ -57,4 +63,35 @@ def explain_job(
     return analyse(ranks, world, diagnostics, run)
 
 
-__all__ = ["JobReport", "explain_job"]
+def _merged_ranks(path: str) -> list[Profile]:
+    """The ranks a single trace file holds, if it holds several (a merged job trace)."""
+    from profsight.loaders import load
+
+    try:
+        profile = load(path)
+    except InputError:
+        return []  # summarize reports it, as for any other trace
+    return rank_parts(profile) if isinstance(profile, Profile) else []
+
+
+def explain_ranks(parts: list[Profile], path: str, began: float | None = None) -> JobReport:
+    """A job from the ranks of one merged trace (`rank_parts`), analysed in this process."""
+    began = time.perf_counter() if began is None else began
+    diagnostics = [
+        f"{os.path.basename(path)} holds {len(parts)} ranks (one host process each): "
+        "explained as a job"
+    ]
+    summaries = [summarize_profile(p, p.source) for p in parts]
+    files = [TraceFile(p.source, None, 0.0) for p in parts]
+    ranks, world = assign_ranks(list(zip(files, summaries, strict=True)), diagnostics)
+    run = {
+        "executor": "serial",
+        "workers": 1,
+        "scheduler": None,
+        "traces": 1,
+        "seconds": round(time.perf_counter() - began, 3),
+    }
+    return analyse(ranks, world, diagnostics, run)
+
+
+__all__ = ["JobReport", "explain_job", "explain_ranks"]

@@ -6,9 +6,13 @@ import argparse
 import os
 import shutil
 import sys
+from typing import TYPE_CHECKING
 
 from profsight.cli.choices import REPORT_FORMATS
 from profsight.cli.common import add_output_arguments, format_from
+
+if TYPE_CHECKING:
+    from profsight.model.profile import Profile
 
 HELP = "explain a profile (no PATH: a bundled Lightning ResNet-18 sample trace)"
 
@@ -29,6 +33,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     from profsight.cli.common import load_profile, warn_analysis, write_output
+    from profsight.model.ranks import rank_parts
+    from profsight.model.text_profile import TextProfile
     from profsight.renderers.explain import REPORT_SUFFIXES, render_report, render_text
     from profsight.report import build_report
     from profsight.samples import sample_trace
@@ -40,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
         args.paths, args.executor, args.workers, args.scheduler = [path], "process", None, None
         return job.run(args)
     profile = load_profile(path, args)
+    if not isinstance(profile, TextProfile) and (parts := rank_parts(profile)):
+        return _job(parts, path, args)
     report = build_report(profile)
     fmt = format_from(args, REPORT_SUFFIXES, "text")
     if fmt != "text" or args.output is not None:  # the terminal report lists them itself
@@ -50,4 +58,19 @@ def run(args: argparse.Namespace) -> int:
     else:
         text = render_report(report, fmt)
     write_output(text, args.output, [path], args.force)
+    return 0
+
+
+def _job(parts: list[Profile], path: str, args: argparse.Namespace) -> int:
+    """A trace that holds several ranks, explained as `profsight job` explains a job."""
+    from profsight.cli.common import write_output
+    from profsight.job import explain_ranks
+    from profsight.renderers.job import JOB_SUFFIXES, render_job
+
+    report = explain_ranks(parts, path)
+    fmt = format_from(args, JOB_SUFFIXES, "text")
+    if fmt != "text" or args.output is not None:
+        for note in report.diagnostics:
+            print(f"profsight: warning: {note}", file=sys.stderr)
+    write_output(render_job(report, fmt), args.output, [path], args.force)
     return 0
