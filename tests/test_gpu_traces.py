@@ -279,3 +279,30 @@ def test_the_verdict_splits_busy_time_into_computing_and_copying() -> None:
     )
     assert diagnosis.verdict is not None
     assert "device computing 11% of the step, copying only 30%" in diagnosis.verdict.evidence
+
+
+@pytest.mark.parametrize(
+    ("gpu", "says", "never"),
+    [
+        ("Tesla V100-SXM2-32GB", "fp16 autocast with a GradScaler", "bf16-mixed"),
+        ("NVIDIA A100-SXM4-80GB", "bf16-mixed", "FP8"),
+        ("NVIDIA H100 80GB HBM3", "FP8", "GradScaler"),
+    ],
+)
+def test_precision_advice_follows_the_gpu_generation(
+    tmp_path: Path, gpu: str, says: str, never: str
+) -> None:
+    """Volta's tensor cores take FP16 only, TF32 and BF16 come with Ampere, FP8 with Hopper
+    (the vendors' whitepapers, `knowledge/generations.py`): the matmul advice names what the
+    GPU has, and nothing it lacks."""
+    from tracebuilder import TraceBuilder
+
+    tb = TraceBuilder()
+    tb.gpu(gpu)
+    tb.step(1, 0.0, 1000.0)
+    tb.host("aten::mm", 1.0, 900.0)
+    tb.kernel("sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8", 2.0, 10.0, 950.0)
+    diagnosis = diagnose(profsight.load(tb.write(tmp_path / "mm.json")))
+    matmul = next(f for f in diagnosis.findings if f.category == "compute_matmul")
+    assert says in matmul.recommendation
+    assert never not in matmul.recommendation

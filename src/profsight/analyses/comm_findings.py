@@ -37,8 +37,7 @@ def run(ctx: Context) -> list[Finding]:
             severity=severity_for(share),
             title=f"{share:.0f}% of each step waits for communication ({comms.backend})",
             evidence=tuple(evidence),
-            explanation="While a collective runs and nothing else computes, the step waits: "
-            "for the data to cross the links, or for a slower rank to arrive. "
+            explanation=advice.COMMUNICATION_EXPLANATION
             + (advice.COMMUNICATION_WAIT_NOTE if ranks > 1 else ""),
             recommendation=advice.COMMUNICATION_ADVICE,
             at_stake_pct=share,

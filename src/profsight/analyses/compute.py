@@ -11,7 +11,7 @@ import numpy as np
 
 from profsight.analyses.context import Context
 from profsight.findings import Evidence, Finding, Severity
-from profsight.knowledge.advice import COMPUTE_ADVICE, COMPUTE_PCT
+from profsight.knowledge.advice import COMPUTE_PCT, compute_advice, compute_explanation
 from profsight.knowledge.ops import lookup_op
 from profsight.knowledge.trace_schema import EventKind
 from profsight.units import short_time
@@ -68,7 +68,13 @@ def run(ctx: Context) -> list[Finding]:
         for name, c, n in leaders
     )
     return [
-        compute_finding(top, share, evidence, f"{where} time in the forward and backward passes")
+        compute_finding(
+            top,
+            share,
+            evidence,
+            f"{where} time in the forward and backward passes",
+            arch=ctx.arch if device else None,
+        )
     ]
 
 
@@ -87,18 +93,22 @@ def _kernel_self(ctx: Context) -> np.ndarray:
 
 
 def compute_finding(
-    category: str, share: float, evidence: tuple[Evidence, ...], where: str, confidence: str = ""
+    category: str,
+    share: float,
+    evidence: tuple[Evidence, ...],
+    where: str,
+    confidence: str = "",
+    arch: str | None = None,
 ) -> Finding:
     """The informational finding of where the compute goes: `category` takes `share` of the
-    step, counted as the ops' own `where`."""
-    title, advice = COMPUTE_ADVICE[category]
+    step, counted as the ops' own `where`; the advice names `arch`'s precisions."""
+    title, advice = compute_advice(category, arch)
     return Finding(
         category=category,
         severity=Severity.INFO,
         title=f"{title}: {share:.0f}% of the step",
         evidence=evidence,
-        explanation=f"These ops' own {where} is the largest share of the step: the model's "
-        "arithmetic, not overhead around it.",
+        explanation=compute_explanation(where),
         recommendation=advice,
         at_stake_pct=share,
         trigger=f"one compute category >= {COMPUTE_PCT:g}% of the step (informational)",

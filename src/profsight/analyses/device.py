@@ -146,11 +146,7 @@ def _syncs(ctx: Context) -> list[Finding]:
                     for r in items
                 ),
             ),
-            explanation="A synchronisation stops the CPU until the GPU has finished everything "
-            "queued: the CPU cannot queue the next work meanwhile, and the GPU then waits for "
-            "it. .item(), .cpu(), printing or logging a GPU tensor, and torch.cuda.synchronize() "
-            "all do this; so does any copy to the host or from pageable memory, even where no "
-            "synchronize call appears.",
+            explanation=advice.SYNC_EXPLANATION,
             recommendation=advice.SYNC_ADVICE,
             at_stake_pct=share,
             trigger=f"device idle during syncs >= {advice.SYNC_PCT:g}% of the step "
@@ -301,7 +297,7 @@ def _memory(ctx: Context) -> list[Finding]:
             title=f"{advice.MEMORY_LIMIT_TITLE} {pct:.0f}% of the GPU's",
             evidence=tuple(evidence),
             explanation=advice.MEMORY_LIMIT_EXPLANATION,
-            recommendation=advice.MEMORY_LIMIT_ADVICE,
+            recommendation=advice.memory_limit_advice(ctx.arch),
             at_stake_pct=0.0,
             trigger=f"peak allocated > {advice.MEMORY_PEAK_FRACTION:.0%} of device memory "
             f"({advice.TB_PLUGIN})",

@@ -50,10 +50,7 @@ def copy_churn(
                     ),
                     Evidence("own time", f"{short_time(own)} per step ({pct:.1f}%)", (row.name,)),
                 ),
-                explanation="Each call makes a new tensor and copies into it. Growing a tensor "
-                "with torch.cat copies everything it already holds every time, so the cost "
-                "grows with its size; the allocations also churn the allocator (and on a GPU "
-                "fragment its cache).",
+                explanation=advice.COPY_CHURN_EXPLANATION,
                 recommendation=advice.COPY_CHURN_ADVICE,
                 at_stake_pct=pct,
                 gain_pct=pct,  # the copy gone (a trace replays it)

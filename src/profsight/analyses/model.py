@@ -69,10 +69,8 @@ def _conv_bias_before_norm(ctx: Context) -> list[Finding]:
             severity=Severity.LOW,
             title=f"{wasted // ctx.steps} convolutions per step add a bias that BatchNorm removes",
             evidence=(Evidence("biased conv followed by batch_norm", f"{wasted} calls", (CONV,)),),
-            explanation="BatchNorm subtracts the channel mean right after the convolution, so "
-            "the convolution's bias has no effect: it costs a kernel (or a fused epilogue) and "
-            "a parameter for nothing.",
-            recommendation="nn.Conv2d(..., bias=False) for convolutions followed by BatchNorm.",
+            explanation=advice.CONV_BIAS_EXPLANATION,
+            recommendation=advice.CONV_BIAS_ADVICE,
             at_stake_pct=0.5,
             trigger="aten::convolution with a bias whose next op is a batch norm",
         )
@@ -116,12 +114,6 @@ def complexity(judgement: str, summary: str, evidence: tuple[str, ...]) -> list[
     ]
 
 
-#: Per-parameter optimizer ops per step above which a for-loop optimizer is reported.
-FOR_LOOP_OPS_PER_STEP = 50
-#: ... and only when the optimizer takes at least this share of the step.
-FOR_LOOP_MIN_PCT = 5.0
-
-
 def optimizer_implementation(ctx: Context) -> list[Finding]:
     """Adam/SGD run as a Python loop over parameters (no ``_foreach_``/``_fused_`` ops)."""
     bd = ctx.breakdown
@@ -138,7 +130,7 @@ def optimizer_implementation(ctx: Context) -> list[Finding]:
         return []
     per_step = len(ops) / ctx.steps
     share = ctx.phase_share("optimizer")
-    if per_step < FOR_LOOP_OPS_PER_STEP or share < FOR_LOOP_MIN_PCT:
+    if per_step < advice.FOR_LOOP_OPS_PER_STEP or share < advice.FOR_LOOP_MIN_PCT:
         return []
     return [
         Finding(
@@ -153,14 +145,11 @@ def optimizer_implementation(ctx: Context) -> list[Finding]:
                     tuple(sorted(set(names))[:5]),
                 ),
             ),
-            explanation="The single-tensor (for-loop) implementation issues several small ops "
-            "per parameter tensor; the multi-tensor (foreach) and fused ones do the same math "
-            "in a few large ops.",
-            recommendation=f"torch.optim.{_optimizer_class(ctx)}(params, ..., foreach=True) "
-            "(torch >= 1.12), or fused=True on CUDA for Adam/AdamW/SGD.",
+            explanation=advice.FOR_LOOP_OPTIMIZER_EXPLANATION,
+            recommendation=advice.optimizer_advice(_optimizer_class(ctx), ctx.has_device),
             at_stake_pct=share * 0.99,
-            trigger=f">= {FOR_LOOP_OPS_PER_STEP} optimizer ops per step and no _foreach_/_fused_ "
-            "op",
+            trigger=f">= {advice.FOR_LOOP_OPS_PER_STEP} optimizer ops per step and no "
+            "_foreach_/_fused_ op",
         )
     ]
 

@@ -13,6 +13,7 @@ from profsight.knowledge.advice import (
     EXPLAINED_BY,
     MEASURED,
     PER_STEP_ADVICE,
+    PER_STEP_EXPLANATION,
     PER_STEP_OVERHEAD_PCT,
     PHASE_RULES,
     SHORT_STEP_OPTIMIZER,
@@ -110,9 +111,7 @@ def _per_step_overhead(
                 Evidence("model work (forward, backward, optimizer)", f"{model:.1f}% of the step"),
                 *parts,
             ),
-            explanation="Every step pays the same fixed cost (the training loop, hooks, Python "
-            "between ops, zeroing gradients) whatever the batch size; with little work per "
-            "step that cost dominates.",
+            explanation=PER_STEP_EXPLANATION,
             recommendation=PER_STEP_ADVICE,
             at_stake_pct=share,
             # per sample, BATCH_SCALE times the batch shares the fixed cost (a trace replays it)

@@ -354,10 +354,7 @@ def _syncs(step: PrintedStep, device: PrintedDevice) -> list[Finding]:
                     "device idle during the waits", f"{least:.0f}% to {share:.0f}% of the step"
                 ),
             ),
-            explanation="A synchronisation (and a copy to or from pageable memory, or any "
-            "device-to-host copy: .item(), .cpu(), printing a GPU tensor) stops the CPU until "
-            "the GPU has finished everything queued: the CPU cannot queue the next work "
-            "meanwhile, and the GPU then waits for it.",
+            explanation=advice.SYNC_EXPLANATION,
             recommendation=advice.SYNC_ADVICE,
             at_stake_pct=share,
             gain_pct=share,

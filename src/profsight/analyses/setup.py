@@ -11,6 +11,7 @@ from profsight.analyses.context import Context
 from profsight.analyses.flops import MATMULS
 from profsight.analyses.startup import startup_events
 from profsight.findings import Finding, Severity, severity_for
+from profsight.knowledge import advice
 from profsight.knowledge.advice import (
     PROFILER_OVERHEAD_PCT,
     STACK_FRAMES_PER_STEP,
@@ -22,10 +23,6 @@ from profsight.model.events import MISSING
 
 #: Ops whose FLOPs need their input shapes (``record_shapes=True``).
 SHAPED_OPS = frozenset({*MATMULS, "aten::convolution", "aten::_convolution", "aten::linear"})
-
-#: A first step this much slower than the median was profiled without a warm-up.
-WARMUP_OUTLIER = 1.5
-MIN_STEPS = 2
 
 
 def run(ctx: Context) -> list[Finding]:
@@ -66,7 +63,7 @@ def run(ctx: Context) -> list[Finding]:
                 "schedule=torch.profiler.schedule(wait=1, warmup=1, active=3).",
             )
         )
-    if ctx.breakdown.windows == "profiler steps" and len(steps) < MIN_STEPS:
+    if ctx.breakdown.windows == "profiler steps" and len(steps) < advice.MIN_STEPS:
         findings.append(
             setup_finding(
                 f"Only {len(steps)} step was profiled",
@@ -78,7 +75,7 @@ def run(ctx: Context) -> list[Finding]:
     if len(steps) >= 3:
         walls = np.array([s.wall_us for s in steps])
         median = float(np.median(walls[1:]))
-        if walls[0] > WARMUP_OUTLIER * median:
+        if walls[0] > advice.WARMUP_OUTLIER * median:
             findings.append(
                 setup_finding(
                     f"The first profiled step took {walls[0] / median:.1f}x the others",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from profsight.knowledge.hardware import TF32_ARCHS
+from profsight.knowledge.generations import fp8_note, precision_phrase, takes
 from profsight.knowledge.phases import Phase
 
 TB_PLUGIN: Final = "TensorBoard profiler plugin rule"
@@ -237,7 +237,7 @@ MEMORY_LIMIT_EXPLANATION: Final = (
     "will not fit."
 )
 MEMORY_LIMIT_ADVICE: Final = (
-    "Reduce activation memory: mixed precision (bf16), activation checkpointing "
+    "Reduce activation memory: mixed precision ({precision}), activation checkpointing "
     "(torch.utils.checkpoint), a smaller micro-batch with gradient accumulation, or shard the "
     "model (FSDP)."
 )
@@ -328,15 +328,15 @@ COMPUTE_ADVICE: Final[dict[str, tuple[str, str]]] = {
     "compute_conv": (
         "Convolutions do the work, as they should in a conv net",
         "On a GPU: channels_last memory format (model.to(memory_format=torch.channels_last)), "
-        "torch.backends.cudnn.benchmark = True for fixed input sizes, bf16/fp16 autocast "
-        "(Trainer(precision='bf16-mixed')); drop conv bias before BatchNorm (bias=False). On a "
+        "torch.backends.cudnn.benchmark = True for fixed input sizes, {precision}; drop conv "
+        "bias before BatchNorm (bias=False). On a "
         "CPU: channels_last and torch.compile help oneDNN; a GPU is the real fix.",
     ),
     "compute_matmul": (
         "Matrix multiplies do the work, as they should in a transformer or MLP",
-        "Use tensor cores: torch.autocast / Trainer(precision='bf16-mixed'), or "
-        "torch.backends.cuda.matmul.allow_tf32 = True for FP32; fused attention "
-        "(F.scaled_dot_product_attention); dimensions that are multiples of 8 (16 for FP8).",
+        "Use tensor cores: {precision}, or torch.backends.cuda.matmul.allow_tf32 = True for "
+        "FP32 on Ampere and later; fused attention "
+        "(F.scaled_dot_product_attention); dimensions that are multiples of 8.",
     ),
     "compute_other": (
         "Elementwise, normalisation and memory-bound ops take most of the compute",
@@ -348,20 +348,47 @@ COMPUTE_ADVICE: Final[dict[str, tuple[str, str]]] = {
 
 
 def mixed_precision(arch: str | None) -> str:
-    """What to change when FP32 matrix math runs on a GPU of `arch` that has tensor cores:
-    BF16 and TF32 from Ampere on, FP16 with a gradient scaler on Volta and Turing (NVIDIA's
-    architecture whitepapers: Volta's and Turing's tensor cores take FP16 only)."""
-    if arch in TF32_ARCHS:
+    """What to change when FP32 matrix math runs on a GPU of `arch` that has tensor cores
+    (`knowledge.generations`: BF16 and TF32 from Ampere on, FP16 with a gradient scaler on
+    Volta and Turing, FP8 from Ada and Hopper on)."""
+    if takes(arch, "tf32"):
         return (
-            "Mixed precision: Trainer(precision='bf16-mixed') or with "
-            "torch.autocast('cuda', dtype=torch.bfloat16): and for what stays FP32, "
+            f"Mixed precision: {precision_phrase(arch)} or torch.autocast('cuda', "
+            "dtype=torch.bfloat16); and for what stays FP32, "
             "torch.backends.cuda.matmul.allow_tf32 = True and torch.backends.cudnn.allow_tf32 = "
-            "True (or torch.set_float32_matmul_precision('high'))"
+            "True (or torch.set_float32_matmul_precision('high'))." + fp8_note(arch)
+        )
+    if takes(arch, "bf16"):
+        return f"Mixed precision: {precision_phrase(arch)}."
+    return (
+        f"Mixed precision: {precision_phrase(arch)}; in plain PyTorch, torch.autocast('cuda', "
+        "dtype=torch.float16) with a torch.amp.GradScaler."
+    )
+
+
+def compute_advice(category: str, arch: str | None) -> tuple[str, str]:
+    """`COMPUTE_ADVICE` for a GPU of `arch` (its precision named for that generation)."""
+    title, text = COMPUTE_ADVICE[category]
+    return title, text.format(precision=precision_phrase(arch)) + (
+        fp8_note(arch) if category == "compute_matmul" else ""
+    )
+
+
+def memory_limit_advice(arch: str | None) -> str:
+    return MEMORY_LIMIT_ADVICE.format(precision=precision_phrase(arch))
+
+
+def optimizer_advice(optimizer: str, on_gpu: bool) -> str:
+    """The implementation to switch a for-loop optimizer to: fused on both, foreach also on
+    CUDA (measured on CPU, `OPTIMIZER_IMPLEMENTATION_ADVICE`)."""
+    if on_gpu:
+        return (
+            f"torch.optim.{optimizer}(params, ..., fused=True) (Adam, AdamW, SGD), or "
+            "foreach=True (the default on CUDA since torch 2.0)."
         )
     return (
-        f"Mixed precision in FP16 ({arch or 'this GPU'} has no BF16 tensor cores): "
-        "Trainer(precision='16-mixed'), or torch.autocast('cuda', dtype=torch.float16) with a "
-        "torch.amp.GradScaler"
+        f"torch.optim.{optimizer}(params, ..., fused=True) (Adam, AdamW, SGD; CPU from torch "
+        "2.4): foreach=True gains nothing on CPU, where it still runs one op per tensor."
     )
 
 
@@ -461,3 +488,67 @@ ALLOCATION_ADVICE: Final = (
 #: cost is shared by this many times the samples. 4x is one power-of-two step up the usual
 #: batch ladder from a small batch (4 -> 16, 8 -> 32).
 BATCH_SCALE: Final = 4
+
+
+# --- texts and thresholds the analyses read ------------------------------------------
+
+COMMUNICATION_EXPLANATION: Final = (
+    "While a collective runs and nothing else computes, the step waits: for the data to cross "
+    "the links, or for a slower rank to arrive. "
+)
+
+
+def compute_explanation(where: str) -> str:
+    return (
+        f"These ops' own {where} is the largest share of the step: the model's arithmetic, not "
+        "overhead around it."
+    )
+
+
+SYNC_EXPLANATION: Final = (
+    "A synchronisation stops the CPU until the GPU has finished everything queued: the CPU "
+    "cannot queue the next work meanwhile, and the GPU then waits for it. .item(), .cpu(), "
+    "printing or logging a GPU tensor, and torch.cuda.synchronize() all do this; so does any "
+    "copy to the host or from pageable memory, even where no synchronize call appears."
+)
+
+
+COPY_CHURN_EXPLANATION: Final = (
+    "Each call makes a new tensor and copies into it. Growing a tensor with torch.cat copies "
+    "everything it already holds every time, so the cost grows with its size; the allocations "
+    "also churn the allocator (and on a GPU fragment its cache)."
+)
+
+
+PER_STEP_EXPLANATION: Final = (
+    "Every step pays the same fixed cost (the training loop, hooks, Python between ops, zeroing "
+    "gradients) whatever the batch size; with little work per step that cost dominates."
+)
+
+
+CONV_BIAS_EXPLANATION: Final = (
+    "BatchNorm subtracts the channel mean right after the convolution, so the convolution's "
+    "bias has no effect: it costs a kernel (or a fused epilogue) and a parameter for nothing."
+)
+CONV_BIAS_ADVICE: Final = "nn.Conv2d(..., bias=False) for convolutions followed by BatchNorm."
+
+
+FOR_LOOP_OPTIMIZER_EXPLANATION: Final = (
+    "The single-tensor (for-loop) implementation issues several small ops per parameter "
+    "tensor; the fused one (and, on CUDA, the multi-tensor foreach one) does the same math in a "
+    "few large ops."
+)
+
+
+#: Per-parameter optimizer ops per step above which a for-loop optimizer is reported (a
+#: for-loop Adam issues ~10 ops per tensor: 50 is five tensors, below any real model) ...
+FOR_LOOP_OPS_PER_STEP: Final = 50
+#: ... and only when the optimizer takes at least this share of the step (`MINOR_PCT`).
+FOR_LOOP_MIN_PCT: Final = 5.0
+
+
+#: A first step this much slower than the median was profiled without a warm-up (steps of
+#: one run vary by ~10% (`BORDERLINE_FRACTION`); 1.5x is five times that spread).
+WARMUP_OUTLIER: Final = 1.5
+#: Fewer profiled steps than this cannot show step-to-step variation.
+MIN_STEPS: Final = 2
