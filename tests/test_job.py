@@ -521,3 +521,34 @@ def test_a_file_holding_several_ranks_is_explained_as_the_job(
 def test_a_single_rank_file_is_not_split() -> None:
     profile = load(str(REAL_JOB / "sampled_rank-0.json.gz"))
     assert profsight.model.ranks.rank_parts(profile) == []
+
+
+def test_ranks_with_the_same_correlation_ids_keep_their_own_gpu(tmp_path: Path) -> None:
+    """A real rank merged with a copy of itself 50 µs later on the next pid and GPU: every
+    correlation id appears twice, close in time. Each GPU goes whole to the rank whose
+    launches explain all of its work, the closest first (event by event, a kernel would go to
+    whichever launch came last: the copy's, 50 µs later)."""
+    with gzip.open(REAL_JOB / "sampled_rank-0.json.gz", "rt") as f:
+        first = json.load(f)
+    second = json.loads(json.dumps(first))
+    for e in second["traceEvents"]:
+        if isinstance(e.get("pid"), int):
+            e["pid"] += 1
+        if "ts" in e:
+            e["ts"] += 50
+        args = e.get("args")
+        if isinstance(args, dict) and isinstance(args.get("device"), int):
+            args["device"] += 1
+    merged = dict(first)
+    merged["traceEvents"] = first["traceEvents"] + second["traceEvents"]
+    path = tmp_path / "copies.json"
+    path.write_text(json.dumps(merged))
+    parts = profsight.model.ranks.rank_parts(load(str(path)))
+    kernels = [np.isin(p.events.kind, [6, 7, 8]) for p in parts]
+    assert [int(k.sum()) for k in kernels] == [1204, 1204]
+    assert [
+        np.unique(p.events.device[k]).tolist() for p, k in zip(parts, kernels, strict=True)
+    ] == [
+        [0],
+        [1],
+    ]

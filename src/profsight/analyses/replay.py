@@ -86,6 +86,8 @@ class StepGraph:
     wait_end: F64
     wait_target: I64
     """Position (into `items`) of the item each wait waited for."""
+    busy_ns: float = 0.0
+    """How long the device was busy with the items (their union)."""
 
     @property
     def measured_us(self) -> float:
@@ -124,12 +126,18 @@ def step_graph(profile: Profile, lo: int, hi: int) -> StepGraph:
     latency = np.where(launched, start - lend, 0.0)
     queued = launched & ~first & (q <= 0)
     free = launched & ~queued
-    # the launch latency: of items launched after their stream was free (nothing else held them)
+    # the launch latency: of items launched after their stream was free (nothing held them)
     bound = free & (first | (lend > prev_end))
     typical = float(np.median(latency[bound if bound.any() else free])) if free.any() else 0.0
-    # an item launched in time that still started after a gap waited for something on the
-    # device (another stream's event, a collective): it keeps that gap after its predecessor
+    # an item launched in time that still started after a gap, while another stream worked,
+    # waited for that stream (an event, a collective): it keeps the gap after its
+    # predecessor. With the whole device idle in the gap, nothing on it held the item: its
+    # delay stays tied to its launch.
     delayed = free & ~first & (lend + typical <= prev_end)
+    busy = intervals.union(ev.start[work], ev.end[work])
+    gap_s = np.where(first, start, np.minimum(prev_end, start)).astype(np.int64)
+    others = intervals.overlap_each(gap_s, start.astype(np.int64), busy) > 0
+    delayed &= others
     latency = np.where(queued | delayed, np.minimum(latency, typical), latency)
     gap = np.where(launched & ~delayed, np.minimum(q, 0.0), q)
     return StepGraph(
@@ -148,6 +156,7 @@ def step_graph(profile: Profile, lo: int, hi: int) -> StepGraph:
         wait_start=ev.start[waits].astype(np.float64),
         wait_end=ev.end[waits].astype(np.float64),
         wait_target=wait_target,
+        busy_ns=float(intervals.length(*busy)),
     )
 
 
@@ -184,13 +193,17 @@ def _waits(profile: Profile, items: I64, end: F64, lo: int, hi: int) -> tuple[I6
     by_end = np.argsort(end, kind="stable")
     sorted_end = end[by_end]
     kept, target = [], []
+    busy_until = -np.inf
     for c in calls.tolist():
         s, e = float(ev.start[c]), float(ev.end[c])
+        if s < busy_until:
+            continue  # one host clock: a wait inside another thread's wait is that wait
         if int(ev.name[c]) in copies:
             k = own.get(c, -1)
             if k >= 0 and s < end[k] <= e:
                 kept.append(c)
                 target.append(k)
+                busy_until = e
             continue
         a, b = np.searchsorted(sorted_end, [s, e], side="right")
         for k in range(int(b) - 1, int(a) - 1, -1):
@@ -198,6 +211,7 @@ def _waits(profile: Profile, items: I64, end: F64, lo: int, hi: int) -> tuple[I6
             if launch_at[item] <= e:
                 kept.append(c)
                 target.append(item)
+                busy_until = e
                 break
     return np.array(kept, np.int64), np.array(target, np.int64)
 
@@ -242,12 +256,12 @@ def replay(graph: StepGraph, edit: Edit | None = None) -> float:
     wait_end_in = g.wait_end
     shifts = np.zeros(len(g.waits) + 1)  # cumulative shift of host time after each wait
 
-    def run_lane(lane: int, upto: int, shift_of: F64) -> None:
+    def run_lane(lane: int, upto: int) -> None:
         a = int(done[lane])
         if upto < a:
             return
         idx = np.arange(a, upto + 1)
-        r = ready[idx] + np.where(g.launched[idx], shift_of[idx], 0.0)
+        r = ready[idx] + np.where(g.launched[idx], shift_for(g.launch[idx]), 0.0)
         c = np.cumsum(inc[idx])
         base = np.maximum(last[lane], np.maximum.accumulate(r - c))
         out_end[idx] = c + base
@@ -276,16 +290,20 @@ def replay(graph: StepGraph, edit: Edit | None = None) -> float:
             new_end = start + own
         else:
             lane = int(lane_of[target])
-            run_lane(lane, target, shift_for(g.launch))
+            run_lane(lane, target)
             new_end = max(start + own, float(out_end[target]) + tail)
         shifts[k + 1] = shifts[k] + new_end - (start + base_len)
         processed = k + 1
-    all_shift = shift_for(g.launch)
     for lane in range(len(done)):
-        run_lane(lane, int(g.lane_start[lane + 1]) - 1, all_shift)
+        run_lane(lane, int(g.lane_start[lane + 1]) - 1)
     host_end = float(mapped(np.array([g.hi], np.int64))[0]) + shifts[-1]
     device_end = float(np.nanmax(out_end)) if len(out_end) else _NEVER
-    return float(max(host_end, device_end) - lo) / 1000.0 / edit.per
+    span = float(max(host_end, device_end) - lo)
+    if edit.device is None and not edit.drop_removed_work:
+        # the replay does not model waits between streams: with the device's work unchanged,
+        # the span cannot be shorter than the time the device was busy
+        span = max(span, g.busy_ns)
+    return span / 1000.0 / edit.per
 
 
 __all__ = ["Edit", "StepGraph", "replay", "step_graph", "wait_calls"]

@@ -132,7 +132,10 @@ def _busy_split(ctx: Context) -> list[str]:
     copying = (intervals.length(*m) - intervals.overlap(k, m)) * 100 / span
     if copying < 0.5:
         return []
-    return [f"device computing {computing:.0f}% of the step, copying only {copying:.0f}%"]
+    return [
+        f"device computing {computing:.0f}% of the step, "
+        f"copying (no kernel meanwhile) {copying:.0f}%"
+    ]
 
 
 def verdict(facts: StepFacts, findings: list[Finding]) -> Verdict:

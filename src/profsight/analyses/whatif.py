@@ -22,7 +22,7 @@ from profsight.analyses.replay import Edit, StepGraph, replay, step_graph
 from profsight.analyses.startup import startup_intervals
 from profsight.findings import Evidence, Finding, Severity, severity_for
 from profsight.knowledge import advice
-from profsight.knowledge.hardware import tensor_core_speedup
+from profsight.knowledge.hardware import PEER_LINKS_GBS, tensor_core_speedup
 from profsight.knowledge.kernels import decode_kernel
 from profsight.knowledge.lightning import module_label
 from profsight.knowledge.ops import EVALUATE_FUNCTION_PREFIX
@@ -83,9 +83,10 @@ def with_savings(ctx: Context, findings: list[Finding]) -> list[Finding]:
 def edit_for(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
     if f.category in _PHASE_FIXES:
         phase, drop = _PHASE_FIXES[f.category]
+        spans = _minus(phase_intervals(ctx.breakdown, phase), startup_intervals(ctx.profile))
         return Edit(
             f"without {phase.value.replace('_', ' ')}",
-            host=(_removed(phase_intervals(ctx.breakdown, phase)),),
+            host=(_removed(spans),),
             drop_removed_work=drop,
         )
     build = _EDITS.get(f.category)
@@ -94,6 +95,16 @@ def edit_for(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
 
 def _removed(spans: tuple[I64, I64], factor: float = 0.0) -> tuple[I64, I64, F64]:
     return spans[0], spans[1], np.full(len(spans[0]), factor)
+
+
+def _minus(spans: tuple[I64, I64], cut: tuple[I64, I64]) -> tuple[I64, I64]:
+    """`spans` without `cut` (both sorted disjoint interval sets): one-time start-up has a
+    finding of its own, and a wait is not host work an edit can remove."""
+    if len(cut[0]) == 0 or len(spans[0]) == 0:
+        return spans
+    lo, hi = int(spans[0].min()), int(spans[1].max())
+    blocked = intervals.union(*_concat(intervals.complement(*spans, lo, hi), cut))
+    return intervals.complement(*blocked, lo, hi)
 
 
 def _startup(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
@@ -108,7 +119,8 @@ def _syncs(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
 
 
 def _pageable_copy_calls(ctx: Context, graph: StepGraph) -> I64:
-    """Wait calls that waited for their own copy from pageable host memory."""
+    """Wait calls that waited for their own copy from pageable host memory to the device
+    (a read back to the host waits for its value however it is copied: a sync)."""
     ev = ctx.profile.events
     targets = graph.items[graph.wait_target]
     pageable = np.array(["Pageable -> Device" in ev.strings[ev.name[t]] for t in targets], bool)
@@ -128,20 +140,24 @@ def _copies(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
 
 def _pinned(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
     """Pinned, asynchronous copies: the calls no longer wait, and the copies run at the
-    bandwidth the trace's own pinned copies reached (when it has any)."""
+    bandwidth the trace's own pinned copies reached, else at most the PCIe link's peak for
+    the architecture (`PEER_LINKS_GBS`)."""
     ev = ctx.profile.events
     copies = np.flatnonzero(ev.kind == EventKind.MEMCPY)
     names = ev.names(copies)
-    pageable = copies[np.array(["Pageable -> Device" in n for n in names], bool)]
-    pinned = copies[np.array(["Pinned -> Device" in n for n in names], bool)]
+    pageable = copies[np.array(["Pageable" in n for n in names], bool)]
+    pinned = copies[np.array(["Pinned" in n for n in names], bool)]
+    rate_pinned, basis = 0.0, ""
+    if len(pinned) and ev.nbytes[pinned].sum() > 0:
+        rate_pinned, basis = ev.nbytes[pinned].sum() / max(ev.dur[pinned].sum(), 1), "measured"
+    elif ctx.arch in PEER_LINKS_GBS:
+        rate_pinned, basis = PEER_LINKS_GBS[ctx.arch or ""][0], "at most the PCIe link's peak"
     device = None
-    if len(pageable) and len(pinned) and ev.nbytes[pinned].sum() > 0:
-        rate_pinned = ev.nbytes[pinned].sum() / max(ev.dur[pinned].sum(), 1)
+    if len(pageable) and rate_pinned > 0 and ev.nbytes[pageable].sum() > 0:
         rate_pageable = ev.nbytes[pageable].sum() / max(ev.dur[pageable].sum(), 1)
-        factor = min(1.0, rate_pageable / rate_pinned) if rate_pinned > 0 else 1.0
-        device = (pageable, np.full(len(pageable), factor))
+        device = (pageable, np.full(len(pageable), min(1.0, rate_pageable / rate_pinned)))
     return Edit(
-        "pinned, asynchronous copies",
+        "pinned, asynchronous copies" + (f" ({basis}: {rate_pinned:.1f} GB/s)" if device else ""),
         free_waits=_pageable_copy_calls(ctx, graph),
         device=device,
     )
@@ -180,8 +196,15 @@ def _model_spans(ctx: Context) -> tuple[I64, I64]:
 
 
 def _graphs(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
-    """CUDA graphs: the model's host work and launch latency gone, its kernels back to back."""
-    spans = _model_spans(ctx)
+    """CUDA graphs: the model's host work and launch latency gone, its kernels back to back
+    (its waits and one-time start-up stay: a graph cannot hold a sync)."""
+    ev = ctx.profile.events
+    startup = startup_intervals(ctx.profile)
+    kept = intervals.union(
+        np.concatenate([ev.start[graph.waits], startup[0]]),
+        np.concatenate([ev.end[graph.waits], startup[1]]),
+    )
+    spans = _minus(_model_spans(ctx), kept)
     inside = intervals.overlap_each(
         graph.launch.astype(np.int64), graph.launch.astype(np.int64) + 1, spans
     )
@@ -192,9 +215,11 @@ def _graphs(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
     )
 
 
-def _free_host(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
+def _free_host(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
     """The host never late: every host stretch but the waits and the one-time start-up (a
     finding of its own) takes no time; what is left is what the device alone needs."""
+    if not graph.launched.any():
+        return None  # no device work the host launched: nothing to keep fed
     ev = ctx.profile.events
     startup = startup_intervals(ctx.profile)
     kept = intervals.union(
@@ -206,19 +231,33 @@ def _free_host(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
 
 
 def _batch(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
-    """A batch `BATCH_SCALE` times larger, per sample. An op's work is its FLOPs at the best
-    rate the trace's matrix ops reached (a lower bound of its work); that part grows with
-    the batch, the rest of the op (dispatch, bookkeeping, Python) and of the step is paid
-    once per step. Device work grows with the batch."""
+    """A batch `BATCH_SCALE` times larger, per sample. Loading data is paid per sample, the
+    optimizer and the step's fixed cost once per step. In the forward and backward, an op's
+    work is its FLOPs at the best rate the trace's matrix ops reached: that part grows with
+    the batch, the op's dispatch and Python do not; without shapes to count FLOPs, the whole
+    op grows (the saving is then the fixed cost's share alone). Device work launched in the
+    forward and backward grows with the batch."""
     k = advice.BATCH_SCALE
-    seg_s, seg_e, owner = _op_segments(ctx, _model_spans(ctx))
+    passes = phase_intervals(ctx.breakdown, Phase.FORWARD, Phase.BACKWARD)
+    seg_s, seg_e, owner = _op_segments(ctx, passes)
     self_ns = _self_time(seg_s, seg_e, owner)
-    work = _work_ns(ctx, len(self_ns))
+    counted = ctx.flops.complete and ctx.flops.total > 0
+    work = _work_ns(ctx, len(self_ns)) if counted else self_ns
     t = self_ns[owner]
     w = np.minimum(work[owner], t)
     factor = np.where(t > 0, (t + (k - 1) * w) / np.maximum(t, 1), 1.0)
-    spans, factors = _disjoint(seg_s, seg_e, factor)
-    kernels = graph.items[graph.launched]
+    data = phase_intervals(ctx.breakdown, Phase.DATA_LOADING)
+    spans, factors = _disjoint(
+        np.concatenate([seg_s, data[0]]),
+        np.concatenate([seg_e, data[1]]),
+        np.concatenate([factor, np.full(len(data[0]), float(k))]),
+    )
+    elsewhere = ctx.breakdown.backward_elsewhere
+    if elsewhere is not None and len(elsewhere[0]):
+        passes = intervals.union(*_concat(passes, elsewhere))
+    at = graph.launch.astype(np.int64)
+    grows = graph.launched & (intervals.overlap_each(at, at + 1, passes) > 0)
+    kernels = graph.items[grows]
     return Edit(
         f"{k}x the batch",
         host=((*spans, factors),),

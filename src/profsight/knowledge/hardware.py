@@ -308,10 +308,11 @@ def architecture(props: dict[str, Any]) -> str | None:
 
 
 def tensor_core_speedup(acc: Accelerator) -> float | None:
-    """How much faster the device's peak runs matrix math on tensor cores (TF32, else BF16 or
-    FP16) than in FP32: the most an FP32 GEMM can gain (memory-bound kernels gain less)."""
+    """How much faster the device's peak runs matrix math on tensor cores (the fastest of TF32,
+    BF16 and FP16, as mixed precision would use them) than in FP32: the most an FP32 GEMM can
+    gain (memory-bound kernels gain less)."""
     slow = acc.tflops.get("fp32")
-    fast = acc.tflops.get("tf32") or acc.tflops.get("bf16") or acc.tflops.get("fp16")
+    fast = max(acc.tflops.get(p) or 0.0 for p in ("tf32", "bf16", "fp16"))
     if not slow or not fast or fast <= slow:
         return None
     return fast / slow

@@ -38,10 +38,14 @@ def rank_parts(profile: Profile) -> list[Profile]:
     track_pid = np.array([hash(p) for p in pid_of_track], np.int64)
     pid_of = track_pid[ev.track] if len(ev) else np.zeros(0, np.int64)
     device = ev.mask(DEVICE_ROW_KINDS | {EventKind.SYNC})
-    host = ~device
+    # a rank is a process running ops; a device's own timeline (runtime rows included, as
+    # some tracers write them) is none
+    ops = np.unique(pid_of[ev.kind == EventKind.CPU_OP])
+    ops = ops[~np.isin(ops, np.unique(pid_of[device]))]
+    host = ~device & np.isin(pid_of, ops)
     step_ids = [i for i, s in enumerate(ev.strings) if s.startswith(PROFILER_STEP_PREFIX)]
     stepping = np.unique(pid_of[host & np.isin(ev.name, step_ids)])
-    launching = np.unique(pid_of[ev.mask(LAUNCH_KINDS)])
+    launching = np.unique(pid_of[host & ev.mask(LAUNCH_KINDS)])
     ranks = stepping if len(stepping) >= 2 else launching
     if len(ranks) < 2 or (len(stepping) == 1 and len(launching) >= 2):
         return []
@@ -69,21 +73,58 @@ def _label(profile: Profile, pid: int | str) -> int | None:
 
 
 def _device_owner(ev: EventStore, work: np.ndarray, owner: np.ndarray) -> np.ndarray:
-    """For each device event: the rank whose launch with its correlation id came last
-    before it (-1: none)."""
+    """For each device event: its rank. A device whose work one rank's launches explain
+    (`DEVICE_SHARE` of it: the same correlation id, launched before it) goes whole to that
+    rank, the closest in time first, one device per rank; the work of a device no rank
+    explains alone (ranks on different hosts share device numbers) goes event by event to
+    the rank whose launch came last before it (-1: none)."""
+    latency = _latencies(ev, work, owner)
+    per_event = (
+        np.where(np.isfinite(latency).any(axis=0), np.argmin(latency, axis=0), -1)
+        if len(latency)
+        else np.full(len(work), -1)
+    )
+    out = per_event.astype(np.int64)
+    device = ev.device[work]
+    scores = []
+    for d in np.unique(device).tolist():
+        on = device == d
+        for k in range(len(latency)):
+            matched = np.isfinite(latency[k][on])
+            if matched.any():
+                median = float(np.median(latency[k][on][matched]))
+                scores.append((-float(matched.mean()), median, d, k))
+    taken: set[int] = set()
+    placed: set[int] = set()
+    one_each = len(np.unique(device)) <= len(latency)
+    for negative_share, _, d, k in sorted(scores):
+        if d in placed or -negative_share < DEVICE_SHARE or (one_each and k in taken):
+            continue
+        out[device == d] = k
+        placed.add(d)
+        taken.add(k)
+    return out
+
+
+#: A device goes whole to a rank whose launches explain at least this share of its work.
+DEVICE_SHARE = 0.9
+
+
+def _latencies(ev: EventStore, work: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """Per rank and device event: the time from the rank's launch with the event's
+    correlation id to the event (inf: none before it)."""
     launch = np.flatnonzero(ev.mask(LAUNCH_KINDS) & (ev.correlation > 0) & (owner >= 0))
-    best = np.full(len(work), np.iinfo(np.int64).max, np.int64)
-    out = np.full(len(work), -1, np.int64)
+    ranks = int(owner.max()) + 1 if len(owner) else 0
+    out = np.full((ranks, len(work)), np.inf)
     for k in np.unique(owner[launch]).tolist():
         mine = launch[owner[launch] == k]
         order = np.argsort(ev.correlation[mine], kind="stable")
         corr, start = ev.correlation[mine][order], ev.start[mine][order]
         pos = np.minimum(np.searchsorted(corr, ev.correlation[work]), len(corr) - 1)
         hit = corr[pos] == ev.correlation[work]
-        latency = np.where(hit, ev.start[work] - start[pos], np.iinfo(np.int64).max)
-        ok = (latency >= 0) & (latency < _MAX_LATENCY_NS) & (latency < best)
-        best = np.where(ok, latency, best)
-        out = np.where(ok, k, out)
+        latency = (ev.start[work] - start[pos]).astype(np.float64)
+        ok = hit & (latency >= 0) & (latency < _MAX_LATENCY_NS)
+        out[k] = np.where(ok, latency, np.inf)
     return out
 
 
