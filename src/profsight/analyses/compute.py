@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from profsight.analyses import intervals
 from profsight.analyses.context import Context
+from profsight.analyses.startup import startup_intervals
 from profsight.findings import Evidence, Finding, Severity
 from profsight.knowledge.advice import COMPUTE_PCT, compute_advice, compute_explanation
 from profsight.knowledge.ops import lookup_op
@@ -37,6 +39,9 @@ def run(ctx: Context) -> list[Finding]:
     at = ctx.profile.attribution
     phase_of = dict(zip(ctx.breakdown.row_events, ctx.breakdown.row_phases, strict=True))
     ops = np.flatnonzero(at.is_row & (ev.kind == EventKind.CPU_OP))
+    # ops run once while starting up (torch.compile tracing the model) are not its compute
+    startup = startup_intervals(ctx.profile)
+    ops = ops[intervals.overlap_each(ev.start[ops], ev.start[ops] + 1, startup) == 0]
     cost = (_kernel_self(ctx) if device else at.cpu_self)[ops]
     by_name: dict[int, float] = {}
     calls: dict[int, int] = {}

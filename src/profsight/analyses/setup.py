@@ -7,9 +7,10 @@ from typing import Any
 
 import numpy as np
 
+from profsight.analyses import intervals
 from profsight.analyses.context import Context
 from profsight.analyses.flops import MATMULS
-from profsight.analyses.startup import startup_events
+from profsight.analyses.startup import compile_events, startup_events
 from profsight.findings import Finding, Severity, severity_for
 from profsight.knowledge import advice
 from profsight.knowledge.advice import (
@@ -103,27 +104,29 @@ def _startup(ctx: Context) -> list[Finding]:
         return []
     events = startup_events(ctx.profile)
     ev = ctx.profile.events
+    compiled = compile_events(ctx.profile)
+    if len(compiled):
+        union = intervals.union(ev.start[compiled], ev.end[compiled])
+        seconds = intervals.length(*union) / 1e9
+        return [_startup_finding(share, advice.COMPILE_STARTUP.format(seconds=seconds))]
     longest = events[np.argsort(-ev.dur[events])][:3] if len(events) else events
     names = [f"{ev.strings[ev.name[e]]} ({ev.dur[e] / 1e6:.1f} ms)" for e in longest.tolist()]
-    return [
-        replace(
-            setup_finding(
-                f"One-time start-up takes {share:.0f}% of the profiled window",
-                "Calls that ran once for much longer than their kind ever runs again "
-                f"({', '.join(names)}): lazy loading of GPU code on a first launch, "
-                "autotuning, compilation or allocator growth. Inside the window they read "
-                "as launch overhead or an idle GPU; the other findings judge the steady "
-                "state without them.",
-                "Warm up before profiling: schedule(wait=1, warmup=1, active=3), or run a "
-                "few steps before entering the profiler (CUDA_MODULE_LOADING=EAGER loads GPU "
-                "code up front; torch.backends.cudnn.benchmark autotunes on the first step).",
-            ),
-            severity=severity_for(share),
-            at_stake_pct=share,
-            trigger=f"one-off calls ({STARTUP_FACTOR:g}x their kind's median, >= "
-            f"{STARTUP_MIN_US / 1000:g} ms) >= {PROFILER_OVERHEAD_PCT:g}% of the window",
-        )
-    ]
+    return [_startup_finding(share, advice.STARTUP_EXPLANATION.format(calls=", ".join(names)))]
+
+
+def _startup_finding(share: float, explanation: str) -> Finding:
+    return replace(
+        setup_finding(
+            f"One-time start-up takes {share:.0f}% of the profiled window",
+            explanation,
+            advice.STARTUP_ADVICE,
+        ),
+        severity=severity_for(share),
+        at_stake_pct=share,
+        trigger=f"one-off calls ({STARTUP_FACTOR:g}x their kind's median, >= "
+        f"{STARTUP_MIN_US / 1000:g} ms) or torch.compile's compile ranges >= "
+        f"{PROFILER_OVERHEAD_PCT:g}% of the window",
+    )
 
 
 def _activity_and_shapes(ctx: Context) -> list[Finding]:

@@ -21,7 +21,13 @@ from profsight.knowledge.advice import (
     STARTUP_MIN_US,
 )
 from profsight.knowledge.ops import lookup_op
-from profsight.knowledge.rows import BLOCKING_COPY_CALLS, STARTUP_ROWS, RowKind, classify
+from profsight.knowledge.rows import (
+    BLOCKING_COPY_CALLS,
+    COMPILE_ROWS,
+    STARTUP_ROWS,
+    RowKind,
+    classify,
+)
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
 from profsight.model.events import I64
 from profsight.model.profile import Profile
@@ -40,7 +46,7 @@ def startup_events(profile: Profile) -> I64:
     if len(host) == 0:
         return host
     known = [i for i, s in enumerate(ev.strings) if s in STARTUP_ROWS]
-    found = [host[np.isin(ev.name[host], known)]]
+    found = [host[np.isin(ev.name[host], known)], compile_events(profile)]
     # a long copy or sync is the host waiting (for the device, maybe for work queued before
     # the window), not start-up
     waits = [i for i, s in enumerate(ev.strings) if _is_wait(s)]
@@ -62,6 +68,15 @@ def startup_events(profile: Profile) -> I64:
     events: I64 = np.unique(np.concatenate(found))
     kept: I64 = events[_mostly_idle_device(profile, events)]
     return kept
+
+
+def compile_events(profile: Profile) -> I64:
+    """torch.compile's compilation ranges (`COMPILE_ROWS`): one-time, however many calls."""
+    ev = profile.events
+    names = [i for i, s in enumerate(ev.strings) if COMPILE_ROWS.search(s)]
+    ranges = ev.mask(frozenset({EventKind.ANNOTATION, EventKind.CPU_OP, EventKind.PYTHON}))
+    found: I64 = np.flatnonzero(ranges & np.isin(ev.name, names) & (ev.dur > 0))
+    return found
 
 
 def _mostly_idle_device(profile: Profile, events: I64) -> np.ndarray[Any, Any]:

@@ -217,8 +217,12 @@ def _decide(ctx: StepFacts, findings: list[Finding]) -> Verdict:
             evidence,
             f"Most of the profiled window ({startup:.0f}%) is one-time start-up (lazy loading "
             "of GPU code, autotuning, compilation), not training: profile again after a "
-            "warm-up before judging the model; of the rest, the device is busy "
-            + (f"{busy_pct:.0f}%." if busy_pct is not None else "an unknown share."),
+            "warm-up before judging the model"
+            + (
+                f"; of the rest, the device is busy {busy_pct:.0f}%."
+                if busy_pct is not None
+                else "."
+            ),
         )
     actionable = ranked([f for f in findings if f.severity is not Severity.INFO])
     top = actionable[0].category if actionable else None

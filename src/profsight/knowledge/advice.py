@@ -552,3 +552,23 @@ FOR_LOOP_MIN_PCT: Final = 5.0
 WARMUP_OUTLIER: Final = 1.5
 #: Fewer profiled steps than this cannot show step-to-step variation.
 MIN_STEPS: Final = 2
+
+
+STARTUP_EXPLANATION: Final = (
+    "Calls that ran once for much longer than their kind ever runs again ({calls}): lazy "
+    "loading of GPU code on a first launch, autotuning, compilation or allocator growth. "
+    "Inside the window they read as launch overhead or an idle GPU; the other findings judge "
+    "the steady state without them."
+)
+COMPILE_STARTUP: Final = (
+    "torch.compile compiled the model inside the profiled window ({seconds:.1f} s of "
+    "compile ranges: Dynamo tracing, AOTAutograd, Inductor code generation). It happens once "
+    "(again on a recompile); inside the window it reads as the model's own work, and the "
+    "other findings judge the steady state without it."
+)
+STARTUP_ADVICE: Final = (
+    "Warm up before profiling: schedule(wait=1, warmup=1, active=3), or run a few steps "
+    "before entering the profiler (the first call of a compiled model compiles it; "
+    "CUDA_MODULE_LOADING=EAGER loads GPU code up front; torch.backends.cudnn.benchmark "
+    "autotunes on the first step)."
+)

@@ -336,6 +336,13 @@ QUEUE_FULL_ROWS: Final = frozenset({"Command Buffer Full"})
 PROFILER_OVERHEAD_ROWS: Final = frozenset({"Activity Buffer Request"})
 #: One-time start-up rows CUPTI records: lazy loading of GPU code on its first launch.
 STARTUP_ROWS: Final = frozenset({"Runtime Triggered Module Loading", "Lazy Function Loading"})
+#: torch.compile compiling inside the window: torch._dynamo's ``dynamo_timed`` wraps each
+#: compile stage in a ``record_function`` range named ``<stage> (dynamo_timed)`` (torch 2.x);
+#: the outer stages carry their own names too (``entire_frame_compile``, ``inductor_compile``).
+COMPILE_ROWS: Final = re.compile(
+    r"\(dynamo_timed\)$|^(?:entire_frame_compile|_compile\.compile_inner|inductor_compile|"
+    r"backend_compile|compile_fx_inner)$"
+)
 
 #: Device-to-host copies not into pinned memory (.item(), .cpu(), printing a tensor): the
 #: host waits until the device is done with everything queued before them (CUDA runtime API,
