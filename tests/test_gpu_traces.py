@@ -309,3 +309,19 @@ def test_precision_advice_follows_the_gpu_generation(
     matmul = next(f for f in diagnosis.findings if f.category == "compute_matmul")
     assert says in matmul.recommendation
     assert never not in matmul.recommendation
+
+
+@pytest.mark.parametrize(
+    ("name", "inference"),
+    [
+        ("real/sglang_Qwen3-8B_decode.json.gz", True),
+        (f"gpu_traces/{HARRY}/single_epoch_forward_pass_batch_size_2.json.gz", True),
+        (f"gpu_traces/{JH}/trace-num-workers-8-batch-size-16.json.gz", False),
+    ],
+)
+def test_inference_is_judged_as_inference(name: str, inference: bool) -> None:
+    """A decode step and a forward-only pass (no backward, no optimizer step) are judged by
+    the latency of a profiled step; a training run is not."""
+    verdict = diagnose(profsight.load(DATA / name)).verdict
+    assert verdict is not None
+    assert verdict.summary.startswith("An inference run") is inference

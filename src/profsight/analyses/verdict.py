@@ -16,6 +16,7 @@ from profsight.knowledge.advice import (
     CPU_COMPUTE_PCT,
     DOMINANT_PCT,
     EFFICIENT_MFU_PCT,
+    INFERENCE_NOTE,
     INPUT_BOUND_PCT,
     MEMORY_LIMIT_TITLE,
     SATURATED_PCT,
@@ -81,6 +82,15 @@ class StepFacts:
     """Why a run without device figures is not known to be CPU-only ("" when it is): a
     Lightning Simple/Advanced report, a torch <= 1.6 table's unreadable device times."""
 
+    timeline: bool = False
+    """Read from a trace's timeline (every phase seen), not a table's rows."""
+
+    @property
+    def inference(self) -> bool:
+        """A trace with no backward, optimizer step or zero_grad in its window: inference."""
+        training = (Phase.BACKWARD, Phase.OPTIMIZER, Phase.ZERO_GRAD)
+        return self.timeline and not any(self.phase(p) > 0 for p in training)
+
     @property
     def cpu_only(self) -> bool:
         return not self.host_only
@@ -113,6 +123,7 @@ def trace_facts(ctx: Context) -> StepFacts:
         device_idle_pct={k: v * 100 / step for k, v in avg.device_idle_us.items()} if step else {},
         compute=tuple(compute),
         mfu_pct=mfu,
+        timeline=True,
     )
 
 
@@ -140,6 +151,12 @@ def _busy_split(ctx: Context) -> list[str]:
 
 def verdict(facts: StepFacts, findings: list[Finding]) -> Verdict:
     decided = _decide(facts, findings)
+    if facts.inference:
+        decided = replace(
+            decided,
+            summary=INFERENCE_NOTE.format(latency=short_time(facts.step_us)) + decided.summary,
+            evidence=(*decided.evidence, "inference: no backward or optimizer step recorded"),
+        )
     actionable = ranked([f for f in findings if f.severity is not Severity.INFO])
     data_first = bool(actionable) and actionable[0].category == "data_loading"
     near = _borderline(facts, data_first)

@@ -572,3 +572,9 @@ STARTUP_ADVICE: Final = (
     "CUDA_MODULE_LOADING=EAGER loads GPU code up front; torch.backends.cudnn.benchmark "
     "autotunes on the first step)."
 )
+#: Said first of a trace with no backward, optimizer step or zero_grad: it is judged as
+#: inference, by the latency of a profiled step (a call, a decode step) and what bounds it.
+INFERENCE_NOTE: Final = (
+    "An inference run (no backward or optimizer step in the window), {latency} per profiled "
+    "step: the question is what bounds that latency. "
+)
