@@ -100,12 +100,14 @@ GPU_CASES = [
     ("hta/trace_diff/control/control.json.gz", {"communication"}, set()),
     ("kineto_docs/before_fix_trace.json", {"launch_overhead"}, set()),
     # the host waits 463 ms in a device-to-host copy_ (filling CUDA-graph inputs) while the
-    # device idles: a read-back is a sync; with CUDA graphs (14 launches for 555 kernels)
-    # launches are not the cost (this case read launch_overhead before reads counted as syncs)
+    # device runs nothing of the process: the read-back waits for work the trace does not
+    # show (queued before the window), held, not a sync of its own work; with CUDA graphs (14
+    # launches for 555 kernels) launches are not the cost (this case read launch_overhead
+    # before reads counted as syncs, and host_device_sync before held work was told apart)
     (
         "tracelens/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz",
-        {"host_device_sync"},
-        {"launch_overhead"},
+        {"gpu_held"},
+        {"launch_overhead", "host_device_sync"},
     ),
 ]
 
@@ -300,7 +302,7 @@ def test_device_idle_split_by_host_activity(tmp_path: Path) -> None:
     step = breakdown(profsight.load(tb.write(tmp_path / "idle.json"))).steps[0]
     assert step.device_busy_us == pytest.approx(90.0)
     assert step.device_idle_us == pytest.approx(
-        {"startup": 0.0, "sync": 100.0, "copy": 200.0, "input": 300.0, "host": 310.0}
+        {"startup": 0.0, "held": 0.0, "sync": 100.0, "copy": 200.0, "input": 300.0, "host": 310.0}
     )
 
 

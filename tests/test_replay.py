@@ -53,20 +53,23 @@ def test_removing_startup_moves_the_kernels_it_delayed() -> None:
 
 
 def test_freeing_syncs_saves_more_than_the_idle_they_cause() -> None:
-    """A PDE solver's step waits in syncs while its GPU idles (53% of the step): without
-    them the host also queues the next work early, so the saving is at least that idle."""
+    """A PDE solver's step waits in syncs while its GPU idles (25% of the step; another 30%
+    its launched work waited with the GPU free, `test_held.py`): without them the host also
+    queues the next work early, so the saving is at least that idle."""
     f = _finding("gpu_traces/eikehmueller__NeuralPDE/trace.json.gz", "host_device_sync")
-    assert f.gain_pct is not None and f.gain_pct >= f.at_stake_pct > 50
+    assert f.gain_pct is not None and f.gain_pct >= f.at_stake_pct > 20
 
 
 def test_a_wait_for_something_not_in_the_trace_stays() -> None:
     """sglang's 463 ms read-back: its copy ran 463 ms after the call, with nothing on its
     stream before it and the device idle. What held it is not in the trace, so freeing the
-    host from the wait does not move the copy, and the replay claims no saving (the idle
-    time at stake is 99% of the window)."""
-    f = _finding("real/sglang_Qwen3-8B_decode.json.gz", "host_device_sync")
-    assert f.at_stake_pct > 95
-    assert f.gain_pct is not None and f.gain_pct < 1.0
+    host from the wait does not move the copy: no saving. Only releasing the held item
+    (`test_held.py`) shortens the window."""
+    graph = graph_of(context(profsight.load(DATA / "real/sglang_Qwen3-8B_decode.json.gz")))
+    assert graph is not None and graph.held.sum() == 1
+    measured = replay(graph)
+    assert replay(graph, Edit("no waits", free_waits=graph.waits)) > 0.99 * measured
+    assert replay(graph, Edit("released", release_held=True)) < 0.05 * measured
 
 
 def test_faster_kernels_save_nothing_while_the_host_bounds_the_step() -> None:

@@ -41,6 +41,7 @@ CATEGORIES: Final = (
     "communication",
     "straggler",
     "gpu_idle",
+    "gpu_held",
     "profiler_setup",
 )
 
@@ -54,6 +55,7 @@ CATEGORY_LABELS: Final[dict[str, str]] = {c: c.replace("_", " ") for c in CATEGO
     "host_device_sync": "host-device syncs",
     "memcpy": "copies",
     "gpu_idle": "GPU idle time",
+    "gpu_held": "launched work the GPU held back",
     "profiler_setup": "the profiler's setup",
 }
 

@@ -9,7 +9,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from profsight.analyses import comm_findings, compute, device, model, modules, phases, setup
+from profsight.analyses import (
+    comm_findings,
+    compute,
+    device,
+    held,
+    model,
+    modules,
+    phases,
+    setup,
+)
 from profsight.analyses.breakdown import Breakdown
 from profsight.analyses.comms import Communication
 from profsight.analyses.context import Context, context
@@ -36,6 +45,7 @@ ANALYSES: tuple[Callable[[Context], list[Finding]], ...] = (
     compute.run,
     model.run,
     device.run,
+    held.run,
     comm_findings.run,
     setup.run,
 )

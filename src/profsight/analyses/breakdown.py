@@ -22,7 +22,8 @@ import numpy as np
 
 from profsight.analyses import intervals
 from profsight.analyses.comms import host_collective_intervals
-from profsight.analyses.startup import startup_intervals
+from profsight.analyses.held import held_intervals
+from profsight.analyses.startup import startup_events
 from profsight.knowledge.phases import FALLBACK_PHASES, Phase, declared_phase
 from profsight.knowledge.rows import HOST_READ_NAME, RowKind, classify
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PREFIX, EventKind
@@ -44,7 +45,8 @@ class StepBreakdown:
     device_busy_us: float | None
     """None when the trace has no device activity at all."""
     device_idle_us: dict[str, float] = field(default_factory=dict)
-    """Idle device time by cause: ``startup``, ``sync``, ``copy``, ``input``, ``host``."""
+    """Idle device time by cause: ``startup``, ``held``, ``sync``, ``copy``, ``input``,
+    ``host``."""
 
 
 @dataclass(frozen=True)
@@ -125,9 +127,11 @@ def breakdown(profile: Profile) -> Breakdown:
     collectives = host_collective_intervals(profile)
     # gaps in which backward runs elsewhere were counted as backward: not a collective wait
     covered_or_backward = intervals.union(*_concat(covered, elsewhere))
-    startup = startup_intervals(profile)
+    events = startup_events(profile)
+    startup = intervals.union(ev.start[events], ev.end[events])
     if device is not None:
-        device = _DeviceSets(device.busy, device.sync, device.copy, device.data, startup)
+        held = held_intervals(profile, events)
+        device = _DeviceSets(device.busy, device.sync, device.copy, device.data, startup, held)
     out = []
     for lo, hi, name in windows:
         host = _phase_times(seg_s, seg_e, seg_phase, lo, hi)
@@ -349,6 +353,7 @@ class _DeviceSets:
     copy: tuple[I64, I64]
     data: tuple[I64, I64]
     startup: tuple[I64, I64]
+    held: tuple[I64, I64]
 
 
 def _device_sets(profile: Profile) -> _DeviceSets | None:
@@ -374,6 +379,7 @@ def _device_sets(profile: Profile) -> _DeviceSets | None:
         copy=intervals.union(ev.start[copies], ev.end[copies]),
         data=intervals.union(ev.start[data], ev.end[data]),
         startup=(np.zeros(0, np.int64), np.zeros(0, np.int64)),
+        held=(np.zeros(0, np.int64), np.zeros(0, np.int64)),
     )
 
 
@@ -387,13 +393,15 @@ def host_read_calls(profile: Profile) -> I64:
 
 
 def _device_times(sets: _DeviceSets, lo: int, hi: int) -> tuple[float, dict[str, float]]:
-    """Busy time, and idle time by what the host was doing: in order of precedence, a sync,
-    a copy call (a blocking cudaMemcpy), fetching data, anything else."""
+    """Busy time, and idle time by cause, in order of precedence: one-time start-up,
+    launched work held back (`held`), the host in a sync, in a copy call (a blocking
+    cudaMemcpy), fetching data, anything else."""
     busy = intervals.clip(*sets.busy, lo, hi)
     seen = busy
     idle: dict[str, float] = {}
     causes = (
         ("startup", sets.startup),
+        ("held", sets.held),
         ("sync", sets.sync),
         ("copy", sets.copy),
         ("input", sets.data),

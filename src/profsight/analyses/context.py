@@ -40,9 +40,25 @@ class Context:
         return self.average.host_us.get(Phase.STARTUP.value, 0.0)
 
     @property
+    def held_us(self) -> float:
+        """Device idle time per step while launched work was held back (`analyses.held`)."""
+        return self.average.device_idle_us.get("held", 0.0)
+
+    @property
     def steady_us(self) -> float:
-        """The step without its one-time start-up: what the steady state takes."""
-        return max(self.step_us - self.startup_us, 0.0)
+        """The step without its one-time start-up and the time launched work was held back
+        by something the trace does not show: what the recorded steady state takes."""
+        return max(self.step_us - self.startup_us - self.held_us, 0.0)
+
+    @property
+    def steady_note(self) -> str:
+        """What the steady state leaves out, as the evidence says it ("" when nothing)."""
+        parts = [
+            label
+            for label, us in (("one-time start-up", self.startup_us), ("held work", self.held_us))
+            if us
+        ]
+        return f" outside {' and '.join(parts)}" if parts else ""
 
     @property
     def steady_busy_us(self) -> float | None:

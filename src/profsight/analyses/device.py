@@ -53,8 +53,7 @@ def _idle(ctx: Context) -> list[Finding]:
     evidence = (
         Evidence(
             "device busy",
-            f"{busy_pct:.0f}% of the step ({short_time(busy)})"
-            + (" after its one-time start-up" if ctx.startup_us else ""),
+            f"{busy_pct:.0f}% of the step ({short_time(busy)})" + ctx.steady_note,
         ),
         Evidence("idle, waiting on the host", f"{short_time(causes.get('host', 0.0))} per step"),
         Evidence("idle, in a sync", f"{short_time(causes.get('sync', 0.0))} per step"),

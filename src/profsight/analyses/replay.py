@@ -9,6 +9,9 @@
   their place in the queue).
 - *Streams*: each item runs after the one before it on its stream. An item whose launch is
   not in the span follows its predecessor by the measured gap (or stays where it ran).
+- *Held items*: launched work that waited milliseconds with its device free
+  (`analyses.held`) waited for something the trace does not show: like every launched item
+  it keeps its measured latency; one edit releases it.
 - *Waits*: a synchronising call (``cudaStreamSynchronize``, ``cudaDeviceSynchronize``, a
   blocking or device-to-host copy, ``cudaFree``) during which device work finished waited
   for the last such item; the host resumes when that item is done, plus the measured tail.
@@ -28,6 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from profsight.analyses import intervals
+from profsight.analyses.held import held_items
+from profsight.analyses.startup import startup_events
 from profsight.knowledge.rows import BLOCKING_COPY_CALLS, IMPLICIT_SYNC_CALLS, RowKind, classify
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, LAUNCH_KINDS
 from profsight.model.events import F64, I64, Bool
@@ -55,6 +60,8 @@ class Edit:
     """Per device item (in `StepGraph` order): launched without latency (CUDA graphs)."""
     per: float = 1.0
     """The replayed span is divided by this (per sample, when an edit changes the batch)."""
+    release_held: bool = False
+    """Held items (`StepGraph.held`) start the typical latency after their launch."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +85,11 @@ class StepGraph:
     latency: F64
     anchored: Bool
     """First items of a stream not launched in the span: they stay where they ran."""
+    held: Bool
+    """Items held back by something the trace does not show (`analyses.held`): they keep
+    their measured latency (the hold moves with their launch) unless an edit releases them."""
+    typical: float
+    """The launch latency of items launched to a free stream (their median, ns)."""
     end: F64
     """Measured end of each item."""
     waits: I64
@@ -129,15 +141,17 @@ def step_graph(profile: Profile, lo: int, hi: int) -> StepGraph:
     # the launch latency: of items launched after their stream was free (nothing held them)
     bound = free & (first | (lend > prev_end))
     typical = float(np.median(latency[bound if bound.any() else free])) if free.any() else 0.0
-    # an item launched in time that still started after a gap, while another stream worked,
-    # waited for that stream (an event, a collective): it keeps the gap after its
-    # predecessor. With the whole device idle in the gap, nothing on it held the item: its
-    # delay stays tied to its launch.
+    typical = max(typical, 0.0)  # a graph's kernels start before its launch call returns
+    # an item launched before its predecessor ended, that started a gap after it, keeps that
+    # gap after its predecessor: it waited in the queue, or for another stream (an event, a
+    # collective). A held item (`analyses.held`: milliseconds with the whole device free)
+    # waited for something the trace does not show: its delay stays tied to its launch.
+    held = np.isin(work, held_items(profile, startup_events(profile))[0])
     delayed = free & ~first & (lend + typical <= prev_end)
     busy = intervals.union(ev.start[work], ev.end[work])
     gap_s = np.where(first, start, np.minimum(prev_end, start)).astype(np.int64)
     others = intervals.overlap_each(gap_s, start.astype(np.int64), busy) > 0
-    delayed &= others
+    delayed &= others | ~held
     latency = np.where(queued | delayed, np.minimum(latency, typical), latency)
     gap = np.where(launched & ~delayed, np.minimum(q, 0.0), q)
     return StepGraph(
@@ -151,6 +165,8 @@ def step_graph(profile: Profile, lo: int, hi: int) -> StepGraph:
         launch=lend.astype(np.float64),
         latency=latency,
         anchored=first & ~launched,
+        held=held,
+        typical=typical,
         end=end,
         waits=waits,
         wait_start=ev.start[waits].astype(np.float64),
@@ -244,6 +260,8 @@ def replay(graph: StepGraph, edit: Edit | None = None) -> float:
         removed = g.launched & (mapped(g.launch + 1.0) - mapped(g.launch) < 0.5)
         dur[removed] = 0.0
     latency = g.latency.copy()
+    if edit.release_held:
+        latency[g.held] = np.minimum(latency[g.held], g.typical)
     if edit.no_latency is not None:
         latency[edit.no_latency] = 0.0
     ready = np.where(g.launched, launch + latency + dur, _NEVER)

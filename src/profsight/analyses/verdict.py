@@ -16,6 +16,8 @@ from profsight.knowledge.advice import (
     CPU_COMPUTE_PCT,
     DOMINANT_PCT,
     EFFICIENT_MFU_PCT,
+    HELD_DOMINANT_PCT,
+    HELD_VERDICT,
     INFERENCE_NOTE,
     INPUT_BOUND_PCT,
     MEMORY_LIMIT_TITLE,
@@ -181,6 +183,7 @@ def _borderline(facts: StepFacts, data_first: bool) -> list[str]:
     busy = facts.device_busy_pct
     checks: list[tuple[str, float | None, float, str]] = [
         ("one-time start-up", facts.phase(Phase.STARTUP), STARTUP_DOMINANT_PCT, "%"),
+        ("launched work held back", facts.device_idle_pct.get("held"), HELD_DOMINANT_PCT, "%"),
         ("device busy", busy, STARVED_PCT, "%"),
         ("device busy", busy, SATURATED_PCT, "%"),
     ]
@@ -218,12 +221,31 @@ def _decide(ctx: StepFacts, findings: list[Finding]) -> Verdict:
     ]
     busy_pct = ctx.device_busy_pct
     startup = ctx.phase(Phase.STARTUP)
+    held = ctx.device_idle_pct.get("held", 0.0)
     if startup:
         evidence.append(f"one-time start-up {startup:.0f}% of the profiled window")
+    if held:
+        evidence.append(f"launched work held back {held:.0f}% of the step")
     if busy_pct is not None:
-        after = " after start-up" if startup else ""
+        left_out = [n for n, v in (("start-up", startup), ("held work", held)) if v]
+        after = f" outside {' and '.join(left_out)}" if left_out else ""
         evidence.append(f"device {ctx.busy_basis} {busy_pct:.0f}% of the step{after}")
     evidence += ctx.compute
+    if held >= HELD_DOMINANT_PCT:
+        return _verdict(
+            "unrecorded",
+            "balanced",
+            ctx,
+            busy_pct,
+            data,
+            evidence,
+            HELD_VERDICT.format(held=held)
+            + (
+                f"; of the rest, the device is busy {busy_pct:.0f}%."
+                if busy_pct is not None
+                else "."
+            ),
+        )
     if startup >= STARTUP_DOMINANT_PCT:
         return _verdict(
             "host",

@@ -113,6 +113,10 @@ def _startup(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
     return Edit("without the one-time start-up", host=(_removed(startup_intervals(ctx.profile)),))
 
 
+def _held(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
+    return Edit("held work starting when launched", release_held=True)
+
+
 def _syncs(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
     pageable = _pageable_copy_calls(ctx, graph)
     return Edit("no host-device syncs in the step", free_waits=np.setdiff1d(graph.waits, pageable))
@@ -481,6 +485,7 @@ _EDITS: dict[str, Callable[[Context, StepGraph, Finding], Edit | None]] = {
     "low_precision": _precision,
     "launch_overhead": _graphs,
     "gpu_idle": _free_host,
+    "gpu_held": _held,
     "per_step_overhead": _batch,
     "optimizer": _optimizer,
     "module_overhead": _module,

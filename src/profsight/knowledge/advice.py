@@ -578,3 +578,38 @@ INFERENCE_NOTE: Final = (
     "An inference run (no backward or optimizer step in the window), {latency} per profiled "
     "step: the question is what bounds that latency. "
 )
+#: Launched work that waits this long (µs) with its device free was held back by something
+#: the trace does not show. Basis (scripts/launch_latency.py over the real GPU traces of
+#: ../shared/data/real, K80 to B200, RTX 2080 Ti to 4090, MI300X, MTIA): in the 35 traces
+#: without such waits, an item launched to a free device starts within 26 µs at the 99th
+#: percentile of each, 90 µs at most (MTIA); the held items of the other traces wait 1.1 to
+#: 463 ms (a 4090 shared with something else, sglang and vLLM steps whose work queues behind
+#: work launched before the window, HTA's sampled traces). A millisecond is ten times the
+#: largest normal wait. Reported past HELD_PCT of the step, like syncs (SYNC_PCT).
+HELD_BACK_US: Final = 1_000.0
+HELD_PCT: Final = 2.0
+HELD_BASIS: Final = "scripts/launch_latency.py on 35 real traces by others"
+#: Past this share of the step (most of it), the step's time is mostly work the trace does
+#: not show, and the verdict says so instead of judging the model (as with start-up).
+HELD_DOMINANT_PCT: Final = 50.0
+HELD_VERDICT: Final = (
+    "Most of the step ({held:.0f}%) the GPU held this process's launched work back while "
+    "running nothing of it: the trace does not show what the GPU did (another process on it, "
+    "work queued before the profiler started, dropped device events). Profile again on a "
+    "GPU of its own, with a warm-up step before the active ones, before judging the model"
+)
+HELD_EXPLANATION: Final = (
+    "Work launched to a free GPU starts within tens of microseconds (26 µs at the 99th "
+    "percentile of 35 real traces by others, 90 µs at most). Here launched kernels or copies "
+    "waited milliseconds with nothing of this process running on the GPU: something the "
+    "trace does not show held them: another process sharing the GPU, work queued before the "
+    "profiler started (the window opened in the middle of a step), a driver that batches "
+    "submissions (Windows WDDM, WSL2), or device events the profiler sampled or dropped. "
+    "That time is neither the model's nor a sync's, and removing a sync does not get it back."
+)
+HELD_ADVICE: Final = (
+    "See what else runs on the GPU (nvidia-smi, rocm-smi) and profile on a GPU of its own "
+    "(on Windows, under Linux or in TCC mode); open the window after a warm-up step "
+    "(schedule(wait=1, warmup=1, active=3)) so no earlier work is still queued; then profile "
+    "again before judging the model."
+)

@@ -15,6 +15,8 @@ from profsight.units import short_bytes, short_rate, short_time
 
 _IDLE_LABELS = {
     "host": "waiting for the host",
+    "startup": "during one-time start-up",
+    "held": "while launched work was held back",
     "sync": "in a host-device sync",
     "copy": "during a blocking copy call",
     "input": "while the host loads data",
