@@ -477,29 +477,39 @@ def test_lightning_straggler_alone_is_not_called_heavy(lightning_job: Path) -> N
 # ---- one file holding several ranks ------------------------------------------------------
 
 
-def _merge(traces: list[Path], out: Path) -> Path:
+def _merge(traces: list[Path], out: Path, tagged: bool = False) -> Path:
     """The ranks' traces in one file, as merging tools write it: every rank's events, each
-    rank's host process keeping its pid, the first rank's header."""
+    rank's host process keeping its pid, the first rank's header. `tagged`: every event
+    carries its rank in ``args.rank`` and every rank has the same pids (ranks on different
+    hosts, or in containers, can)."""
     docs = []
-    for path in traces:
+    for k, path in enumerate(traces):
         opener = gzip.open if path.name.endswith(".gz") else open
         with opener(path, "rt") as f:
             docs.append(json.load(f))
+        if tagged:
+            pids: dict[object, int] = {}
+            for e in docs[-1]["traceEvents"]:
+                if "pid" in e:
+                    e["pid"] = pids.setdefault(e["pid"], 100 + len(pids))
+                e["args"] = {**e.get("args", {}), "rank": k}
     merged = dict(docs[0])
     merged["traceEvents"] = [e for d in docs for e in d["traceEvents"]]
     out.write_text(json.dumps(merged))
     return out
 
 
+@pytest.mark.parametrize("tagged", [False, True], ids=["by-process", "by-args-rank"])
 @pytest.mark.parametrize("job", ["plain_job", "real"])
 def test_a_file_holding_several_ranks_is_explained_as_the_job(
-    job: str, request: pytest.FixtureRequest, tmp_path: Path
+    job: str, tagged: bool, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
     """Two ranks merged into one file read as the two files do: the same ranks, steps,
     straggler and numbers (gloo ranks recorded here; two ranks of a real 128-rank NCCL job,
-    whose GPUs are devices 0 and 1 of one host)."""
+    whose GPUs are devices 0 and 1 of one host), told apart by their processes or, where
+    their pids are the same, by each event's ``args.rank``."""
     folder: Path = REAL_JOB if job == "real" else request.getfixturevalue(job)
-    merged = _merge(_traces(folder), tmp_path / "merged.json")
+    merged = _merge(_traces(folder), tmp_path / "merged.json", tagged)
     parts = profsight.model.ranks.rank_parts(load(str(merged)))
     assert [p.meta.distributed["rank"] for p in parts] == [0, 1]
     separate = explain_job(folder, executor="serial")

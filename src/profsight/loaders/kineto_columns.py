@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import islice
 from operator import attrgetter
@@ -91,6 +92,7 @@ _TOTAL_RESERVED = attrgetter("total_reserved")
 _UNFINISHED = attrgetter("unfinished")
 _INPUT_DIMS = attrgetter("input_dims")
 _INPUT_DIMS_V1 = attrgetter("input_dims_v1")
+_RANK = attrgetter("rank")
 
 
 @dataclass
@@ -225,7 +227,9 @@ class ColumnBuilder:
             kind=kind,
             name=name,
             cat=cat,
-            track=np.fromiter(map(self.raw_tracks.__getitem__, map(_PID_TID, events)), np.int32, n),
+            track=np.fromiter(
+                map(self.raw_tracks.__getitem__, self._keys(events, args)), np.int32, n
+            ),
             ts=ts,
             dur=dur,
             ext=ext,
@@ -276,6 +280,24 @@ class ColumnBuilder:
                 return out
         return out
 
+    def _keys(self, events: list[Event], args: list[Any]) -> Iterable[tuple[Any, Any]]:
+        """Each event's (pid, tid). In a merged job trace whose events carry ``args.rank``,
+        the pid is the rank's own (ranks on different hosts can share pids), named
+        ``rank N`` for `model.ranks`."""
+        keys = map(_PID_TID, events)
+        ranks = np.fromiter(map(_RANK, args), np.int64, len(args))
+        if not (ranks >= 0).any():
+            return keys
+        return [
+            (self._rank_pid(pid, r), tid) if r >= 0 else (pid, tid)
+            for (pid, tid), r in zip(keys, ranks.tolist(), strict=True)
+        ]
+
+    def _rank_pid(self, pid: int | str, rank: int) -> str:
+        key = f"rank {rank} pid {pid}"
+        self.process_names.setdefault(key, f"rank {rank}")
+        return key
+
     def _add_other(self, events: list[Event], ph: np.ndarray[Any, Any]) -> None:
         flows: list[tuple[int, bool, int, float]] = []
         tracks = self.raw_tracks
@@ -292,7 +314,8 @@ class ColumnBuilder:
                 if fid is None:
                     self.count_skipped("flow events with a non-numeric id", 1)
                     continue
-                track = tracks[(e.pid, e.tid)]
+                pid = e.pid if e.args.rank < 0 else self._rank_pid(e.pid, e.args.rank)
+                track = tracks[(pid, e.tid)]
                 flows.append((fid, code == _PH_FLOW_S, track, e.ts))
             elif code == _PH_BE:
                 self.count_skipped("begin/end ('B'/'E') events, which profsight does not pair", 1)

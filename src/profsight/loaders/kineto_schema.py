@@ -44,6 +44,8 @@ class Args(msgspec.Struct, frozen=True, gc=False):
     collective_name: str = msgspec.field(default="", name="Collective name")
     process_group: str = msgspec.field(default="", name="Process Group Name")
     """``record_param_comms`` (torch >= 2.1) and NCCL kernels (torch >= 2.3) carry these."""
+    rank: int = -1
+    """The rank an event belongs to, where a merged job trace tags each event with it."""
 
     @property
     def unfinished(self) -> int:
@@ -155,6 +157,7 @@ def event_from_object(item: dict[str, Any]) -> Event:
             group_size=_int(a.get("Group size")),
             collective_name=_text(a.get("Collective name")),
             process_group=_text(a.get("Process Group Name")),
+            rank=_int(a.get("rank")),
             name=_text(a.get("name")),
             labels=_text(a.get("labels")),
         ),
