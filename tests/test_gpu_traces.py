@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import profsight
-from profsight.analyses import diagnose
+from profsight.analyses import diagnose, intervals
 from profsight.analyses.startup import startup_events
 from profsight.knowledge.phases import Phase
 
@@ -325,3 +326,22 @@ def test_inference_is_judged_as_inference(name: str, inference: bool) -> None:
     verdict = diagnose(profsight.load(DATA / name)).verdict
     assert verdict is not None
     assert verdict.summary.startswith("An inference run") is inference
+
+
+def test_streams_working_at_once_are_measured() -> None:
+    """The NCCL job's rank runs its collectives on a stream of their own beside compute: the
+    verdict says how much of the step two streams were busy at once (the union of each
+    stream's work, swept: 1% here, the collectives being short)."""
+    verdict = diagnose(profsight.load(DATA / "real/nccl_data.json.gz")).verdict
+    assert verdict is not None
+    line = next(e for e in verdict.evidence if "streams" in e)
+    assert line.startswith("2 streams; two or more busy at once 1% of the step")
+
+
+def test_time_two_sets_cover_at_once() -> None:
+    a = (np.array([0, 50]), np.array([30, 80]))
+    b = (np.array([20]), np.array([60]))
+    c = (np.array([25]), np.array([26]))
+    # [20, 30) and [50, 60) are covered twice or more; c adds nothing new
+    assert intervals.at_least_two([a, b, c]) == 20
+    assert intervals.at_least_two([a]) == 0

@@ -43,6 +43,19 @@ def overlap(a: tuple[I64, I64], b: tuple[I64, I64]) -> int:
     return length(*a) + length(*b) - length(*both)
 
 
+def at_least_two(sets: list[tuple[I64, I64]]) -> int:
+    """Measure of the time at least two of `sets` (each sorted and disjoint) cover."""
+    if len(sets) < 2:
+        return 0
+    starts = np.concatenate([s for s, _ in sets])
+    ends = np.concatenate([e for _, e in sets])
+    times = np.concatenate([starts, ends])
+    steps = np.concatenate([np.ones(len(starts), np.int64), -np.ones(len(ends), np.int64)])
+    order = np.lexsort((steps, times))  # at equal times, ends before starts
+    times, depth = times[order], np.cumsum(steps[order])
+    return int(np.sum(np.diff(times)[depth[:-1] >= 2]))
+
+
 def complement(start: I64, end: I64, lo: int, hi: int) -> tuple[I64, I64]:
     """[lo, hi) minus a set of disjoint sorted intervals inside it."""
     s, e = clip(start, end, lo, hi)

@@ -27,7 +27,7 @@ from profsight.knowledge.advice import (
     STARVED_PCT,
 )
 from profsight.knowledge.phases import Phase
-from profsight.knowledge.trace_schema import EventKind
+from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
 from profsight.units import short_time
 
 
@@ -143,12 +143,25 @@ def _busy_split(ctx: Context) -> list[str]:
     span = max(hi - lo, 1)
     computing = intervals.length(*k) * 100 / span
     copying = (intervals.length(*m) - intervals.overlap(k, m)) * 100 / span
-    if copying < 0.5:
-        return []
-    return [
-        f"device computing {computing:.0f}% of the step, "
-        f"copying (no kernel meanwhile) {copying:.0f}%"
+    out = []
+    if copying >= 0.5:
+        out.append(
+            f"device computing {computing:.0f}% of the step, "
+            f"copying (no kernel meanwhile) {copying:.0f}%"
+        )
+    work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS))
+    lanes = ev.device[work].astype(np.int64) * (1 << 32) + ev.stream[work]
+    per_stream = [
+        intervals.clip(*intervals.union(ev.start[on], ev.end[on]), lo, hi)
+        for on in (work[lanes == lane] for lane in np.unique(lanes))
     ]
+    both = intervals.at_least_two(per_stream) * 100 / span
+    if both >= 0.5:
+        out.append(
+            f"{len(per_stream)} streams; two or more busy at once {both:.0f}% of the step "
+            "(work overlapping on the device)"
+        )
+    return out
 
 
 def verdict(facts: StepFacts, findings: list[Finding]) -> Verdict:
