@@ -254,3 +254,47 @@ def test_deeply_nested_ranges_are_cut_not_crashed(
     tree = profsight.load(trace).tree()
     assert tree.root.check() == []
     assert tree.root.find("level_1499") is not None
+
+
+def test_output_into_a_missing_folder_is_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A folder that does not exist is the user's mistake: one line, exit 3 (was an internal
+    error, exit 4)."""
+    target = tmp_path / "nonexistent_dir" / "r.html"
+    code, _, err = run(capsys, "explain", MINIMAL, "-o", str(target))
+    assert code == EXIT_OUTPUT
+    assert err.strip().splitlines() == [
+        f"profsight: error: {target}: the folder {target.parent} does not exist"
+    ]
+    assert not target.parent.exists()
+
+
+@pytest.mark.parametrize("command", ["explain", "table", "tree"])
+def test_an_output_suffix_no_format_has_is_refused(
+    command: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`-o report.pdf` wrote text before; now it names the suffixes the command writes."""
+    target = tmp_path / "report.pdf"
+    code, _, err = run(capsys, command, MINIMAL, "-o", str(target))
+    assert code == EXIT_USAGE
+    assert "does not write .pdf files; name the output" in err
+    assert ".json" in err and len(err.strip().splitlines()) == 1
+    assert not target.exists()
+    # --format decides whatever the suffix, and .txt / no suffix are text
+    assert run(capsys, command, MINIMAL, "-o", str(target), "--format", "json")[0] == 0
+    assert json.loads(target.read_text())
+    plain = tmp_path / "report.txt"
+    assert run(capsys, command, MINIMAL, "-o", str(plain))[0] == 0
+    assert not plain.read_text().lstrip().startswith(("{", "<"))
+
+
+def test_explain_prints_torch_table_whole(capsys: pytest.CaptureFixture[str]) -> None:
+    """Piped (no terminal), explain's copy of torch's table keeps every column, as `table`
+    prints it (it was cut at 120 characters, losing the CUDA and Calls columns)."""
+    trace = str(DATA / "real/nccl_data.json.gz")
+    _, out, _ = run(capsys, "explain", trace)
+    _, table, _ = run(capsys, "table", trace)
+    header = next(line for line in table.splitlines() if "# of Calls" in line)
+    assert header in out.splitlines()
+    assert len(header) > 120

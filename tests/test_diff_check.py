@@ -286,6 +286,10 @@ def test_check_phases_and_findings(
     assert code == EXIT_BUDGET
     gate = "finding data_loading is high, at or above high: "
     assert any(m.startswith(gate) for m in _broken(err))
+    # the form without shell metacharacters, and the quoted one, mean the same
+    quoted = run(capsys, "check", slow, "--fail-on", "severity>=high")
+    assert run(capsys, "check", slow, "--fail-on", "high") == quoted
+    assert run(capsys, "check", slow, "--fail-on", "severity:HIGH") == quoted
     healthy = scenarios["healthy_conv"]
     code, out, err = run(capsys, "check", healthy, "--fail-on", "severity>=high")
     assert (code, err) == (EXIT_OK, ""), err
@@ -306,6 +310,7 @@ def test_check_phases_and_findings(
         (["--max", "step_time=120"], "--max step_time=120"),
         (["--min", "device_busy=60ms"], "--min device_busy=60ms"),
         (["--fail-on", "severity>=huge"], "--fail-on severity>=huge"),
+        (["--fail-on", "severity>high"], "--fail-on severity>high"),
         ([], "needs a budget"),
     ],
 )

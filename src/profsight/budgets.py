@@ -39,7 +39,8 @@ FINDING_PREFIX = "finding:"
 _PHASES = frozenset(p.value for p in Phase)
 _TIME_UNITS = {"us": 1.0, "µs": 1.0, "ms": 1000.0, "s": 1_000_000.0}
 _LIMIT = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(%|us|µs|ms|s)?\s*$")
-_FAIL_ON = re.compile(r"^\s*severity\s*>=\s*(\w+)\s*$")
+#: ``high``, or ``severity>=high`` (quoted in a shell: ``>`` redirects), or ``severity:high``.
+_FAIL_ON = re.compile(r"^\s*(?:severity\s*(?:>=|:)\s*)?(\w+)\s*$")
 _GATES = {s.name.lower(): s for s in Severity if s is not Severity.INFO}
 
 
@@ -96,13 +97,14 @@ def _metric(name: str, flag: str) -> Metric:
 
 
 def parse_fail_on(argument: str) -> Severity:
-    """``severity>=LEVEL`` as the lowest severity that fails."""
+    """``LEVEL`` (or ``severity>=LEVEL``, ``severity:LEVEL``) as the lowest severity that
+    fails."""
     match = _FAIL_ON.match(argument)
     level = _GATES.get(match.group(1).lower()) if match else None
     if level is None:
         raise UsageError(
-            f"bad budget '--fail-on {argument}': write severity>=LEVEL with LEVEL one of "
-            f"{', '.join(_GATES)}"
+            f"bad budget '--fail-on {argument}': write LEVEL (or 'severity>=LEVEL') with "
+            f"LEVEL one of {', '.join(_GATES)}"
         )
     return level
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from profsight.errors import ProfsightError
+from profsight.errors import ProfsightError, UsageError
 from profsight.loaders import load
 from profsight.loaders.progress import Progress, no_progress
 from profsight.model.diagnostics import Level
@@ -96,9 +96,16 @@ def write_output(text: str, output: str | None, inputs: list[str], force: bool) 
             continue
     if target.exists() and not force:
         raise OutputError(f"{output}: already exists (use --force to replace it)")
+    folder = target.parent
+    if not folder.is_dir():
+        raise OutputError(f"{output}: the folder {folder} does not exist")
     tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(target)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(target)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise OutputError(f"{output}: cannot be written ({exc.strerror or exc})") from exc
 
 
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
@@ -134,9 +141,19 @@ def percent(text: str) -> float:
 
 
 def format_from(args: argparse.Namespace, suffixes: dict[str, str], default: str) -> str:
-    """``--format``, else the output file's suffix, else `default`."""
+    """``--format``, else the output file's suffix (none: `default`; one the command does not
+    write: a usage error naming those it does), else `default`."""
     if args.format:
         return str(args.format)
-    if args.output:
-        return suffixes.get(Path(args.output).suffix.lower(), default)
+    if args.output and args.output != "-":
+        suffix = Path(args.output).suffix.lower()
+        if not suffix:
+            return default
+        if suffix not in suffixes:
+            known = ", ".join(sorted(suffixes))
+            raise UsageError(
+                f"{args.output}: profsight does not write {suffix} files; name the output "
+                f"{known}, or choose the format with --format"
+            )
+        return suffixes[suffix]
     return default

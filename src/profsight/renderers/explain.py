@@ -162,7 +162,13 @@ REPORT_FORMATS: dict[str, Callable[[Report], str]] = {
     "json": render_json_report,
     "html": render_html,
 }
-REPORT_SUFFIXES = {".txt": "text", ".md": "markdown", ".json": "json", ".html": "html"}
+REPORT_SUFFIXES = {
+    ".txt": "text",
+    ".md": "markdown",
+    ".json": "json",
+    ".html": "html",
+    ".htm": "html",
+}
 
 
 def render_report(report: Report, fmt: str) -> str:

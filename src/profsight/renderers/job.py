@@ -15,7 +15,13 @@ from profsight.renderers.html import clean_floats as _clean
 from profsight.units import short_bytes, short_rate, short_time
 
 JOB_SCHEMA = "profsight-job/1"
-JOB_SUFFIXES = {".md": "markdown", ".json": "json", ".html": "html", ".htm": "html"}
+JOB_SUFFIXES = {
+    ".txt": "text",
+    ".md": "markdown",
+    ".json": "json",
+    ".html": "html",
+    ".htm": "html",
+}
 #: Rows of each rank the per-rank view lists.
 RANK_ROWS = 5
 #: Phases shown as columns of the per-rank table (the rest add up into "other").

@@ -215,22 +215,25 @@ def report_renderable(report: Report, width: int) -> RenderableType:
         parts += [Text("Reading the table, step by step:", style="bold")]
         parts += [_indented(f"{i}. {t}", left=2) for i, t in enumerate(report.walkthrough, 1)]
         parts += [Text("")]
-    key = "device_total_us" if report.table.has_device else "cpu_total_us"
-    parts += [
-        Text("Profiler table, as torch prints it (top rows by total):", style="bold"),
-        Text(
-            render_torch_table(report.table.sorted(key).head(len(report.top))),
-            no_wrap=True,
-            overflow="ignore",
-        ),
-    ]
-    if report.tree is not None:
-        parts += [
-            Text("Call tree (nodes under 2% of the run hidden):", style="bold"),
-            tree_renderable(report.tree, device_name=report.device_name),
-        ]
     return Group(*parts)
 
 
+def _torch_table(report: Report) -> str:
+    """torch's table of the top rows, full width: wider than the terminal, it is not cut."""
+    key = "device_total_us" if report.table.has_device else "cpu_total_us"
+    return render_torch_table(report.table.sorted(key).head(len(report.top)))
+
+
 def render_terminal(report: Report, width: int = 120, color: bool = False) -> str:
-    return render_to_text(report_renderable(report, width), width=width, color=color)
+    """The report at `width`, except torch's table: printed whole (every column, however
+    wide), as `profsight table` prints it."""
+    title = Text("Profiler table, as torch prints it (top rows by total):", style="bold")
+    out = render_to_text(Group(report_renderable(report, width), title), width=width, color=color)
+    out += _torch_table(report).rstrip("\n") + "\n"
+    if report.tree is not None:
+        tree = Group(
+            Text("Call tree (nodes under 2% of the run hidden):", style="bold"),
+            tree_renderable(report.tree, device_name=report.device_name),
+        )
+        out += render_to_text(tree, width=width, color=color)
+    return out

@@ -33,8 +33,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument(
         "--fail-on",
         default=None,
-        metavar="severity>=LEVEL",
-        help="fail on any finding at or above LEVEL: high, medium or low",
+        metavar="LEVEL",
+        help="fail on any finding at or above LEVEL: high, medium or low "
+        "('severity>=LEVEL', quoted, works too)",
     )
     p.add_argument(
         "--progress",

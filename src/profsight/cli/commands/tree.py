@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
         profile.tree()  # raises: a printed table has no call tree
     tree = profile.tree().pruned(depth=args.depth, min_share=args.min_share)
     warn_analysis(args.path, profile)
-    fmt = format_from(args, {".json": "json"}, "text")
+    fmt = format_from(args, {".txt": "text", ".json": "json"}, "text")
     if fmt == "json":
         text = render_tree_json(tree)
     else:
