@@ -298,3 +298,23 @@ def test_explain_prints_torch_table_whole(capsys: pytest.CaptureFixture[str]) ->
     header = next(line for line in table.splitlines() if "# of Calls" in line)
     assert header in out.splitlines()
     assert len(header) > 120
+
+
+def test_print_of_a_table_is_torchs_layout() -> None:
+    table = profsight.load(MINIMAL).table()
+    text = str(table)
+    assert text.splitlines()[1].split()[:4] == ["Name", "Self", "CPU", "%"]
+    assert "Self CPU time total: 140.000us" in text
+    assert repr(table).startswith("<ProfilerTable: 11 rows")
+
+
+def test_notes_name_their_level_once_and_lightning_only_when_it_is_there(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """sglang's trace (no Lightning) has ranges overlapping without nesting: the info line
+    says "info:" once, and the table note does not blame Lightning."""
+    _, out, _ = run(capsys, "explain", str(DATA / "real/sglang_Qwen3-8B_decode.json.gz"))
+    assert "note: info:" not in out
+    assert any(line.startswith("info: 1 thread(s) hold ranges") for line in out.splitlines())
+    assert "Ranges on one thread overlap without nesting (a range opened" in out
+    assert "Lightning steps the profiler" not in out

@@ -330,3 +330,9 @@ def test_check_bad_input_is_exit_1(capsys: pytest.CaptureFixture[str], tmp_path:
         code, out, err = run(capsys, "check", str(path), "--max", "step_time=1s")
         assert (code, out, err.count("\n")) == (EXIT_INPUT, "", 1)
         assert err.startswith(f"profsight: error: {path}: ")
+
+
+def test_unknown_budget_name_lists_each_name_once(capsys: pytest.CaptureFixture[str]) -> None:
+    _, _, err = run(capsys, "check", "missing.json", "--max", "nosuch=10%")
+    names = err.split("use one of: ")[1].strip().split(", ")
+    assert "data_loading" in names and len(names) == len(set(names))

@@ -10,7 +10,7 @@ import pytest
 
 import profsight
 from profsight.model.table import ProfilerTable, Row
-from profsight.renderers.table_text import render_torch_table
+from profsight.model.torch_layout import render_torch_table
 
 from recorders import Recorded, TorchRow
 

@@ -13,6 +13,7 @@ from profsight.knowledge.kernels import decode_kernel
 from profsight.knowledge.lightning import (
     HOOKS,
     LIGHTNING_ACTION_PREFIX,
+    LIGHTNING_TAGS,
     LOOP_ACTIONS,
     MODULE_CLASSES,
     action_candidates,
@@ -20,7 +21,13 @@ from profsight.knowledge.lightning import (
     module_label,
 )
 from profsight.knowledge.ops import lookup_op
-from profsight.knowledge.reading import LIGHTNING_SELF_TIME, MODULE_INSIDE, OVERLAPPED_ROWS
+from profsight.knowledge.reading import (
+    LIGHTNING_SELF_TIME,
+    MODULE_INSIDE,
+    OVERLAP_NOTE,
+    OVERLAP_NOTE_LIGHTNING,
+    OVERLAPPED_ROWS,
+)
 from profsight.knowledge.rows import DEVICE_KINDS, KINDS, RowKind, classify
 from profsight.model.table import ProfilerTable, Row
 from profsight.model.tree import CallTree
@@ -209,13 +216,8 @@ def table_notes(table: ProfilerTable, overlapping: bool = False) -> list[str]:
     """What the table as a whole says that a reader might misread."""
     notes = []
     if overlapping:
-        notes.append(
-            "Ranges on one thread overlap without nesting (Lightning steps the profiler inside "
-            "optimizer_step): torch then makes the ops after a step boundary children of the "
-            "new ProfilerStep, so the self time of ProfilerStep* and of the optimizer rows "
-            "holds ops that ran inside other ranges, and Self CPU time total can exceed the "
-            "wall time. The step-time breakdown (by time window) is the reliable figure."
-        )
+        lightning = any(r.name.startswith(LIGHTNING_TAGS) for r in table.rows)
+        notes.append(OVERLAP_NOTE_LIGHTNING if lightning else OVERLAP_NOTE)
     if not table.has_device:
         notes.append(
             "No CUDA time: either a CPU-only run, or device activity was not recorded (add "

@@ -92,7 +92,8 @@ def _metric(name: str, flag: str) -> Metric:
         return "phase"
     if name.removeprefix(FINDING_PREFIX) in CATEGORIES:
         return "finding"
-    known = ", ".join([STEP_TIME, DEVICE_BUSY, *sorted(_PHASES), *CATEGORIES])
+    # a phase and a finding category can share a name (data_loading): each is listed once
+    known = ", ".join(dict.fromkeys([STEP_TIME, DEVICE_BUSY, *sorted(_PHASES), *CATEGORIES]))
     raise UsageError(f"bad budget {flag!r}: unknown name {name!r}; use one of: {known}")
 
 

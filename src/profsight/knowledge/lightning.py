@@ -13,6 +13,8 @@ from typing import Final
 
 LIGHTNING_ACTION_PREFIX: Final = "[pl][profile]"
 LIGHTNING_MODULE_PREFIX: Final = "[pl][module]"
+#: The row tags only Lightning writes (its actions, its modules, its strategy's hooks).
+LIGHTNING_TAGS: Final = (LIGHTNING_ACTION_PREFIX, LIGHTNING_MODULE_PREFIX, "[Strategy]")
 #: torch's Python tracer frame for a module call (``with_stack=True``): ``nn.Module: Conv2d_0``.
 PYTHON_MODULE_PREFIX: Final = "nn.Module: "
 

@@ -16,6 +16,22 @@ LIGHTNING_SELF_TIME: Final = (
     "that ran in other ranges (training_step's forward, backward); the breakdown by phase "
     "reads the totals instead"
 )
+#: Said of a table whose ranges overlap without nesting on one thread; the Lightning form when
+#: the table has Lightning rows (Lightning steps the profiler inside optimizer_step).
+_OVERLAP_EFFECT: Final = (
+    "torch then makes the ops after a step boundary children of the new ProfilerStep, so "
+    "the self time of ProfilerStep* and of the ranges it cut holds ops that ran inside other "
+    "ranges, and Self CPU time total can exceed the wall time. The step-time breakdown (by "
+    "time window) is the reliable figure."
+)
+OVERLAP_NOTE: Final = (
+    "Ranges on one thread overlap without nesting (a range opened in one step and closed in "
+    "the next, or a profiler stepped inside a range): " + _OVERLAP_EFFECT
+)
+OVERLAP_NOTE_LIGHTNING: Final = (
+    "Ranges on one thread overlap without nesting (Lightning steps the profiler inside "
+    "optimizer_step): " + _OVERLAP_EFFECT
+)
 MODULE_INSIDE: Final = (
     "the time is inside, in its layers (for a ResNet block: its convolutions), not in the "
     "block's own Python"

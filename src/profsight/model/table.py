@@ -22,6 +22,7 @@ import numpy as np
 from profsight.errors import UsageError
 from profsight.knowledge.trace_schema import EventKind
 from profsight.model.events import I64
+from profsight.model.torch_layout import render_torch_table
 
 if TYPE_CHECKING:
     from profsight.model.profile import Profile
@@ -117,7 +118,7 @@ SORT_KEYS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ProfilerTable:
     rows: tuple[Row, ...]
     group_by: GroupBy
@@ -136,6 +137,16 @@ class ProfilerTable:
     longest_name: int = 0
     """Longest row name before a limit (torch sizes its name column on all rows)."""
     longest_shapes: int = 0
+
+    def __str__(self) -> str:
+        """The table as torch prints it (``print(profile.table())``)."""
+        return render_torch_table(self)
+
+    def __repr__(self) -> str:
+        return (
+            f"<ProfilerTable: {len(self.rows)} rows grouped by {self.group_by}, "
+            f"self CPU {self.self_cpu_total_us:.3f} us; print() it for torch's layout>"
+        )
 
     def __iter__(self) -> Iterator[Row]:
         return iter(self.rows)

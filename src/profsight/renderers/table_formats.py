@@ -10,8 +10,8 @@ import msgspec
 
 from profsight.errors import UsageError
 from profsight.model.table import ProfilerTable, Row
+from profsight.model.torch_layout import render_torch_table
 from profsight.renderers.escape import markdown_cell
-from profsight.renderers.table_text import render_torch_table
 from profsight.units import short_time
 
 TABLE_SCHEMA = "profsight/table/1"

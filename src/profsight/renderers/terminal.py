@@ -14,9 +14,9 @@ from profsight.analyses.breakdown import Breakdown
 from profsight.findings import Finding, Severity
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.knowledge.rows import RowKind
+from profsight.model.torch_layout import render_torch_table
 from profsight.renderers.console import render_to_text
 from profsight.renderers.diagnosis import communication_lines
-from profsight.renderers.table_text import render_torch_table
 from profsight.renderers.tree_text import tree_renderable
 from profsight.report import ExplainedRow, Report
 from profsight.units import short_time
@@ -198,7 +198,8 @@ def _row_note(e: ExplainedRow) -> RenderableType:
 
 def report_renderable(report: Report, width: int) -> RenderableType:
     parts: list[RenderableType] = [Text("\n".join(report.summary))]
-    parts += [_indented(f"note: {d}", "yellow", left=0) for d in report.diagnostics]
+    # a diagnostic names its own level ("info: ...", "warning: ...")
+    parts += [_indented(str(d), "yellow", left=0) for d in report.diagnostics]
     for section in (_verdict(report), _breakdown(report.breakdown)):
         if section is not None:
             parts += [Text(""), section]

@@ -6,8 +6,12 @@ table beside torch's and compare them cell by cell.
 
 from __future__ import annotations
 
-from profsight.model.table import ProfilerTable, Row
+from typing import TYPE_CHECKING
+
 from profsight.units import torch_memory, torch_percent, torch_time
+
+if TYPE_CHECKING:
+    from profsight.model.table import ProfilerTable, Row
 
 _COLUMN = 12
 _SPACING = 2
