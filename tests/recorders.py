@@ -199,3 +199,18 @@ def record_lightning(out_dir: Path) -> Recorded:
     trainer.fit(LitNet(), torch.utils.data.DataLoader(data, batch_size=16))
     assert capture.recorded is not None
     return capture.recorded
+
+
+def record_open_range(out: Path) -> Recorded:
+    """A plain loop under the profiler with a ``record_function`` still open when it stops
+    (``"finished": false`` in the trace), and memory profiling on."""
+    torch.manual_seed(0)
+    x = torch.randn(64, 64)
+    capture = Capture(out)
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True, on_trace_ready=capture):
+        left_open = record_function("left_open")
+        left_open.__enter__()
+        for _ in range(20):
+            x = torch.tanh(x @ x / 64)
+    assert capture.recorded is not None
+    return capture.recorded

@@ -12,7 +12,7 @@ import profsight
 from profsight.model.table import ProfilerTable, Row
 from profsight.model.torch_layout import render_torch_table
 
-from recorders import Recorded, TorchRow
+from recorders import Recorded, TorchRow, record_open_range
 
 ABS_US = 2.0
 REL = 0.01
@@ -108,3 +108,15 @@ def test_side_thread_ops_are_their_own_roots(recorded_stack: Recorded) -> None:
     threads = [n for n in tree.root.children if n.kind == "thread"]
     assert len(threads) >= 2
     assert not tree.root.check()
+
+
+def test_a_range_left_open_ends_where_torch_ends_it(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """torch ends a range still open at the end of Kineto's ``PyTorch Profiler (0)`` span:
+    profsight ended it at the last finished op (5014 against torch's 5078 us), leaving the
+    allocations freed after that op as extra ``[memory]`` rows and the range's CPU Mem off."""
+    recorded = record_open_range(tmp_path_factory.mktemp("open") / "open.json")
+    table = profsight.load(recorded.trace).table()
+    assert_table_matches(table, recorded.rows, with_shapes=False)
+    assert "[memory]" not in {r.name for r in table.rows}

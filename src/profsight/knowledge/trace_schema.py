@@ -139,6 +139,12 @@ PHASE_FLOW_END: Final = "f"
 PHASE_BEGIN_END: Final = frozenset({"B", "E"})
 
 
+#: Kineto's span of the whole collection (``PyTorch Profiler (0)``, category ``Trace``): a range
+#: still open when the profiler stopped ends, in torch's own events, at its end.
+PROFILER_SPAN_CATEGORY: Final = "trace"
+PROFILER_SPAN_PREFIX: Final = "PyTorch Profiler"
+
+
 def kind_of_category(category: str) -> EventKind:
     """The kind of event a trace category holds; unknown categories are `EventKind.OTHER`."""
     return CATEGORY_KINDS.get(category.lower(), EventKind.OTHER)

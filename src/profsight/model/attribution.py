@@ -36,6 +36,8 @@ from profsight.knowledge.trace_schema import (
     LAUNCH_KINDS,
     MEMORY_EVENT_NAME,
     OWNER_KINDS,
+    PROFILER_SPAN_CATEGORY,
+    PROFILER_SPAN_PREFIX,
     EventKind,
     table_key,
 )
@@ -168,16 +170,26 @@ def attribute(profile: Profile) -> Attribution:
 def _clipped_durations(ev: EventStore, host: Bool, is_async: Bool) -> I64:
     """Durations, with ranges left open cut where the profiler stopped.
 
-    The exporter stretches an open range to the end of the trace window; torch's own events
-    end it when collection stopped, which is when the last completed host range ended.
+    The exporter stretches an open range to when it exported; torch's own events end it when
+    collection stopped: the end of Kineto's ``PyTorch Profiler (N)`` span (a trace without
+    one: the end of the last completed host range).
     """
     dur = ev.dur.copy()
     finished = host & ~is_async
     if is_async.any() and finished.any():
-        stop = int(ev.end[finished].max())
+        spans = _profiler_spans(ev)
+        stop = int(ev.end[spans].max() if len(spans) else ev.end[finished].max())
         dur[is_async] = np.clip(stop - ev.start[is_async], 0, ev.dur[is_async])
     clipped: I64 = dur.astype(np.int64)
     return clipped
+
+
+def _profiler_spans(ev: EventStore) -> I64:
+    """Kineto's spans of the collection (``PyTorch Profiler (N)``, category ``Trace``)."""
+    cats = [i for i, s in enumerate(ev.strings) if s.lower() == PROFILER_SPAN_CATEGORY]
+    names = [i for i, s in enumerate(ev.strings) if s.startswith(PROFILER_SPAN_PREFIX)]
+    found: I64 = np.flatnonzero(np.isin(ev.category, cats) & np.isin(ev.name, names))
+    return found
 
 
 def _table_keys(ev: EventStore) -> I64:
