@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 import profsight
+from profsight.annotate import explain_row
 from profsight.model.table import ProfilerTable, Row
 from profsight.model.torch_layout import render_torch_table
 
@@ -120,3 +121,20 @@ def test_a_range_left_open_ends_where_torch_ends_it(
     table = profsight.load(recorded.trace).table()
     assert_table_matches(table, recorded.rows, with_shapes=False)
     assert "[memory]" not in {r.name for r in table.rows}
+
+
+def test_negative_self_times_are_torchs(recorded_stack: Recorded) -> None:
+    """With with_stack=True, the Python frame around prof.step() holds ProfilerStep#N (opened
+    inside it, closed in the next call) beside the step() frames it overlaps: torch's
+    self time (total minus the children's totals) is negative, and profsight's equals it,
+    explained as such."""
+    torch_negative = {r.key: r.self_cpu for r in recorded_stack.rows if r.self_cpu < 0}
+    assert torch_negative
+    profile = profsight.load(recorded_stack.trace)
+    table = profile.table()
+    ours = {r.name: r for r in table.rows if r.self_cpu_us < 0}
+    assert set(ours) == set(torch_negative)
+    for name, theirs in torch_negative.items():
+        assert close(ours[name].self_cpu_us, theirs)
+    row = next(iter(ours.values()))
+    assert "is negative, as torch prints it" in explain_row(row, table).reading

@@ -24,6 +24,7 @@ from profsight.knowledge.ops import lookup_op
 from profsight.knowledge.reading import (
     LIGHTNING_SELF_TIME,
     MODULE_INSIDE,
+    NEGATIVE_SELF,
     OVERLAP_NOTE,
     OVERLAP_NOTE_LIGHTNING,
     OVERLAPPED_ROWS,
@@ -134,6 +135,8 @@ def _reading(row: Row, kind: RowKind, table: ProfilerTable, tree: CallTree | Non
     if kind in DEVICE_KINDS or row.is_device:
         return _device_reading(row, table)
     parts: list[str] = []
+    if row.self_cpu_us < 0:
+        parts.append(NEGATIVE_SELF.format(self=short_time(row.self_cpu_us)))
     total = table.self_cpu_total_us
     if row.cpu_total_us > 0 and total and row.cpu_total_us * 100 / total >= MATTERS_PCT:
         parts.append(_self_vs_total(row, kind, tree, table))

@@ -32,6 +32,16 @@ OVERLAP_NOTE_LIGHTNING: Final = (
     "Ranges on one thread overlap without nesting (Lightning steps the profiler inside "
     "optimizer_step): " + _OVERLAP_EFFECT
 )
+#: Said of a row whose self time is negative. torch computes self time as the total minus its
+#: children's totals, and children can overlap each other (a range opened in one call and
+#: closed in another, as ProfilerStep#N opens in prof.step() and closes in the next call);
+#: torch's key_averages() prints the same negative number (tests/test_fidelity.py).
+NEGATIVE_SELF: Final = (
+    "self time {self} is negative, as torch prints it: torch subtracts each child's total, "
+    "and its children overlap each other (a range opened in one call and closed in another, "
+    "as ProfilerStep#N opens inside prof.step() and closes in the next call), so they add up "
+    "to more than the row itself"
+)
 MODULE_INSIDE: Final = (
     "the time is inside, in its layers (for a ResNet block: its convolutions), not in the "
     "block's own Python"
