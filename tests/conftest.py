@@ -9,14 +9,15 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data"
-SHARED_REAL = Path(os.environ.get("PROFSIGHT_SHARED_DATA", REPO.parent / "shared/data/real"))
+#: The collection of real third-party traces (a copy of ../shared/data/real/traces, with its
+#: MANIFEST.md giving each file's source and licence); PROFSIGHT_SHARED_DATA points elsewhere.
+SHARED_REAL = Path(os.environ.get("PROFSIGHT_SHARED_DATA", DATA / "shared"))
 
 
 def real_traces() -> list[Path]:
-    """Every trace of the shared collection of real third-party traces (empty if absent)."""
+    """Every trace of the collection of real third-party traces."""
     root = SHARED_REAL / "traces"
-    if not root.is_dir():
-        return []
+    assert root.is_dir(), f"{root}: the real-trace collection is missing"
     return sorted(p for p in root.rglob("*") if p.is_file() and ".json" in p.name)
 
 

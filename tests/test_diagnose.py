@@ -112,7 +112,6 @@ GPU_CASES = [
 ]
 
 
-@pytest.mark.skipif(not REAL.is_dir(), reason="../shared/data/real is not beside the repository")
 @pytest.mark.parametrize(("path", "present", "absent"), GPU_CASES, ids=[c[0] for c in GPU_CASES])
 def test_real_gpu_traces(path: str, present: set[str], absent: set[str]) -> None:
     categories = {f.category for f in diagnose(profsight.load(REAL / path)).findings}

@@ -46,7 +46,6 @@ def _weighted_other_share(table: ProfilerTable) -> float:
 SHARED = real_traces()
 
 
-@pytest.mark.skipif(not SHARED, reason="../shared/data/real is not beside the repository")
 def test_real_traces_rows_get_a_specific_kind() -> None:
     """In every real trace, >= 95% of the time-weighted rows get a kind other than `other`."""
     worst = 0.0

@@ -28,7 +28,7 @@ from profsight.knowledge.kernels import (
 )
 from profsight.knowledge.trace_schema import EventKind
 
-from conftest import SHARED_REAL, real_traces
+from conftest import real_traces
 
 FIELDS = (
     "vendor",
@@ -622,8 +622,6 @@ _DEVICE_KINDS = (EventKind.KERNEL, EventKind.MEMCPY, EventKind.MEMSET)
 @pytest.fixture(scope="module")
 def real_kernel_names() -> dict[str, set[int]]:
     """Every distinct device-work name of the shared real traces, with its event kinds."""
-    if not (SHARED_REAL / "traces").is_dir():
-        pytest.skip("../shared/data/real/traces is not beside the repository")
     names: dict[str, set[int]] = {}
     for path in real_traces():
         if path.name not in _NOT_TRACES:

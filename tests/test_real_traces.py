@@ -34,7 +34,6 @@ def test_local_copies_load(path: Path) -> None:
     check_invariants(profile)
 
 
-@pytest.mark.skipif(not SHARED, reason="../shared/data/real is not beside the repository")
 @pytest.mark.parametrize("path", SHARED, ids=_ids(SHARED))
 def test_shared_trace(path: Path) -> None:
     if path.name in NOT_TRACES:
