@@ -35,7 +35,7 @@ from profsight.analyses.printed_step import PrintedStep, printed_step
 from profsight.analyses.verdict import Verdict, trace_facts, verdict
 from profsight.analyses.whatif import with_savings
 from profsight.findings import Finding, ranked
-from profsight.knowledge.advice import READABLE_TABLE_PCT
+from profsight.knowledge.advice import INCLUSIVE_DEVICE, READABLE_TABLE_PCT, TOO_LITTLE
 from profsight.model.profile import Profile
 from profsight.model.text_profile import PrintedRun
 
@@ -72,14 +72,6 @@ def diagnose(profile: Profile) -> Diagnosis:
     return Diagnosis(ctx.breakdown, tuple(ranked(findings)), result, ctx.comms)
 
 
-#: Said of a fragment of rows with neither a step row nor the table's totals.
-TOO_LITTLE = (
-    "Too little to judge: these rows name no phase of a step, or carry neither a step "
-    "(ProfilerStep*, training_step) nor the table's totals (its footer), so no share of a "
-    "step can be measured; paste the whole table for a diagnosis."
-)
-
-
 def _too_little(step: PrintedStep, run: PrintedRun, device: bool) -> bool:
     """A fragment without steps or totals, or rows that hold too little of the self time and
     name no phase (device figures, when the table has them, still tell something)."""
@@ -87,13 +79,6 @@ def _too_little(step: PrintedStep, run: PrintedRun, device: bool) -> bool:
         return True
     named = [p for p in step.parts if p.rows]
     return step.coverage_pct < READABLE_TABLE_PCT and not named and not device
-
-
-INCLUSIVE_DEVICE = (
-    "torch <= 1.6 printed inclusive CUDA times only, and its 'CUDA time total' sums them over "
-    "nested ops (counting a kernel once per op around it): the device's work and idle time "
-    "cannot be read from this table, so it is judged on its CPU columns."
-)
 
 
 def diagnose_table(run: PrintedRun) -> Diagnosis:

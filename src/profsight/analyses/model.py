@@ -67,7 +67,7 @@ def _conv_bias_before_norm(ctx: Context) -> list[Finding]:
         Finding(
             category="compute_conv",
             severity=Severity.LOW,
-            title=f"{wasted // ctx.steps} convolutions per step add a bias that BatchNorm removes",
+            title=advice.CONV_BIAS_TITLE.format(per_step=wasted // ctx.steps),
             evidence=(Evidence("biased conv followed by batch_norm", f"{wasted} calls", (CONV,)),),
             explanation=advice.CONV_BIAS_EXPLANATION,
             recommendation=advice.CONV_BIAS_ADVICE,
@@ -96,18 +96,10 @@ def complexity(judgement: str, summary: str, evidence: tuple[str, ...]) -> list[
         Finding(
             category="model_complexity",
             severity=Severity.INFO,
-            title="The model is small for this hardware"
-            if small
-            else "The model is heavy for this hardware",
+            title=advice.SMALL_MODEL_TITLE if small else advice.HEAVY_MODEL_TITLE,
             evidence=tuple(Evidence("measured", e) for e in evidence),
             explanation=summary,
-            recommendation=(
-                "Give each step more work: a larger batch, fused ops (torch.compile), CUDA "
-                "graphs; or run on smaller hardware."
-                if small
-                else "Do less work per step or spread it: mixed precision (bf16), a more "
-                "efficient architecture, activation checkpointing for memory, more devices."
-            ),
+            recommendation=advice.SMALL_MODEL_ADVICE if small else advice.HEAVY_MODEL_ADVICE,
             at_stake_pct=0.0,
             trigger="the verdict's judgement",
         )
@@ -135,9 +127,8 @@ def optimizer_implementation(ctx: Context) -> list[Finding]:
     return [
         Finding(
             category="optimizer",
-            severity=Severity.MEDIUM if share >= 10 else Severity.LOW,
-            title=f"The optimizer updates parameters one tensor at a time ({per_step:.0f} ops "
-            "per step)",
+            severity=Severity.MEDIUM if share >= advice.FOR_LOOP_MEDIUM_PCT else Severity.LOW,
+            title=advice.FOR_LOOP_OPTIMIZER_TITLE.format(per_step=per_step),
             evidence=(
                 Evidence(
                     "optimizer ops per step",
@@ -159,7 +150,7 @@ def _optimizer_class(ctx: Context) -> str:
     for row in ctx.table.rows:
         if row.name.startswith("Optimizer.step#"):
             return row.name.split("#", 1)[1].split(".", 1)[0]
-    return "YourOptimizer"
+    return advice.OPTIMIZER_PLACEHOLDER
 
 
 def allocation_churn(ctx: Context) -> list[Finding]:
@@ -180,7 +171,7 @@ def allocation_finding(
         Finding(
             category="memory",
             severity=Severity.LOW,
-            title=f"{per_step:.0f} memory allocations per step",
+            title=advice.ALLOCATION_TITLE.format(per_step=per_step),
             evidence=(evidence,),
             explanation=advice.ALLOCATION_EXPLANATION,
             recommendation=advice.ALLOCATION_ADVICE,

@@ -8,7 +8,8 @@ from profsight.analyses.printed_step import PrintedStep
 from profsight.analyses.setup import setup_finding
 from profsight.analyses.verdict import StepFacts
 from profsight.findings import Finding
-from profsight.knowledge.advice import PROFILER_OVERHEAD_PCT
+from profsight.knowledge import advice
+from profsight.knowledge.advice import PARTIAL_TABLE_PCT, PROFILER_OVERHEAD_PCT
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.rows import LIGHTNING_ACTION_EVENT, PROFILER_OVERHEAD_ROWS, STARTUP_ROWS
 from profsight.model.table import ProfilerTable
@@ -36,7 +37,7 @@ def printed_facts(
 
 def _unknown(step: PrintedStep) -> frozenset[str]:
     """Phases a partial table may hide: no row of theirs is printed."""
-    if step.coverage_pct >= 95.0:
+    if step.coverage_pct >= PARTIAL_TABLE_PCT:
         return frozenset()
     return frozenset({Phase.DATA_LOADING.value} - step.phases.keys())
 
@@ -44,19 +45,16 @@ def _unknown(step: PrintedStep) -> frozenset[str]:
 def _host_only(table: ProfilerTable, device: PrintedDevice | None) -> str:
     """Why the run is judged on host times without being known CPU-only ("" when it is)."""
     if table.rows and all(r.event_kind == LIGHTNING_ACTION_EVENT for r in table.rows):
-        return "a Lightning report does not say whether a GPU ran"
+        return advice.LIGHTNING_REPORT_HOST_ONLY
     if table.has_device and device is None:
-        return "this table's device times cannot be read"
+        return advice.UNREADABLE_DEVICE_HOST_ONLY
     return ""
 
 
 def _flops(step: PrintedStep, flops: tuple[float | None, ...]) -> str:
     counted = [f for f in flops if f]
     if not counted:
-        return (
-            "FLOPs unknown: a printed table shows them only in its Total FLOPs column "
-            "(profile(with_flops=True))"
-        )
+        return advice.PRINTED_FLOPS_UNKNOWN
     per_step = sum(counted) / step.steps
     achieved = per_step / (step.step_us * 1e-6) if step.step_us else 0.0
     return f"{_si(per_step)}FLOP per step in the printed rows, {_si(achieved)}FLOP/s achieved"
@@ -77,12 +75,11 @@ def printed_setup(step: PrintedStep, table: ProfilerTable) -> list[Finding]:
     if total and overhead * 100 / total >= PROFILER_OVERHEAD_PCT:
         findings.append(
             setup_finding(
-                f"The profiler's own work is {overhead * 100 / total:.1f}% of the self CPU time",
-                f"{', '.join(sorted({r.name for r in bookkeeping}))}: profiler bookkeeping "
-                "(Kineto handing the device tracer new buffers) inside "
-                "the profiled window; it is not your program's cost.",
-                "Keep a warm-up step in the schedule (schedule(wait=1, warmup=1, active=3)), "
-                "profile fewer steps per trace, and judge step time from the steps without it.",
+                advice.PRINTED_PROFILER_COST_TITLE.format(share=overhead * 100 / total),
+                advice.PRINTED_PROFILER_COST_EXPLANATION.format(
+                    names=", ".join(sorted({r.name for r in bookkeeping}))
+                ),
+                advice.PROFILER_COST_ADVICE,
             )
         )
     startup = [r for r in table.rows if r.name in STARTUP_ROWS and r.cpu_total_us]
@@ -90,34 +87,23 @@ def printed_setup(step: PrintedStep, table: ProfilerTable) -> list[Finding]:
     if total and startup_us * 100 / total >= PROFILER_OVERHEAD_PCT:
         findings.append(
             setup_finding(
-                f"One-time start-up is {startup_us * 100 / total:.1f}% of the self CPU time",
-                f"{', '.join(r.name for r in startup)}: loading GPU code on first use happens "
-                "once per process; inside the profiled window it reads as step time.",
-                "Run a few steps before the profiled ones (schedule(wait=1, warmup=1, "
-                "active=3)), or set CUDA_MODULE_LOADING=EAGER for the profiling run.",
+                advice.PRINTED_STARTUP_TITLE.format(share=startup_us * 100 / total),
+                advice.PRINTED_STARTUP_EXPLANATION.format(names=", ".join(r.name for r in startup)),
+                advice.PRINTED_STARTUP_ADVICE,
             )
         )
     if step.evaluation_only:
         findings.append(
             setup_finding(
-                "This table holds validation steps, not training steps",
-                "Lightning's PyTorchProfiler prints fit-*.txt from the events of its last "
-                "profiled window; after fit that is often the validation loop, so the table "
-                "says nothing about the training step.",
-                "Explain the training_step trace Lightning wrote beside it (profsight explain "
-                "'fit-...training_step...pt.trace.json'), or profile fit with "
-                "limit_val_batches=0 to get a table of training steps.",
+                advice.EVALUATION_TABLE_TITLE,
+                advice.EVALUATION_TABLE_EXPLANATION,
+                advice.EVALUATION_TABLE_ADVICE,
             )
         )
     if "whole window" in step.basis:
         findings.append(
             setup_finding(
-                "No row marks a training step: the whole table is read as one step",
-                "Without ProfilerStep* (prof.step()), training_step or Optimizer.step# rows, "
-                "the table's totals cover the whole profiled window, start-up included, and "
-                "per-step figures are figures for the window.",
-                "Call prof.step() once per iteration with schedule=torch.profiler.schedule("
-                "wait=1, warmup=1, active=3) (Lightning's PyTorchProfiler does it for you).",
+                advice.WHOLE_TABLE_TITLE, advice.WHOLE_TABLE_EXPLANATION, advice.WHOLE_TABLE_ADVICE
             )
         )
     return findings

@@ -23,7 +23,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from profsight.annotate import row_kind
+from profsight.knowledge import advice
 from profsight.knowledge.advice import (
+    EVALUATION_ONLY,
     MANUAL_OPTIMIZATION_FRACTION,
     METRIC_HOLDER_SLACK,
     OVERSHOOT_NOTED,
@@ -57,11 +59,6 @@ OPTIMIZER_STEP_PREFIX = "Optimizer.step#"
 ZERO_GRAD_PREFIX = "Optimizer.zero_grad#"
 ENGINE_PREFIX = "autograd::engine::evaluate_function"
 RESIDUAL = "the step less its named phases and its own self time"
-EVALUATION_ONLY = (
-    "The table holds validation (or test) steps only, no training step: Lightning's "
-    "PyTorchProfiler writes its report from the last profiled window, here the evaluation "
-    "loop. Its steps are judged as evaluation steps."
-)
 
 
 @dataclass(frozen=True)
@@ -191,11 +188,7 @@ class _Builder:
         ):
             if rows and rows[0].calls and self.self_total:
                 steps = rows[0].calls
-                self.limits.append(
-                    "No ProfilerStep* row: the step is the summed self time over "
-                    f"{steps} calls of {what}; self times of every thread add up, so a run "
-                    "whose backward has a thread of its own reads long."
-                )
+                self.limits.append(advice.NO_STEP_ROW_NOTE.format(steps=steps, what=what))
                 return (steps, self.self_total / steps, f"Self CPU time total / {steps} steps")
         phased = [r for r in self.rows if self._phase(r) is not None and r.calls > 1]
         if phased and all(r.event_kind == LIGHTNING_ACTION_EVENT for r in self.rows):
@@ -204,15 +197,10 @@ class _Builder:
             steps = max(r.calls for r in phased)
             present = {self.actions[id(r)] for r in phased}
             outer = [r for r in phased if NESTED_IN.get(self.actions[id(r)] or "") not in present]
-            self.limits.append(
-                "The report has no step action: the step is the sum of the phases it records."
-            )
+            self.limits.append(advice.NO_STEP_ACTION_NOTE)
             return (steps, self._total(outer) / steps, "the sum of the recorded phases per step")
         if self.self_total:
-            self.limits.append(
-                "No row marks a step (no ProfilerStep*, training_step or Optimizer.step#): "
-                "the whole profiled window is read as one step."
-            )
+            self.limits.append(advice.WHOLE_WINDOW_NOTE)
             return (1, self.self_total, "Self CPU time total (the whole window as one step)")
         return None
 
@@ -224,11 +212,7 @@ class _Builder:
         if not marker or not marker[0].calls:
             return None
         steps = marker[0].calls
-        self.limits.append(
-            "AdvancedProfiler loses an action's time once an action inside it starts its own "
-            "profiler (Python has one profiler at a time): outer actions and backward read "
-            "short, so the step is at least the sum shown."
-        )
+        self.limits.append(advice.ADVANCED_PROFILER_NOTE)
         actions = [
             r
             for r in self.rows
@@ -253,14 +237,7 @@ class _Builder:
             return None
         steps, step_us, basis = found
         if self.rows and all(r.event_kind == LIGHTNING_ACTION_EVENT for r in self.rows):
-            self.limits.append(
-                "Lightning's Simple and Advanced profilers time actions on the host: on a GPU "
-                "run the first action that waits for the device (an .item(), logging a tensor, "
-                "an optimizer step that syncs) also holds the device work queued before it. "
-                "They time every batch of the run, the first one's one-time costs (lazy "
-                "initialisation, allocator growth) included: over few batches these weigh on "
-                "the averages."
-            )
+            self.limits.append(advice.LIGHTNING_HOST_TIMING_NOTE)
         parts = self._parts(steps, step_us)
         if self.evaluation_only:
             self.limits.append(EVALUATION_ONLY)
@@ -270,20 +247,13 @@ class _Builder:
         if self.table.rows and all(r.event_kind == LIGHTNING_ACTION_EVENT for r in self.table.rows):
             coverage = 100.0  # a Lightning report lists every action (and no self times)
         if (
-            coverage < 95.0
+            coverage < PARTIAL_TABLE_PCT
             and any(p.how.startswith(RESIDUAL) for p in parts)
             and not any(p.phase == Phase.BACKWARD.value for p in parts)
         ):
-            self.limits.append(
-                "The forward here is what the printed rows do not name, so it also holds the "
-                "backward pass when its rows (autograd::engine::evaluate_function) are not "
-                "printed."
-            )
+            self.limits.append(advice.FORWARD_HOLDS_BACKWARD_NOTE)
         if coverage < PARTIAL_TABLE_PCT:
-            self.limits.append(
-                f"The table prints only part of the rows ({coverage:.0f}% of the self time): "
-                "the phases and op families of the rows left out are unknown."
-            )
+            self.limits.append(advice.PARTIAL_TABLE_NOTE.format(coverage=coverage))
         return PrintedStep(
             steps=steps,
             step_us=step_us,
@@ -376,10 +346,7 @@ class _Builder:
                 )
         named = sum(p.us for p in parts)
         if named > step_us * (1 + OVERSHOOT_NOTED):
-            self.limits.append(
-                f"The rows' totals add up to {named / step_us:.2f}x the step: some of them nest "
-                "in ways the table does not show; the phases are scaled down to the step."
-            )
+            self.limits.append(advice.OVERSHOOT_NOTE.format(ratio=named / step_us))
         parts = _fit(parts, step_us)
         other = max(step_us - sum(p.us for p in parts), 0.0)
         if other > 0:
@@ -512,11 +479,7 @@ class _Builder:
         forward_calls = forward_rows[0].calls if forward_rows else calls
         windowed = bool(self._kind_rows(RowKind.STEP)) and calls == forward_calls
         if windowed and calls == 1:
-            self.limits.append(
-                "One step profiled under Lightning: its window opens inside an optimizer step "
-                "and ends inside the next, so the one recorded optimizer range holds no "
-                "update and the update's time cannot be read (profile 3 or more steps)."
-            )
+            self.limits.append(advice.ONE_LIGHTNING_STEP_NOTE)
             return 0.0, "", rows
         if windowed:
             # Lightning with a schedule: the window opens inside an optimizer_step, so of the
@@ -534,18 +497,11 @@ class _Builder:
         if not forward_avg or not self._action_rows("backward"):
             # the closure is not all printed: this is an upper bound, usable only when small
             if per_step * 100.0 / step_us >= PHASE_RULES_BY_PHASE[Phase.OPTIMIZER].threshold_pct:
-                self.limits.append(
-                    "Lightning runs training_step and backward inside the optimizer step, and "
-                    "the table prints no backward row or no forward: the optimizer's own "
-                    "update cannot be told from the forward and backward passes."
-                )
+                self.limits.append(advice.CLOSURE_NOT_PRINTED_NOTE)
                 return 0.0, "", rows
             how += "; the closure is not all printed, so this is at most the update"
         if per < 0:
-            self.limits.append(
-                "The optimizer's own update is within the noise of the closure's "
-                "time (the optimizer step less the closure's parts < 0): read as 0."
-            )
+            self.limits.append(advice.UPDATE_IN_NOISE_NOTE)
         return max(per_step, 0.0), how, rows
 
     def _model_total(self) -> float:

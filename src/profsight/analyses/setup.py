@@ -32,22 +32,16 @@ def run(ctx: Context) -> list[Finding]:
     if "truncated" in codes:
         findings.append(
             setup_finding(
-                "The trace is cut off",
-                codes["truncated"].message,
-                "Let the profiler finish writing (exit the `with` block, or wait "
-                "for on_trace_ready) before the job ends.",
+                advice.TRUNCATED_TITLE, codes["truncated"].message, advice.TRUNCATED_ADVICE
             )
         )
     ev = ctx.profile.events
     if ctx.profile.meta.devices and not ev.mask(DEVICE_WORK_KINDS).any():
         findings.append(
             setup_finding(
-                "GPUs are listed but no GPU activity was recorded",
-                "deviceProperties lists devices, yet the trace holds no kernel, copy or memset: "
-                "the "
-                "CUDA activity was not profiled, or the model ran on the CPU.",
-                "profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) and check that "
-                "the model and batch are on the GPU (model.to('cuda')).",
+                advice.NO_DEVICE_ACTIVITY_TITLE,
+                advice.NO_DEVICE_ACTIVITY_EXPLANATION,
+                advice.NO_DEVICE_ACTIVITY_ADVICE,
             )
         )
     findings += _startup(ctx)
@@ -57,38 +51,32 @@ def run(ctx: Context) -> list[Finding]:
     if ctx.breakdown.windows == "whole trace":
         findings.append(
             setup_finding(
-                "No ProfilerStep ranges: the whole trace is read as one step",
-                "Without prof.step() the profiler records no step boundaries, so the numbers cover "
-                "the whole trace, start-up and warm-up included, and per-step findings are off.",
-                "Call prof.step() once per iteration (Lightning's PyTorchProfiler does), with "
-                "schedule=torch.profiler.schedule(wait=1, warmup=1, active=3).",
+                advice.NO_STEPS_TITLE, advice.NO_STEPS_EXPLANATION, advice.NO_STEPS_ADVICE
             )
         )
     if ctx.breakdown.windows == "profiler steps" and len(steps) < advice.MIN_STEPS:
         findings.append(
             setup_finding(
-                f"Only {len(steps)} step was profiled",
-                "One step cannot tell a steady-state cost from a one-off.",
-                "schedule=torch.profiler.schedule(wait=1, warmup=1, active=3) and call prof.step() "
-                "every iteration (Lightning's PyTorchProfiler does it for you).",
+                advice.FEW_STEPS_TITLE.format(steps=len(steps)),
+                advice.FEW_STEPS_EXPLANATION,
+                advice.FEW_STEPS_ADVICE,
             )
         )
-    if len(steps) >= 3:
+    if len(steps) >= advice.WARMUP_MIN_STEPS:
         walls = np.array([s.wall_us for s in steps])
         median = float(np.median(walls[1:]))
         if walls[0] > advice.WARMUP_OUTLIER * median:
             findings.append(
                 setup_finding(
-                    f"The first profiled step took {walls[0] / median:.1f}x the others",
-                    "The first step pays one-off costs (allocator growth, cuDNN autotuning, lazy "
-                    "initialisation): profiled without a warm-up, it skews averages.",
-                    "Add a warm-up to the schedule: schedule(wait=1, warmup=1, active=3).",
+                    advice.WARMUP_TITLE.format(ratio=walls[0] / median),
+                    advice.WARMUP_EXPLANATION,
+                    advice.WARMUP_ADVICE,
                 )
             )
     if "launched_before_window" in codes:
         findings.append(
             setup_finding(
-                "Device work from before the profiled window is in the trace",
+                advice.LAUNCHED_BEFORE_WINDOW_TITLE,
                 codes["launched_before_window"].message,
                 codes["launched_before_window"].remedy,
             )
@@ -117,7 +105,7 @@ def _startup(ctx: Context) -> list[Finding]:
 def _startup_finding(share: float, explanation: str) -> Finding:
     return replace(
         setup_finding(
-            f"One-time start-up takes {share:.0f}% of the profiled window",
+            advice.STARTUP_TITLE.format(share=share),
             explanation,
             advice.STARTUP_ADVICE,
         ),
@@ -139,24 +127,16 @@ def _activity_and_shapes(ctx: Context) -> list[Finding]:
     if launches.any() and not ev.mask(DEVICE_WORK_KINDS).any():
         findings.append(
             setup_finding(
-                "Kernels were launched but no GPU activity was recorded",
-                f"The trace holds {int(launches.sum())} kernel launch calls on the CPU side and "
-                "not one kernel, copy or memset: the profiler ran without device activities, "
-                "so every device column is empty and GPU time cannot be judged.",
-                "profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) (the "
-                "default when CUDA is available); on a cluster, check that CUPTI loads.",
+                advice.LAUNCHES_WITHOUT_ACTIVITY_TITLE,
+                advice.LAUNCHES_WITHOUT_ACTIVITY_EXPLANATION.format(launches=int(launches.sum())),
+                advice.LAUNCHES_WITHOUT_ACTIVITY_ADVICE,
             )
         )
     shaped_ids = [i for i, text in enumerate(strings) if text in SHAPED_OPS]
     if np.isin(ev.name, shaped_ids).any() and not (ev.shapes != MISSING).any():
         findings.append(
             setup_finding(
-                "Input shapes were not recorded",
-                "The trace has matrix multiplications or convolutions but no input shapes, so "
-                "their FLOPs, the achieved throughput and the table grouped by shape are "
-                "unknown.",
-                "profile(..., record_shapes=True) (Lightning: "
-                "PyTorchProfiler(record_shapes=True)).",
+                advice.NO_SHAPES_TITLE, advice.NO_SHAPES_EXPLANATION, advice.NO_SHAPES_ADVICE
             )
         )
     return findings
@@ -179,12 +159,11 @@ def _profiler_cost(ctx: Context) -> list[Finding]:
         names = sorted(set(ev.names(overhead)))
         findings.append(
             setup_finding(
-                f"The profiler's own work is {share:.1f}% of the profiled steps",
-                f"{', '.join(names)}: {overhead_us / 1000.0:.1f} ms of profiler bookkeeping "
-                "(Kineto handing the device tracer new buffers) ran inside the steps; it is not "
-                "your program's cost, and the steps that contain it read slower.",
-                "Keep a warm-up step in the schedule (schedule(wait=1, warmup=1, active=3)), "
-                "profile fewer steps per trace, and judge step time from the steps without it.",
+                advice.PROFILER_COST_TITLE.format(share=share),
+                advice.PROFILER_COST_EXPLANATION.format(
+                    names=", ".join(names), ms=overhead_us / 1000.0
+                ),
+                advice.PROFILER_COST_ADVICE,
             )
         )
     python = np.flatnonzero(ev.mask(frozenset({EventKind.PYTHON})))
@@ -192,11 +171,9 @@ def _profiler_cost(ctx: Context) -> list[Finding]:
     if frames / len(steps) >= STACK_FRAMES_PER_STEP:
         findings.append(
             setup_finding(
-                "Python stack tracing (with_stack=True) adds to the host times",
-                f"{frames / len(steps):.0f} Python frames were recorded per step; recording "
-                "each costs host time, so CPU times and a host-bound verdict read high.",
-                "Measure timing with with_stack=False and keep with_stack=True for a separate "
-                "run when you need the Python call sites.",
+                advice.STACK_TRACING_TITLE,
+                advice.STACK_TRACING_EXPLANATION.format(frames=frames / len(steps)),
+                advice.STACK_TRACING_ADVICE,
             )
         )
     return findings

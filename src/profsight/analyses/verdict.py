@@ -11,9 +11,12 @@ import numpy as np
 from profsight.analyses import intervals
 from profsight.analyses.context import Context
 from profsight.findings import CATEGORY_LABELS, Finding, Severity, ranked
+from profsight.knowledge import advice
 from profsight.knowledge.advice import (
     BORDERLINE_FRACTION,
+    BUSY_SPLIT_SHOWN_PCT,
     CPU_COMPUTE_PCT,
+    CPU_ONLY,
     DOMINANT_PCT,
     EFFICIENT_MFU_PCT,
     HELD_DOMINANT_PCT,
@@ -21,6 +24,7 @@ from profsight.knowledge.advice import (
     INFERENCE_NOTE,
     INPUT_BOUND_PCT,
     MEMORY_LIMIT_TITLE,
+    REST_BUSY,
     SATURATED_PCT,
     SHORT_STEP_US,
     STARTUP_DOMINANT_PCT,
@@ -56,9 +60,6 @@ class Verdict:
             "mfu_pct": self.mfu_pct,
             "evidence": list(self.evidence),
         }
-
-
-CPU_ONLY = "A CPU-only run"
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,7 @@ class StepFacts:
     @property
     def run(self) -> str:
         """How the verdict names a run judged on host times alone."""
-        return CPU_ONLY if self.cpu_only else f"A run judged on host times ({self.host_only})"
+        return CPU_ONLY if self.cpu_only else advice.HOST_TIMES_RUN.format(reason=self.host_only)
 
     def phase(self, phase: Phase) -> float:
         return self.phase_pct.get(phase.value, 0.0)
@@ -144,7 +145,7 @@ def _busy_split(ctx: Context) -> list[str]:
     computing = intervals.length(*k) * 100 / span
     copying = (intervals.length(*m) - intervals.overlap(k, m)) * 100 / span
     out = []
-    if copying >= 0.5:
+    if copying >= BUSY_SPLIT_SHOWN_PCT:
         out.append(
             f"device computing {computing:.0f}% of the step, "
             f"copying (no kernel meanwhile) {copying:.0f}%"
@@ -156,7 +157,7 @@ def _busy_split(ctx: Context) -> list[str]:
         for on in (work[lanes == lane] for lane in np.unique(lanes))
     ]
     both = intervals.at_least_two(per_stream) * 100 / span
-    if both >= 0.5:
+    if both >= BUSY_SPLIT_SHOWN_PCT:
         out.append(
             f"{len(per_stream)} streams; two or more busy at once {both:.0f}% of the step "
             "(work overlapping on the device)"
@@ -177,11 +178,7 @@ def verdict(facts: StepFacts, findings: list[Finding]) -> Verdict:
     near = _borderline(facts, data_first)
     if not near:
         return replace(decided, mfu_pct=facts.mfu_pct)
-    note = (
-        " Borderline: "
-        + "; ".join(near)
-        + ": another recording of the same run may fall on the other side."
-    )
+    note = advice.BORDERLINE_NOTE.format(figures="; ".join(near))
     return replace(
         decided,
         mfu_pct=facts.mfu_pct,
@@ -211,7 +208,11 @@ def _borderline(facts: StepFacts, data_first: bool) -> list[str]:
         if value is None or not value:
             continue
         if abs(value - threshold) <= BORDERLINE_FRACTION * threshold:
-            out.append(f"{label} {value:.1f}{unit} against the {threshold:g}{unit} threshold")
+            out.append(
+                advice.BORDERLINE_FIGURE.format(
+                    label=label, value=value, threshold=threshold, unit=unit
+                )
+            )
     return out
 
 
@@ -253,11 +254,7 @@ def _decide(ctx: StepFacts, findings: list[Finding]) -> Verdict:
             data,
             evidence,
             HELD_VERDICT.format(held=held)
-            + (
-                f"; of the rest, the device is busy {busy_pct:.0f}%."
-                if busy_pct is not None
-                else "."
-            ),
+            + (REST_BUSY.format(busy=busy_pct) if busy_pct is not None else "."),
         )
     if startup >= STARTUP_DOMINANT_PCT:
         return _verdict(
@@ -267,14 +264,8 @@ def _decide(ctx: StepFacts, findings: list[Finding]) -> Verdict:
             busy_pct,
             data,
             evidence,
-            f"Most of the profiled window ({startup:.0f}%) is one-time start-up (lazy loading "
-            "of GPU code, autotuning, compilation), not training: profile again after a "
-            "warm-up before judging the model"
-            + (
-                f"; of the rest, the device is busy {busy_pct:.0f}%."
-                if busy_pct is not None
-                else "."
-            ),
+            advice.STARTUP_VERDICT.format(startup=startup)
+            + (REST_BUSY.format(busy=busy_pct) if busy_pct is not None else "."),
         )
     actionable = ranked([f for f in findings if f.severity is not Severity.INFO])
     top = actionable[0].category if actionable else None
@@ -286,9 +277,7 @@ def _decide(ctx: StepFacts, findings: list[Finding]) -> Verdict:
             busy_pct,
             data,
             evidence,
-            f"The model is starved by its data pipeline: {data:.0f}% of each step "
-            "waits for the next batch. Faster input (workers, pinned memory, "
-            "prefetching) speeds training more than any model change.",
+            advice.STARVED_VERDICT.format(data=data),
         )
     if top in ("communication", "straggler"):
         exposed = actionable[0].at_stake_pct
@@ -299,9 +288,7 @@ def _decide(ctx: StepFacts, findings: list[Finding]) -> Verdict:
             busy_pct,
             data,
             [*evidence, f"waiting for collectives {exposed:.0f}% of the step"],
-            f"Communication bounds the step: {exposed:.0f}% of it waits for collectives that "
-            "compute does not hide. Fix that first (the findings say whether it is the "
-            "transfer or a slower rank); the model's own cost comes after.",
+            advice.COMMUNICATION_BOUND_VERDICT.format(exposed=exposed),
         )
     if busy_pct is not None:
         return _device_verdict(ctx, categories, busy_pct, data, [*evidence, *memory])
@@ -321,9 +308,7 @@ def _device_verdict(
             busy,
             data,
             evidence,
-            f"The model is too heavy for this GPU's memory: it runs at the memory limit "
-            f"({figures}). Mixed precision, activation checkpointing, a smaller batch per "
-            "step or more devices give it room.",
+            advice.MEMORY_VERDICT.format(figures=figures),
         )
     if busy >= SATURATED_PCT and ctx.mfu_pct is not None and ctx.mfu_pct < EFFICIENT_MFU_PCT:
         # busy, but its math runs far below the device's peak: the kernels are the limit
@@ -334,11 +319,7 @@ def _device_verdict(
             busy,
             data,
             evidence,
-            f"The GPU is busy {busy:.0f}% of the step, but its math reaches only "
-            f"{ctx.mfu_pct:.1f}% of the device's peak: the kernels, not the device, are the "
-            "limit (memory-bound ops, small matrices, FP32 on tensor cores). Faster kernels "
-            "(fusion with torch.compile, mixed precision, larger matrices per call) come "
-            "before a bigger GPU.",
+            advice.KERNEL_BOUND_VERDICT.format(busy=busy, mfu=ctx.mfu_pct),
         )
     if busy >= SATURATED_PCT:
         return _verdict(
@@ -348,10 +329,7 @@ def _device_verdict(
             busy,
             data,
             evidence,
-            f"The GPU is saturated ({busy:.0f}% busy): the model keeps this hardware "
-            "fully occupied, so it is heavy for it. To go faster, do less work per "
-            "step (mixed precision, a smaller or more efficient model) or add "
-            "devices.",
+            advice.SATURATED_VERDICT.format(busy=busy),
         )
     if busy < STARVED_PCT and idle.get("sync", 0.0) > idle.get("host", 0.0):
         return _verdict(
@@ -361,8 +339,7 @@ def _device_verdict(
             busy,
             data,
             evidence,
-            f"The GPU is busy only {busy:.0f}% of the step and idles mostly while "
-            "the CPU synchronises with it: remove the syncs before judging the model.",
+            advice.SYNC_VERDICT.format(busy=busy),
         )
     if busy < STARVED_PCT:
         return _verdict(
@@ -372,9 +349,7 @@ def _device_verdict(
             busy,
             data,
             evidence,
-            f"The model is too small for this GPU: the device is busy only "
-            f"{busy:.0f}% of the step and waits for the CPU to issue work. A larger "
-            "batch, fused ops (torch.compile) or CUDA graphs keep it fed.",
+            advice.HOST_BOUND_VERDICT.format(busy=busy),
         )
     if "communication" in categories:
         return _verdict(
@@ -384,8 +359,7 @@ def _device_verdict(
             busy,
             data,
             evidence,
-            "Communication between devices bounds the step; overlap it with the "
-            "backward pass or send less of it.",
+            advice.COMMUNICATION_VERDICT,
         )
     return _verdict(
         "compute",
@@ -394,8 +368,7 @@ def _device_verdict(
         busy,
         data,
         evidence,
-        f"The GPU is busy {busy:.0f}% of the step: neither starved nor saturated. "
-        "The findings below say where the remaining idle time goes.",
+        advice.BALANCED_GPU_VERDICT.format(busy=busy),
     )
 
 
@@ -432,10 +405,11 @@ def _cpu_verdict(
             None,
             data,
             evidence,
-            f"{ctx.run} bound by {CATEGORY_LABELS.get(top.category, top.category)} "
-            f"({top.at_stake_pct:.0f}% of the step), not by the model itself: fix "
-            "that first (see the findings), then judge the model against the "
-            "hardware.",
+            advice.AROUND_MODEL_VERDICT.format(
+                run=ctx.run,
+                label=CATEGORY_LABELS.get(top.category, top.category),
+                share=top.at_stake_pct,
+            ),
         )
     if per_step is not None:
         # the per-step rule fired: a short step whose fixed cost passes its threshold
@@ -446,10 +420,7 @@ def _cpu_verdict(
             None,
             data,
             evidence,
-            f"{ctx.run} where each step is mostly fixed cost "
-            f"({per_step.at_stake_pct:.0f}% outside the model's math): the model and "
-            "batch are too small for the per-step overhead; a larger batch "
-            "amortises it.",
+            advice.FIXED_COST_VERDICT.format(run=ctx.run, share=per_step.at_stake_pct),
         )
     if compute >= CPU_COMPUTE_PCT and ctx.step_us < SHORT_STEP_US:
         # the model's work dominates a short step: the hardware keeps up with it
@@ -460,10 +431,9 @@ def _cpu_verdict(
             None,
             data,
             evidence,
-            f"{ctx.run} whose steps are short ({short_time(ctx.step_us)}) and mostly the "
-            f"model's own work ({compute:.0f}%): the hardware keeps up with this model, and "
-            "neither its data nor its fixed per-step cost holds it back; a larger batch would "
-            "use the hardware more fully.",
+            advice.SHORT_COMPUTE_VERDICT.format(
+                run=ctx.run, step=short_time(ctx.step_us), compute=compute
+            ),
         )
     if compute >= CPU_COMPUTE_PCT:
         return _verdict(
@@ -473,13 +443,8 @@ def _cpu_verdict(
             None,
             data,
             evidence,
-            f"{ctx.run}: the model's own work takes {compute:.0f}% of each "
-            + (
-                "step, so the CPU is the limit. The model is heavy for this hardware: a "
-                "GPU (or a smaller model) is the way to go faster."
-                if ctx.cpu_only
-                else "step, so its compute is the limit: heavy for this hardware (a trace, or a "
-                "torch >= 1.7 table with device columns, would tell how busy the GPU was)."
+            (advice.CPU_HEAVY_VERDICT if ctx.cpu_only else advice.HOST_HEAVY_VERDICT).format(
+                run=ctx.run, compute=compute
             ),
         )
     if ctx.step_us < SHORT_STEP_US and fixed >= compute:
@@ -490,9 +455,7 @@ def _cpu_verdict(
             None,
             data,
             evidence,
-            f"{ctx.run} where the fixed cost of each step ({fixed:.0f}%) outweighs "
-            "the model's work: the model is small for the per-step overhead; a larger "
-            "batch amortises it.",
+            advice.SMALL_FOR_OVERHEAD_VERDICT.format(run=ctx.run, fixed=fixed),
         )
     return _verdict(
         "host",
@@ -501,9 +464,9 @@ def _cpu_verdict(
         None,
         data,
         evidence,
-        f"{ctx.run} whose steps ({short_time(ctx.step_us)}) are neither dominated by "
-        f"the model's work ({compute:.0f}%) nor short: much of each step is in no recorded "
-        "range or outside the model (see the breakdown).",
+        advice.UNDOMINATED_VERDICT.format(
+            run=ctx.run, step=short_time(ctx.step_us), compute=compute
+        ),
     )
 
 
@@ -511,13 +474,9 @@ def _compute_evidence(ctx: Context) -> tuple[list[str], float | None]:
     """FLOPs per step and per sample, achieved FLOP/s, and utilisation of the device's peak."""
     total = ctx.flops.total
     if not ctx.flops.complete:
-        return [
-            f"FLOPs unknown: {ctx.flops.uncounted} matrix or convolution ops lack the shapes "
-            "or arguments to count them (record_shapes=True with torch >= 2.0 records "
-            "them)"
-        ], None
+        return [advice.FLOPS_UNCOUNTED.format(uncounted=ctx.flops.uncounted)], None
     if total <= 0 or not ctx.step_us:
-        return ["FLOPs unknown (record_shapes=True lets profsight count them)"], None
+        return [advice.FLOPS_UNKNOWN], None
     per_step = total / ctx.steps
     achieved = per_step / (ctx.step_us * 1e-6)
     lines = [f"{per_step / 1e9:.2f} GFLOP per step, {achieved / 1e12:.3f} TFLOP/s achieved"]

@@ -613,3 +613,331 @@ HELD_ADVICE: Final = (
     "(schedule(wait=1, warmup=1, active=3)) so no earlier work is still queued; then profile "
     "again before judging the model."
 )
+
+
+# --- the profile itself (analyses/setup.py, analyses/printed_setup.py) --------------------
+
+TRUNCATED_TITLE: Final = "The trace is cut off"
+TRUNCATED_ADVICE: Final = (
+    "Let the profiler finish writing (exit the `with` block, or wait for on_trace_ready) "
+    "before the job ends."
+)
+NO_DEVICE_ACTIVITY_TITLE: Final = "GPUs are listed but no GPU activity was recorded"
+NO_DEVICE_ACTIVITY_EXPLANATION: Final = (
+    "deviceProperties lists devices, yet the trace holds no kernel, copy or memset: the CUDA "
+    "activity was not profiled, or the model ran on the CPU."
+)
+NO_DEVICE_ACTIVITY_ADVICE: Final = (
+    "profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) and check that the "
+    "model and batch are on the GPU (model.to('cuda'))."
+)
+LAUNCHES_WITHOUT_ACTIVITY_TITLE: Final = "Kernels were launched but no GPU activity was recorded"
+LAUNCHES_WITHOUT_ACTIVITY_EXPLANATION: Final = (
+    "The trace holds {launches} kernel launch calls on the CPU side and not one kernel, copy "
+    "or memset: the profiler ran without device activities, so every device column is empty "
+    "and GPU time cannot be judged."
+)
+LAUNCHES_WITHOUT_ACTIVITY_ADVICE: Final = (
+    "profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) (the default when "
+    "CUDA is available); on a cluster, check that CUPTI loads."
+)
+NO_SHAPES_TITLE: Final = "Input shapes were not recorded"
+NO_SHAPES_EXPLANATION: Final = (
+    "The trace has matrix multiplications or convolutions but no input shapes, so their "
+    "FLOPs, the achieved throughput and the table grouped by shape are unknown."
+)
+NO_SHAPES_ADVICE: Final = (
+    "profile(..., record_shapes=True) (Lightning: PyTorchProfiler(record_shapes=True))."
+)
+NO_STEPS_TITLE: Final = "No ProfilerStep ranges: the whole trace is read as one step"
+NO_STEPS_EXPLANATION: Final = (
+    "Without prof.step() the profiler records no step boundaries, so the numbers cover the "
+    "whole trace, start-up and warm-up included, and per-step findings are off."
+)
+NO_STEPS_ADVICE: Final = (
+    "Call prof.step() once per iteration (Lightning's PyTorchProfiler does), with "
+    "schedule=torch.profiler.schedule(wait=1, warmup=1, active=3)."
+)
+FEW_STEPS_TITLE: Final = "Only {steps} step was profiled"
+FEW_STEPS_EXPLANATION: Final = "One step cannot tell a steady-state cost from a one-off."
+FEW_STEPS_ADVICE: Final = (
+    "schedule=torch.profiler.schedule(wait=1, warmup=1, active=3) and call prof.step() every "
+    "iteration (Lightning's PyTorchProfiler does it for you)."
+)
+#: The first step is judged against the median of the others (`WARMUP_OUTLIER`) only when
+#: at least this many steps were profiled, so that there are at least two others to take the
+#: median of (profsight's own choice: it keeps one other step, itself perhaps an outlier,
+#: from standing for the norm).
+WARMUP_MIN_STEPS: Final = 3
+WARMUP_TITLE: Final = "The first profiled step took {ratio:.1f}x the others"
+WARMUP_EXPLANATION: Final = (
+    "The first step pays one-off costs (allocator growth, cuDNN autotuning, lazy "
+    "initialisation): profiled without a warm-up, it skews averages."
+)
+WARMUP_ADVICE: Final = "Add a warm-up to the schedule: schedule(wait=1, warmup=1, active=3)."
+LAUNCHED_BEFORE_WINDOW_TITLE: Final = "Device work from before the profiled window is in the trace"
+STARTUP_TITLE: Final = "One-time start-up takes {share:.0f}% of the profiled window"
+PROFILER_COST_TITLE: Final = "The profiler's own work is {share:.1f}% of the profiled steps"
+PROFILER_COST_EXPLANATION: Final = (
+    "{names}: {ms:.1f} ms of profiler bookkeeping (Kineto handing the device tracer new "
+    "buffers) ran inside the steps; it is not your program's cost, and the steps that contain "
+    "it read slower."
+)
+PROFILER_COST_ADVICE: Final = (
+    "Keep a warm-up step in the schedule (schedule(wait=1, warmup=1, active=3)), profile "
+    "fewer steps per trace, and judge step time from the steps without it."
+)
+STACK_TRACING_TITLE: Final = "Python stack tracing (with_stack=True) adds to the host times"
+STACK_TRACING_EXPLANATION: Final = (
+    "{frames:.0f} Python frames were recorded per step; recording each costs host time, so "
+    "CPU times and a host-bound verdict read high."
+)
+STACK_TRACING_ADVICE: Final = (
+    "Measure timing with with_stack=False and keep with_stack=True for a separate run when "
+    "you need the Python call sites."
+)
+PRINTED_PROFILER_COST_TITLE: Final = "The profiler's own work is {share:.1f}% of the self CPU time"
+PRINTED_PROFILER_COST_EXPLANATION: Final = (
+    "{names}: profiler bookkeeping (Kineto handing the device tracer new buffers) inside the "
+    "profiled window; it is not your program's cost."
+)
+PRINTED_STARTUP_TITLE: Final = "One-time start-up is {share:.1f}% of the self CPU time"
+PRINTED_STARTUP_EXPLANATION: Final = (
+    "{names}: loading GPU code on first use happens once per process; inside the profiled "
+    "window it reads as step time."
+)
+PRINTED_STARTUP_ADVICE: Final = (
+    "Run a few steps before the profiled ones (schedule(wait=1, warmup=1, active=3)), or set "
+    "CUDA_MODULE_LOADING=EAGER for the profiling run."
+)
+EVALUATION_TABLE_TITLE: Final = "This table holds validation steps, not training steps"
+EVALUATION_TABLE_EXPLANATION: Final = (
+    "Lightning's PyTorchProfiler prints fit-*.txt from the events of its last profiled "
+    "window; after fit that is often the validation loop, so the table says nothing about the "
+    "training step."
+)
+EVALUATION_TABLE_ADVICE: Final = (
+    "Explain the training_step trace Lightning wrote beside it (profsight explain "
+    "'fit-...training_step...pt.trace.json'), or profile fit with limit_val_batches=0 to get "
+    "a table of training steps."
+)
+WHOLE_TABLE_TITLE: Final = "No row marks a training step: the whole table is read as one step"
+WHOLE_TABLE_EXPLANATION: Final = (
+    "Without ProfilerStep* (prof.step()), training_step or Optimizer.step# rows, the table's "
+    "totals cover the whole profiled window, start-up included, and per-step figures are "
+    "figures for the window."
+)
+WHOLE_TABLE_ADVICE: Final = (
+    "Call prof.step() once per iteration with schedule=torch.profiler.schedule(wait=1, "
+    "warmup=1, active=3) (Lightning's PyTorchProfiler does it for you)."
+)
+#: Why a printed run without device figures is judged on host times (`HOST_TIMES_RUN`).
+LIGHTNING_REPORT_HOST_ONLY: Final = "a Lightning report does not say whether a GPU ran"
+UNREADABLE_DEVICE_HOST_ONLY: Final = "this table's device times cannot be read"
+PRINTED_FLOPS_UNKNOWN: Final = (
+    "FLOPs unknown: a printed table shows them only in its Total FLOPs column "
+    "(profile(with_flops=True))"
+)
+
+
+# --- the verdict (analyses/verdict.py) ---------------------------------------------------
+
+#: How the verdict names a run judged on host times alone: known to be CPU-only, or not
+#: (the reason: `LIGHTNING_REPORT_HOST_ONLY`, ...).
+CPU_ONLY: Final = "A CPU-only run"
+HOST_TIMES_RUN: Final = "A run judged on host times ({reason})"
+#: The device's busy time split (computing, copying) and the overlap of its streams are
+#: named from this share of the step: below it the figure rounds to 0% in the evidence's
+#: whole percents (profsight's own choice).
+BUSY_SPLIT_SHOWN_PCT: Final = 0.5
+#: Said of the figures within `BORDERLINE_FRACTION` of the threshold they are judged by.
+BORDERLINE_FIGURE: Final = "{label} {value:.1f}{unit} against the {threshold:g}{unit} threshold"
+BORDERLINE_NOTE: Final = (
+    " Borderline: {figures}: another recording of the same run may fall on the other side."
+)
+#: Ends `HELD_VERDICT` and `STARTUP_VERDICT` when the device's busy share is known.
+REST_BUSY: Final = "; of the rest, the device is busy {busy:.0f}%."
+STARTUP_VERDICT: Final = (
+    "Most of the profiled window ({startup:.0f}%) is one-time start-up (lazy loading of GPU "
+    "code, autotuning, compilation), not training: profile again after a warm-up before "
+    "judging the model"
+)
+STARVED_VERDICT: Final = (
+    "The model is starved by its data pipeline: {data:.0f}% of each step waits for the next "
+    "batch. Faster input (workers, pinned memory, prefetching) speeds training more than any "
+    "model change."
+)
+COMMUNICATION_BOUND_VERDICT: Final = (
+    "Communication bounds the step: {exposed:.0f}% of it waits for collectives that compute "
+    "does not hide. Fix that first (the findings say whether it is the transfer or a slower "
+    "rank); the model's own cost comes after."
+)
+MEMORY_VERDICT: Final = (
+    "The model is too heavy for this GPU's memory: it runs at the memory limit ({figures}). "
+    "Mixed precision, activation checkpointing, a smaller batch per step or more devices give "
+    "it room."
+)
+KERNEL_BOUND_VERDICT: Final = (
+    "The GPU is busy {busy:.0f}% of the step, but its math reaches only {mfu:.1f}% of the "
+    "device's peak: the kernels, not the device, are the limit (memory-bound ops, small "
+    "matrices, FP32 on tensor cores). Faster kernels (fusion with torch.compile, mixed "
+    "precision, larger matrices per call) come before a bigger GPU."
+)
+SATURATED_VERDICT: Final = (
+    "The GPU is saturated ({busy:.0f}% busy): the model keeps this hardware fully occupied, "
+    "so it is heavy for it. To go faster, do less work per step (mixed precision, a smaller "
+    "or more efficient model) or add devices."
+)
+SYNC_VERDICT: Final = (
+    "The GPU is busy only {busy:.0f}% of the step and idles mostly while the CPU synchronises "
+    "with it: remove the syncs before judging the model."
+)
+HOST_BOUND_VERDICT: Final = (
+    "The model is too small for this GPU: the device is busy only {busy:.0f}% of the step and "
+    "waits for the CPU to issue work. A larger batch, fused ops (torch.compile) or CUDA graphs "
+    "keep it fed."
+)
+COMMUNICATION_VERDICT: Final = (
+    "Communication between devices bounds the step; overlap it with the backward pass or send "
+    "less of it."
+)
+BALANCED_GPU_VERDICT: Final = (
+    "The GPU is busy {busy:.0f}% of the step: neither starved nor saturated. The findings "
+    "below say where the remaining idle time goes."
+)
+AROUND_MODEL_VERDICT: Final = (
+    "{run} bound by {label} ({share:.0f}% of the step), not by the model itself: fix that "
+    "first (see the findings), then judge the model against the hardware."
+)
+FIXED_COST_VERDICT: Final = (
+    "{run} where each step is mostly fixed cost ({share:.0f}% outside the model's math): the "
+    "model and batch are too small for the per-step overhead; a larger batch amortises it."
+)
+SHORT_COMPUTE_VERDICT: Final = (
+    "{run} whose steps are short ({step}) and mostly the model's own work ({compute:.0f}%): "
+    "the hardware keeps up with this model, and neither its data nor its fixed per-step cost "
+    "holds it back; a larger batch would use the hardware more fully."
+)
+CPU_HEAVY_VERDICT: Final = (
+    "{run}: the model's own work takes {compute:.0f}% of each step, so the CPU is the limit. "
+    "The model is heavy for this hardware: a GPU (or a smaller model) is the way to go faster."
+)
+HOST_HEAVY_VERDICT: Final = (
+    "{run}: the model's own work takes {compute:.0f}% of each step, so its compute is the "
+    "limit: heavy for this hardware (a trace, or a torch >= 1.7 table with device columns, "
+    "would tell how busy the GPU was)."
+)
+SMALL_FOR_OVERHEAD_VERDICT: Final = (
+    "{run} where the fixed cost of each step ({fixed:.0f}%) outweighs the model's work: the "
+    "model is small for the per-step overhead; a larger batch amortises it."
+)
+UNDOMINATED_VERDICT: Final = (
+    "{run} whose steps ({step}) are neither dominated by the model's work ({compute:.0f}%) "
+    "nor short: much of each step is in no recorded range or outside the model (see the "
+    "breakdown)."
+)
+FLOPS_UNCOUNTED: Final = (
+    "FLOPs unknown: {uncounted} matrix or convolution ops lack the shapes or arguments to "
+    "count them (record_shapes=True with torch >= 2.0 records them)"
+)
+FLOPS_UNKNOWN: Final = "FLOPs unknown (record_shapes=True lets profsight count them)"
+
+
+# --- model-level findings (analyses/model.py) ---------------------------------------------
+
+CONV_BIAS_TITLE: Final = "{per_step} convolutions per step add a bias that BatchNorm removes"
+SMALL_MODEL_TITLE: Final = "The model is small for this hardware"
+SMALL_MODEL_ADVICE: Final = (
+    "Give each step more work: a larger batch, fused ops (torch.compile), CUDA graphs; or run "
+    "on smaller hardware."
+)
+HEAVY_MODEL_TITLE: Final = "The model is heavy for this hardware"
+HEAVY_MODEL_ADVICE: Final = (
+    "Do less work per step or spread it: mixed precision (bf16), a more efficient "
+    "architecture, activation checkpointing for memory, more devices."
+)
+FOR_LOOP_OPTIMIZER_TITLE: Final = (
+    "The optimizer updates parameters one tensor at a time ({per_step:.0f} ops per step)"
+)
+#: A for-loop optimizer taking this share of the step or more is of medium severity, else
+#: low: the medium bound of `findings.severity_for` (profsight's own choice; the finding is
+#: never rated high, its fix being one argument).
+FOR_LOOP_MEDIUM_PCT: Final = 10.0
+#: The optimizer class named in `optimizer_advice` when no ``Optimizer.step#`` row names it.
+OPTIMIZER_PLACEHOLDER: Final = "YourOptimizer"
+ALLOCATION_TITLE: Final = "{per_step:.0f} memory allocations per step"
+
+
+# --- what a printed table's step model cannot tell (analyses/printed_step.py) -------------
+
+NO_STEP_ROW_NOTE: Final = (
+    "No ProfilerStep* row: the step is the summed self time over {steps} calls of {what}; "
+    "self times of every thread add up, so a run whose backward has a thread of its own reads "
+    "long."
+)
+NO_STEP_ACTION_NOTE: Final = (
+    "The report has no step action: the step is the sum of the phases it records."
+)
+WHOLE_WINDOW_NOTE: Final = (
+    "No row marks a step (no ProfilerStep*, training_step or Optimizer.step#): the whole "
+    "profiled window is read as one step."
+)
+ADVANCED_PROFILER_NOTE: Final = (
+    "AdvancedProfiler loses an action's time once an action inside it starts its own profiler "
+    "(Python has one profiler at a time): outer actions and backward read short, so the step "
+    "is at least the sum shown."
+)
+LIGHTNING_HOST_TIMING_NOTE: Final = (
+    "Lightning's Simple and Advanced profilers time actions on the host: on a GPU run the "
+    "first action that waits for the device (an .item(), logging a tensor, an optimizer step "
+    "that syncs) also holds the device work queued before it. They time every batch of the "
+    "run, the first one's one-time costs (lazy initialisation, allocator growth) included: "
+    "over few batches these weigh on the averages."
+)
+EVALUATION_ONLY: Final = (
+    "The table holds validation (or test) steps only, no training step: Lightning's "
+    "PyTorchProfiler writes its report from the last profiled window, here the evaluation "
+    "loop. Its steps are judged as evaluation steps."
+)
+FORWARD_HOLDS_BACKWARD_NOTE: Final = (
+    "The forward here is what the printed rows do not name, so it also holds the backward "
+    "pass when its rows (autograd::engine::evaluate_function) are not printed."
+)
+PARTIAL_TABLE_NOTE: Final = (
+    "The table prints only part of the rows ({coverage:.0f}% of the self time): the phases "
+    "and op families of the rows left out are unknown."
+)
+OVERSHOOT_NOTE: Final = (
+    "The rows' totals add up to {ratio:.2f}x the step: some of them nest in ways the table "
+    "does not show; the phases are scaled down to the step."
+)
+ONE_LIGHTNING_STEP_NOTE: Final = (
+    "One step profiled under Lightning: its window opens inside an optimizer step and ends "
+    "inside the next, so the one recorded optimizer range holds no update and the update's "
+    "time cannot be read (profile 3 or more steps)."
+)
+CLOSURE_NOT_PRINTED_NOTE: Final = (
+    "Lightning runs training_step and backward inside the optimizer step, and the table "
+    "prints no backward row or no forward: the optimizer's own update cannot be told from the "
+    "forward and backward passes."
+)
+UPDATE_IN_NOISE_NOTE: Final = (
+    "The optimizer's own update is within the noise of the closure's time (the optimizer step "
+    "less the closure's parts < 0): read as 0."
+)
+
+
+# --- what a printed table cannot be judged on (analyses/__init__.py) ---------------------
+
+#: Said of a fragment of rows with neither a step row nor the table's totals.
+TOO_LITTLE: Final = (
+    "Too little to judge: these rows name no phase of a step, or carry neither a step "
+    "(ProfilerStep*, training_step) nor the table's totals (its footer), so no share of a "
+    "step can be measured; paste the whole table for a diagnosis."
+)
+#: Said of a torch <= 1.6 table, whose device columns are judged unreadable.
+INCLUSIVE_DEVICE: Final = (
+    "torch <= 1.6 printed inclusive CUDA times only, and its 'CUDA time total' sums them over "
+    "nested ops (counting a kernel once per op around it): the device's work and idle time "
+    "cannot be read from this table, so it is judged on its CPU columns."
+)
