@@ -318,3 +318,26 @@ def test_notes_name_their_level_once_and_lightning_only_when_it_is_there(
     assert any(line.startswith("info: 1 thread(s) hold ranges") for line in out.splitlines())
     assert "Ranges on one thread overlap without nesting (a range opened" in out
     assert "Lightning steps the profiler" not in out
+
+
+def test_a_window_with_nothing_in_it_is_too_little_to_judge(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A real recording whose schedule exported a cycle holding one ProfilerStep and
+    nothing in it (torch 2.13; tests/data/minimal/README.md): no verdict, no findings, a note
+    that says so (it was judged 'too heavy for the hardware' from 22 µs of nothing)."""
+    _, out, _ = run(
+        capsys, "explain", str(DATA / "minimal/empty_step_cpu.json"), "--format", "json"
+    )
+    doc = json.loads(out)
+    assert doc["verdict"] is None and doc["findings"] == []
+    assert any(n.startswith("Too little to judge: the profiled steps hold") for n in doc["notes"])
+
+
+def test_flops_are_printed_in_units_that_show_them() -> None:
+    from profsight.units import short_flops
+
+    assert short_flops(4.2e6) == "4.2 MFLOP"
+    assert short_flops(2.17e8) == "217 MFLOP"
+    assert short_flops(1.4e13, per_second=True) == "14 TFLOP/s"
+    assert short_flops(0.0) == "0 FLOP"

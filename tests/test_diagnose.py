@@ -61,7 +61,7 @@ def test_flops_of_the_sample_resnet() -> None:
     verdict = diagnose(profsight.load(sample_trace())).verdict
     assert verdict is not None
     per_sample = next(e for e in verdict.evidence if "per sample" in e)
-    assert per_sample.startswith("0.217 GFLOP per sample (batch 16, 3,072 input values")
+    assert per_sample.startswith("217 MFLOP per sample (batch 16, 3,072 input values")
     from profsight.analyses.flops import op_flops
 
     profile = profsight.load(sample_trace())

@@ -153,7 +153,10 @@ def build_report(profile: Profile | TextProfile) -> Report:
         rows=rows,
         top=_top(rows, table),
         tree=tree.pruned(depth=REPORT_DEPTH, min_share=REPORT_MIN_SHARE),
-        notes=tuple(table_notes(table, any(d.code == "partial_overlap" for d in profile.warnings))),
+        notes=(
+            *table_notes(table, any(d.code == "partial_overlap" for d in profile.warnings)),
+            *diagnosis.limits,
+        ),
         diagnostics=tuple(profile.warnings),
         device_name=device_label(profile),
         breakdown=diagnosis.breakdown,

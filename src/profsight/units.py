@@ -57,3 +57,13 @@ def short_rate(gb_per_s: float) -> str:
         if gb_per_s >= size:
             return f"{gb_per_s / size:.3g} {unit}"
     return f"{gb_per_s * 1e9:.3g} B/s"
+
+
+def short_flops(flops: float, per_second: bool = False) -> str:
+    """An amount of floating-point work in decimal units, three digits: ``1.23 GFLOP``,
+    ``440 MFLOP``, ``12.4 TFLOP/s`` (never ``0.00 GFLOP`` for a small model's step)."""
+    suffix = "FLOP/s" if per_second else "FLOP"
+    for prefix, size in (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if flops >= size:
+            return f"{flops / size:.3g} {prefix}{suffix}"
+    return f"{flops:.3g} {suffix}"

@@ -35,7 +35,12 @@ from profsight.analyses.printed_step import PrintedStep, printed_step
 from profsight.analyses.verdict import Verdict, trace_facts, verdict
 from profsight.analyses.whatif import with_savings
 from profsight.findings import Finding, ranked
-from profsight.knowledge.advice import INCLUSIVE_DEVICE, READABLE_TABLE_PCT, TOO_LITTLE
+from profsight.knowledge.advice import (
+    INCLUSIVE_DEVICE,
+    READABLE_TABLE_PCT,
+    TOO_LITTLE,
+    TOO_LITTLE_TRACE,
+)
 from profsight.model.profile import Profile
 from profsight.model.text_profile import PrintedRun
 
@@ -65,6 +70,9 @@ def diagnose(profile: Profile) -> Diagnosis:
     ctx = context(profile)
     if not ctx.breakdown.steps:
         return Diagnosis(ctx.breakdown, (), None, ctx.comms)
+    if not ctx.breakdown.row_events and not ctx.breakdown.has_device:
+        # steps that hold no op, range or device work (a window the schedule left empty)
+        return Diagnosis(ctx.breakdown, (), None, ctx.comms, limits=(TOO_LITTLE_TRACE,))
     findings = phases.without_explained([f for a in ANALYSES for f in a(ctx)])
     findings = with_savings(ctx, findings)
     result = verdict(trace_facts(ctx), findings)

@@ -32,7 +32,7 @@ from profsight.knowledge.advice import (
 )
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
-from profsight.units import short_time
+from profsight.units import short_flops, short_time
 
 
 @dataclass(frozen=True)
@@ -479,11 +479,11 @@ def _compute_evidence(ctx: Context) -> tuple[list[str], float | None]:
         return [advice.FLOPS_UNKNOWN], None
     per_step = total / ctx.steps
     achieved = per_step / (ctx.step_us * 1e-6)
-    lines = [f"{per_step / 1e9:.2f} GFLOP per step, {achieved / 1e12:.3f} TFLOP/s achieved"]
+    lines = [f"{short_flops(per_step)} per step, {short_flops(achieved, True)} achieved"]
     batch, per_input = _batch(ctx)
     if batch:
         lines.append(
-            f"{per_step / batch / 1e9:.3f} GFLOP per sample (batch {batch}"
+            f"{short_flops(per_step / batch)} per sample (batch {batch}"
             + (f", {per_input:,} input values per sample" if per_input else "")
             + ")"
         )

@@ -941,3 +941,11 @@ INCLUSIVE_DEVICE: Final = (
     "nested ops (counting a kernel once per op around it): the device's work and idle time "
     "cannot be read from this table, so it is judged on its CPU columns."
 )
+#: Said of a trace whose profiled steps hold nothing but themselves: no op, no range, no
+#: device work (a schedule whose active steps recorded nothing, a window closed at once).
+TOO_LITTLE_TRACE: Final = (
+    "Too little to judge: the profiled steps hold no op, no range and no device work, so "
+    "there is no step to break down; record a window with work in it (record_shapes=True, "
+    "a schedule whose active steps run the training loop, on_trace_ready exporting each "
+    "cycle)."
+)
