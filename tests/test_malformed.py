@@ -130,3 +130,40 @@ def test_hostile_names_are_inert_in_markdown(tmp_path: Path) -> None:
         assert not re.search(r"<(script|img|a|iframe)\b", html), argv  # no element, link, image
         if argv[0] != "diff":  # the diff lists only rows that changed most
             assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html, argv
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "../minimal/minimal.pt.trace.json",
+        "truncated_between_events.json",
+        "truncated_in_string.json",
+        "truncated_in_args.json",
+        "unescaped_quote.json",
+        "unquoted_na.json",
+        "gigantic_name.json.gz",
+    ],
+)
+def test_no_decision_reads_the_decoders_wording(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the event array ends and whether a file was cut off are found from the bytes,
+    not from msgspec's error messages: with every decode error reworded, each file loads
+    as before (the same events, the same diagnostics)."""
+    import msgspec
+
+    from profsight.loaders import kineto
+
+    path = CORPUS / name
+    before = profsight.load(path)
+    real = kineto._decode_events
+
+    def reworded(doc: bytes | memoryview, builder: object) -> object:
+        try:
+            return real(doc, builder)  # type: ignore[arg-type]
+        except msgspec.DecodeError:
+            raise msgspec.DecodeError("the decoder says something else now") from None
+
+    monkeypatch.setattr(kineto, "_decode_events", reworded)
+    after = profsight.load(path)
+    assert len(after.events) == len(before.events) > 0
+    assert [d.code for d in after.diagnostics] == [d.code for d in before.diagnostics]
+    assert after.meta.header == before.meta.header

@@ -19,8 +19,10 @@ import msgspec
 _EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
 _BOUNDARY = re.compile(rb"\}\s*,\s*\{")
 _WS = b" \t\r\n"
-_TRAILING = re.compile(r"trailing characters \(byte (\d+)\)")
-_BYTE = re.compile(r"\(byte (\d+)\)")
+_ANY = msgspec.json.Decoder()
+#: What may follow the array's ``]``: a comma and the next field's key, or the end.
+_NON_WS = re.compile(rb"[^ \t\r\n]")
+_AFTER_END = re.compile(rb'[ \t\r\n]*(?:,[ \t\r\n]*"|\}|\Z)')
 
 
 @dataclass(frozen=True)
@@ -72,22 +74,57 @@ def _first_non_ws(buf: bytes | bytearray) -> int:
     return i
 
 
-def trailing_offset(error: msgspec.DecodeError) -> int | None:
-    """Offset of the first character after a complete document.
+#: How far from the end of the file the event array's ``]`` is looked for: what follows the
+#: events (Kineto writes ``traceName``, ``displayTimeUnit``, ``baseTimeNanoseconds``; some
+#: exporters their device properties) is small.
+TAIL_LIMIT = 1 << 20
 
-    msgspec reports it as "trailing characters (byte N)", N counted from 1.
+
+def array_end(buf: bytes | bytearray, layout: Layout) -> int | None:
+    """Offset of the ``]`` that closes the event array, or None when the document does not
+    close it (it was cut off, or its end is malformed).
+
+    The candidates are the ``]`` of the last `TAIL_LIMIT` bytes, first to last: the first
+    whose whole remainder is a valid end of the document (the top-level object's other
+    fields and its ``}``; nothing after a bare array) closes the array. A ``]`` inside an
+    event or a string cannot pass: its remainder closes objects it did not open; one among
+    the fields after the events comes after the array's own.
     """
-    m = _TRAILING.search(str(error))
-    return int(m.group(1)) - 1 if m else None
+    pos = max(layout.events_start - 1, len(buf) - TAIL_LIMIT)
+    while (pos := buf.find(b"]", pos + 1)) >= 0:
+        if _AFTER_END.match(buf, pos + 1) and _is_tail(buf, pos + 1, layout.bare_array):
+            return pos
+    return None
 
 
-def is_truncation(error: msgspec.DecodeError, doc: bytes | memoryview) -> bool:
-    """The document ended too early: msgspec says so, or stumbled on our closing ``]``."""
-    text = str(error)
-    if "truncated" in text:
-        return True
-    m = _BYTE.search(text)
-    return m is not None and int(m.group(1)) >= len(doc) - 1
+def _is_tail(buf: bytes | bytearray, start: int, bare_array: bool) -> bool:
+    """Whether ``buf[start:]`` is what may follow the event array: nothing after a bare
+    array; the top-level object's other fields and its ``}`` otherwise."""
+    m = _NON_WS.search(buf, start)
+    if m is None:
+        return bare_array
+    first = m.start()
+    if bare_array:
+        return False
+    if buf[first] == 0x7D:  # }
+        return _NON_WS.search(buf, first + 1) is None
+    # the fields after the comma, read as an object: the comma written over with "{" where
+    # the buffer allows it (no copy of what may be a megabyte), else a copy
+    if isinstance(buf, bytearray):
+        saved = buf[first]
+        buf[first] = 0x7B  # {
+        try:
+            return _is_object(memoryview(buf)[first:])
+        finally:
+            buf[first] = saved
+    return _is_object(b"{" + bytes(buf[first + 1 :]))
+
+
+def _is_object(doc: bytes | memoryview) -> bool:
+    try:
+        return isinstance(_ANY.decode(doc), dict)
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+        return False
 
 
 def iter_chunks(

@@ -70,13 +70,17 @@ def load_kineto(raw: RawInput, source: str, progress: Progress = no_progress) ->
     except json_split.NotATrace as exc:
         raise InputError(source, f"not a PyTorch profiler trace: {exc}") from None
     chunk = max(_setting("PROFSIGHT_CHUNK_BYTES", CHUNK_BYTES), 1024)
-    spans = list(json_split.iter_chunks(buf, layout.events_start, len(buf), chunk))
-    total = max(len(buf) - layout.events_start, 1)
+    end = json_split.array_end(buf, layout)
+    stop = len(buf) if end is None else end
+    spans = list(json_split.iter_chunks(buf, layout.events_start, stop, chunk))
+    total = max(stop - layout.events_start, 1)
 
     def report(done_to: int) -> None:
         progress("decode", done_to - layout.events_start, total)
 
     builder, outcome, workers = _decode(raw, source, spans, report)
+    if end is not None:
+        outcome.tail = buf[end + 1 :]
     diagnostics = outcome.diagnostics
     if outcome.tail is None and not any(d.code == "truncated" for d in diagnostics):
         diagnostics.append(_truncation(raw, len(buf), len(buf)))
@@ -142,10 +146,11 @@ def _decode_spans(
     buf = raw.data
     outcome = _Pass()
     spans = list(spans)
+    merged = -1  # the chunk last joined with its successor
     i = 0
-    while i < len(spans) and outcome.tail is None:
+    while i < len(spans):
         a, b = spans[i]
-        inner = b < len(buf)  # an inner chunk is framed in place; the last one is copied
+        inner = b < len(buf)  # an inner chunk is framed in place; a cut-off last one copied
         framing = (
             json_split.framed(buf, a, b)
             if inner
@@ -159,24 +164,23 @@ def _decode_spans(
                 if report is None:
                     raise _NeedsSequential from None
                 error = exc
-                truncated = json_split.is_truncation(exc, doc)
-                closed_at = json_split.trailing_offset(exc)
-                if closed_at is not None:  # this chunk holds the end of the event array
-                    events = _decode_or_fail(doc[:closed_at], builder, source, a)
         if error is not None:
-            if closed_at is not None:
-                outcome.tail = buf[a + closed_at - 1 :]  # doc[k] is buf[a + k - 1]
-            elif truncated and _merge_with_next(spans, i):
-                continue  # a cut fell inside a string: retry with the next chunk joined
-            elif truncated:
+            if merged != i and _merge_with_next(spans, i):
+                merged = i  # a cut fell inside a string: retry with the next chunk joined
+                continue
+            if not inner:  # the array never closes: the file was cut off
                 events, kept_to = _salvage_tail(buf, a, b, builder)
+                if kept_to == a:  # no run of whole events: read them one by one
+                    salvage = _salvage_malformed(buf, a, b, builder)
+                    if salvage.events is not None:
+                        events, kept_to = salvage.events, len(buf)
+                        outcome.diagnostics.append(salvage.diagnostic(a, error))
                 outcome.diagnostics.append(_truncation(raw, kept_to, len(buf)))
             else:
                 salvage = _salvage_malformed(buf, a, b, builder)
                 if salvage.events is None:
                     raise InputError(source, _malformed(error, a)) from None
                 events = salvage.events
-                outcome.tail = salvage.tail
                 outcome.diagnostics.append(salvage.diagnostic(a, error))
         builder.add_chunk(events)
         del events
@@ -186,17 +190,9 @@ def _decode_spans(
     return outcome
 
 
-def _decode_or_fail(
-    doc: bytes | memoryview, builder: ColumnBuilder, source: str, offset: int
-) -> list[Event]:
-    try:
-        return _decode_events(doc, builder)
-    except msgspec.DecodeError as exc:
-        raise InputError(source, _malformed(exc, offset)) from None
-
-
 def _malformed(exc: msgspec.DecodeError, offset: int) -> str:
-    """The decode error with the byte position in the file rather than in the chunk."""
+    """The decode error with the byte position in the file rather than in the chunk (for the
+    message only: no decision reads msgspec's wording)."""
     text = str(exc)
     m = re.search(r"\(byte (\d+)\)", text)
     if m:
@@ -266,7 +262,6 @@ class _Salvage:
     """The events read, or None when not one piece could be read."""
     dropped: int = 0
     repaired: int = 0
-    tail: bytes | bytearray | None = None
 
     def diagnostic(self, offset: int, error: msgspec.DecodeError) -> Diagnostic:
         where = _malformed(error, offset).removeprefix("invalid JSON in the trace events: ")
@@ -290,59 +285,28 @@ def _count(n: int) -> str:
     return f"{n} event was" if n == 1 else f"{n} events were"
 
 
-#: The end of the event array: its last event's ``}``, then ``]`` and the document's next field
-#: or its end.
-_ARRAY_END = re.compile(rb"\}\s*\](?=\s*(?:[,}]|\Z))")
 _BLANK = b" \t\r\n,"
-
-
-def _is_tail(tail: bytes) -> bool:
-    """Whether `tail` is what follows the event array: nothing, or the header's other fields
-    (and not the rest of an event whose string happened to hold ``}]``)."""
-    rest = tail.strip()
-    if rest in (b"", b"}"):
-        return True
-    if not rest.startswith(b","):
-        return False
-    try:
-        ANY_DECODER.decode(b"{" + rest[1:])
-    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
-        return False
-    return True
 
 
 def _salvage_malformed(buf: bytes | bytearray, a: int, b: int, builder: ColumnBuilder) -> _Salvage:
     """Read a chunk with invalid JSON event by event: repair what exporters get wrong, skip
-    what cannot be read. Everything after the array's end is the tail (the header's rest),
-    kept byte for byte even when the last event is unreadable."""
+    what cannot be read (the chunk ends before the array's ``]``, found by `array_end`)."""
     cuts = [a, *json_split.boundaries(buf, a, b), b]
     result = _Salvage([])
     assert result.events is not None
     for lo, hi in pairwise(cuts):
-        raw = bytes(buf[lo:hi])
-        lead = len(raw) - len(raw.lstrip(_BLANK))
-        piece = raw.strip(_BLANK)
+        piece = bytes(buf[lo:hi]).strip(_BLANK)
         if not piece:
             continue
-        end = _ARRAY_END.search(piece)
-        tail = bytes(buf[lo + lead + end.end() : b]) if end is not None else b""
-        if end is not None and _is_tail(tail):
-            result.tail = tail
-            piece = piece[: end.start() + 1]
-        decoded = _decode_piece(piece, builder)
-        if decoded is None:
+        events = _decode_piece(piece, builder)
+        if events is None:
             repaired = _repair(piece)
-            decoded = _decode_piece(repaired, builder) if repaired != piece else None
-            result.repaired += decoded is not None
-        if decoded is None:
+            events = _decode_piece(repaired, builder) if repaired != piece else None
+            result.repaired += events is not None
+        if events is None:
             result.dropped += 1
         else:
-            events, found = decoded
             result.events.extend(events)
-            if found is not None and result.tail is None:  # an end _ARRAY_END did not see
-                result.tail = found + bytes(buf[hi:b])
-        if result.tail is not None:
-            break
     if not result.events:
         return _Salvage(None)
     return result
@@ -368,19 +332,12 @@ def _repair(piece: bytes) -> bytes:
     return _CONTROL.sub(b" ", _UNQUOTED_NA.sub(rb'\1"N/A"', text))
 
 
-def _decode_piece(piece: bytes, builder: ColumnBuilder) -> tuple[list[Event], bytes | None] | None:
-    """One event (or the array's end and what follows it), or None if it cannot be read."""
-    doc = b"[" + piece + b"]"
+def _decode_piece(piece: bytes, builder: ColumnBuilder) -> list[Event] | None:
+    """One event, or None if it cannot be read."""
     try:
-        return _decode_events(doc, builder), None
-    except msgspec.DecodeError as exc:
-        closed_at = json_split.trailing_offset(exc)
-        if closed_at is None:
-            return None
-        try:
-            return _decode_events(doc[:closed_at], builder), doc[closed_at:-1]
-        except msgspec.DecodeError:
-            return None
+        return _decode_events(b"[" + piece + b"]", builder)
+    except msgspec.DecodeError:
+        return None
 
 
 def _merge_with_next(spans: list[tuple[int, int]], i: int) -> bool:
