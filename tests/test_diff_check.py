@@ -8,6 +8,7 @@ and the budgets come out as planted, with the documented exit codes.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import warnings
@@ -336,3 +337,28 @@ def test_unknown_budget_name_lists_each_name_once(capsys: pytest.CaptureFixture[
     _, _, err = run(capsys, "check", "missing.json", "--max", "nosuch=10%")
     names = err.split("use one of: ")[1].strip().split(", ")
     assert "data_loading" in names and len(names) == len(set(names))
+
+
+@pytest.mark.parametrize("hostile", ["{{js}}", "{{data}}", "{{css}}&<title><script>x()"])
+def test_html_pages_fill_each_slot_once(
+    hostile: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A file name holding a slot's name stays a file name: the diff page's title shows it,
+    escaped, and the page keeps its one stylesheet, script and data (the diff page chained
+    str.replace and put its script into the <title>)."""
+    source = (DATA / "minimal/minimal.pt.trace.json").read_text()
+    before = tmp_path / f"{hostile}.json"
+    after = tmp_path / "after.json"
+    before.write_text(source)
+    after.write_text(source)
+    for argv in (
+        ["diff", str(before), str(after), "--format", "html"],
+        ["explain", str(before), "--format", "html"],
+    ):
+        code, page, _ = run(capsys, *argv)
+        assert code == 0
+        title = page.split("<title>", 1)[1].split("</title>", 1)[0]
+        assert html.escape(hostile) in title and "{{" in title
+        assert page.count("<script>") == 1 and page.count("<style>") == 1
+        assert page.count('<script type="application/json"') == 1
+        assert "{{js}}" not in page.split("<script>", 1)[1]

@@ -24,8 +24,8 @@ from profsight.renderers.html import (
     notebook_html,
     page_data,
     render_html,
-    script_json,
 )
+from profsight.renderers.template import script_json
 from profsight.report import Report
 from profsight.samples import sample_trace
 from profsight.units import short_time

@@ -20,6 +20,7 @@ from profsight.errors import UsageError
 from profsight.findings import Severity
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.renderers.escape import markdown_cell
+from profsight.renderers.template import fill, script_json
 from profsight.run import RunFacts
 from profsight.units import short_time
 
@@ -295,18 +296,16 @@ def diff_page_data(diff: RunDiff, limit: int = ROWS_SHOWN) -> dict[str, Any]:
 
 def render_diff_html(diff: RunDiff, limit: int = ROWS_SHOWN) -> str:
     """One self-contained page: no request leaves it (its CSP forbids them)."""
-    from profsight.renderers.html import script_json
-
     title = html.escape(
         f"profsight diff: {PurePath(diff.before.source).name} → {PurePath(diff.after.source).name}"
     )
-    return (
-        _PAGE.replace("{{title}}", title, 1)
-        .replace("{{css}}", _CSS, 1)
-        .replace("{{js}}", _JS, 1)
-        # last, and once: the data can hold any text, so nothing is searched after it
-        .replace("{{data}}", script_json(diff_page_data(diff, limit)), 1)
-    )
+    slots = {
+        "title": title,
+        "css": _CSS,
+        "js": _JS,
+        "data": script_json(diff_page_data(diff, limit)),
+    }
+    return fill(_PAGE, slots)
 
 
 _PAGE = """<!DOCTYPE html>

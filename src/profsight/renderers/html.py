@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import heapq
 import html
-import json
-import math
-import re
 from importlib import resources
 from pathlib import PurePath
 from typing import Any
@@ -24,6 +21,7 @@ from profsight.knowledge.rows import RowKind, classify
 from profsight.model.table import Row
 from profsight.model.tree import TreeNode
 from profsight.renderers.diagnosis import breakdown_dict, communication_dict
+from profsight.renderers.template import fill, script_json
 from profsight.report import ExplainedRow, Report
 
 SCHEMA = "profsight-html/1"
@@ -39,18 +37,6 @@ OPERATOR_KINDS = frozenset(
 )
 
 _ASSETS = "html_assets"
-_SLOT = re.compile(r"\{\{(\w+)\}\}")
-#: What must not appear raw inside a <script> element (and the two line separators that
-#: older JavaScript parsers take for newlines); each becomes a JSON string escape.
-_SCRIPT_ESCAPES = str.maketrans(
-    {
-        "<": "\\u003c",
-        ">": "\\u003e",
-        "&": "\\u0026",
-        "\u2028": "\\u2028",
-        "\u2029": "\\u2029",
-    }
-)
 
 
 def render_html(report: Report) -> str:
@@ -68,8 +54,7 @@ def page(title: str, heading: str, data: dict[str, Any]) -> str:
         "js": _asset("report.js"),
         "data": script_json(data),
     }
-    # one pass: text put into a slot is never searched for slots again
-    return _SLOT.sub(lambda m: slots[m.group(1)], _asset("report.html"))
+    return fill(_asset("report.html"), slots)
 
 
 def notebook_html(report: Report, height_px: int = 900) -> str:
@@ -84,14 +69,6 @@ def in_frame(document: str, height_px: int = 900) -> str:
         f'<iframe srcdoc="{page_text}" style="width: 100%; height: {height_px}px; border: 0" '
         'sandbox="allow-scripts" title="profsight report"></iframe>'
     )
-
-
-def script_json(data: Any) -> str:
-    """`data` as JSON that is safe inside a ``<script>`` element."""
-    text = json.dumps(
-        clean_floats(data), ensure_ascii=False, separators=(",", ":"), allow_nan=False
-    )
-    return text.translate(_SCRIPT_ESCAPES)
 
 
 def page_data(report: Report) -> dict[str, Any]:
@@ -126,17 +103,6 @@ def _asset(name: str) -> str:
     return (
         resources.files("profsight.renderers").joinpath(_ASSETS).joinpath(name).read_text("utf-8")
     )
-
-
-def clean_floats(value: Any) -> Any:
-    """Floats rounded to the nanosecond (µs with 3 decimals); NaN and infinities as null."""
-    if isinstance(value, float):
-        return round(value, 3) if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {str(k): clean_floats(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [clean_floats(v) for v in value]
-    return value
 
 
 def _breakdown(report: Report) -> dict[str, Any] | None:

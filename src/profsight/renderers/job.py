@@ -11,7 +11,7 @@ from profsight.job.analysis import JobReport, OperationView, RankView
 from profsight.knowledge.phases import Phase
 from profsight.renderers.diagnosis import finding_lines
 from profsight.renderers.escape import markdown_cell
-from profsight.renderers.html import clean_floats as _clean
+from profsight.renderers.template import clean_floats as _clean
 from profsight.units import short_bytes, short_rate, short_time
 
 JOB_SCHEMA = "profsight-job/1"

@@ -1,0 +1,53 @@
+"""The one template engine of the HTML pages: ``{{slot}}`` filled in a single pass.
+
+Each slot is replaced once, and text put into a slot is never searched for slots again: a
+file name holding ``{{js}}`` stays a file name. Data for a page's script goes in as JSON that
+is safe inside a ``<script>`` element.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+_SLOT = re.compile(r"\{\{(\w+)\}\}")
+#: What must not appear raw inside a <script> element (and the two line separators that
+#: older JavaScript parsers take for newlines); each becomes a JSON string escape.
+_SCRIPT_ESCAPES = str.maketrans(
+    {
+        "<": "\\u003c",
+        ">": "\\u003e",
+        "&": "\\u0026",
+        "\u2028": "\\u2028",
+        "\u2029": "\\u2029",
+    }
+)
+
+
+def fill(template: str, slots: dict[str, str]) -> str:
+    """`template` with each ``{{name}}`` replaced by ``slots[name]``, in one pass."""
+    return _SLOT.sub(lambda m: slots[m.group(1)], template)
+
+
+def script_json(data: Any) -> str:
+    """`data` as JSON that is safe inside a ``<script>`` element."""
+    text = json.dumps(
+        clean_floats(data), ensure_ascii=False, separators=(",", ":"), allow_nan=False
+    )
+    return text.translate(_SCRIPT_ESCAPES)
+
+
+def clean_floats(value: Any) -> Any:
+    """Floats rounded to the nanosecond (µs with 3 decimals); NaN and infinities as null."""
+    if isinstance(value, float):
+        return round(value, 3) if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): clean_floats(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean_floats(v) for v in value]
+    return value
+
+
+__all__ = ["clean_floats", "fill", "script_json"]
