@@ -260,3 +260,67 @@ def test_unreadable_last_event_keeps_the_header_and_is_no_truncation(
     assert profile.meta.trace_name == profsight.load(sample_trace()).meta.trace_name != ""
     names = profile.events.names(range(len(profile.events)))
     assert any(n.startswith("eval N/A ") for n in names)  # not rewritten to "N/A"
+
+
+_CHILDREN = """
+import os, sys
+import profsight
+from profsight.loaders import kineto
+
+decode = kineto._decode_spans
+
+
+def failing(raw, source, spans, builder, report):
+    if report is not None:  # the parent's half (the worker's has no progress report)
+        raise profsight.InputError(source, "the parent's half failed")
+    return decode(raw, source, spans, builder, report)
+
+
+kineto._decode_spans = failing
+assert kineto.parallel.can_fork()
+try:
+    profsight.load(sys.argv[1])
+    print("loaded")
+except profsight.InputError as exc:
+    print("error:", exc)
+children = open(f"/proc/self/task/{os.getpid()}/children").read().split()
+print("children:", len(children))
+"""
+
+
+def test_the_decoding_worker_is_reaped_when_the_parent_fails(
+    sample_json: bytes, tmp_path: Path
+) -> None:
+    """The parent's half fails (an error for the user) while a forked worker decodes the
+    first half: the worker is killed and reaped, not left behind (it was never waited for)."""
+    path = tmp_path / "sample.json"
+    path.write_bytes(sample_json)
+    env = {**os.environ, "PROFSIGHT_CHUNK_BYTES": "65536", "PROFSIGHT_PARALLEL_BYTES": "1"}
+    env.pop("PROFSIGHT_SEQUENTIAL", None)
+    # one BLAS thread, as the console script sets: a single-threaded process may fork
+    env |= {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILDREN, str(path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    assert out == [f"error: {path}: the parent's half failed", "children: 0"]
+
+
+def test_a_worker_surfaces_its_errors_and_falls_back_when_asked() -> None:
+    from profsight.loaders.parallel import Worker, WorkerError
+
+    def fails() -> int:
+        raise ValueError("a bug in the worker")
+
+    def falls_back() -> int:
+        raise KeyError("handled by the caller")
+
+    with Worker(lambda: 7) as ok:
+        assert ok.result() == 7
+    with Worker(falls_back, fallback=(KeyError,)) as back:
+        assert back.result() is None
+    with pytest.raises(WorkerError, match="ValueError: a bug in the worker"), Worker(fails) as bad:
+        bad.result()

@@ -122,10 +122,11 @@ def _decode(
         _decode_spans(raw, source, spans[:half], first, None)
         return first
 
-    worker = parallel.Worker(first_half)
-    second = ColumnBuilder()
-    outcome = _decode_spans(raw, source, spans[half:], second, report)
-    first = worker.result()
+    # the worker is reaped however this ends (an error in this half kills it)
+    with parallel.Worker(first_half, fallback=(_NeedsSequential,)) as worker:
+        second = ColumnBuilder()
+        outcome = _decode_spans(raw, source, spans[half:], second, report)
+        first = worker.result()
     workers = 2
     if first is None:  # the worker met a cut or the array's end: do that half here
         first = ColumnBuilder()

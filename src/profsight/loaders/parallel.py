@@ -6,14 +6,21 @@ nothing is copied to it; it sends its result back pickled through a pipe.
 
 Fork is used only where it is safe: on Linux, and while this process runs a single thread
 (forking a process with other threads can deadlock the child on a lock those threads held).
-``PROFSIGHT_SEQUENTIAL=1`` turns it off.
+``PROFSIGHT_SEQUENTIAL=1`` turns it off. The CLI and the Python API load through the same
+code; the console script sets BLAS to one thread before numpy starts its pool, so it can
+fork, while a Python session with threads (numpy's BLAS pool, torch) decodes in one
+process. The child is always reaped, and an error in it that is not the expected fallback
+reaches the caller with the child's traceback.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
+import signal
 import sys
+import traceback
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -40,31 +47,78 @@ def _threads() -> int:
     return 2  # unknown: assume unsafe
 
 
-class Worker(Generic[T]):
-    """`work` running in a forked child; `result()` waits for it (None if it failed)."""
+class WorkerError(Exception):
+    """The worker failed in a way that is not the expected fallback: a bug, reported with the
+    child's own traceback."""
 
-    def __init__(self, work: Callable[[], T]) -> None:
+
+class Worker(Generic[T]):
+    """`work` running in a forked child; `result()` waits for it (None when the work raised
+    one of `fallback`: the caller does it itself). The child is always reaped: `close()`
+    (or leaving a ``with`` block) kills it if its result was not collected."""
+
+    def __init__(
+        self, work: Callable[[], T], fallback: tuple[type[BaseException], ...] = ()
+    ) -> None:
         read_fd, write_fd = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child: do the work, send it, leave without any cleanup
             status = 1
             try:
                 os.close(read_fd)
-                payload = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
+                try:
+                    message: tuple[str, object] = ("ok", work())
+                except fallback:
+                    message = ("fallback", None)
+                except BaseException:
+                    message = ("error", traceback.format_exc())
+                payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
                 with os.fdopen(write_fd, "wb") as out:
                     out.write(payload)
                 status = 0
             finally:
                 os._exit(status)
         os.close(write_fd)
-        self._pid = pid
+        self._pid: int | None = pid
         self._read_fd = read_fd
 
+    def __enter__(self) -> Worker[T]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def result(self) -> T | None:
-        with os.fdopen(self._read_fd, "rb") as pipe:
+        """The child's result; None when it fell back (or died: the caller redoes the work).
+        Raises `WorkerError` when the work raised anything else."""
+        fd, self._read_fd = self._read_fd, -1
+        with os.fdopen(fd, "rb") as pipe:
             payload = pipe.read()
-        _, status = os.waitpid(self._pid, 0)
+        status = self._reap(kill=False)
         if status != 0 or not payload:
             return None
-        result: T = pickle.loads(payload)  # our own child's output, never foreign data
+        kind, value = pickle.loads(payload)  # our own child's output, never foreign data
+        if kind == "error":
+            raise WorkerError(f"the decoding worker failed:\n{value}")
+        if kind == "fallback":
+            return None
+        result: T = value
         return result
+
+    def close(self) -> None:
+        """Kill the child if it is still running, and reap it."""
+        if self._read_fd >= 0:
+            fd, self._read_fd = self._read_fd, -1
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._reap(kill=True)
+
+    def _reap(self, kill: bool) -> int:
+        pid, self._pid = self._pid, None
+        if pid is None:
+            return 0
+        if kill:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+        return status
