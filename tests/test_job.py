@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 import shutil
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +22,10 @@ from profsight.analyses import intervals
 from profsight.analyses.breakdown import breakdown
 from profsight.analyses.comms import ENQUEUE_ONLY, TIMED_ON_DEVICE, TIMED_ON_HOST, communication
 from profsight.cli.main import main
-from profsight.job import explain_job
+from profsight.job import executors, explain_job
 from profsight.job.analysis import JobReport
 from profsight.job.discover import rank_from_name
+from profsight.job.executors import run_all
 from profsight.knowledge.collectives import bus_factor, operation_of
 from profsight.loaders import load
 from profsight.renderers.job import job_document
@@ -134,6 +136,12 @@ def test_dask_cluster_gives_the_pool_result(plain_job: Path) -> None:
         with distributed.Client(cluster) as client:
             workers = client.scheduler_info()["workers"]
             assert len(workers) == 2  # real worker processes behind the scheduler
+        # a scheduler's workers are shared with other work: their allocator stays as it is
+        tuned = partial(getattr, executors)
+        address = cluster.scheduler_address
+        assert run_all(tuned, ["_tuned"] * 2, "dask", scheduler=address) == [False, False]
+    # the workers of profsight's own local cluster get the mmap threshold set
+    assert run_all(tuned, ["_tuned"] * 2, "dask", workers=2) == [True, True]
     assert remote.run["scheduler"] == cluster.scheduler_address
     assert _comparable(remote) == _comparable(pooled)
     assert remote.straggler is not None and remote.straggler.rank == 1
@@ -560,3 +568,19 @@ def test_ranks_with_the_same_correlation_ids_keep_their_own_gpu(tmp_path: Path) 
         [0],
         [1],
     ]
+
+
+def test_the_pool_is_sized_by_the_memory_available(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each rank's worker may take ~3x its trace decompressed (measured on four real traces,
+    2.2-3.0x) plus the process: with 1 GB available, four 54 MB ranks get 3 workers, and
+    the job says why."""
+    rank = SHARED_REAL / "traces/hta/df_index_resolver/df_index_resolver.json.gz"
+    assert executors._decoded_bytes(str(rank)) == 53_733_385  # the gzip member's own size
+    paths = [str(rank)] * 4
+    monkeypatch.setattr(executors, "_available_bytes", lambda: 1_000_000_000)
+    n, why = executors.planned_workers(paths, "process", 4)
+    assert n == 3
+    assert why.startswith("3 worker(s), not 4: each may take ~0.3 GB")
+    monkeypatch.setattr(executors, "_available_bytes", lambda: 64_000_000_000)
+    assert executors.planned_workers(paths, "process", 4) == (4, "")
+    assert executors.planned_workers(paths, "serial", 4) == (1, "")

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from profsight.errors import InputError
 from profsight.job.analysis import JobReport, analyse
 from profsight.job.discover import TraceFile, find_traces
-from profsight.job.executors import default_workers, run_all
+from profsight.job.executors import planned_workers, run_all
 from profsight.job.ranks import assign_ranks
 from profsight.job.summary import RankFailure, RankSummary, summarize, summarize_profile
 from profsight.model.profile import Profile
@@ -40,8 +40,10 @@ def explain_job(
         merged = _merged_ranks(files[0].path)
         if merged:
             return explain_ranks(merged, files[0].path, began)
-    results = run_all(summarize, [f.path for f in files], executor, workers, scheduler)
-    diagnostics: list[str] = []
+    traces = [f.path for f in files]
+    results = run_all(summarize, traces, executor, workers, scheduler)
+    used, why = planned_workers(traces, executor, workers)
+    diagnostics: list[str] = [why] if why else []
     good: list[tuple[int, RankSummary]] = []
     for i, result in enumerate(results):
         if isinstance(result, RankFailure):
@@ -52,7 +54,6 @@ def explain_job(
         first = next(r for r in results if isinstance(r, RankFailure))
         raise InputError(first.path, first.message.split(": ", 1)[-1])
     ranks, world = assign_ranks([(files[i], s) for i, s in good], diagnostics)
-    used = 1 if executor == "serial" else min(workers or default_workers(len(files)), len(files))
     run = {
         "executor": executor,
         "workers": used if executor != "dask" or workers else None,

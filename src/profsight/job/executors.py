@@ -38,6 +38,67 @@ def default_workers(tasks: int) -> int:
     return max(1, min(tasks, os.cpu_count() or 1))
 
 
+#: A worker's peak memory for one rank: RANK_PEAK_PER_BYTE times the trace's decompressed
+#: size, plus RANK_BASE_BYTES for the process itself. Measured with one process decoding
+#: (resource.getrusage, scripts in docs/NOTES.md) on four real traces of 9 to 54 MB: 2.2 to
+#: 3.0 times the size above a 35 MB interpreter; the larger the file, the lower the ratio.
+RANK_PEAK_PER_BYTE = 3.0
+RANK_BASE_BYTES = 100 << 20
+#: The share of the memory the system calls available that the workers may take together.
+MEMORY_SHARE = 0.8
+#: Where a gzip member's size field cannot hold the decompressed size (>= 4 GiB, wrapped).
+GZIP_RATIO = 20
+
+
+def planned_workers(paths: Sequence[str], executor: str, workers: int | None) -> tuple[int, str]:
+    """How many workers the local pool runs, and why fewer than asked ("" when not): no more
+    than the cores (unless asked), the traces, and the memory available allows for the
+    largest trace."""
+    if executor == "serial":
+        return 1, ""
+    n = min(workers or default_workers(len(paths)), max(len(paths), 1))
+    if executor != "process" or n == 1:
+        return n, ""
+    available = _available_bytes()
+    if available is None:
+        return n, ""
+    largest = max((_decoded_bytes(p) for p in paths), default=0)
+    per_rank = RANK_PEAK_PER_BYTE * largest + RANK_BASE_BYTES
+    fits = max(1, int(available * MEMORY_SHARE // per_rank))
+    if fits >= n:
+        return n, ""
+    return fits, (
+        f"{fits} worker(s), not {n}: each may take ~{per_rank / 1e9:.1f} GB for the largest "
+        f"trace, and {available / 1e9:.1f} GB of memory is available"
+    )
+
+
+def _available_bytes() -> int | None:
+    """MemAvailable of /proc/meminfo (None where there is none)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def _decoded_bytes(path: str) -> int:
+    """A trace's size once decompressed: a gzip member says it in its last four bytes."""
+    try:
+        size = os.path.getsize(path)
+        if not path.endswith(".gz") or size < 18:
+            return size
+        with open(path, "rb") as fh:
+            fh.seek(-4, os.SEEK_END)
+            stated = int.from_bytes(fh.read(4), "little")
+    except OSError:
+        return 0
+    return stated if stated >= size else size * GZIP_RATIO
+
+
 def run_all(
     work: Callable[[str], T],
     paths: Sequence[str],
@@ -52,10 +113,10 @@ def run_all(
         raise UsageError(f"--workers must be 1 or more, not {workers}")
     if scheduler is not None and executor != "dask":
         raise UsageError("--scheduler needs --executor dask")
-    n = workers or default_workers(len(paths))
     if executor == "dask":
-        return _dask(work, paths, n if workers else None, scheduler)
-    if executor == "serial" or n == 1 or len(paths) == 1:
+        return _dask(work, paths, workers, scheduler)
+    n, _ = planned_workers(paths, executor, workers)
+    if n == 1 or len(paths) == 1:
         return [work(p) for p in paths]
     return _pool(work, paths, n)
 
@@ -63,8 +124,15 @@ def run_all(
 def _pool(work: Callable[[str], T], paths: Sequence[str], n: int) -> list[T]:
     method = "fork" if can_fork() else "spawn"
     context = multiprocessing.get_context(method)
-    with ProcessPoolExecutor(max_workers=min(n, len(paths)), mp_context=context) as pool:
+    with ProcessPoolExecutor(
+        max_workers=min(n, len(paths)), mp_context=context, initializer=_one_decoder
+    ) as pool:
         return list(pool.map(work, paths))
+
+
+def _one_decoder() -> None:
+    """A pool worker decodes in one process: its memory is what `planned_workers` counted."""
+    os.environ["PROFSIGHT_SEQUENTIAL"] = "1"
 
 
 def _dask(
@@ -77,9 +145,9 @@ def _dask(
             "--executor dask needs Dask distributed: pip install 'profsight[dask]'"
         ) from exc
     dask: Any = distributed  # its constructors are untyped
-    if scheduler is not None:
+    if scheduler is not None:  # a cluster shared with other work: its workers stay as they are
         with _connect(dask, scheduler) as client:
-            return _gather(client, work, paths)
+            return _gather(client, work, paths, tune=False)
     cluster_args: dict[str, Any] = {
         "n_workers": n or default_workers(len(paths)),
         "threads_per_worker": 1,
@@ -91,7 +159,7 @@ def _dask(
         warnings.simplefilter("ignore", UserWarning)
         cluster = dask.LocalCluster(**cluster_args)
     with cluster, dask.Client(cluster) as client:
-        return _gather(client, work, paths)
+        return _gather(client, work, paths, tune=True)
 
 
 #: A scheduler address: ``tcp://host:port`` (or another Dask protocol), or ``host:port``.
@@ -151,8 +219,9 @@ def _connect(dask: Any, scheduler: str) -> Any:
     return outcome[0]
 
 
-def _gather(client: Any, work: Callable[[str], T], paths: Sequence[str]) -> list[T]:
-    futures = client.map(partial(in_dask_worker, work), list(paths), pure=False)
+def _gather(client: Any, work: Callable[[str], T], paths: Sequence[str], tune: bool) -> list[T]:
+    task = partial(in_dask_worker, work) if tune else work
+    futures = client.map(task, list(paths), pure=False)
     return list(client.gather(futures))
 
 
@@ -163,7 +232,8 @@ _tuned = False
 
 
 def in_dask_worker(work: Callable[[str], T], path: str) -> T:
-    """`work` on a Dask worker, with the allocator set for it (once per worker process).
+    """`work` on a Dask worker of the local cluster profsight started, with the allocator set
+    for it (once per worker process); never on a scheduler's workers, shared with other work.
 
     Dask's nanny starts workers with ``MALLOC_TRIM_THRESHOLD_=65536``, which also fixes
     glibc's mmap threshold at 128 KiB: every numpy column above it is then mapped and unmapped
@@ -178,4 +248,4 @@ def in_dask_worker(work: Callable[[str], T], path: str) -> T:
     return work(path)
 
 
-__all__ = ["EXECUTORS", "default_workers", "run_all"]
+__all__ = ["EXECUTORS", "default_workers", "planned_workers", "run_all"]
