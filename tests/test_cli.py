@@ -341,3 +341,27 @@ def test_flops_are_printed_in_units_that_show_them() -> None:
     assert short_flops(2.17e8) == "217 MFLOP"
     assert short_flops(1.4e13, per_second=True) == "14 TFLOP/s"
     assert short_flops(0.0) == "0 FLOP"
+
+
+def test_rows_that_matter_keep_ops_and_tell_long_names_apart() -> None:
+    """A with_stack H100 trace: dozens of Python frames used to fill the rows that matter
+    (each one's total repeats the ops below it); at most three now. Kernel names cut to the
+    column read the same (``void at::native::vectorized_elementwise_k…`` thrice): each now
+    shows where it differs."""
+    from profsight.renderers.terminal import distinct_names
+
+    trace = DATA / "shared/traces/tracelens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
+    report = profsight.explain(trace)
+    kinds = [e.explanation.kind.value for e in report.top]
+    assert kinds.count("python") == 3 and kinds.count("aten") >= 10
+    names = [e.row.name for e in report.top]
+    shown = distinct_names(names, 27)
+    assert len(set(shown)) == len(set(names))
+    assert all(len(s) <= 27 for s in shown)
+    assert distinct_names(["aten::cudnn_convolution_backward_input"] * 1, 27) == [
+        "aten::cudnn_convolution_ba…"
+    ]
+    pair = distinct_names(
+        ["aten::cudnn_convolution_backward_input", "aten::cudnn_convolution_backward_weight"], 27
+    )
+    assert pair == ["aten::cu…ard_input", "aten::cu…ard_weight"]

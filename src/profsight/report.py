@@ -13,6 +13,7 @@ from profsight.analyses.verdict import Verdict
 from profsight.annotate import RowExplanation, explain_row, table_notes
 from profsight.findings import Finding
 from profsight.knowledge.rows import LIGHTNING_ACTION_EVENT as LIGHTNING_ACTION
+from profsight.knowledge.rows import RowKind
 from profsight.model.diagnostics import Diagnostic
 from profsight.model.overview import overview
 from profsight.model.profile import Profile
@@ -24,6 +25,8 @@ from profsight.walkthrough import walkthrough
 
 #: Rows of the table an explanation shows (the full table is ``profsight table``).
 REPORT_ROWS = 25
+#: Python frames among the rows that matter (the largest; the others are in the table).
+PYTHON_ROWS = 3
 #: Rows that get a written note.
 NOTED_ROWS = 8
 #: Tree nodes under this share of the run are left out of an explanation.
@@ -171,10 +174,15 @@ def build_report(profile: Profile | TextProfile) -> Report:
 
 
 def _top(rows: tuple[ExplainedRow, ...], table: ProfilerTable) -> tuple[ExplainedRow, ...]:
-    """By device total when the run has device time, else by CPU total; biggest first."""
+    """By device total when the run has device time, else by CPU total; biggest first. At
+    most `PYTHON_ROWS` Python frames (``with_stack``): each one's total repeats the ops below
+    it, and dozens of nested frames would leave no room for the ops."""
     key = "device_total_us" if table.has_device else "cpu_total_us"
     ordered = sorted(rows, key=lambda e: getattr(e.row, key), reverse=True)
-    return tuple(ordered[:REPORT_ROWS])
+    frames = [e for e in ordered if e.explanation.kind is RowKind.PYTHON]
+    dropped = {id(e) for e in frames[PYTHON_ROWS:]}
+    kept = [e for e in ordered if id(e) not in dropped]
+    return tuple(kept[:REPORT_ROWS])
 
 
 def _text_report(profile: TextProfile) -> Report:

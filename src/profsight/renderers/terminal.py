@@ -163,12 +163,13 @@ def _rows(report: Report, width: int) -> RenderableType:
     total = report.table.self_device_total_us if has_dev else report.table.self_cpu_total_us
     if bars:
         table.add_column("share of run", no_wrap=True)
-    for e in report.top:
+    names = distinct_names([e.row.name for e in report.top], name_width)
+    for e, name in zip(report.top, names, strict=True):
         r = e.row
         kind = e.explanation.kind
         cells: list[RenderableType] = [
             Text(kind.value, style=KIND_STYLES[kind]),
-            Text(r.name),
+            Text(name),
             str(r.calls),
             short_time(r.self_cpu_us),
             short_time(r.cpu_total_us),
@@ -181,6 +182,45 @@ def _rows(report: Report, width: int) -> RenderableType:
             cells.append(_bar(share, KIND_STYLES[kind]))
         table.add_row(*cells)
     return table
+
+
+def distinct_names(names: list[str], width: int) -> list[str]:
+    """Each name in at most `width` characters, cut at its end (``…``). Where cut names would
+    read the same, each shows its start and then the part from where the names begin to
+    differ (``void at:…BinaryFunctor<float…``, ``torch/nn…(1751): _call_impl``)."""
+    cut = [_end_cut(n, width) for n in names]
+    groups: dict[str, list[str]] = {}
+    for name, c in zip(names, cut, strict=True):
+        groups.setdefault(c, []).append(name)
+    out = []
+    for name, c in zip(names, cut, strict=True):
+        group = groups[c]
+        out.append(c if len(set(group)) == 1 else _from_difference(name, group, width))
+    return out
+
+
+def _end_cut(name: str, width: int) -> str:
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+def _from_difference(name: str, group: list[str], width: int) -> str:
+    """`name`'s start, then its text from just before where `group`'s names part."""
+    first, last = min(group), max(group)  # the common prefix of all is theirs
+    pairs = enumerate(zip(first, last, strict=False))
+    common = next((i for i, (a, b) in pairs if a != b), len(first))
+    head = name[: min(_HEAD, common)]
+    start = max(common - _CONTEXT, len(head))
+    if start <= len(head):
+        return _end_cut(name, width)
+    room = width - len(head) - 1
+    rest = name[start:]
+    return head + "…" + (rest if len(rest) <= room else rest[: room - 1] + "…")
+
+
+#: Characters of a name's start kept when its middle is cut, and of context before the
+#: place where two names differ.
+_HEAD = 8
+_CONTEXT = 4
 
 
 def _row_note(e: ExplainedRow) -> RenderableType:
