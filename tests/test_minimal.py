@@ -134,3 +134,16 @@ def test_pandas_export(profile: profsight.Profile) -> None:
     frame = profile.table().to_pandas()
     assert list(frame["name"][:2]) == ["ProfilerStep*", "ncclDevKernel_AllReduce_Sum_f32_RING_LL"]
     assert frame.loc[frame["name"] == "aten::addmm", "self_device_us"].item() == 30.0
+
+
+def test_the_model_is_not_changed_by_reading_it() -> None:
+    """Building the table used to append "ProfilerStep*" to the store's strings (shared by
+    the stores of a merged trace's ranks); the table is built once per grouping."""
+    profile = profsight.load(DATA / "minimal/minimal.pt.trace.json")
+    strings = list(profile.events.strings)
+    table = profile.table()
+    assert "ProfilerStep*" in {r.name for r in table.rows}
+    assert profile.events.strings == strings
+    assert profile.table() is table
+    assert profile.table(group_by="shape") is not table
+    assert profile.table(sort_by="cpu_total_us").rows[0].name == "ProfilerStep*"

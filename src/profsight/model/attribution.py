@@ -65,7 +65,10 @@ class Attribution:
     launcher: I64
     """For device work: the runtime/driver call that launched it, or -1."""
     key: I64
-    """Per event: string id of the name torch aggregates it under (``ProfilerStep*``)."""
+    """Per event: the name torch aggregates it under (``ProfilerStep*``), an index into
+    `key_names`."""
+    key_names: list[str]
+    """The store's strings, and the aggregation names only the table uses."""
     cpu_total: F64
     cpu_self: F64
     device_total: F64
@@ -85,7 +88,7 @@ def attribute(profile: Profile) -> Attribution:
     ev = profile.events
     n = len(ev)
     diagnostics: list[Diagnostic] = []
-    key = _table_keys(ev)
+    key, key_names = _table_keys(ev)
     filtered = _filtered(ev)
     host = ev.mask(HOST_KINDS) & ~filtered
     is_async = host & ev.unfinished
@@ -153,6 +156,7 @@ def attribute(profile: Profile) -> Attribution:
         owner=owner,
         launcher=launcher,
         key=key,
+        key_names=key_names,
         cpu_total=cpu_total,
         cpu_self=cpu_self,
         device_total=device_total,
@@ -192,18 +196,23 @@ def _profiler_spans(ev: EventStore) -> I64:
     return found
 
 
-def _table_keys(ev: EventStore) -> I64:
-    """String id of each event's aggregation name; new names are added to the string table."""
-    lut = np.arange(len(ev.strings), dtype=np.int64)
-    index = {s: i for i, s in enumerate(ev.strings)}
-    for i, s in enumerate(list(ev.strings)):
+def _table_keys(ev: EventStore) -> tuple[I64, list[str]]:
+    """Each event's aggregation name, as an index into the returned names: the store's
+    strings, plus the names only the table uses (``ProfilerStep*``). The store is not
+    changed (stores of a merged trace's ranks share their strings)."""
+    names = ev.strings
+    lut = np.arange(len(names), dtype=np.int64)
+    index = {s: i for i, s in enumerate(names)}
+    extra: list[str] = []
+    for i, s in enumerate(names):
         k = table_key(s)
         if k != s:
             if k not in index:
-                index[k] = len(ev.strings)
-                ev.strings.append(k)
+                index[k] = len(names) + len(extra)
+                extra.append(k)
             lut[i] = index[k]
-    return lut[ev.name] if len(ev) else np.zeros(0, np.int64)
+    keys = lut[ev.name] if len(ev) else np.zeros(0, np.int64)
+    return keys, [*names, *extra] if extra else names
 
 
 def _filtered(ev: EventStore) -> Bool:

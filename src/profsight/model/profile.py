@@ -74,6 +74,9 @@ class Profile:
     meta: TraceMeta = field(default_factory=TraceMeta)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     load_stats: LoadStats = field(default_factory=LoadStats)
+    _tables: dict[str, ProfilerTable] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     @cached_property
     def attribution(self) -> Attribution:
@@ -88,10 +91,13 @@ class Profile:
         sort_by: str | None = None,
         limit: int | None = None,
     ) -> ProfilerTable:
-        """The profiler table, aggregated like torch's ``key_averages()``."""
+        """The profiler table, aggregated like torch's ``key_averages()`` (built once per
+        grouping; sorting and cutting make new tables from it)."""
         from profsight.model.table import build_table
 
-        table = build_table(self, group_by)
+        table = self._tables.get(group_by)
+        if table is None:
+            table = self._tables[group_by] = build_table(self, group_by)
         if sort_by is not None:
             table = table.sorted(sort_by)
         return table.head(limit) if limit is not None else table

@@ -270,7 +270,7 @@ def build_table(profile: Profile, group_by: GroupBy = "name") -> ProfilerTable:
         is_async = bool(at.is_async[m])
         rows.append(
             Row(
-                name=strings[at.key[m]],
+                name=at.key_names[at.key[m]],
                 event_kind=kind_label(int(ev.kind[m])),
                 calls=int(calls[g]),
                 self_cpu_us=float(self_cpu[g]),

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
-from profsight.model.events import I64
+from profsight.model.events import I8, I64
 from profsight.model.table import kind_label
 
 if TYPE_CHECKING:
@@ -164,6 +164,7 @@ def _build(profile: Profile) -> TreeNode:
             thread_node[t] = len(nodes)
             nodes.append(TreeNode(f"thread: {ev.tracks[t].label}", "thread"))
             parents.append(-1)
+    names = (at.key_names, ev.kind)
     row_depth = at.depth[rows]
     for d in np.unique(row_depth).tolist():
         level = rows[row_depth == d]
@@ -172,7 +173,7 @@ def _build(profile: Profile) -> TreeNode:
         if per_thread:
             roots = up < 0
             base[roots] = [thread_node[t] for t in ev.track[level[roots]].tolist()]
-        _assign_paths(level, base, at.key[level], path, nodes, parents, ev, is_device=False)
+        _assign_paths(level, base, at.key[level], path, nodes, parents, names, is_device=False)
     work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS))
     launcher_path = np.where(at.launcher[work] >= 0, path[np.maximum(at.launcher[work], 0)], -1)
     owner_path = np.where(at.owner[work] >= 0, path[np.maximum(at.owner[work], 0)], -1)
@@ -186,7 +187,7 @@ def _build(profile: Profile) -> TreeNode:
             path,
             nodes,
             parents,
-            ev,
+            names,
             is_device=True,
         )
     _accumulate(profile, rows, device, path, nodes)
@@ -209,21 +210,20 @@ def _assign_paths(
     path: I64,
     nodes: list[TreeNode],
     parents: list[int],
-    ev: object,
+    names: tuple[list[str], I8],
     *,
     is_device: bool,
 ) -> None:
-    from profsight.model.events import EventStore
-
-    assert isinstance(ev, EventStore)
-    width = len(ev.strings) + 1
+    """`names`: the aggregation names (`Attribution.key_names`) and each event's kind."""
+    labels, kinds = names
+    width = len(labels) + 1
     _, first, inverse = np.unique((base + 1) * width + key, return_index=True, return_inverse=True)
     inverse = inverse.reshape(-1)
     ids = np.arange(len(nodes), len(nodes) + len(first))
     for at_event in first.tolist():
         event = int(events[at_event])
-        label = ev.strings[int(key[at_event])]
-        nodes.append(TreeNode(label, kind_label(int(ev.kind[event])), is_device=is_device))
+        label = labels[int(key[at_event])]
+        nodes.append(TreeNode(label, kind_label(int(kinds[event])), is_device=is_device))
         parents.append(int(base[at_event]))
     path[events] = ids[inverse]
 
