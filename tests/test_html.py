@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -23,8 +24,8 @@ from profsight.renderers.html import (
     MAX_TABLE_ROWS,
     notebook_html,
     page_data,
-    render_html,
 )
+from profsight.renderers.job_html import job_page_data
 from profsight.renderers.template import script_json
 from profsight.report import Report
 from profsight.samples import sample_trace
@@ -43,6 +44,13 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 MINIMAL = DATA / "minimal/minimal.pt.trace.json"
+NCCL = DATA / "real/nccl_data.json.gz"  # rank 0 of 2, NCCL all-reduces and broadcasts
+FP32 = DATA / "gpu_traces/incredere__gpu-profiling-pytorch-lab/fp32.pt.trace.json.gz"
+REAL_JOB = DATA / "real/job"  # two ranks of a 128-rank NCCL job
+# an NCCL all-reduce kernel with nothing on it or its caller that gives its size
+NO_SIZE = DATA / "real/rank-70.Mar_25_20_48_12.2861.pt.trace.json.gz"
+#: A phone's width, in CSS pixels.
+NARROW = 420
 HOSTILE = ("<script>alert(1)</script>", '<img src=x onerror="window.__pwned=1">', '"quotes"')
 
 
@@ -85,7 +93,8 @@ def test_notebook_repr_is_a_framed_page() -> None:
 @dataclass
 class Opened:
     page: Any
-    report: Report
+    report: Any
+    """The `Report` (or the `JobReport`) the page shows."""
     url: str
     size: int
     errors: list[str] = field(default_factory=list)
@@ -114,10 +123,10 @@ def pages(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[An
     folder = tmp_path_factory.mktemp("html")
     opened: list[Any] = []
 
-    def open_report(report: Report, name: str) -> Opened:
+    def open_report(report: Any, name: str, width: int = 1280) -> Opened:
         path = folder / f"{name}.html"
-        path.write_text(render_html(report), encoding="utf-8")
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        path.write_text(report.html(), encoding="utf-8")  # a Report's or a JobReport's page
+        page = browser.new_page(viewport={"width": width, "height": 900})
         opened.append(page)
         o = Opened(page, report, path.as_uri(), path.stat().st_size)
         page.on("console", lambda m: o.errors.append(m.text) if m.type == "error" else None)
@@ -366,3 +375,205 @@ def test_job_page_shows_ranks_side_by_side(
         )
     finally:
         page.close()
+
+
+# ---- real traces: a phone's width, evidence, axes, collectives -------------------------------
+
+
+@pytest.fixture(scope="module")
+def nccl_report() -> Report:
+    return profsight.explain(NCCL)
+
+
+@pytest.fixture(scope="module")
+def fp32_report() -> Report:
+    return profsight.explain(FP32)
+
+
+@pytest.fixture(scope="module")
+def real_job_report() -> Any:
+    return explain_job(REAL_JOB)
+
+
+@pytest.fixture(scope="module")
+def nccl(pages: Any, nccl_report: Report) -> Opened:
+    return pages(nccl_report, "nccl")  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="module")
+def fp32(pages: Any, fp32_report: Report) -> Opened:
+    return pages(fp32_report, "fp32")  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="module")
+def real_job(pages: Any, real_job_report: Any) -> Opened:
+    return pages(real_job_report, "job-real")  # type: ignore[no-any-return]
+
+
+def open_all_findings(page: Any) -> None:
+    """Every finding expanded, as a reader who clicks them all sees the page."""
+    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+
+
+@pytest.mark.parametrize("name", ["nccl", "fp32", "job"])
+def test_no_sideways_scroll_at_a_phones_width(
+    pages: Any, name: str, request: pytest.FixtureRequest
+) -> None:
+    report = request.getfixturevalue(
+        {"nccl": "nccl_report", "fp32": "fp32_report", "job": "real_job_report"}[name]
+    )
+    o = pages(report, f"{name}-narrow", width=NARROW)
+    page = o.page
+    open_all_findings(page)
+    assert o.errors == []
+    width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1] == NARROW
+    # the wide tables are whole: they scroll sideways in their own box
+    wide = "#ps-collective-table" if name != "fp32" else "#ps-table"
+    boxes = page.evaluate(
+        """sel => { const t = document.querySelector(sel), box = t.parentElement;
+            return [t.scrollWidth, box.clientWidth, getComputedStyle(box).overflowX]; }""",
+        wide,
+    )
+    assert boxes[0] > boxes[1] and boxes[2] == "auto"
+
+
+def evidence_cells(page: Any, finding: int) -> list[dict[str, Any]]:
+    """Per evidence row of the `finding`-th finding: its cells' texts, its text, the label's
+    title."""
+    return page.evaluate(  # type: ignore[no-any-return]
+        """i => [...document.querySelectorAll('details.ps-finding')[i]
+                .querySelectorAll('.ps-evidence tr')].map(tr => ({
+            cells: [...tr.cells].map(td => td.textContent),
+            text: tr.textContent,
+            title: (tr.querySelector('td.ps-evidence-label') || {}).title || '',
+        }))""",
+        finding,
+    )
+
+
+# nccl and fp32: five items under "measured"; fp32: four sgemm kernels, each its own row;
+# the job: three of rank 1's rows, their label cut short at 80 characters
+@pytest.mark.parametrize(("name", "named"), [("nccl", 0), ("fp32", 4), ("real_job", 3)])
+def test_each_evidence_label_shows_once(
+    name: str, named: int, request: pytest.FixtureRequest
+) -> None:
+    o: Opened = request.getfixturevalue(name)
+    findings = o.report.findings
+    shown_in_label = 0
+    for i, f in enumerate(findings):
+        rows = evidence_cells(o.page, i)
+        assert len(rows) == len(f.evidence)
+        cells = [c for r in rows for c in r["cells"]]
+        for label in {e.label for e in f.evidence}:
+            assert cells.count(label) == 1, (f.title, label)  # "measured" x5: once
+        for e, row in zip(f.evidence, rows, strict=True):
+            for source in e.rows:  # the row or node behind the number
+                start = source[:40]
+                assert row["text"].count(start) <= 1, (f.title, source)
+                assert start in row["text"], (f.title, source)  # still shown
+                if e.label.endswith("…") and start in e.label:
+                    assert source in row["title"]  # the whole name, where the label cuts it
+                shown_in_label += start in e.label
+    assert shown_in_label == named
+
+
+AXIS_LABEL = re.compile(r"^\d+(\.\d+)? ?(µs|ms|s|%|B|KB|MB|GB|GB/s)$")
+
+
+@pytest.mark.parametrize(
+    ("name", "charts"),
+    [
+        ("nccl", {"ps-breakdown-chart", "ps-ops-chart", "ps-kernels-chart", "ps-busy-chart"}),
+        (
+            "fp32",
+            {
+                "ps-breakdown-chart",
+                "ps-ops-chart",
+                "ps-kernels-chart",
+                "ps-busy-chart",
+                "ps-memory-chart",
+            },
+        ),
+        ("real_job", {"ps-ranks-chart"}),
+    ],
+)
+def test_every_chart_axis_has_its_unit(
+    name: str, charts: set[str], request: pytest.FixtureRequest
+) -> None:
+    o: Opened = request.getfixturevalue(name)
+    axes: dict[str, list[str]] = o.page.evaluate(
+        """Object.fromEntries([...document.querySelectorAll('svg[id]')]
+            .filter(svg => svg.id !== 'ps-icicle')
+            .map(svg => [svg.id, [...svg.querySelectorAll('text.ps-axis-label')]
+                .map(t => t.textContent)]))"""
+    )
+    assert set(axes) == charts
+    for chart, labels in axes.items():
+        assert len(labels) >= 2, chart
+        for label in labels:
+            assert AXIS_LABEL.match(label), (chart, label)
+    if name != "real_job":
+        data = page_data(o.report)
+        assert axes["ps-ops-chart"] == ["0 ms", short_time(data["top_ops"][0]["us"])]
+        assert axes["ps-kernels-chart"] == ["0 ms", short_time(data["top_kernels"][0]["us"])]
+        assert axes["ps-busy-chart"][:2] == ["100%", "0%"]
+
+
+def collective_cells(page: Any) -> dict[str, dict[str, dict[str, str]]]:
+    """Per operation, per column heading: the cell's text and title."""
+    return page.evaluate(  # type: ignore[no-any-return]
+        """() => {
+            const heads = [...document.querySelectorAll('#ps-collective-table th')]
+                .map(th => th.textContent);
+            return Object.fromEntries([...document.querySelectorAll(
+                '#ps-collective-table tbody tr')].map(tr => [tr.dataset.operation,
+                Object.fromEntries([...tr.cells].map((td, i) =>
+                    [heads[i], {text: td.textContent, title: td.title}]))]));
+        }"""
+    )
+
+
+def decimal(text: str) -> float:
+    """``20.4 MB`` as 20.4e6 bytes, ``5.75 GB/s`` as 5.75 GB/s."""
+    number, unit = text.split(" ")
+    scale = {"B": 1.0, "KB": 1e3, "MB": 1e6, "GB": 1e9, "KB/s": 1e-6, "MB/s": 1e-3, "GB/s": 1.0}
+    return float(number) * scale[unit]
+
+
+def test_collectives_show_their_size_and_bandwidth(nccl: Opened) -> None:
+    table = collective_cells(nccl.page)
+    operations = page_data(nccl.report)["collectives"]
+    assert {o["operation"] for o in operations} == set(table) == {"all_reduce", "broadcast"}
+    for o in operations:
+        row = table[o["operation"]]
+        assert o["bytes"] > 0 and o["bus_gbps"] > 0
+        assert decimal(row["size per call"]["text"]) == pytest.approx(o["bytes"], rel=5e-3)
+        assert decimal(row["bus bandwidth"]["text"]) == pytest.approx(o["bus_gbps"], rel=5e-3)
+        assert row["time per call"]["text"] == short_time(o["transfer_us"])
+    # the trace's own calls: 5 all-reduces a step of 8.2 to 31.5 MB, 2 broadcasts a step
+    calls = nccl.report.communication.collectives
+    sizes = [c.nbytes for c in calls if c.operation == "all_reduce"]
+    assert len(sizes) == 15 and min(sizes) > 0
+    mean = sum(sizes) / len(sizes)
+    assert decimal(table["all_reduce"]["size per call"]["text"]) == pytest.approx(mean, rel=5e-3)
+    assert table["broadcast"]["size per call"]["text"] == "106 KB"
+
+
+def test_an_unknown_size_says_why(pages: Any) -> None:
+    report = profsight.explain(NO_SIZE)
+    (operation,) = page_data(report)["collectives"]
+    assert operation["bytes"] is None and operation["bus_gbps"] is None
+    o = pages(report, "no-size")
+    row = collective_cells(o.page)["all_reduce"]
+    assert row["size per call"]["text"] == row["bus bandwidth"]["text"] == "–"
+    assert "no message size" in row["size per call"]["title"]
+    assert "message size" in row["bus bandwidth"]["title"]
+    assert row["time per call"]["text"] == "50 µs" and row["time per call"]["title"] == ""
+
+
+def test_job_page_data_knows_its_collectives_and_names_cut_labels(real_job_report: Any) -> None:
+    data = job_page_data(real_job_report)
+    assert data["collectives"] and all(o["why"] == {} for o in data["collectives"])
+    evidence = [e for f in data["findings"] for e in f["evidence"] if e["label"].endswith("…")]
+    assert evidence and all(e["rows"] == [] and e["title"] for e in evidence)

@@ -16,6 +16,8 @@ from importlib import resources
 from pathlib import PurePath
 from typing import Any
 
+from profsight.analyses.comms import Communication
+from profsight.knowledge.collectives import bus_factor
 from profsight.knowledge.phases import PHASE_LABELS
 from profsight.knowledge.rows import RowKind, classify
 from profsight.model.table import Row
@@ -83,7 +85,7 @@ def page_data(report: Report) -> dict[str, Any]:
         "device": report.device_name,
         "has_device": has_device,
         "verdict": report.verdict.to_dict() if report.verdict is not None else None,
-        "findings": [f.to_dict() for f in report.findings],
+        "findings": findings_data([f.to_dict() for f in report.findings]),
         "breakdown": _breakdown(report),
         "tree": _tree(report.tree.root) if report.tree is not None else None,
         "top_ops": _top_ops(report.rows),
@@ -95,8 +97,87 @@ def page_data(report: Report) -> dict[str, Any]:
 
 
 def _collectives(report: Report) -> list[dict[str, Any]]:
-    data = communication_dict(report.communication)
-    return data["operations"] if data is not None else []
+    comms = report.communication
+    data = communication_dict(comms)
+    if comms is None or data is None:
+        return []
+    out = []
+    for o in data["operations"]:
+        calls = [
+            c
+            for c in comms.collectives
+            if c.operation == o["operation"] and c.backend == o["backend"]
+        ]
+        ranks_known = any(c.group_size > 0 for c in calls)
+        out.append({**o, "why": collective_gaps(o, _timing(comms), ranks_known)})
+    return out
+
+
+def _timing(comms: Communication) -> str:
+    return "" if comms.timed else "the trace holds only the calls that enqueue the collectives"
+
+
+def collective_gaps(operation: dict[str, Any], untimed: str, ranks_known: bool) -> dict[str, str]:
+    """Why a collective's size, time or bus bandwidth is not known, by its key (the table
+    shows a dash for these, with this as the cell's title). `untimed` says why the trace
+    times no transfer ("" when it does)."""
+    why: dict[str, str] = {}
+    if operation["bytes"] is None:
+        why["bytes"] = (
+            "unknown: the trace states no message size for these calls (no 'In msg nelems' "
+            "with 'dtype', no 'Input Dims' on the collective or the call that issued it)"
+        )
+    if operation["transfer_us"] is None:
+        why["transfer_us"] = f"unknown: {untimed or 'the trace times no transfer'}"
+    if operation["bus_gbps"] is None:
+        if bus_factor(operation["operation"], 2) is None:
+            reason = f"{operation['operation']} has no bus bandwidth (it moves no data, or "
+            reason += "its traffic has no standard factor)"
+        elif operation["bytes"] is None:
+            reason = "it needs the message size, which the trace does not state"
+        elif operation["transfer_us"] is None:
+            reason = "it needs the transfer time, which the trace does not record"
+        elif not ranks_known:
+            reason = "it needs the number of ranks taking part ('Group size'), which the "
+            reason += "trace does not state"
+        else:
+            reason = "no call has a size, a transfer time and a group size together"
+        why["bus_gbps"] = f"unknown: {reason}"
+    return why
+
+
+def findings_data(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Findings as `Finding.to_dict` gives them, each evidence item's rows less the names its
+    label already shows (``volta_sgemm_128x64_tn`` beside ``volta_sgemm_128x64_tn``); where
+    the label shows a name cut short, ``title`` holds the whole name."""
+    out = []
+    for f in findings:
+        evidence = []
+        for item in f.get("evidence", []):
+            label = str(item.get("label", ""))
+            rows = [str(r) for r in item.get("rows", [])]
+            shown = [r for r in rows if _label_shows(label, r)]
+            kept = {**item, "rows": [r for r in rows if r not in shown]}
+            if label.endswith("…") and shown:
+                kept["title"] = ", ".join(shown)
+            evidence.append(kept)
+        out.append({**f, "evidence": evidence})
+    return out
+
+
+#: Characters a cut label must share with a name to show it.
+_CUT_MATCH = 16
+
+
+def _label_shows(label: str, name: str) -> bool:
+    """Whether `label` shows `name`: whole, or cut short with "…" at the label's end."""
+    if not name or name in label:
+        return True
+    if not label.endswith("…"):
+        return False
+    stem = label[:-1]
+    longest = min(len(name), len(stem))
+    return any(stem.endswith(name[:k]) for k in range(longest, min(_CUT_MATCH, longest) - 1, -1))
 
 
 def _asset(name: str) -> str:

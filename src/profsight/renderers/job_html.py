@@ -7,10 +7,11 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
+from profsight.analyses.comms import ENQUEUE_ONLY
 from profsight.job.analysis import JobReport
 from profsight.knowledge.collectives import OPERATION_MEANING
 from profsight.knowledge.phases import PHASE_LABELS, Phase
-from profsight.renderers.html import SCHEMA, in_frame, page
+from profsight.renderers.html import SCHEMA, collective_gaps, findings_data, in_frame, page
 from profsight.renderers.job import _facts, job_document
 
 
@@ -23,6 +24,9 @@ def job_page_data(report: JobReport) -> dict[str, Any]:
         if v.step_us
     ]
     top = report.findings[0].category if report.findings else None
+    untimed = ""
+    if report.timed_on in (None, ENQUEUE_ONLY):
+        untimed = "the traces hold only the calls that enqueue the collectives"
     return {
         "schema": SCHEMA,
         "source": ", ".join(report.sources),
@@ -41,7 +45,7 @@ def job_page_data(report: JobReport) -> dict[str, Any]:
             "mfu_pct": None,
             "evidence": [],
         },
-        "findings": doc["findings"],
+        "findings": findings_data(doc["findings"]),
         "ranks": {
             "ranks": doc["ranks"],
             "steps": len(report.steps),
@@ -49,7 +53,14 @@ def job_page_data(report: JobReport) -> dict[str, Any]:
             "phases": [{"id": p.value, "label": label} for p, label in PHASE_LABELS.items()],
         },
         "collectives": [
-            {**o, "meaning": OPERATION_MEANING.get(o["operation"], "")} for o in doc["operations"]
+            {
+                **o,
+                "meaning": OPERATION_MEANING.get(o["operation"], ""),
+                # a job's operation has no bus bandwidth beside a size and a time only when
+                # no call states its group's size
+                "why": collective_gaps(o, untimed, ranks_known=False),
+            }
+            for o in doc["operations"]
         ],
         "collectives_note": "Per operation, over the matched collectives; time per call is "
         "timed on the last rank to arrive (it waits for nobody).",

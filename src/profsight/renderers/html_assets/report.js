@@ -9,7 +9,9 @@
  *   #ps-summary li              one summary line each;  #ps-diagnostics li: input notes
  *   #ps-verdict                 .ps-verdict-summary, .ps-badge, .ps-verdict-evidence li
  *   #ps-findings                details.ps-finding[data-category] > summary (.ps-sev-*),
- *                               .ps-evidence tr, .ps-explanation, .ps-recommendation
+ *                               .ps-evidence tr (one per evidence item; a run of items under
+ *                               one label shows td.ps-evidence-label once), .ps-explanation,
+ *                               .ps-recommendation
  *   #ps-breakdown               svg#ps-breakdown-chart, g.ps-step-bar[data-step] (one per
  *                               step, then g.ps-step-bar.ps-average), rect.ps-seg[data-phase]
  *   #ps-tree                    #ps-tree-root (name of the zoomed node), #ps-tree-crumbs
@@ -25,7 +27,11 @@
  *   #ps-ranks (jobs)            svg#ps-ranks-chart g.ps-rank-bar[data-rank] (.ps-straggler on the
  *                               straggler) rect.ps-seg[data-phase]; table#ps-rank-table
  *                               tr[data-rank] td[data-field]; details.ps-rank[data-rank]
- *   #ps-collectives             table#ps-collective-table tr[data-operation]
+ *   #ps-collectives             table#ps-collective-table tr[data-operation] td[data-field]
+ *                               (bytes, transfer_us, bus_gbps, meaning): a dash's title says
+ *                               why the value is unknown
+ *   .ps-scroll                  the box a wide table scrolls sideways in (never the page)
+ *   text.ps-axis-label          an axis's numbers, each with its unit (0 ms, 100%, 204.83 MB)
  *   #ps-table-section           select#ps-kind-filter, input#ps-text-filter (matches names,
  *                               case-insensitive), #ps-table-count, table#ps-table,
  *                               th[data-key][aria-sort], tbody tr[data-kind] (hidden when
@@ -109,6 +115,33 @@
 
   function widthOf(node, fallback) {
     return Math.max(node.clientWidth || 0, 320) || fallback;
+  }
+
+  /** A wide table in a box that scrolls sideways by itself, not the page. */
+  function scrolling(table) {
+    const box = el("div", "ps-scroll");
+    box.appendChild(table);
+    return box;
+  }
+
+  /** The unit of an axis label ("ms" of "224.9 ms", "%" of "100%"). */
+  function unitOf(label) {
+    const m = /^[-−]?[\d.]+\s*(\S.*)?$/.exec(label);
+    return m && m[1] ? m[1] : "";
+  }
+
+  /** Zero in the unit of `label`: "0 ms" beside "224.9 ms", "0%" beside "100%". */
+  function zeroLike(label) {
+    const unit = unitOf(label);
+    return "0" + (unit === "%" || !unit ? unit : " " + unit);
+  }
+
+  /** A value axis along the bottom of a chart: a line from x0 to x1 at y, "0 <unit>" at
+   * its start and `maxLabel` at its end. */
+  function bottomAxis(chart, x0, x1, y, maxLabel) {
+    chart.appendChild(svg("line", { class: "ps-axis", x1: x0, y1: y, x2: x1, y2: y }));
+    chart.appendChild(svgText(x0, y + 13, zeroLike(maxLabel), { class: "ps-axis-label" }));
+    chart.appendChild(svgText(x1, y + 13, maxLabel, { "text-anchor": "end", class: "ps-axis-label" }));
   }
 
   function show(section) {
@@ -226,17 +259,26 @@
       d.appendChild(sum);
       const body = el("div", "ps-finding-body");
       const ev = el("table", "ps-evidence");
-      for (const item of f.evidence || []) {
+      const items = f.evidence || [];
+      items.forEach((item, k) => {
         const tr = el("tr");
-        tr.appendChild(el("td", "", item.label));
-        tr.appendChild(el("td", "", item.value));
+        // a run of items under one label ("measured", ...) shows the label once
+        if (k === 0 || items[k - 1].label !== item.label) {
+          let run = 1;
+          while (k + run < items.length && items[k + run].label === item.label) run += 1;
+          const label = el("td", "ps-evidence-label", item.label);
+          if (run > 1) label.rowSpan = run;
+          if (item.title) label.setAttribute("title", item.title);
+          tr.appendChild(label);
+        }
+        tr.appendChild(el("td", "ps-evidence-value", item.value));
         const rowsText = (item.rows || []).join(", ");
         const rowsCell = el("td", "ps-mono ps-muted", cut(rowsText, 100));
         if (rowsText.length > 100) rowsCell.setAttribute("title", rowsText);
         tr.appendChild(rowsCell);
         ev.appendChild(tr);
-      }
-      body.appendChild(ev);
+      });
+      if (items.length) body.appendChild(scrolling(ev));
       const why = el("p", "ps-explanation");
       why.appendChild(el("strong", "", "Why: "));
       why.appendChild(document.createTextNode(f.explanation));
@@ -292,7 +334,7 @@
       const chart = svg("svg", { id: "ps-breakdown-chart", width: W, height: H });
       chart.appendChild(svg("line", { class: "ps-axis", x1: left, y1: H - bottom, x2: W, y2: H - bottom }));
       chart.appendChild(svgText(left - 6, top + 10, fmtTime(maxWall), { "text-anchor": "end", class: "ps-axis-label" }));
-      chart.appendChild(svgText(left - 6, H - bottom, "0", { "text-anchor": "end", class: "ps-axis-label" }));
+      chart.appendChild(svgText(left - 6, H - bottom, zeroLike(fmtTime(maxWall)), { "text-anchor": "end", class: "ps-axis-label" }));
       const scale = (H - bottom - top) / maxWall;
       bars.forEach((bar, i) => {
         const st = bar.step;
@@ -356,7 +398,7 @@
       const W = widthOf(box, 900);
       const left = 110;
       const rowH = J.ranks.length > 64 ? 6 : 22;
-      const H = J.ranks.length * rowH + 24;
+      const H = J.ranks.length * rowH + 26;
       const maxWall = Math.max(...J.ranks.map((r) => r.step_us), 1e-9);
       const scale = (W - left - 70) / maxWall;
       const chart = svg("svg", { id: "ps-ranks-chart", width: W, height: H });
@@ -383,9 +425,10 @@
           g.appendChild(rect);
           x += w;
         }
-        if (rowH >= 12) g.appendChild(svgText(x + 6, y + rowH * 0.65, fmtTime(r.step_us), { class: "ps-axis-label" }));
+        if (rowH >= 12) g.appendChild(svgText(x + 6, y + rowH * 0.65, fmtTime(r.step_us), { class: "ps-value-label" }));
         chart.appendChild(g);
       });
+      bottomAxis(chart, left, left + maxWall * scale, J.ranks.length * rowH + 6, fmtTime(maxWall));
       box.replaceChildren(chart);
     };
     draw();
@@ -422,7 +465,7 @@
       body.appendChild(tr);
     }
     table.appendChild(body);
-    s.appendChild(table);
+    s.appendChild(scrolling(table));
     for (const r of J.ranks) {
       const d = el("details", "ps-rank");
       d.setAttribute("data-rank", String(r.rank));
@@ -444,14 +487,16 @@
     if (D.collectives_note) s.appendChild(el("p", "ps-muted", D.collectives_note));
     const table = el("table", "ps-grid");
     table.id = "ps-collective-table";
+    const known = (v) => v !== null && v !== undefined;
+    // [heading, cell text, the data key the cell shows (its data-field)]
     const cols = [
       ["operation", (o) => o.operation],
       ["backend", (o) => o.backend],
       ["per step", (o) => o.calls_per_step.toPrecision(3)],
-      ["size per call", (o) => (o.bytes ? fmtDecimalBytes(o.bytes) : "–")],
-      ["time per call", (o) => fmtTime(o.transfer_us)],
-      ["bus bandwidth", (o) => (o.bus_gbps === null || o.bus_gbps === undefined ? "–" : fmtRate(o.bus_gbps))],
-      ["what it does", (o) => o.meaning || ""],
+      ["size per call", (o) => (known(o.bytes) ? fmtDecimalBytes(o.bytes) : "–"), "bytes"],
+      ["time per call", (o) => fmtTime(o.transfer_us), "transfer_us"],
+      ["bus bandwidth", (o) => (known(o.bus_gbps) ? fmtRate(o.bus_gbps) : "–"), "bus_gbps"],
+      ["what it does", (o) => o.meaning || "", "meaning"],
     ];
     const head = el("tr");
     for (const c of cols) head.appendChild(el("th", "", c[0]));
@@ -462,11 +507,16 @@
     for (const o of ops) {
       const tr = el("tr");
       tr.setAttribute("data-operation", o.operation);
-      for (const c of cols) tr.appendChild(el("td", "", c[1](o)));
+      for (const c of cols) {
+        const td = el("td", "", c[1](o));
+        if (c[2]) td.setAttribute("data-field", c[2]);
+        if (c[2] && !known(o[c[2]]) && o.why && o.why[c[2]]) td.setAttribute("title", o.why[c[2]]);
+        tr.appendChild(td);
+      }
       body.appendChild(tr);
     }
     table.appendChild(body);
-    s.appendChild(table);
+    s.appendChild(scrolling(table));
   }
 
   // ---- call tree as an icicle ----------------------------------------------------------
@@ -578,7 +628,7 @@
       const labelW = Math.min(380, W * 0.42);
       const valueW = 70;
       const max = Math.max(...items.map((x) => x.us), 1e-9);
-      const chart = svg("svg", { id: chartId, width: W, height: items.length * ROW + 4 });
+      const chart = svg("svg", { id: chartId, width: W, height: items.length * ROW + 24 });
       items.forEach((it, i) => {
         const g = svg("g", { class: "ps-hbar" });
         g.setAttribute("data-name", it.name);
@@ -593,9 +643,10 @@
           ["meaning", "what it is", it.meaning],
         ]);
         g.appendChild(r);
-        g.appendChild(svgText(labelW + w + 4, y + 14, fmtTime(it.us)));
+        g.appendChild(svgText(labelW + w + 4, y + 14, fmtTime(it.us), { class: "ps-value-label" }));
         chart.appendChild(g);
       });
+      bottomAxis(chart, labelW, W - valueW, items.length * ROW + 6, fmtTime(max));
       box.replaceChildren(chart);
     };
     draw();
@@ -614,7 +665,7 @@
     const draw = () => {
       const W = widthOf(box, 900);
       const H = 180;
-      const left = 64;
+      const left = 72; // room for "204.83 MB"
       const bottom = 22;
       const top = 8;
       const plotW = W - left - 8;
@@ -631,8 +682,8 @@
       });
       chart.appendChild(svg("line", { class: "ps-axis", x1: left, y1: top + plotH, x2: left + plotW, y2: top + plotH }));
       chart.appendChild(svgText(left - 6, top + 10, fmtY(maxY), { "text-anchor": "end", class: "ps-axis-label" }));
-      chart.appendChild(svgText(left - 6, top + plotH, fmtY(0), { "text-anchor": "end", class: "ps-axis-label" }));
-      chart.appendChild(svgText(left, H - 6, "0", { class: "ps-axis-label" }));
+      chart.appendChild(svgText(left - 6, top + plotH, zeroLike(fmtY(maxY)), { "text-anchor": "end", class: "ps-axis-label" }));
+      chart.appendChild(svgText(left, H - 6, zeroLike(fmtTime(spanUs)), { class: "ps-axis-label" }));
       chart.appendChild(svgText(left + plotW, H - 6, fmtTime(spanUs), { "text-anchor": "end", class: "ps-axis-label" }));
       for (const ser of series) {
         const pts = ser.values.map((v, i) => [
