@@ -23,9 +23,9 @@ from profsight.analyses.breakdown import breakdown
 from profsight.analyses.comms import ENQUEUE_ONLY, TIMED_ON_DEVICE, TIMED_ON_HOST, communication
 from profsight.cli.main import main
 from profsight.job import executors, explain_job
-from profsight.job.analysis import JobReport
 from profsight.job.discover import rank_from_name
 from profsight.job.executors import run_all
+from profsight.job.views import JobReport
 from profsight.knowledge.collectives import bus_factor, operation_of
 from profsight.loaders import load
 from profsight.renderers.job import job_document
@@ -95,7 +95,10 @@ def test_without_a_slowed_rank_the_wait_is_small(even_job: Path, plain_job: Path
     slowed = explain_job(plain_job)
     even_wait = max(v.wait_us or 0.0 for v in even.ranks)
     slowed_wait = max(v.wait_us or 0.0 for v in slowed.ranks)
-    assert even_wait < 0.25 * DELAY_MS * 1000 < slowed_wait
+    # the slowed rank makes the others wait most of its delay; without it the ranks wait
+    # for each other only as long as a loaded machine makes one lag (15 ms seen, 2 cores)
+    assert slowed_wait > 0.25 * DELAY_MS * 1000
+    assert even_wait < 0.5 * slowed_wait
 
 
 def test_single_rank_sees_communication_not_fixed_cost(plain_job: Path) -> None:

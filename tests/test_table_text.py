@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from profsight.errors import InputError
-from profsight.loaders.table_text import ParsedTable, looks_like_table, parse_tables
+from profsight.loaders.table_text import looks_like_table, parse_tables
+from profsight.model.printed import ParsedTable
 from profsight.model.table import Row
 
 from conftest import DATA

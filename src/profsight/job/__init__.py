@@ -13,11 +13,12 @@ import time
 from collections.abc import Sequence
 
 from profsight.errors import InputError
-from profsight.job.analysis import JobReport, analyse
+from profsight.job.analysis import analyse
 from profsight.job.discover import TraceFile, find_traces
 from profsight.job.executors import planned_workers, run_all
 from profsight.job.ranks import assign_ranks
 from profsight.job.summary import RankFailure, RankSummary, summarize, summarize_profile
+from profsight.job.views import JobReport
 from profsight.model.profile import Profile
 from profsight.model.ranks import rank_parts
 

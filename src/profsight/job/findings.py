@@ -5,18 +5,15 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from typing import TYPE_CHECKING
 
 from profsight.analyses.comm_findings import collective_evidence
 from profsight.findings import Evidence, Finding, severity_for
 from profsight.job.align import Alignment
+from profsight.job.views import JobReport, OperationView, RankView, Straggler
 from profsight.knowledge import advice
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.rows import RowKind
 from profsight.units import short_time
-
-if TYPE_CHECKING:
-    from profsight.job.analysis import JobReport, OperationView, RankView, Straggler
 
 #: Row kinds whose self time is the model's work (ops, kernels). A module's or a range's own
 #: self time is Python (or waiting) that no op records: "untraced".
@@ -37,7 +34,6 @@ _NO_RANGE = "(time in no recorded range)"
 
 
 def straggler_of(views: tuple[RankView, ...], alignment: Alignment) -> Straggler | None:
-    from profsight.job.analysis import Straggler
 
     matched = alignment.collectives
     if len(views) < 2 or not matched:

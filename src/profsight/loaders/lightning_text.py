@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Final
 
 from profsight.errors import InputError
 from profsight.loaders.cprofile_text import parse_listing
 from profsight.loaders.table_layout import unreadable_rows
 from profsight.loaders.table_text import looks_like_table
-from profsight.model.cprofile import ActionProfile
 from profsight.model.diagnostics import Diagnostic, Level
+from profsight.model.printed import ActionRow, LightningReport
 
 __all__ = [
     "ActionRow",
@@ -57,35 +56,6 @@ _RULE = re.compile(r"^-{10,}\s*$")
 _QUOTE = re.compile(r"^[ \t]*(?:[>+][ \t]?)+")
 #: cProfile's ``pstats`` listing: ``  123 function calls (120 primitive calls) in 0.01 seconds``.
 _CPROFILE = re.compile(r"function calls .*in [-\d.e]+ seconds|Ordered by:")
-
-
-@dataclass(frozen=True)
-class ActionRow:
-    """One ``SimpleProfiler`` row: an action's mean, calls, total and share of the run."""
-
-    action: str
-    mean_s: float | None
-    calls: int | None
-    """None in PL 1.0/1.1 reports (no ``Num calls`` column)."""
-    total_s: float
-    percent: float | None
-
-
-@dataclass(frozen=True)
-class LightningReport:
-    kind: str
-    """``simple`` or ``advanced``."""
-    stage: str
-    """``fit``, ``validate``, ``test``, ``predict``, or "" (PL 1.0 names none)."""
-    actions: tuple[ActionRow, ...]
-    """``SimpleProfiler`` rows as printed, without the ``Total`` row."""
-    total_s: float | None
-    """The ``Total`` row's time: the whole run (None when not printed)."""
-    advanced: dict[str, str]
-    """``AdvancedProfiler``: action name -> its cProfile listing."""
-    diagnostics: tuple[Diagnostic, ...]
-    profiles: tuple[ActionProfile, ...] = ()
-    """``AdvancedProfiler``: the listings parsed, in the report's order."""
 
 
 def looks_like_lightning_report(text: str) -> bool:

@@ -13,8 +13,9 @@ from typing import Final
 
 from profsight.errors import InputError
 from profsight.loaders.table_columns import CellError, read_cell, resolve_column
-from profsight.loaders.table_text import ParsedTable, parse_tables
+from profsight.loaders.table_text import parse_tables
 from profsight.model.diagnostics import Diagnostic
+from profsight.model.printed import ParsedTable
 
 #: A cell: text runs separated by two or more spaces (as `table_layout` splits rows).
 _TOKEN = re.compile(r"\S+(?: \S+)*")

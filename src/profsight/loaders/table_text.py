@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 from profsight.errors import InputError
@@ -42,6 +41,7 @@ from profsight.loaders.table_layout import (
     unreadable_rows,
 )
 from profsight.model.diagnostics import Diagnostic, Level
+from profsight.model.printed import ParsedTable
 from profsight.model.table import ProfilerTable, Row
 
 __all__ = ["ParsedTable", "looks_like_table", "parse_tables"]
@@ -66,31 +66,6 @@ _ROW_DEFAULTS: Final[dict[str, Any]] = {
     "cpu_total_pct": 0.0,
     "self_device_pct": 0.0,
 }
-
-
-@dataclass(frozen=True)
-class ParsedTable:
-    """One printed table: its rows as `ProfilerTable` and what the printout said around them."""
-
-    table: ProfilerTable
-    """Rows as shown: times in microseconds, memory in bytes, percentages as numbers."""
-    title: str
-    """The line naming the table (``Profile stats for: records``, ``--- Profiling Eager
-    ---``, torch's ``header=``), "" if none."""
-    layout: str
-    """``legacy`` (torch <= 1.6), ``transitional`` (1.7) or ``modern``."""
-    columns: tuple[str, ...]
-    """The column titles as printed."""
-    footer: dict[str, float]
-    """``{"Self CPU time total": 8188.0, ...}`` in microseconds."""
-    truncated_names: int
-    """Names torch cut to fit its name column (they end with ``...``)."""
-    diagnostics: tuple[Diagnostic, ...]
-    flops: tuple[float | None, ...] = ()
-    """Per row, the ``Total FLOPs`` cell in FLOPs (``--`` is None); empty without it."""
-    extra_cells: tuple[dict[str, str], ...] = field(default=())
-    """Per row, the cells of columns no `Row` field holds (``Overload Name``, ``Node ID``,
-    ``Source Location`` with its continuation lines, legacy ``CUDA total %``)."""
 
 
 def looks_like_table(text: str) -> bool:

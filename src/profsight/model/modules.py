@@ -13,10 +13,10 @@ import numpy as np
 
 from profsight.knowledge.lightning import is_module_name, module_label
 from profsight.model.events import I64
+from profsight.model.table import ProfilerTable, Row, _pct, device_label
 
 if TYPE_CHECKING:
     from profsight.model.profile import Profile
-    from profsight.model.table import ProfilerTable
 
 OUTSIDE_MODULES = "(outside any module)"
 
@@ -38,8 +38,6 @@ def innermost_module(profile: Profile) -> I64:
 
 
 def module_table(profile: Profile) -> ProfilerTable:
-    from profsight.model.table import ProfilerTable, Row, _pct, device_label
-
     ev = profile.events
     at = profile.attribution
     inner = innermost_module(profile)

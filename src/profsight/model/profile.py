@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from profsight.model.attribution import Attribution, attribute
 from profsight.model.diagnostics import Diagnostic
 from profsight.model.events import EventStore, Flows
-
-if TYPE_CHECKING:
-    from profsight.model.attribution import Attribution
-    from profsight.model.table import GroupBy, ProfilerTable
-    from profsight.model.tree import CallTree
+from profsight.model.modules import module_table
+from profsight.model.table import GroupBy, ProfilerTable, build_table
+from profsight.model.tree import CallTree
 
 
 @dataclass(frozen=True)
@@ -81,8 +80,6 @@ class Profile:
     @cached_property
     def attribution(self) -> Attribution:
         """Nesting, CPU -> device links and self/total times of every event."""
-        from profsight.model.attribution import attribute
-
         return attribute(self)
 
     def table(
@@ -93,19 +90,16 @@ class Profile:
     ) -> ProfilerTable:
         """The profiler table, aggregated like torch's ``key_averages()`` (built once per
         grouping; sorting and cutting make new tables from it)."""
-        from profsight.model.table import build_table
-
         table = self._tables.get(group_by)
         if table is None:
-            table = self._tables[group_by] = build_table(self, group_by)
+            built = module_table(self) if group_by == "module" else build_table(self, group_by)
+            table = self._tables[group_by] = built
         if sort_by is not None:
             table = table.sorted(sort_by)
         return table.head(limit) if limit is not None else table
 
     def tree(self) -> CallTree:
         """The call tree: steps -> Lightning actions -> modules -> ops -> runtime -> kernels."""
-        from profsight.model.tree import CallTree
-
         return CallTree.build(self)
 
     @property

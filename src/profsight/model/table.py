@@ -20,7 +20,11 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from profsight.errors import UsageError
-from profsight.knowledge.trace_schema import EventKind
+from profsight.knowledge.trace_schema import (
+    CPU_MEMORY_DEVICE_TYPES,
+    DEVICE_MEMORY_DEVICE_TYPES,
+    EventKind,
+)
 from profsight.model.events import I64
 from profsight.model.torch_layout import render_torch_table
 
@@ -212,12 +216,10 @@ def kind_label(kind: int) -> str:
 
 
 def build_table(profile: Profile, group_by: GroupBy = "name") -> ProfilerTable:
-    if group_by not in GROUP_BYS:
+    """The table grouped by name or by name and input shapes (by module:
+    `model.modules.module_table`)."""
+    if group_by not in GROUP_BYS or group_by == "module":
         raise UsageError(f"unknown group-by {group_by!r}; use one of: {', '.join(GROUP_BYS)}")
-    if group_by == "module":
-        from profsight.model.modules import module_table
-
-        return module_table(profile)
     ev = profile.events
     at = profile.attribution
     members = _members_in_torch_order(profile)
@@ -327,11 +329,6 @@ def _add_memory_records(
     current: tuple[Any, Any, Any, Any],
 ) -> tuple[Any, Any, Any, Any]:
     """``[memory]`` rows hold the bytes of the records no host event covers."""
-    from profsight.knowledge.trace_schema import (
-        CPU_MEMORY_DEVICE_TYPES,
-        DEVICE_MEMORY_DEVICE_TYPES,
-    )
-
     ev = profile.events
     rec = members[memory_rows]
     dtype = ev.mem_device_type[rec]

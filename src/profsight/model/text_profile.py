@@ -8,17 +8,14 @@ what cannot be known from them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, NoReturn
+from typing import NoReturn
 
 from profsight.errors import UsageError
 from profsight.knowledge.rows import LIGHTNING_ACTION_EVENT as LIGHTNING_ACTION
 from profsight.model.cprofile import ActionProfile
 from profsight.model.diagnostics import Diagnostic
+from profsight.model.printed import LightningReport, ParsedTable
 from profsight.model.table import ProfilerTable, Row
-
-if TYPE_CHECKING:
-    from profsight.loaders.lightning_text import LightningReport
-    from profsight.loaders.table_text import ParsedTable
 
 
 @dataclass(frozen=True)

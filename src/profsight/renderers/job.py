@@ -7,7 +7,7 @@ import textwrap
 from typing import Any
 
 from profsight.findings import Finding
-from profsight.job.analysis import JobReport, OperationView, RankView
+from profsight.job.views import JobReport, OperationView, RankView
 from profsight.knowledge.phases import Phase
 from profsight.renderers.diagnosis import finding_lines
 from profsight.renderers.escape import markdown_cell

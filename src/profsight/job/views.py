@@ -1,0 +1,131 @@
+"""What a job's explanation holds (`JobReport` and its views), as data: `job.analysis` makes
+it, `job.findings` reads it, the renderers draw it."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+from typing import Any
+
+from profsight.findings import Evidence, Finding
+from profsight.job.summary import RowSummary
+
+
+@dataclass(frozen=True)
+class RankView:
+    rank: int
+    path: str
+    host: str
+    device: str
+    steps: int
+    """Steps of the job this rank profiled (the common ones)."""
+    step_us: float
+    phases_us: dict[str, float]
+    device_busy_us: float | None
+    comm_busy_us: float
+    comm_exposed_us: float
+    wait_us: float | None
+    """Per step: waiting at collectives for other ranks to arrive, no more than the rank's
+    exposed communication (a GPU keeps computing on other streams while an NCCL kernel
+    waits). None: not measurable."""
+    last_arrivals: int
+    """Collectives at which this rank arrived last."""
+    offset_us: float
+    """Its clock minus the reference rank's, as the collectives' ends show it."""
+    bound: str | None
+    top_finding: str
+    rows: tuple[RowSummary, ...]
+    seconds: float
+    role: str = ""
+    """Its part in the job: ``straggler``, ``waits for rank N``, or empty."""
+
+    @property
+    def busy_us(self) -> float:
+        """Step time not spent waiting for other ranks."""
+        return self.step_us - (self.wait_us or 0.0)
+
+
+@dataclass(frozen=True)
+class OperationView:
+    operation: str
+    backend: str
+    calls_per_step: float
+    nbytes: int
+    """Bytes per call (-1 unknown)."""
+    transfer_us: float | None
+    """Median time of one call on the rank that arrived last (which waited least): the
+    transfer itself. None when the traces time no collective (enqueue calls only)."""
+    bus_gbps: float | None
+
+
+@dataclass(frozen=True)
+class Straggler:
+    rank: int
+    last_at: int
+    collectives: int
+    others_wait_us: float
+    """Per step: what the other ranks wait for it (median over them)."""
+    saving_us: float
+    """Per step: what making it as fast as the next-slowest rank would save."""
+    share_pct: float
+    """`others_wait_us` as a share of the median step."""
+    cause: str
+    """A key of `knowledge.advice.STRAGGLER_CAUSES`."""
+    cause_evidence: tuple[Evidence, ...]
+    cause_detail: str = ""
+    """Where its extra time is: ``+30.2 ms per step in DistributedDataParallel.forward's ..."""
+    own_wait_us: float = 0.0
+    """What the straggler itself waits per step (for ranks not in the traces, in a partial
+    job)."""
+
+
+@dataclass(frozen=True)
+class JobReport:
+    sources: tuple[str, ...]
+    world_size: int | None
+    ranks: tuple[RankView, ...]
+    steps: tuple[int | None, ...]
+    backend: str
+    timed_on: str | None
+    operations: tuple[OperationView, ...]
+    straggler: Straggler | None
+    findings: tuple[Finding, ...]
+    summary: str
+    diagnostics: tuple[str, ...] = ()
+    run: dict[str, Any] = field(default_factory=dict)
+    """How the job was analysed: executor, workers, seconds."""
+
+    @property
+    def step_us(self) -> float:
+        return statistics.median(r.step_us for r in self.ranks) if self.ranks else 0.0
+
+    def text(self, width: int = 120, color: bool = False) -> str:
+        from profsight.renderers.job import render_job_text
+
+        return render_job_text(self, width=width, color=color)
+
+    def markdown(self) -> str:
+        from profsight.renderers.job import render_job_markdown
+
+        return render_job_markdown(self)
+
+    def json(self) -> str:
+        from profsight.renderers.job import render_job_json
+
+        return render_job_json(self)
+
+    def html(self) -> str:
+        from profsight.renderers.job_html import render_job_html
+
+        return render_job_html(self)
+
+    def _repr_html_(self) -> str:
+        from profsight.renderers.job_html import notebook_job_html
+
+        return notebook_job_html(self)
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+__all__ = ["JobReport", "OperationView", "RankView", "Straggler"]
