@@ -34,7 +34,7 @@ import lightning as L
 import torch
 from lightning.pytorch.profilers import PyTorchProfiler
 
-from profsight.demo.run import DemoClassifier, feature_extractor, synthetic_loader
+from profsight.demo.training import DemoClassifier, feature_extractor, synthetic_loader
 from profsight.lightning import ExplainingProfiler
 
 WAIT, WARMUP, ACTIVE = 1, 1, 3

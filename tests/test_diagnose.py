@@ -12,7 +12,7 @@ import profsight
 from agreement import RUNS
 from profsight.analyses import diagnose
 from profsight.analyses.breakdown import Breakdown, StepBreakdown, breakdown
-from profsight.analyses.phases import from_breakdown
+from profsight.analyses.phase_findings import from_breakdown
 from profsight.findings import CATEGORIES
 from profsight.knowledge import advice
 from profsight.samples import sample_trace

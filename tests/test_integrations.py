@@ -26,7 +26,7 @@ from lightning.pytorch.utilities import rank_zero_only
 
 import profsight
 from profsight.cli.main import EXIT_USAGE, main
-from profsight.demo.run import DemoResult, run_demo
+from profsight.demo.training import DemoResult, run_demo
 from profsight.errors import UsageError
 from profsight.lightning import ExplainingProfiler
 

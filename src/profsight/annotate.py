@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from profsight.knowledge.kernels import decode_kernel
-from profsight.knowledge.lightning import (
+from profsight.knowledge.lightning_names import (
     HOOKS,
     LIGHTNING_ACTION_PREFIX,
     LIGHTNING_TAGS,

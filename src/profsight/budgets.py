@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from profsight.errors import UsageError
 from profsight.findings import CATEGORIES, Severity
 from profsight.knowledge.phases import Phase
-from profsight.run import RunFacts
+from profsight.run_facts import RunFacts
 from profsight.units import short_time
 
 if TYPE_CHECKING:

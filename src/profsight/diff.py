@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from profsight.errors import UsageError
 from profsight.findings import Severity
-from profsight.run import FindingFacts, RowTimes, RunFacts
+from profsight.run_facts import FindingFacts, RowTimes, RunFacts
 
 if TYPE_CHECKING:
     from profsight.report import Report

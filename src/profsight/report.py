@@ -20,6 +20,8 @@ from profsight.model.profile import Profile
 from profsight.model.table import ProfilerTable, Row, device_label
 from profsight.model.text_profile import TextProfile
 from profsight.model.tree import CallTree
+from profsight.renderers.explain import render_json_report, render_markdown_report, render_text
+from profsight.renderers.html import notebook_html, render_html
 from profsight.units import short_time
 from profsight.walkthrough import walkthrough
 
@@ -76,30 +78,20 @@ class Report:
         return self.top[:NOTED_ROWS]
 
     def text(self, width: int = 120, color: bool = False) -> str:
-        from profsight.renderers.explain import render_text
-
         return render_text(self, width=width, color=color)
 
     def markdown(self) -> str:
-        from profsight.renderers.explain import render_markdown_report
-
         return render_markdown_report(self)
 
     def json(self) -> str:
-        from profsight.renderers.explain import render_json_report
-
         return render_json_report(self)
 
     def _repr_html_(self) -> str:
         """Jupyter shows the page inline, in a frame of its own (its ids, styles, script)."""
-        from profsight.renderers.html import notebook_html
-
         return notebook_html(self)
 
     def html(self) -> str:
         """The self-contained HTML page (``profsight explain X -o report.html``)."""
-        from profsight.renderers.html import render_html
-
         return render_html(self)
 
     def __str__(self) -> str:

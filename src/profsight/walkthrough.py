@@ -9,7 +9,7 @@ from profsight.analyses.printed_step import printed_step
 from profsight.analyses.verdict import Verdict
 from profsight.annotate import row_kind
 from profsight.knowledge.advice import MODULE_OWN_FRACTION
-from profsight.knowledge.lightning import LIGHTNING_ACTION_PREFIX, module_class, module_label
+from profsight.knowledge.lightning_names import LIGHTNING_ACTION_PREFIX, module_class, module_label
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.reading import (
     BLOCK_CLASSES,

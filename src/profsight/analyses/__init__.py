@@ -11,12 +11,12 @@ from dataclasses import dataclass
 
 from profsight.analyses import (
     comm_findings,
+    complexity,
     compute,
     device,
     held,
-    model,
-    modules,
-    phases,
+    module_findings,
+    phase_findings,
     setup,
 )
 from profsight.analyses.breakdown import Breakdown
@@ -45,10 +45,10 @@ from profsight.model.profile import Profile
 from profsight.model.text_profile import PrintedRun
 
 ANALYSES: tuple[Callable[[Context], list[Finding]], ...] = (
-    phases.run,
-    modules.run,
+    phase_findings.run,
+    module_findings.run,
     compute.run,
-    model.run,
+    complexity.run,
     device.run,
     held.run,
     comm_findings.run,
@@ -73,10 +73,10 @@ def diagnose(profile: Profile) -> Diagnosis:
     if not ctx.breakdown.row_events and not ctx.breakdown.has_device:
         # steps that hold no op, range or device work (a window the schedule left empty)
         return Diagnosis(ctx.breakdown, (), None, ctx.comms, limits=(TOO_LITTLE_TRACE,))
-    findings = phases.without_explained([f for a in ANALYSES for f in a(ctx)])
+    findings = phase_findings.without_explained([f for a in ANALYSES for f in a(ctx)])
     findings = with_savings(ctx, findings)
     result = verdict(trace_facts(ctx), findings)
-    findings += model.complexity(result.judgement, result.summary, result.evidence)
+    findings += complexity.complexity(result.judgement, result.summary, result.evidence)
     return Diagnosis(ctx.breakdown, tuple(ranked(findings)), result, ctx.comms)
 
 
@@ -103,11 +103,11 @@ def diagnose_table(run: PrintedRun) -> Diagnosis:
     limits = (INCLUSIVE_DEVICE,) if run.inclusive_device else ()
     findings = printed_findings(step, device, table)
     findings += copy_churn(table.rows, step.steps, step.share, device is not None)
-    findings = phases.without_explained(findings)
+    findings = phase_findings.without_explained(findings)
     findings = with_python_hotspots(findings, step, run.profiles)
     findings += printed_setup(step, table)
     result = verdict(printed_facts(step, device, table, run.flops), findings)
-    findings += model.complexity(result.judgement, result.summary, result.evidence)
+    findings += complexity.complexity(result.judgement, result.summary, result.evidence)
     return Diagnosis(
         breakdown_of(step, device),
         tuple(ranked(findings)),

@@ -11,16 +11,16 @@ from __future__ import annotations
 from dataclasses import replace
 
 from profsight.analyses.breakdown import Breakdown, StepBreakdown
+from profsight.analyses.complexity import allocation_finding
 from profsight.analyses.compute import compute_finding
-from profsight.analyses.model import allocation_finding
-from profsight.analyses.phases import from_breakdown
+from profsight.analyses.phase_findings import from_breakdown
 from profsight.analyses.printed_device import BLOCKING_COPY, QUEUE_FULL, SYNC, PrintedDevice
 from profsight.analyses.printed_step import PrintedStep
 from profsight.annotate import row_kind
 from profsight.findings import Evidence, Finding, severity_for
 from profsight.knowledge import advice
 from profsight.knowledge.hardware import arch_speedup
-from profsight.knowledge.lightning import (
+from profsight.knowledge.lightning_names import (
     CUT_MARK,
     LIGHTNING_MODULE_PREFIX,
     TORCH_LAYERS,

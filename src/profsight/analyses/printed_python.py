@@ -14,7 +14,7 @@ from dataclasses import replace
 from profsight.analyses.printed_step import PrintedStep
 from profsight.findings import Evidence, Finding
 from profsight.knowledge.advice import HOT_FUNCTION_SHARE
-from profsight.knowledge.lightning import ADVANCED_STOP, METRIC_ENTRY
+from profsight.knowledge.lightning_names import ADVANCED_STOP, METRIC_ENTRY
 from profsight.knowledge.rows import METRIC_EVENT, METRIC_IN
 from profsight.model.cprofile import ActionProfile, CProfileEntry
 from profsight.model.table import ProfilerTable, Row

@@ -9,7 +9,7 @@ make a step model possible anyway:
   not: Lightning steps the profiler inside ``optimizer_step`` (ranges overlap without
   nesting) and torch then gives ``ProfilerStep*`` and ``Optimizer.step#`` the self time of
   ops that ran in other ranges. So phases come from totals, with Lightning's nesting
-  (`profsight.knowledge.lightning.NESTED_IN`) subtracted, never from a range's self time.
+  (`profsight.knowledge.lightning_names.NESTED_IN`) subtracted, never from a range's self time.
 * **Self times add up.** Over all rows they sum to ``Self CPU time total``, so the self time
   of the ops of one family (`profsight.knowledge.op_families`) is that family's share.
 
@@ -32,7 +32,7 @@ from profsight.knowledge.advice import (
     PARTIAL_TABLE_PCT,
     PHASE_RULES_BY_PHASE,
 )
-from profsight.knowledge.lightning import (
+from profsight.knowledge.lightning_names import (
     CUT_MARK,
     EVALUATION_ACTIONS,
     FETCH_ACTIONS,

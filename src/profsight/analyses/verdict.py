@@ -30,7 +30,9 @@ from profsight.knowledge.advice import (
     STARTUP_DOMINANT_PCT,
     STARVED_PCT,
 )
+from profsight.knowledge.kernels import decode_kernel
 from profsight.knowledge.phases import Phase
+from profsight.knowledge.rows import RowKind
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
 from profsight.units import short_flops, short_time
 
@@ -517,9 +519,6 @@ def _batch(ctx: Context) -> tuple[int | None, int | None]:
 
 def _precision(ctx: Context) -> str:
     """The precision the matrix math ran in: that of the kernels with the most device time."""
-    from profsight.knowledge.kernels import decode_kernel
-    from profsight.knowledge.rows import RowKind
-
     time: dict[str, float] = {}
     for row in ctx.rows(RowKind.KERNEL):
         k = decode_kernel(row.name)

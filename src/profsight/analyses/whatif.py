@@ -24,12 +24,12 @@ from profsight.findings import Evidence, Finding, Severity, severity_for
 from profsight.knowledge import advice
 from profsight.knowledge.hardware import PEER_LINKS_GBS, tensor_core_speedup
 from profsight.knowledge.kernels import decode_kernel
-from profsight.knowledge.lightning import module_label
+from profsight.knowledge.lightning_names import module_label
 from profsight.knowledge.ops import EVALUATE_FUNCTION_PREFIX
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.knowledge.trace_schema import EventKind
 from profsight.model.events import F64, I64
-from profsight.model.modules import innermost_module
+from profsight.model.module_table import innermost_module
 from profsight.units import short_time
 
 _MODEL = (Phase.FORWARD, Phase.BACKWARD, Phase.OPTIMIZER, Phase.ZERO_GRAD)

@@ -19,6 +19,7 @@ from profsight.job.executors import planned_workers, run_all
 from profsight.job.ranks import assign_ranks
 from profsight.job.summary import RankFailure, RankSummary, summarize, summarize_profile
 from profsight.job.views import JobReport
+from profsight.loaders import load
 from profsight.model.profile import Profile
 from profsight.model.ranks import rank_parts
 
@@ -67,8 +68,6 @@ def explain_job(
 
 def _merged_ranks(path: str) -> list[Profile]:
     """The ranks a single trace file holds, if it holds several (a merged job trace)."""
-    from profsight.loaders import load
-
     try:
         profile = load(path)
     except InputError:

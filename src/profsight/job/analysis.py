@@ -16,7 +16,7 @@ from typing import Any
 from profsight.analyses.comms import ENQUEUE_ONLY
 from profsight.findings import ranked
 from profsight.job.align import Alignment, MatchedCollective, align
-from profsight.job.findings import job_findings, job_summary, straggler_of
+from profsight.job.job_findings import job_findings, job_summary, straggler_of
 from profsight.job.summary import RankSummary, StepSummary
 from profsight.job.views import JobReport, OperationView, RankView, Straggler
 from profsight.knowledge.collectives import bus_factor

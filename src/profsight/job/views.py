@@ -9,6 +9,8 @@ from typing import Any
 
 from profsight.findings import Evidence, Finding
 from profsight.job.summary import RowSummary
+from profsight.renderers.job import render_job_json, render_job_markdown, render_job_text
+from profsight.renderers.job_html import notebook_job_html, render_job_html
 
 
 @dataclass(frozen=True)
@@ -100,28 +102,18 @@ class JobReport:
         return statistics.median(r.step_us for r in self.ranks) if self.ranks else 0.0
 
     def text(self, width: int = 120, color: bool = False) -> str:
-        from profsight.renderers.job import render_job_text
-
         return render_job_text(self, width=width, color=color)
 
     def markdown(self) -> str:
-        from profsight.renderers.job import render_job_markdown
-
         return render_job_markdown(self)
 
     def json(self) -> str:
-        from profsight.renderers.job import render_job_json
-
         return render_job_json(self)
 
     def html(self) -> str:
-        from profsight.renderers.job_html import render_job_html
-
         return render_job_html(self)
 
     def _repr_html_(self) -> str:
-        from profsight.renderers.job_html import notebook_job_html
-
         return notebook_job_html(self)
 
     def __str__(self) -> str:

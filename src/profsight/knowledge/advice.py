@@ -393,7 +393,7 @@ def optimizer_advice(optimizer: str, on_gpu: bool) -> str:
 
 
 #: A finding that is the cause behind another: the other steps aside when the cause takes at
-#: least half of its share (the per-step rule's own guard, `phases._per_step_overhead`).
+#: least half of its share (the per-step rule's own guard, `phase_findings._per_step_overhead`).
 #: Fixed per-step cost can be a module's Python loop, or an optimizer stepping its tensors
 #: one by one (a larger batch amortises it too, but the fix is the fused optimizer: the
 #: huge_optimizer scenario's Lightning run ranked the two either way between recordings);
@@ -845,7 +845,7 @@ FLOPS_UNCOUNTED: Final = (
 FLOPS_UNKNOWN: Final = "FLOPs unknown (record_shapes=True lets profsight count them)"
 
 
-# --- model-level findings (analyses/model.py) ---------------------------------------------
+# --- model-level findings (analyses/complexity.py) ---------------------------------------------
 
 CONV_BIAS_TITLE: Final = "{per_step} convolutions per step add a bias that BatchNorm removes"
 SMALL_MODEL_TITLE: Final = "The model is small for this hardware"

@@ -12,7 +12,7 @@ import enum
 import re
 from typing import Final
 
-from profsight.knowledge.lightning import LIGHTNING_ACTION_PREFIX, action_candidates
+from profsight.knowledge.lightning_names import LIGHTNING_ACTION_PREFIX, action_candidates
 from profsight.knowledge.rows import RowKind
 
 

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from profsight.knowledge.lightning import (
+from profsight.knowledge.lightning_names import (
     LIGHTNING_ACTION_PREFIX,
     LIGHTNING_MODULE_PREFIX,
     PYTHON_MODULE_PREFIX,

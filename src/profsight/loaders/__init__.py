@@ -7,9 +7,12 @@ from pathlib import Path
 
 from profsight.errors import InputError
 from profsight.loaders.kineto import load_kineto
+from profsight.loaders.lightning_text import looks_like_lightning_report, parse_lightning_report
 from profsight.loaders.progress import Progress, no_progress
 from profsight.loaders.reading import as_utf8, read_input
 from profsight.loaders.sniff import Format, sniff
+from profsight.loaders.table_headerless import looks_like_rows, parse_rows
+from profsight.loaders.table_text import looks_like_table, parse_tables
 from profsight.model.profile import Profile
 from profsight.model.text_profile import TextProfile
 
@@ -36,10 +39,6 @@ def load(path: str | os.PathLike[str], progress: Progress = no_progress) -> Prof
 
 def load_text(text: str, source: str = "<text>") -> TextProfile:
     """A printed torch table (one or several) or a Lightning profiler report."""
-    from profsight.loaders.lightning_text import looks_like_lightning_report, parse_lightning_report
-    from profsight.loaders.table_headerless import looks_like_rows, parse_rows
-    from profsight.loaders.table_text import looks_like_table, parse_tables
-
     if looks_like_table(text) or looks_like_rows(text):
         tables = parse_tables(text, source) if looks_like_table(text) else parse_rows(text, source)
         diagnostics = [d for t in tables for d in t.diagnostics]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from profsight.knowledge.lightning import ADVANCED_STOP
+from profsight.knowledge.lightning_names import ADVANCED_STOP
 from profsight.model.cprofile import ActionProfile, CProfileEntry
 
 #: ``  4367 function calls (4338 primitive calls) in 0.038 seconds``

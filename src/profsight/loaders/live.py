@@ -12,6 +12,7 @@ import tempfile
 from typing import Any
 
 from profsight.errors import UsageError
+from profsight.loaders import load
 from profsight.loaders.progress import Progress, no_progress
 from profsight.model.profile import Profile
 
@@ -21,8 +22,6 @@ def is_profiler(obj: Any) -> bool:
 
 
 def load_live(profiler: Any, progress: Progress = no_progress) -> Profile:
-    from profsight.loaders import load
-
     fd, path = tempfile.mkstemp(suffix=".pt.trace.json", prefix="profsight-")
     os.close(fd)
     try:

@@ -9,7 +9,7 @@ from typing import Any
 from profsight.model.attribution import Attribution, attribute
 from profsight.model.diagnostics import Diagnostic
 from profsight.model.events import EventStore, Flows
-from profsight.model.modules import module_table
+from profsight.model.module_table import module_table
 from profsight.model.table import GroupBy, ProfilerTable, build_table
 from profsight.model.tree import CallTree
 

@@ -3,15 +3,17 @@ as data."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from profsight.analyses.breakdown import Breakdown, StepBreakdown
 from profsight.analyses.comms import Communication
 from profsight.findings import Finding
 from profsight.knowledge.collectives import OPERATION_MEANING
 from profsight.knowledge.phases import PHASE_LABELS, Phase
-from profsight.report import Report
 from profsight.units import short_bytes, short_rate, short_time
+
+if TYPE_CHECKING:
+    from profsight.report import Report
 
 _IDLE_LABELS = {
     "host": "waiting for the host",

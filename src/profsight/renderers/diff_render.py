@@ -21,7 +21,7 @@ from profsight.findings import Severity
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.renderers.escape import markdown_cell
 from profsight.renderers.template import fill, script_json
-from profsight.run import RunFacts
+from profsight.run_facts import RunFacts
 from profsight.units import short_time
 
 #: Rows shown per list (slower, faster, new, gone) in text and Markdown; JSON has them all.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -17,8 +17,11 @@ from profsight.renderers.diagnosis import (
 )
 from profsight.renderers.escape import markdown_cell
 from profsight.renderers.html import render_html
-from profsight.report import Report
+from profsight.renderers.terminal import render_terminal
 from profsight.units import short_time
+
+if TYPE_CHECKING:
+    from profsight.report import Report
 
 SCHEMA = "profsight/1"
 _NAME_WIDTH = 58
@@ -26,8 +29,6 @@ _NAME_WIDTH = 58
 
 def render_text(report: Report, width: int = 120, color: bool = False) -> str:
     """The terminal report (plain text without colour)."""
-    from profsight.renderers.terminal import render_terminal
-
     return render_terminal(report, width=width, color=color)
 
 

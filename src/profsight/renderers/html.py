@@ -14,7 +14,7 @@ import heapq
 import html
 from importlib import resources
 from pathlib import PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from profsight.analyses.comms import Communication
 from profsight.knowledge.collectives import bus_factor
@@ -24,7 +24,9 @@ from profsight.model.table import Row
 from profsight.model.tree import TreeNode
 from profsight.renderers.diagnosis import breakdown_dict, communication_dict
 from profsight.renderers.template import fill, script_json
-from profsight.report import ExplainedRow, Report
+
+if TYPE_CHECKING:
+    from profsight.report import ExplainedRow, Report
 
 SCHEMA = "profsight-html/1"
 #: Table rows a page holds: the largest by total (CPU or device), the rest left out.

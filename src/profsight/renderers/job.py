@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 import textwrap
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from profsight.findings import Finding
-from profsight.job.views import JobReport, OperationView, RankView
 from profsight.knowledge.phases import Phase
 from profsight.renderers.diagnosis import finding_lines
 from profsight.renderers.escape import markdown_cell
 from profsight.renderers.template import clean_floats as _clean
 from profsight.units import short_bytes, short_rate, short_time
+
+if TYPE_CHECKING:
+    from profsight.job.views import JobReport, OperationView, RankView
 
 JOB_SCHEMA = "profsight-job/1"
 JOB_SUFFIXES = {

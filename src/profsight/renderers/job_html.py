@@ -5,14 +5,16 @@ its per-rank view (`#ps-ranks`) and collectives table filled and the single-trac
 from __future__ import annotations
 
 import statistics
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from profsight.analyses.comms import ENQUEUE_ONLY
-from profsight.job.analysis import JobReport
 from profsight.knowledge.collectives import OPERATION_MEANING
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.renderers.html import SCHEMA, collective_gaps, findings_data, in_frame, page
 from profsight.renderers.job import _facts, job_document
+
+if TYPE_CHECKING:
+    from profsight.job.views import JobReport
 
 
 def job_page_data(report: JobReport) -> dict[str, Any]:

@@ -4,6 +4,8 @@ for shares, laid out for the console's width. Without colour it is the plain-tex
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.panel import Panel
@@ -18,8 +20,10 @@ from profsight.model.torch_layout import render_torch_table
 from profsight.renderers.console import render_to_text
 from profsight.renderers.diagnosis import communication_lines
 from profsight.renderers.tree_text import tree_renderable
-from profsight.report import ExplainedRow, Report
 from profsight.units import short_time
+
+if TYPE_CHECKING:
+    from profsight.report import ExplainedRow, Report
 
 KIND_STYLES: dict[RowKind, str] = {
     RowKind.STEP: "bold white",

@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from profsight.demo.run import run_demo
+    from profsight.demo.training import run_demo
     from profsight.renderers.explain import render_text
 
     # the console script sets one BLAS/OpenMP thread for profsight's own decoding; the demo's

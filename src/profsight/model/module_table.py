@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from profsight.knowledge.lightning import is_module_name, module_label
+from profsight.knowledge.lightning_names import is_module_name, module_label
 from profsight.model.events import I64
 from profsight.model.table import ProfilerTable, Row, _pct, device_label
 

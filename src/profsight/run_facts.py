@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from profsight.findings import Severity
-from profsight.knowledge.lightning import action_of
+from profsight.knowledge.lightning_names import action_of
 from profsight.knowledge.trace_schema import PROFILER_STEP_ROW
 from profsight.loaders.report_json import checked_document
+from profsight.renderers.explain import report_document
 
 if TYPE_CHECKING:
     from profsight.report import Report
@@ -31,8 +32,6 @@ def as_document(source: Report | Mapping[str, Any], label: str = "<report>") -> 
     """The ``profsight/1`` document of a report (a `Report`, or its document already)."""
     if isinstance(source, Mapping):
         return checked_document(dict(source), label)
-    from profsight.renderers.explain import report_document
-
     return report_document(source)
 
 

@@ -17,11 +17,11 @@ from profsight.knowledge.advice import (
     TINY_OP_US,
     TINY_OPS_PER_STEP,
 )
-from profsight.knowledge.lightning import TORCH_LAYERS
+from profsight.knowledge.lightning_names import TORCH_LAYERS
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.rows import RowKind
 from profsight.knowledge.trace_schema import EventKind
-from profsight.model.modules import OUTSIDE_MODULES
+from profsight.model.module_table import OUTSIDE_MODULES
 from profsight.model.table import Row
 from profsight.units import short_time
 
