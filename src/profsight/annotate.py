@@ -22,6 +22,7 @@ from profsight.knowledge.lightning_names import (
 )
 from profsight.knowledge.ops import lookup_op
 from profsight.knowledge.reading import (
+    DEVICE_SYNC_MEANING,
     LIGHTNING_SELF_TIME,
     MODULE_INSIDE,
     NEGATIVE_SELF,
@@ -88,6 +89,8 @@ _OP_CATEGORY_KINDS = {
 
 
 def _meaning(name: str, kind: RowKind, device_only: bool = False) -> str:
+    if kind is RowKind.SYNC and device_only:
+        return DEVICE_SYNC_MEANING
     if kind is RowKind.USER and device_only:
         return (
             "the device-side span of a record_function label: torch prints it as a row of its "

@@ -99,7 +99,7 @@ def _idle(ctx: Context) -> list[Finding]:
 
 
 def _syncs(ctx: Context) -> list[Finding]:
-    syncs = ctx.rows(RowKind.SYNC)
+    syncs = [r for r in ctx.rows(RowKind.SYNC) if not r.is_device]  # the host's calls
     items = [r for r in ctx.table.rows if r.name in ("aten::item", "aten::_local_scalar_dense")]
     us = sum(r.cpu_total_us for r in syncs)
     # what a sync costs is the time the device then idles (measured inside the step windows):

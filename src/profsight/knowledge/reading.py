@@ -42,6 +42,13 @@ NEGATIVE_SELF: Final = (
     "as ProfilerStep#N opens inside prof.step() and closes in the next call), so they add up "
     "to more than the row itself"
 )
+#: What a device-side sync row is (Kineto's ``cuda_sync``: Stream Sync, Event Sync, Context
+#: Sync), which torch prints as a CUDA row.
+DEVICE_SYNC_MEANING: Final = (
+    "the device's record of a synchronisation (Kineto's cuda_sync): how long the wait lasted "
+    "on the GPU's side; torch prints it as a CUDA row and adds it to the op that synced, but "
+    "its time is waiting, not work"
+)
 MODULE_INSIDE: Final = (
     "the time is inside, in its layers (for a ResNet block: its convolutions), not in the "
     "block's own Python"

@@ -215,6 +215,8 @@ def classify(name: str, event_kind: str = "unknown") -> RowKind:
             return kind
     if event_kind in ("runtime", "driver"):
         return RowKind.SYNC if _SYNC_CALLS.match(name) else RowKind.RUNTIME
+    if event_kind == "sync":  # the device's record of a sync (Stream Sync, Event Sync)
+        return RowKind.SYNC
     if event_kind == "memcpy":
         return RowKind.MEMCPY
     if event_kind == "memset":

@@ -92,6 +92,12 @@ DEVICE_WORK_KINDS: Final[frozenset[EventKind]] = frozenset(
 #: which is why torch can print ``Self CUDA %`` above 100 % for a ``record_function``.
 DEVICE_ROW_KINDS: Final[frozenset[EventKind]] = DEVICE_WORK_KINDS | {EventKind.GPU_ANNOTATION}
 
+#: Kinds that are device rows of torch's table with device time: the device rows, and the
+#: synchronisations the device records (``Stream Sync``, ``Event Sync``): torch 2.x maps
+#: Kineto's CUDA_SYNC activities to the CUDA device (kineto_shim ``deviceTypeFromActivity``),
+#: so they are rows of their own and, like kernels, add their time to the op they link to.
+TABLE_DEVICE_KINDS: Final[frozenset[EventKind]] = DEVICE_ROW_KINDS | {EventKind.SYNC}
+
 #: Launch kinds: host calls whose ``correlation`` id links them to device activity.
 LAUNCH_KINDS: Final[frozenset[EventKind]] = frozenset({EventKind.RUNTIME, EventKind.DRIVER})
 

@@ -38,6 +38,7 @@ from profsight.knowledge.trace_schema import (
     OWNER_KINDS,
     PROFILER_SPAN_CATEGORY,
     PROFILER_SPAN_PREFIX,
+    TABLE_DEVICE_KINDS,
     EventKind,
     table_key,
 )
@@ -73,6 +74,13 @@ class Attribution:
     cpu_self: F64
     device_total: F64
     device_self: F64
+    """Device time of each row: its device work, credited to the op its External id names,
+    else to the op around its launch call (what the analyses read)."""
+    is_table_device_row: Bool
+    table_device_total: F64
+    table_device_self: F64
+    """As torch's table counts device time: work and syncs credited by External id only
+    (none without one), sync rows included."""
     cpu_mem: I64
     cpu_mem_self: I64
     device_mem: I64
@@ -122,8 +130,9 @@ def attribute(profile: Profile) -> Attribution:
 
     device_work = ev.mask(DEVICE_WORK_KINDS)
     launcher = _launchers(ev, device_work)
-    owner = _owners(ev, device_work, launcher, parent, is_row, diagnostics)
+    owner = _owners(ev, device_work, launcher, parent, host, diagnostics)
     owner = np.where(owner >= 0, survivor[np.maximum(owner, 0)], -1)
+    tree = (parent, depth, is_row)
 
     cpu_total: F64 = np.where(is_row, dur_us, 0.0).astype(np.float64)
     child_cpu = np.bincount(
@@ -132,15 +141,18 @@ def attribute(profile: Profile) -> Attribution:
     cpu_self = cpu_total - child_cpu
     cpu_self[~nests] = 0.0
 
-    attributed = device_work & (owner >= 0)
-    device_self: F64 = np.bincount(
-        owner[attributed], weights=dur_us[attributed], minlength=n
-    ).astype(np.float64)
-    device_self[~is_row] = 0.0
-    device_total = _subtree_sums(device_self, parent, depth, is_row)
     is_device_row = ev.mask(DEVICE_ROW_KINDS)
-    device_self = np.where(is_device_row, dur_us, device_self).astype(np.float64)
-    device_total = np.where(is_device_row, dur_us, device_total).astype(np.float64)
+    device_self, device_total = _device_times(owner, device_work, is_device_row, dur_us, tree)
+    # torch's table: device work and syncs count for the op their External id names, and
+    # for no op without one (`table_device_self`); the analyses keep the launch's op
+    table_items = ev.mask(DEVICE_WORK_KINDS | {EventKind.SYNC})
+    linked = _linked(ev, table_items, host)
+    linked = np.where(linked >= 0, survivor[np.maximum(linked, 0)], -1)
+    is_table_device_row = ev.mask(TABLE_DEVICE_KINDS)
+    table_device_self, table_device_total = _device_times(
+        linked, table_items, is_table_device_row, dur_us, tree
+    )
+    _by_launch_diagnostic(ev, device_work & (owner >= 0) & (linked < 0), device_work, diagnostics)
 
     mem = _memory(ev, host, is_row, ev.start + np.rint(dur_us * 1000.0).astype(np.int64))
     cpu_mem, device_mem, memory_rows = mem
@@ -161,6 +173,9 @@ def attribute(profile: Profile) -> Attribution:
         cpu_self=cpu_self,
         device_total=device_total,
         device_self=device_self,
+        is_table_device_row=is_table_device_row,
+        table_device_total=table_device_total,
+        table_device_self=table_device_self,
         cpu_mem=cpu_mem,
         cpu_mem_self=cpu_mem_self,
         device_mem=device_mem,
@@ -186,6 +201,44 @@ def _clipped_durations(ev: EventStore, host: Bool, is_async: Bool) -> I64:
         dur[is_async] = np.clip(stop - ev.start[is_async], 0, ev.dur[is_async])
     clipped: I64 = dur.astype(np.int64)
     return clipped
+
+
+def _device_times(
+    owner: I64, items: Bool, device_rows: Bool, dur_us: F64, tree: tuple[I64, I64, Bool]
+) -> tuple[F64, F64]:
+    """Self and total device time of each row from the items credited to it (`owner`); a
+    device row's own duration for itself."""
+    parent, depth, is_row = tree
+    credited = items & (owner >= 0)
+    self_time: F64 = np.bincount(
+        owner[credited], weights=dur_us[credited], minlength=len(owner)
+    ).astype(np.float64)
+    self_time[~is_row] = 0.0
+    total = _subtree_sums(self_time, parent, depth, is_row)
+    return (
+        np.where(device_rows, dur_us, self_time).astype(np.float64),
+        np.where(device_rows, dur_us, total).astype(np.float64),
+    )
+
+
+def _by_launch_diagnostic(
+    ev: EventStore, by_launch: Bool, device_work: Bool, diagnostics: list[Diagnostic]
+) -> None:
+    """Device work that no External id links to an op: torch's table credits it to no op."""
+    n = int(by_launch.sum())
+    if not n:
+        return
+    share = float(ev.dur[by_launch].sum()) * 100 / max(float(ev.dur[device_work].sum()), 1.0)
+    diagnostics.append(
+        Diagnostic(
+            "linked_by_launch",
+            f"{n} kernels/copies ({share:.1f}% of device time) carry no External id of an op: "
+            "torch's table, and profsight's, credit them to no op; the analyses credit each "
+            "to the op around its launch call",
+            Level.INFO,
+            count=n,
+        )
+    )
 
 
 def _profiler_spans(ev: EventStore) -> I64:
@@ -261,18 +314,14 @@ def _launchers(ev: EventStore, device_work: Bool) -> I64:
     return launcher
 
 
-def _owners(
-    ev: EventStore,
-    device_work: Bool,
-    launcher: I64,
-    parent: I64,
-    is_row: Bool,
-    diagnostics: list[Diagnostic],
-) -> I64:
+def _linked(ev: EventStore, items: Bool, host: Bool) -> I64:
+    """For each of `items`: the op or range (finished) whose External id it carries, as
+    torch links device activity to ops (-1: none). An op torch drops as its parent's
+    duplicate still takes it; the caller lifts it to the parent, as torch does."""
     n = len(ev)
     owner = np.full(n, -1, np.int64)
-    owners = np.flatnonzero(ev.mask(OWNER_KINDS) & is_row & ~ev.unfinished & (ev.external_id > 0))
-    work = np.flatnonzero(device_work)
+    owners = np.flatnonzero(ev.mask(OWNER_KINDS) & host & ~ev.unfinished & (ev.external_id > 0))
+    work = np.flatnonzero(items)
     if len(owners) and len(work):
         ext = ev.external_id[owners]
         by_ext = np.argsort(ext, kind="stable")
@@ -281,6 +330,19 @@ def _owners(
         pos = np.minimum(np.searchsorted(sorted_ext, wext), len(sorted_ext) - 1)
         hit = (wext > 0) & (sorted_ext[pos] == wext)
         owner[work[hit]] = owners[by_ext[pos[hit]]]
+    return owner
+
+
+def _owners(
+    ev: EventStore,
+    device_work: Bool,
+    launcher: I64,
+    parent: I64,
+    host: Bool,
+    diagnostics: list[Diagnostic],
+) -> I64:
+    owner = _linked(ev, device_work, host)
+    work = np.flatnonzero(device_work)
     # fallback: the row around the launch call
     lost = work[(owner[work] < 0) & (launcher[work] >= 0)]
     if len(lost):

@@ -224,7 +224,7 @@ def build_table(profile: Profile, group_by: GroupBy = "name") -> ProfilerTable:
     at = profile.attribution
     members = _members_in_torch_order(profile)
     kind = ev.kind[members].astype(np.int64)
-    is_device = at.is_device_row[members]
+    is_device = at.is_table_device_row[members]
     is_annotation = (kind == EventKind.ANNOTATION) | (kind == EventKind.GPU_ANNOTATION)
     shapes = (
         ev.shapes[members].astype(np.int64)
@@ -244,8 +244,8 @@ def build_table(profile: Profile, group_by: GroupBy = "name") -> ProfilerTable:
     calls = np.bincount(inverse, minlength=n_groups)
     self_cpu = total(at.cpu_self)
     cpu_total = total(at.cpu_total)
-    self_dev = total(at.device_self)
-    dev_total = total(at.device_total)
+    self_dev = total(at.table_device_self)
+    dev_total = total(at.table_device_total)
     cpu_mem = total(at.cpu_mem).astype(np.int64)
     self_cpu_mem = total(at.cpu_mem_self).astype(np.int64)
     dev_mem = total(at.device_mem).astype(np.int64)
@@ -262,7 +262,7 @@ def build_table(profile: Profile, group_by: GroupBy = "name") -> ProfilerTable:
         )
     sum_self_cpu = float(self_cpu.sum())
     counted = is_device & (kind != EventKind.GPU_ANNOTATION)
-    sum_self_dev = float(at.device_self[members[counted]].sum())
+    sum_self_dev = float(at.table_device_self[members[counted]].sum())
     group_device = is_device[first]
     strings = ev.strings
     row_order = np.argsort(first, kind="stable")
@@ -314,7 +314,7 @@ def _members_in_torch_order(profile: Profile) -> I64:
     """Every event that is a row, ordered by (start, -end) as torch orders its events."""
     ev = profile.events
     at = profile.attribution
-    idx = np.flatnonzero(at.is_row | at.is_device_row)
+    idx = np.flatnonzero(at.is_row | at.is_table_device_row)
     idx = np.concatenate([idx, at.memory_rows]).astype(np.int64)
     order = np.lexsort((idx, -ev.end[idx], ev.start[idx]))
     return idx[order]
