@@ -82,10 +82,13 @@ def warn(message: str) -> None:
     print(f"profsight: {message}", file=sys.stderr)
 
 
-def write_output(text: str, output: str | None, inputs: list[str], force: bool) -> None:
+def write_output(text: str | bytes, output: str | None, inputs: list[str], force: bool) -> None:
     """Print `text`, or write it to `output`: never over an input, over a file only with force."""
     if output is None or output == "-":
-        sys.stdout.write(text)
+        if isinstance(text, bytes):
+            sys.stdout.buffer.write(text)
+        else:
+            sys.stdout.write(text)
         return
     target = Path(output)
     for source in inputs:
@@ -101,7 +104,10 @@ def write_output(text: str, output: str | None, inputs: list[str], force: bool) 
         raise OutputError(f"{output}: the folder {folder} does not exist")
     tmp = target.with_name(target.name + ".tmp")
     try:
-        tmp.write_text(text, encoding="utf-8")
+        if isinstance(text, bytes):
+            tmp.write_bytes(text)
+        else:
+            tmp.write_text(text, encoding="utf-8")
         tmp.replace(target)
     except OSError as exc:
         tmp.unlink(missing_ok=True)

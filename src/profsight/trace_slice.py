@@ -1,0 +1,225 @@
+"""`slice_trace`: the steps that matter of a trace, as a trace a viewer opens.
+
+The slice is a valid Chrome / Kineto trace holding the chosen ``ProfilerStep#N`` ranges:
+every event of every thread and stream that overlaps their window, the device work their
+launches started (it can run after the host's step ended), the flows whose every end is
+kept, the counters and instants inside, all metadata and the trace's top-level fields.
+profsight's findings on the slice are added as instant events on a track of their own
+(process ``profsight``), so a viewer shows them beside the step they are about.
+
+Reading the slice with profsight gives the table of those steps.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from profsight.analyses import diagnose
+from profsight.errors import InputError, UsageError
+from profsight.knowledge.trace_schema import (
+    PROFILER_STEP_PREFIX,
+    TABLE_DEVICE_KINDS,
+    kind_of_category,
+)
+from profsight.loaders.kineto import load_kineto
+from profsight.loaders.reading import RawInput, read_input
+
+#: The pid of profsight's own track in a slice (a name: Perfetto and chrome://tracing show
+#: string pids as they are).
+FINDINGS_PID = "profsight"
+_STEP_NUMBER = re.compile(re.escape(PROFILER_STEP_PREFIX) + r"(\d+)$")
+
+
+@dataclass(frozen=True)
+class Slice:
+    document: dict[str, Any]
+    steps: tuple[int, int]
+    window_us: tuple[float, float]
+    """The chosen steps' span on the host (µs, the trace's clock)."""
+    kept: int
+    dropped: int
+
+
+def parse_steps(text: str) -> tuple[int, int]:
+    """``3-4`` or ``3``: the first and last ``ProfilerStep#N`` to keep."""
+    m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", text)
+    if m is None:
+        raise UsageError(f"--steps {text!r}: write N or N-M (ProfilerStep numbers)")
+    first, last = int(m.group(1)), int(m.group(2) or m.group(1))
+    if last < first:
+        raise UsageError(f"--steps {text!r}: the last step comes before the first")
+    return first, last
+
+
+def slice_trace(path: str, steps: tuple[int, int]) -> Slice:
+    """The slice of the trace at `path` holding ProfilerStep#first..#last."""
+    raw = read_input(Path(path))
+    if raw.gzip_truncated:
+        raise InputError(path, "the gzip stream is cut short: slice a complete trace")
+    try:
+        doc = msgspec.json.decode(bytes(raw.data))
+    except msgspec.DecodeError as exc:
+        raise InputError(
+            path, f"is not valid JSON ({exc}); profsight explain reads what it can of it"
+        ) from None
+    events = doc.get("traceEvents") if isinstance(doc, dict) else doc
+    if not isinstance(events, list):
+        raise InputError(path, 'has no "traceEvents" array: not a PyTorch profiler trace')
+    events = [e for e in events if isinstance(e, dict)]
+    lo, hi = _window(path, events, steps)
+    kept = _keep(events, lo, hi)
+    header = {k: v for k, v in doc.items() if k != "traceEvents"} if isinstance(doc, dict) else {}
+    out = {**header, "traceEvents": kept}
+    return Slice(out, steps, (lo, hi), len(kept), len(events) - len(kept))
+
+
+def _window(path: str, events: list[dict[str, Any]], steps: tuple[int, int]) -> tuple[float, float]:
+    found: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for e in events:
+        m = _STEP_NUMBER.match(str(e.get("name", "")))
+        if m and e.get("ph") == "X" and _number(e.get("ts")) is not None:
+            found[int(m.group(1))].append(e)
+    if not found:
+        raise InputError(path, "holds no ProfilerStep#N ranges: there are no steps to slice")
+    chosen = [e for n in range(steps[0], steps[1] + 1) for e in found.get(n, [])]
+    if not chosen:
+        have = sorted(found)
+        raise UsageError(
+            f"--steps {steps[0]}-{steps[1]}: the trace holds ProfilerStep#{have[0]} to #{have[-1]}"
+        )
+    lo = min(float(e["ts"]) for e in chosen)
+    hi = max(float(e["ts"]) + float(_number(e.get("dur")) or 0.0) for e in chosen)
+    return lo, hi
+
+
+def _on_device(event: dict[str, Any]) -> bool:
+    """Device activity (kernels, copies, memsets, syncs, device-side ranges), by category."""
+    return kind_of_category(str(event.get("cat", ""))) in TABLE_DEVICE_KINDS
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _keep(events: list[dict[str, Any]], lo: float, hi: float) -> list[dict[str, Any]]:
+    """The events of the window (see the module's docstring), in the trace's order."""
+    keep = [False] * len(events)
+    launched: set[Any] = set()
+    for i, e in enumerate(events):
+        ph, ts = e.get("ph"), _number(e.get("ts"))
+        if ph == "M":
+            keep[i] = True
+        elif ph == "X" and ts is not None:
+            end = ts + (_number(e.get("dur")) or 0.0)
+            if ts < hi and end > lo and not _on_device(e):
+                keep[i] = True
+                correlation = (e.get("args") or {}).get("correlation")
+                if correlation is not None:
+                    launched.add(correlation)
+    last = hi
+    for i, e in enumerate(events):
+        if e.get("ph") != "X" or not _on_device(e):
+            continue
+        ts = _number(e.get("ts"))
+        if ts is None:
+            continue
+        end = ts + (_number(e.get("dur")) or 0.0)
+        linked = (e.get("args") or {}).get("correlation") in launched
+        if linked or (ts < hi and end > lo):
+            keep[i] = True
+            last = max(last, end)
+    flows: dict[tuple[Any, Any], list[int]] = defaultdict(list)
+    for i, e in enumerate(events):
+        ph, ts = e.get("ph"), _number(e.get("ts"))
+        if ph in ("s", "t", "f"):
+            flows[(e.get("cat"), e.get("id"))].append(i)
+        elif ph in ("i", "I", "C", "B", "E", "b", "e", "n") and ts is not None:
+            keep[i] = lo <= ts <= last
+    for members in flows.values():
+        times = [_number(events[i].get("ts")) for i in members]
+        phases = {events[i].get("ph") for i in members}
+        inside = all(t is not None and lo <= t <= last for t in times)
+        if inside and "s" in phases and "f" in phases:
+            for i in members:
+                keep[i] = True
+    return [e for e, k in zip(events, keep, strict=True) if k]
+
+
+def with_findings(piece: Slice, findings: list[dict[str, Any]]) -> Slice:
+    """`piece` with `findings` (``Finding.to_dict()``) as instant events on profsight's own
+    track, at the window's start, most saved by fixing first."""
+    lo = piece.window_us[0]
+    marks: list[dict[str, Any]] = [
+        {
+            "ph": "M",
+            "name": "process_name",
+            "pid": FINDINGS_PID,
+            "tid": 0,
+            "args": {"name": "profsight"},
+        },
+        {
+            "ph": "M",
+            "name": "thread_name",
+            "pid": FINDINGS_PID,
+            "tid": 0,
+            "args": {"name": "findings"},
+        },
+    ]
+    for k, f in enumerate(findings):
+        marks.append(
+            {
+                "ph": "i",
+                "s": "p",
+                "name": f"{k + 1}. {f['title']}",
+                "cat": "profsight",
+                "pid": FINDINGS_PID,
+                "tid": 0,
+                "ts": lo,
+                "args": {
+                    "category": f["category"],
+                    "severity": f["severity"],
+                    "could_save_pct": f.get("gain_pct"),
+                    "at_stake_pct": f["at_stake_pct"],
+                    "evidence": [f"{e['label']}: {e['value']}" for e in f["evidence"]],
+                    "fix": f["recommendation"],
+                },
+            }
+        )
+    doc = {**piece.document, "traceEvents": [*piece.document["traceEvents"], *marks]}
+    return Slice(doc, piece.steps, piece.window_us, piece.kept + len(marks), piece.dropped)
+
+
+def explained_slice(path: str, steps: tuple[int, int]) -> Slice:
+    """The slice, with profsight's findings on it (the slice diagnosed as a trace)."""
+    piece = slice_trace(path, steps)
+    data = bytearray(msgspec.json.encode(piece.document))
+    profile = load_kineto(RawInput(data, False, False, len(data)), f"{path} (steps {steps})")
+    findings = [f.to_dict() for f in diagnose(profile).findings]
+    return with_findings(piece, findings)
+
+
+def _meta(name: str, value: str) -> dict[str, Any]:
+    return {"ph": "M", "name": name, "pid": FINDINGS_PID, "tid": 0, "args": {"name": value}}
+
+
+def encode(piece: Slice, gzipped: bool) -> bytes:
+    text = msgspec.json.encode(piece.document)
+    return gzip.compress(text, compresslevel=6) if gzipped else text
+
+
+__all__ = [
+    "FINDINGS_PID",
+    "Slice",
+    "encode",
+    "explained_slice",
+    "parse_steps",
+    "slice_trace",
+    "with_findings",
+]
