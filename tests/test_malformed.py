@@ -167,3 +167,23 @@ def test_no_decision_reads_the_decoders_wording(name: str, monkeypatch: pytest.M
     assert len(after.events) == len(before.events) > 0
     assert [d.code for d in after.diagnostics] == [d.code for d in before.diagnostics]
     assert after.meta.header == before.meta.header
+
+
+@pytest.mark.parametrize("name", sorted(n for n in EXPECTED if n not in TABLES))
+def test_slice_of_damaged_input_is_one_line_or_a_slice(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`slice` needs the whole trace: what is no trace gets the loader's own error, damaged
+    JSON one line saying so, and a readable trace without the steps one line naming them."""
+    path = CORPUS / name
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    out = tmp_path / "s.json"
+    code = main(["slice", str(path), "--steps", "1", "-o", str(out)])
+    lines = [x for x in capsys.readouterr().err.splitlines() if not x.startswith("USDT:")]
+    assert code in (EXIT_OK, EXIT_INPUT, EXIT_USAGE)
+    if code != EXIT_OK:
+        [line] = lines
+        assert line.startswith("profsight: error: ") and not out.exists()
+        if "error" in EXPECTED[name]:
+            assert str(EXPECTED[name]["error"]) in line
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before

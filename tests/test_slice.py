@@ -138,3 +138,29 @@ def test_launch_flows_come_along_paired(tmp_path: Path) -> None:
     launches = {e["args"]["correlation"] for e in events if e.get("cat") == "cuda_runtime"}
     assert kernels and kernels <= launches  # each kernel with the call that launched it
     assert profsight.load(out).table().row("ProfilerStep*").calls == 1
+
+
+def test_a_jobs_ranks_slice_into_one_file_read_back_as_the_job(tmp_path: Path) -> None:
+    """Two ranks of a real NCCL job, step 552 of each, in one file: every event tagged with
+    its rank, read back by `profsight job` as those two ranks and that step, each rank's step
+    as long as in its own trace."""
+    folder = DATA / "real/job"
+    out = tmp_path / "job552.json.gz"
+    assert main(["slice", str(folder), "--steps", "552", "-o", str(out)]) == 0
+    events = _valid(json.loads(gzip.decompress(out.read_bytes())))
+    assert {e["args"]["rank"] for e in events if e["ph"] != "M"} == {0, 1}
+    tracks = {e["pid"] for e in events if str(e.get("pid")).startswith(FINDINGS_PID)}
+    assert tracks == {f"{FINDINGS_PID} rank 0", f"{FINDINGS_PID} rank 1"}
+    report = profsight.explain_job(out)
+    assert [v.rank for v in report.ranks] == [0, 1]
+    assert report.steps == (552,)
+    for view in report.ranks:
+        own = profsight.load(folder / f"sampled_rank-{view.rank}.json.gz")
+        names = own.events.strings
+        step = next(
+            i for i in range(len(own.events)) if names[own.events.name[i]] == "ProfilerStep#552"
+        )
+        assert view.step_us == pytest.approx(own.events.dur[step] / 1000.0, rel=1e-6)
+    one = tmp_path / "rank1.json"
+    assert main(["slice", str(folder), "--steps", "552", "--ranks", "1", "-o", str(one)]) == 0
+    assert {e["args"]["rank"] for e in _valid(json.loads(one.read_text())) if e["ph"] != "M"} == {1}

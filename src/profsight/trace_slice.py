@@ -23,11 +23,13 @@ import msgspec
 
 from profsight.analyses import diagnose
 from profsight.errors import InputError, UsageError
+from profsight.job.discover import find_traces
 from profsight.knowledge.trace_schema import (
     PROFILER_STEP_PREFIX,
     TABLE_DEVICE_KINDS,
     kind_of_category,
 )
+from profsight.loaders import load
 from profsight.loaders.kineto import load_kineto
 from profsight.loaders.reading import RawInput, read_input
 
@@ -65,14 +67,18 @@ def slice_trace(path: str, steps: tuple[int, int]) -> Slice:
         raise InputError(path, "the gzip stream is cut short: slice a complete trace")
     try:
         doc = msgspec.json.decode(bytes(raw.data))
-    except msgspec.DecodeError as exc:
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+        load(path)  # what is no trace at all gets the loader's own one-line error
         raise InputError(
-            path, f"is not valid JSON ({exc}); profsight explain reads what it can of it"
+            path,
+            "holds damaged JSON: profsight explain reads what it can of it, a slice needs "
+            "the whole trace",
         ) from None
     events = doc.get("traceEvents") if isinstance(doc, dict) else doc
-    if not isinstance(events, list):
-        raise InputError(path, 'has no "traceEvents" array: not a PyTorch profiler trace')
-    events = [e for e in events if isinstance(e, dict)]
+    events = [e for e in events if isinstance(e, dict)] if isinstance(events, list) else []
+    if not events:
+        load(path)  # no trace: the loader's own one-line error
+        raise InputError(path, "holds no events to slice")
     lo, hi = _window(path, events, steps)
     kept = _keep(events, lo, hi)
     header = {k: v for k, v in doc.items() if k != "traceEvents"} if isinstance(doc, dict) else {}
@@ -209,6 +215,64 @@ def _meta(name: str, value: str) -> dict[str, Any]:
     return {"ph": "M", "name": name, "pid": FINDINGS_PID, "tid": 0, "args": {"name": value}}
 
 
+def slice_job(paths: list[str], steps: tuple[int, int], ranks: set[int] | None) -> Slice:
+    """The same steps of several ranks' traces in one file: each rank's slice with its
+    findings, every event tagged with its rank (``args.rank``, which profsight reads back as
+    the job), each process named ``rank N: ...``, and pids that two ranks share moved apart
+    (ranks on different hosts number their processes and GPUs alike)."""
+    files = find_traces(paths)
+    pieces: dict[int, Slice] = {}
+    for k, file in enumerate(files):
+        piece = explained_slice(file.path, steps)
+        info = piece.document.get("distributedInfo")
+        stated = info.get("rank") if isinstance(info, dict) else None
+        rank = stated if isinstance(stated, int) else file.name_rank
+        pieces[k if rank is None else rank] = piece
+    chosen = sorted(pieces) if ranks is None else sorted(ranks)
+    missing = [r for r in chosen if r not in pieces]
+    if missing:
+        raise UsageError(
+            f"--ranks: no trace of rank {', '.join(map(str, missing))}; the job holds "
+            f"rank(s) {', '.join(map(str, sorted(pieces)))}"
+        )
+    events: list[dict[str, Any]] = []
+    used: set[int] = set()
+    for k, rank in enumerate(chosen):
+        own = pieces[rank].document["traceEvents"]
+        numeric = {e["pid"] for e in own if isinstance(e.get("pid"), int)}
+        offset = RANK_PID_OFFSET * k if numeric & used else 0
+        used |= {p + offset for p in numeric}
+        events += [_ranked(e, rank, offset) for e in own]
+    first = pieces[chosen[0]]
+    header = {k: v for k, v in first.document.items() if k != "traceEvents"}
+    doc = {**header, "traceEvents": events}
+    lo = min(pieces[r].window_us[0] for r in chosen)
+    hi = max(pieces[r].window_us[1] for r in chosen)
+    kept = sum(pieces[r].kept for r in chosen)
+    dropped = sum(pieces[r].dropped for r in chosen)
+    return Slice(doc, steps, (lo, hi), kept, dropped)
+
+
+#: Added to a rank's process ids when another rank of the slice uses the same ones.
+RANK_PID_OFFSET = 1_000_000_000
+
+
+def _ranked(event: dict[str, Any], rank: int, offset: int) -> dict[str, Any]:
+    out = dict(event)
+    args = dict(out.get("args") or {})
+    pid = out.get("pid")
+    if isinstance(pid, int):
+        out["pid"] = pid + offset
+    elif pid == FINDINGS_PID:
+        out["pid"] = f"{FINDINGS_PID} rank {rank}"
+    if out.get("ph") == "M" and out.get("name") == "process_name":
+        args["name"] = f"rank {rank}: {args.get('name', '')}"
+    else:
+        args["rank"] = rank
+    out["args"] = args
+    return out
+
+
 def encode(piece: Slice, gzipped: bool) -> bytes:
     text = msgspec.json.encode(piece.document)
     return gzip.compress(text, compresslevel=6) if gzipped else text
@@ -220,6 +284,7 @@ __all__ = [
     "encode",
     "explained_slice",
     "parse_steps",
+    "slice_job",
     "slice_trace",
     "with_findings",
 ]
