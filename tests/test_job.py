@@ -587,3 +587,31 @@ def test_the_pool_is_sized_by_the_memory_available(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(executors, "_available_bytes", lambda: 64_000_000_000)
     assert executors.planned_workers(paths, "process", 4) == (4, "")
     assert executors.planned_workers(paths, "serial", 4) == (1, "")
+    # a budget per worker (--worker-memory) sizes the pool instead of the estimate, and a
+    # budget below what the largest trace may need is said
+    monkeypatch.setattr(executors, "_available_bytes", lambda: 10_000_000_000)
+    n, why = executors.planned_workers(paths, "process", 4, worker_memory=4_000_000_000)
+    assert (n, why.split(":")[0]) == (2, "2 worker(s), not 4")
+    n, why = executors.planned_workers(paths, "process", 2, worker_memory=200_000_000)
+    assert n == 2 and why.startswith("the largest trace may need ~0.3 GB, more than")
+    assert executors.planned_workers(paths, "dask", 4, 4_000_000_000, "tcp://h:8786")[0] == 4
+
+
+@pytest.mark.parametrize(
+    ("text", "size"), [("2GB", 2 * 10**9), ("500mb", 5 * 10**8), ("1.5G", 15 * 10**8)]
+)
+def test_worker_memory_sizes(text: str, size: int) -> None:
+    from profsight.cli.common import byte_size
+
+    assert byte_size(text) == size
+
+
+def test_cli_job_worker_memory(plain_job: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:  # argparse's own usage error
+        main(["job", str(plain_job), "--worker-memory", "lots"])
+    assert stop.value.code == 2
+    assert "must be a size such as 2GB" in capsys.readouterr().err
+    code = main(["job", str(plain_job), "--worker-memory", "1MB", "--format", "json"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "more than --worker-memory 0.0 GB" in err
+    assert json.loads(out)["ranks"]

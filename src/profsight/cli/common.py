@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -137,6 +138,18 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
     return value
+
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$", re.IGNORECASE)
+_SIZE_UNITS = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
+
+
+def byte_size(text: str) -> int:
+    """``2GB``, ``500MB``, ``1.5g``, ``800000000``: bytes (decimal units)."""
+    m = _SIZE.match(text)
+    if m is None or float(m.group(1)) <= 0:
+        raise argparse.ArgumentTypeError(f"must be a size such as 2GB or 500MB, not {text!r}")
+    return int(float(m.group(1)) * _SIZE_UNITS[m.group(2).lower()])
 
 
 def percent(text: str) -> float:

@@ -29,11 +29,13 @@ def explain_job(
     executor: str = "process",
     workers: int | None = None,
     scheduler: str | None = None,
+    worker_memory: int | None = None,
 ) -> JobReport:
     """Explain a job from a directory of per-rank traces, or the trace files themselves.
 
     `executor`: ``process`` (a local process pool, the default), ``serial`` or ``dask``
     (`scheduler`: a Dask scheduler's address; none starts a local cluster).
+    `worker_memory`: the bytes each worker may take (``--worker-memory``).
     """
     began = time.perf_counter()
     given = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
@@ -43,8 +45,8 @@ def explain_job(
         if merged:
             return explain_ranks(merged, files[0].path, began)
     traces = [f.path for f in files]
-    results = run_all(summarize, traces, executor, workers, scheduler)
-    used, why = planned_workers(traces, executor, workers)
+    results = run_all(summarize, traces, executor, workers, scheduler, worker_memory)
+    used, why = planned_workers(traces, executor, workers, worker_memory, scheduler)
     diagnostics: list[str] = [why] if why else []
     good: list[tuple[int, RankSummary]] = []
     for i, result in enumerate(results):

@@ -50,27 +50,43 @@ MEMORY_SHARE = 0.8
 GZIP_RATIO = 20
 
 
-def planned_workers(paths: Sequence[str], executor: str, workers: int | None) -> tuple[int, str]:
-    """How many workers the local pool runs, and why fewer than asked ("" when not): no more
-    than the cores (unless asked), the traces, and the memory available allows for the
-    largest trace."""
+def planned_workers(
+    paths: Sequence[str],
+    executor: str,
+    workers: int | None,
+    worker_memory: int | None = None,
+    scheduler: str | None = None,
+) -> tuple[int, str]:
+    """How many workers the local pool (or local Dask cluster) runs, and why fewer than
+    asked ("" when not): no more than the cores (unless asked), the traces, and the memory
+    available allows, each worker taking `worker_memory` bytes when given, else what the
+    largest trace may need. A scheduler's cluster sizes itself."""
     if executor == "serial":
         return 1, ""
     n = min(workers or default_workers(len(paths)), max(len(paths), 1))
-    if executor != "process" or n == 1:
-        return n, ""
-    available = _available_bytes()
-    if available is None:
+    if scheduler is not None or n == 1:
         return n, ""
     largest = max((_decoded_bytes(p) for p in paths), default=0)
-    per_rank = RANK_PEAK_PER_BYTE * largest + RANK_BASE_BYTES
-    fits = max(1, int(available * MEMORY_SHARE // per_rank))
-    if fits >= n:
-        return n, ""
-    return fits, (
-        f"{fits} worker(s), not {n}: each may take ~{per_rank / 1e9:.1f} GB for the largest "
-        f"trace, and {available / 1e9:.1f} GB of memory is available"
+    need = RANK_PEAK_PER_BYTE * largest + RANK_BASE_BYTES
+    warning = (
+        f"the largest trace may need ~{need / 1e9:.1f} GB, more than --worker-memory "
+        f"{worker_memory / 1e9:.1f} GB"
+        if worker_memory is not None and need > worker_memory
+        else ""
     )
+    available = _available_bytes()
+    if available is None:
+        return n, warning
+    per_worker = worker_memory or need
+    fits = max(1, int(available * MEMORY_SHARE // per_worker))
+    if fits >= n:
+        return n, warning
+    why = (
+        f"{fits} worker(s), not {n}: each may take ~{per_worker / 1e9:.1f} GB"
+        + (" (--worker-memory)" if worker_memory else " for the largest trace")
+        + f", and {available / 1e9:.1f} GB of memory is available"
+    )
+    return fits, "; ".join(w for w in (why, warning) if w)
 
 
 def _available_bytes() -> int | None:
@@ -105,8 +121,11 @@ def run_all(
     executor: str = "process",
     workers: int | None = None,
     scheduler: str | None = None,
+    worker_memory: int | None = None,
 ) -> list[T]:
-    """`work` applied to each path, results in the order of `paths`."""
+    """`work` applied to each path, results in the order of `paths`; `worker_memory`: the
+    bytes each worker may take (it sizes the local pool, and a local Dask cluster's workers
+    are held to it by Dask)."""
     if executor not in EXECUTORS:
         raise UsageError(f"unknown executor {executor!r} (choose from {', '.join(EXECUTORS)})")
     if workers is not None and workers < 1:
@@ -114,8 +133,10 @@ def run_all(
     if scheduler is not None and executor != "dask":
         raise UsageError("--scheduler needs --executor dask")
     if executor == "dask":
-        return _dask(work, paths, workers, scheduler)
-    n, _ = planned_workers(paths, executor, workers)
+        if scheduler is None:
+            workers, _ = planned_workers(paths, executor, workers, worker_memory)
+        return _dask(work, paths, workers, scheduler, worker_memory)
+    n, _ = planned_workers(paths, executor, workers, worker_memory)
     if n == 1 or len(paths) == 1:
         return [work(p) for p in paths]
     return _pool(work, paths, n)
@@ -136,7 +157,11 @@ def _one_decoder() -> None:
 
 
 def _dask(
-    work: Callable[[str], T], paths: Sequence[str], n: int | None, scheduler: str | None
+    work: Callable[[str], T],
+    paths: Sequence[str],
+    n: int | None,
+    scheduler: str | None,
+    worker_memory: int | None = None,
 ) -> list[T]:
     try:
         import distributed
@@ -155,6 +180,8 @@ def _dask(
         "dashboard_address": None,
         "host": "127.0.0.1",
     }
+    if worker_memory is not None:
+        cluster_args["memory_limit"] = worker_memory
     with warnings.catch_warnings():  # port notes of Dask's own servers: not the user's concern
         warnings.simplefilter("ignore", UserWarning)
         cluster = dask.LocalCluster(**cluster_args)

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from profsight.cli.choices import EXECUTORS, REPORT_FORMATS
-from profsight.cli.common import add_output_arguments, format_from, positive_int
+from profsight.cli.common import add_output_arguments, byte_size, format_from, positive_int
 
 HELP = "explain a distributed job: a directory of per-rank traces, or the trace files"
 
@@ -35,6 +35,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="with --executor dask: the scheduler's address (tcp://host:8786); without it a "
         "local cluster is started",
     )
+    p.add_argument(
+        "--worker-memory",
+        type=byte_size,
+        default=None,
+        metavar="SIZE",
+        help="memory each worker may take (e.g. 2GB, 500MB): no more workers than the "
+        "available memory allows at that size; a local Dask cluster holds its workers to it",
+    )
     add_output_arguments(p)
     p.set_defaults(run=run)
 
@@ -44,7 +52,9 @@ def run(args: argparse.Namespace) -> int:
     from profsight.job import explain_job
     from profsight.renderers.job import JOB_SUFFIXES, render_job
 
-    report = explain_job(args.paths, args.executor, args.workers, args.scheduler)
+    report = explain_job(
+        args.paths, args.executor, args.workers, args.scheduler, args.worker_memory
+    )
     fmt = format_from(args, JOB_SUFFIXES, "text")
     if fmt != "text" or args.output is not None:  # the text report lists them itself
         for note in report.diagnostics:
