@@ -44,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
         from profsight.cli.commands import job
 
         args.paths, args.executor, args.workers, args.scheduler = [path], "process", None, None
+        args.worker_memory = None
         return job.run(args)
     profile = load_profile(path, args)
     if not isinstance(profile, TextProfile) and (parts := rank_parts(profile)):
