@@ -85,6 +85,7 @@ def main() -> int:
         "decode": measure(PY, "decode", trace, args.repeat),
         "schema": measure(PY, "schema", trace, args.repeat),
         "profsight": measure(PY, "profsight", trace, args.repeat),
+        "explain": measure(PY, "explain", trace, args.repeat),
     }
     if not args.skip_hta:
         results["hta"] = measure(ensure_hta(), "hta", trace, 1)
@@ -94,6 +95,7 @@ def main() -> int:
         "decode": "msgspec decode, top level",
         "schema": "msgspec decode, our fields",
         "profsight": "profsight table",
+        "explain": "profsight explain (JSON)",
         "hta": "HTA TraceAnalysis load",
     }
     for task, r in results.items():
@@ -104,6 +106,9 @@ def main() -> int:
     p, d, f = results["profsight"], results["decode"], results["schema"]
     print(f"\nprofsight / top-level decode:  {p['seconds'] / d['seconds']:.2f}x   (target <= 2)")
     print(f"profsight / our-fields decode: {p['seconds'] / f['seconds']:.2f}x   (target <= 2)")
+    e = results["explain"]
+    print(f"explain / table:               {e['seconds'] / p['seconds']:.2f}x   (target <= 2)")
+    print(f"explain / our-fields decode:   {e['seconds'] / f['seconds']:.2f}x   (target <= 2.5)")
     if "hta" in results:
         print(
             f"HTA / profsight:         {results['hta']['seconds'] / p['seconds']:.1f}x  "

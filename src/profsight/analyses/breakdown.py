@@ -300,29 +300,39 @@ def _host_segments(profile: Profile, main: I64) -> tuple[I64, I64, I64, I64, I64
 
 
 def _phases(profile: Profile, main: I64, parent: I64, depth: I64) -> I64:
-    """Phase index of each row: declared, else its nearest declaring ancestor's, else its kind's."""
+    """Phase index of each row: declared, else its nearest declaring ancestor's, else its kind's.
+    Each distinct (name, event kind) is classified once."""
     ev = profile.events
-    names = [ev.strings[i] for i in ev.name[main].tolist()]
+    pair = ev.name[main].astype(np.int64) * 64 + ev.kind[main].astype(np.int64)
+    unique, inverse = np.unique(pair, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    names = [ev.strings[int(u) // 64] for u in unique.tolist()]
     kinds = [
-        classify(n, kind_label(int(k))) for n, k in zip(names, ev.kind[main].tolist(), strict=True)
+        classify(n, kind_label(int(u) % 64)) for n, u in zip(names, unique.tolist(), strict=True)
     ]
     declared = np.array(
         [_index(declared_phase(n, k)) for n, k in zip(names, kinds, strict=True)], np.int64
-    )
-    fallback = np.array([_index(FALLBACK_PHASES.get(k, Phase.OTHER)) for k in kinds], np.int64)
+    )[inverse]
+    fallback = np.array([_index(FALLBACK_PHASES.get(k, Phase.OTHER)) for k in kinds], np.int64)[
+        inverse
+    ]
+    kind_codes = np.array([list(RowKind).index(k) for k in kinds], np.int64)[inverse]
+
+    def of_kind(kind: RowKind) -> np.ndarray[Any, Any]:
+        mask: np.ndarray[Any, Any] = kind_codes == list(RowKind).index(kind)
+        return mask
+
     if any(n.startswith("[pl]") for n in names):
         # Lightning runs every op of a step inside one of its ranges; an op with none started
         # after the step window opened inside optimizer_step (Lightning steps the profiler when
         # training_step returns), so it is the optimizer's work whose range began earlier
-        aten = _is_kind(kinds, RowKind.ATEN) | _is_kind(kinds, RowKind.RUNTIME)
+        aten = of_kind(RowKind.ATEN) | of_kind(RowKind.RUNTIME)
         fallback[aten] = _index(Phase.OPTIMIZER)
     inherited = declared.copy()
     for d in np.unique(depth).tolist():
         level = np.flatnonzero((depth == d) & (inherited < 0) & (parent >= 0))
         inherited[level] = inherited[parent[level]]
-    return np.where(
-        inherited >= 0, inherited, np.where(_is_kind(kinds, RowKind.STEP), -1, fallback)
-    )
+    return np.where(inherited >= 0, inherited, np.where(of_kind(RowKind.STEP), -1, fallback))
 
 
 def _is_kind(kinds: list[RowKind], kind: RowKind) -> np.ndarray[Any, Any]:

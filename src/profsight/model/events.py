@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
@@ -91,9 +92,12 @@ class EventStore:
     def __len__(self) -> int:
         return int(self.kind.shape[0])
 
-    @property
+    @cached_property
     def end(self) -> I64:
-        return self.start + self.dur
+        """Start plus duration (computed once: the store is not changed after loading)."""
+        end: I64 = self.start + self.dur
+        end.flags.writeable = False
+        return end
 
     def names(self, index: Sequence[int] | I64) -> list[str]:
         strings = self.strings
