@@ -152,10 +152,17 @@ def breakdown(profile: Profile) -> Breakdown:
         ev.tracks[track].label,
         label,
         tuple(main.tolist()),
-        tuple(_PHASES[i].value if i >= 0 else Phase.OTHER.value for i in row_phase.tolist()),
+        _phase_names(row_phase),
         segments=(seg_s, seg_e, seg_phase, main[seg_owner] if len(main) else seg_owner),
         backward_elsewhere=elsewhere,
     )
+
+
+def _phase_names(row_phase: I64) -> tuple[str, ...]:
+    """Each row's phase id (-1: other), without an enum lookup per row."""
+    values = np.array([p.value for p in _PHASES] + [Phase.OTHER.value], dtype=object)
+    names: list[str] = values[np.where(row_phase >= 0, row_phase, len(_PHASES))].tolist()
+    return tuple(names)
 
 
 def phase_intervals(breakdown: Breakdown, *phases: Phase) -> tuple[I64, I64]:

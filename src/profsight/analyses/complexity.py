@@ -12,6 +12,7 @@ from profsight.analyses.memory_churn import copy_churn
 from profsight.findings import Evidence, Finding, Severity
 from profsight.knowledge import advice
 from profsight.knowledge.advice import ALLOCATIONS_PER_STEP
+from profsight.knowledge.phases import Phase
 from profsight.knowledge.trace_schema import EventKind
 
 CONV = "aten::convolution"
@@ -110,11 +111,9 @@ def optimizer_implementation(ctx: Context) -> list[Finding]:
     """Adam/SGD run as a Python loop over parameters (no ``_foreach_``/``_fused_`` ops)."""
     bd = ctx.breakdown
     ev = ctx.profile.events
-    ops = [
-        e
-        for e, p in zip(bd.row_events, bd.row_phases, strict=True)
-        if p == "optimizer" and ev.kind[e] == EventKind.CPU_OP
-    ]
+    rows = np.array(bd.row_events, np.int64)
+    in_optimizer = np.array(bd.row_phases, dtype=object) == Phase.OPTIMIZER.value
+    ops = rows[in_optimizer & (ev.kind[rows] == EventKind.CPU_OP)].tolist()
     if not ops:
         return []
     names = [ev.strings[ev.name[e]] for e in ops]

@@ -42,15 +42,14 @@ def run(ctx: Context) -> list[Finding]:
     # ops run once while starting up (torch.compile tracing the model) are not its compute
     startup = startup_intervals(ctx.profile)
     ops = ops[intervals.overlap_each(ev.start[ops], ev.start[ops] + 1, startup) == 0]
+    not_model = [e for e, p in phase_of.items() if p in NOT_MODEL_PHASES]
+    ops = ops[~np.isin(ops, not_model)]
     cost = (_kernel_self(ctx) if device else at.cpu_self)[ops]
-    by_name: dict[int, float] = {}
-    calls: dict[int, int] = {}
-    for event, c in zip(ops.tolist(), cost.tolist(), strict=True):
-        if phase_of.get(event) in NOT_MODEL_PHASES:
-            continue
-        name = int(ev.name[event])
-        by_name[name] = by_name.get(name, 0.0) + c
-        calls[name] = calls.get(name, 0) + 1
+    ids, inverse = np.unique(ev.name[ops], return_inverse=True)
+    sums = np.bincount(inverse.reshape(-1), weights=cost, minlength=len(ids))
+    counts = np.bincount(inverse.reshape(-1), minlength=len(ids))
+    by_name = dict(zip(ids.tolist(), sums.tolist(), strict=True))
+    calls = dict(zip(ids.tolist(), counts.tolist(), strict=True))
     by_category: dict[str, list[tuple[str, float, int]]] = {}
     for name, c in by_name.items():
         text = ev.strings[name]

@@ -96,7 +96,7 @@ def _tiny_ops(ctx: Context) -> list[Finding]:
     ev = ctx.profile.events
     at = ctx.profile.attribution
     events = np.array(bd.row_events, np.int64)
-    forward = np.array([p == Phase.FORWARD.value for p in bd.row_phases], bool)
+    forward = np.array(bd.row_phases, dtype=object) == Phase.FORWARD.value
     ops = events[forward & (ev.kind[events] == EventKind.CPU_OP)]
     leaves = ops[at.cpu_total[ops] < TINY_OP_US]
     per_step = len(leaves) / ctx.steps
