@@ -328,12 +328,17 @@ def _loops(ctx: Context, within: np.ndarray | None = None) -> Edit | None:
     per event, whether its loop counts (a module's own ops)."""
     ev = ctx.profile.events
     ops, phase = _top_ops(ctx)
-    tiny = (phase == Phase.FORWARD.value) & (
-        ctx.profile.attribution.cpu_total[ops] < advice.TINY_OP_US
-    )
+    total = ctx.profile.attribution.cpu_total[ops]
+    forward = phase == Phase.FORWARD.value
     if within is not None:
-        tiny &= within[ops]
-    fwd_s, fwd_e, fwd_f, names = _runs(ctx, ops, tiny)
+        forward &= within[ops]
+    # "tiny" against the machine that recorded it: a loop's ops are the module's typical
+    # ones (twice their median, at least TINY_OP_US): on a loaded 2-core machine the same
+    # loop's ops took 30-60 µs and fell out of a fixed 25 µs bound
+    typical = float(np.median(total[forward])) if within is not None and forward.any() else 0.0
+    bound = max(advice.TINY_OP_US, 2.0 * typical)
+    tiny = forward & (total < bound)
+    fwd_s, fwd_e, fwd_f, names = _runs(ctx, ops, tiny, gap_us=bound)
     if not len(fwd_s):
         return None
     created = (phase == Phase.BACKWARD.value) & np.array(
