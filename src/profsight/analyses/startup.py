@@ -9,6 +9,7 @@ on the steady state.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -28,7 +29,7 @@ from profsight.knowledge.rows import (
     RowKind,
     classify,
 )
-from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
+from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PREFIX, EventKind
 from profsight.model.events import I64
 from profsight.model.profile import Profile
 
@@ -56,6 +57,7 @@ def startup_events(profile: Profile) -> I64:
     sorted_names = names[order]
     cuts = np.flatnonzero(np.diff(sorted_names)) + 1
     floor = STARTUP_MIN_US * 1000.0
+    step_of = _step_finder(profile)
     for group in np.split(order, cuts):
         if len(group) < STARTUP_MIN_CALLS:
             continue
@@ -63,11 +65,30 @@ def startup_events(profile: Profile) -> I64:
         dur = ev.dur[calls].astype(np.float64)
         median = float(np.median(dur))
         outliers = calls[(dur >= STARTUP_FACTOR * max(median, 1.0)) & (dur >= floor)]
-        if len(outliers):
+        # one-time work happens in one step: outliers in two or more profiled steps recur
+        # (a large tensor's op among many small ones of its name), they are no start-up
+        if len(outliers) and len(np.unique(step_of(ev.start[outliers]))) < 2:
             found.append(outliers)
     events: I64 = np.unique(np.concatenate(found))
     kept: I64 = events[_mostly_idle_device(profile, events)]
     return kept
+
+
+def _step_finder(profile: Profile) -> Callable[[I64], I64]:
+    """For host times: the index of the ProfilerStep range they fall in (-1: before the
+    first; every time is step 0 in a trace without steps)."""
+    ev = profile.events
+    ids = [i for i, s in enumerate(ev.strings) if s.startswith(PROFILER_STEP_PREFIX)]
+    steps = np.flatnonzero(np.isin(ev.name, ids) & ev.mask(frozenset({EventKind.ANNOTATION})))
+    starts = np.sort(ev.start[steps])
+
+    def step_of(times: I64) -> I64:
+        if len(starts) == 0:
+            return np.zeros(len(times), np.int64)
+        found: I64 = np.searchsorted(starts, times, side="right") - 1
+        return found
+
+    return step_of
 
 
 def compile_events(profile: Profile) -> I64:
