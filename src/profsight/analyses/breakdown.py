@@ -70,6 +70,12 @@ class Breakdown:
     """Where backward ran on autograd's own thread (GPU runs), for the replay."""
 
     @property
+    def span_ns(self) -> tuple[int, int]:
+        """From the first step's start to the last step's end (ns, the trace's clock)."""
+        first, last = self.steps[0], self.steps[-1]
+        return round(first.start_us * 1000), round((last.start_us + last.wall_us) * 1000)
+
+    @property
     def described(self) -> str:
         """``3 profiler steps``, or the `scope`."""
         return self.scope or f"{len(self.steps)} {self.windows}"

@@ -88,11 +88,7 @@ def run(ctx: Context) -> list[Finding]:
     profile = ctx.profile
     ev = profile.events
     items, lo, hi = held_items(profile, startup_events(profile))
-    steps = ctx.breakdown.steps
-    first, last = (
-        round(steps[0].start_us * 1000),
-        round((steps[-1].start_us + steps[-1].wall_us) * 1000),
-    )
+    first, last = ctx.breakdown.span_ns
     inside = (hi > first) & (lo < last)
     items, lo, hi = items[inside], lo[inside], hi[inside]
     launcher = profile.attribution.launcher

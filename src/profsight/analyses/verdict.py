@@ -135,9 +135,7 @@ def trace_facts(ctx: Context) -> StepFacts:
 def _busy_split(ctx: Context) -> list[str]:
     """The device's busy time split into computing (kernels) and moving data (copies and
     memsets that no kernel overlaps), over the steps' span."""
-    steps = ctx.breakdown.steps
-    lo = round(steps[0].start_us * 1000)
-    hi = round((steps[-1].start_us + steps[-1].wall_us) * 1000)
+    lo, hi = ctx.breakdown.span_ns
     ev = ctx.profile.events
     kernels = np.flatnonzero(ev.kind == EventKind.KERNEL)
     moves = np.flatnonzero((ev.kind == EventKind.MEMCPY) | (ev.kind == EventKind.MEMSET))

@@ -45,11 +45,9 @@ _PHASE_FIXES: dict[str, tuple[Phase, bool]] = {
 
 
 def graph_of(ctx: Context) -> StepGraph | None:
-    steps = ctx.breakdown.steps
-    if not steps or ctx.breakdown.segments is None:
+    if not ctx.breakdown.steps or ctx.breakdown.segments is None:
         return None
-    lo = round(steps[0].start_us * 1000)
-    hi = round((steps[-1].start_us + steps[-1].wall_us) * 1000)
+    lo, hi = ctx.breakdown.span_ns
     return step_graph(ctx.profile, lo, hi) if hi > lo else None
 
 
