@@ -267,16 +267,16 @@ import os, sys
 import profsight
 from profsight.loaders import kineto
 
-decode = kineto._decode_spans
+decode = kineto.decode_stream
 
 
-def failing(raw, source, spans, builder, report):
-    if report is not None:  # the parent's half (the worker's has no progress report)
-        raise profsight.InputError(source, "the parent's half failed")
-    return decode(raw, source, spans, builder, report)
+def failing(window, builder, plan, final):
+    if plan.report is not None:  # the parent's half (the worker's has no progress report)
+        raise profsight.InputError(plan.source, "the parent's half failed")
+    return decode(window, builder, plan, final)
 
 
-kineto._decode_spans = failing
+kineto.decode_stream = failing
 assert kineto.parallel.can_fork()
 try:
     profsight.load(sys.argv[1])

@@ -150,11 +150,11 @@ def test_no_decision_reads_the_decoders_wording(name: str, monkeypatch: pytest.M
     as before (the same events, the same diagnostics)."""
     import msgspec
 
-    from profsight.loaders import kineto
+    from profsight.loaders import kineto_salvage, kineto_stream
 
     path = CORPUS / name
     before = profsight.load(path)
-    real = kineto._decode_events
+    real = kineto_salvage.decode_events
 
     def reworded(doc: bytes | memoryview, builder: object) -> object:
         try:
@@ -162,7 +162,8 @@ def test_no_decision_reads_the_decoders_wording(name: str, monkeypatch: pytest.M
         except msgspec.DecodeError:
             raise msgspec.DecodeError("the decoder says something else now") from None
 
-    monkeypatch.setattr(kineto, "_decode_events", reworded)
+    monkeypatch.setattr(kineto_salvage, "decode_events", reworded)
+    monkeypatch.setattr(kineto_stream, "decode_events", reworded)
     after = profsight.load(path)
     assert len(after.events) == len(before.events) > 0
     assert [d.code for d in after.diagnostics] == [d.code for d in before.diagnostics]

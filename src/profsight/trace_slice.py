@@ -31,7 +31,7 @@ from profsight.knowledge.trace_schema import (
 )
 from profsight.loaders import load
 from profsight.loaders.kineto import load_kineto
-from profsight.loaders.reading import RawInput, read_input
+from profsight.loaders.reading import Input, read_input
 
 #: The pid of profsight's own track in a slice (a name: Perfetto and chrome://tracing show
 #: string pids as they are).
@@ -206,7 +206,8 @@ def explained_slice(path: str, steps: tuple[int, int]) -> Slice:
     """The slice, with profsight's findings on it (the slice diagnosed as a trace)."""
     piece = slice_trace(path, steps)
     data = bytearray(msgspec.json.encode(piece.document))
-    profile = load_kineto(RawInput(data, False, False, len(data)), f"{path} (steps {steps})")
+    name = f"{path} (steps {steps})"
+    profile = load_kineto(Input.from_bytes(data, name), name)
     findings = [f.to_dict() for f in diagnose(profile).findings]
     return with_findings(piece, findings)
 

@@ -9,8 +9,15 @@ from profsight.errors import InputError
 from profsight.loaders.kineto import load_kineto
 from profsight.loaders.lightning_text import looks_like_lightning_report, parse_lightning_report
 from profsight.loaders.progress import Progress, no_progress
-from profsight.loaders.reading import as_utf8, read_input
-from profsight.loaders.sniff import Format, sniff
+from profsight.loaders.reading import (
+    UTF16_BOMS,
+    Input,
+    RawInput,
+    as_utf8,
+    open_input,
+    read_errors,
+)
+from profsight.loaders.sniff import SNIFF_BYTES, Format, sniff
 from profsight.loaders.table_headerless import looks_like_rows, parse_rows
 from profsight.loaders.table_text import looks_like_table, parse_tables
 from profsight.model.profile import Profile
@@ -26,15 +33,27 @@ def load(path: str | os.PathLike[str], progress: Progress = no_progress) -> Prof
     Raises `InputError` naming the file and the reason when it cannot be read.
     """
     source = str(path)
-    raw = as_utf8(read_input(Path(path), progress), source)
-    fmt = sniff(raw.data)
+    with open_input(Path(path), progress) as stream, read_errors(source):
+        head = stream.peek(SNIFF_BYTES)
+        if head[:2] in UTF16_BOMS:  # pasted text saved by Windows PowerShell: small
+            raw = RawInput(stream.read_all(), stream.compressed, stream.truncated, 0)
+            data = as_utf8(raw, source).data
+            return _load_bytes(data, source, stream.compressed)
+        if sniff(head) is Format.KINETO:
+            return load_kineto(stream, source, progress)
+        return _load_bytes(stream.read_all(), source, stream.compressed)
+
+
+def _load_bytes(data: bytearray, source: str, compressed: bool) -> Profile | TextProfile:
+    """An input read whole: a trace in memory, or text."""
+    fmt = sniff(data)
     if fmt is Format.KINETO:
-        return load_kineto(raw, source, progress)
+        return load_kineto(Input.from_bytes(data, source), source)
     if fmt is Format.EMPTY:
-        raise InputError(source, "is empty" + (" after decompression" if raw.compressed else ""))
+        raise InputError(source, "is empty" + (" after decompression" if compressed else ""))
     if fmt is Format.BINARY:
         raise InputError(source, "is a binary file, not a profiler trace or table")
-    return load_text(raw.data.decode("utf-8", errors="replace"), source)
+    return load_text(data.decode("utf-8", errors="replace"), source)
 
 
 def load_text(text: str, source: str = "<text>") -> TextProfile:

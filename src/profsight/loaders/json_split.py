@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import msgspec
 
 _EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
-_BOUNDARY = re.compile(rb"\}\s*,\s*\{")
+BOUNDARY = re.compile(rb"\}\s*,\s*\{")
+"""Between two events: ``}`` ``,`` ``{`` (whitespace allowed)."""
 _WS = b" \t\r\n"
 _ANY = msgspec.json.Decoder()
 #: What may follow the array's ``]``: a comma and the next field's key, or the end.
@@ -50,11 +51,16 @@ class Layout:
 class NotATrace(Exception):
     """The buffer holds no Chrome-trace event array."""
 
+    def __init__(self, reason: str, incomplete: bool = False) -> None:
+        super().__init__(reason)
+        self.incomplete = incomplete
+        """More of the document might hold it (the buffer is its first part)."""
+
 
 def locate_events(buf: bytes | bytearray) -> Layout:
     start = _first_non_ws(buf)
     if start >= len(buf):
-        raise NotATrace("is empty")
+        raise NotATrace("is empty", incomplete=True)
     first = buf[start : start + 1]
     if first == b"[":
         return Layout(start + 1, b"")
@@ -62,7 +68,7 @@ def locate_events(buf: bytes | bytearray) -> Layout:
         raise NotATrace("is not JSON (it starts with neither '{' nor '[')")
     match = _EVENTS_KEY.search(buf)
     if match is None:
-        raise NotATrace('is JSON but has no "traceEvents" array')
+        raise NotATrace('is JSON but has no "traceEvents" array', incomplete=True)
     return Layout(match.end(), buf[: match.start()] + b'"traceEvents": ')
 
 
@@ -136,7 +142,7 @@ def iter_chunks(
         if end - a <= target * 3 // 2:
             yield a, end
             return
-        m = _BOUNDARY.search(buf, a + target, end)
+        m = BOUNDARY.search(buf, a + target, end)
         if m is None:
             yield a, end
             return
@@ -180,4 +186,4 @@ def chunk_document(buf: bytes | bytearray, a: int, b: int) -> bytes:
 
 def boundaries(buf: bytes | bytearray, a: int, b: int) -> list[int]:
     """Offsets just after each ``}`` that ends an element in ``buf[a:b]`` (event ends)."""
-    return [m.start() + 1 for m in _BOUNDARY.finditer(buf, a, b)]
+    return [m.start() + 1 for m in BOUNDARY.finditer(buf, a, b)]

@@ -30,6 +30,7 @@ from profsight.knowledge.trace_schema import (
     EventKind,
     kind_of_category,
 )
+from profsight.loaders.heap import release_free_memory
 from profsight.loaders.kineto_comms import comm_columns
 from profsight.loaders.kineto_schema import Event
 from profsight.model.diagnostics import Diagnostic
@@ -112,6 +113,8 @@ class ColumnBuilder:
     is_memory_name: list[bool] = field(default_factory=list)
     is_comm_name: list[bool] = field(default_factory=list)
     """Whether each interned string names a collective (`COMMUNICATION_NAME`)."""
+    chunks: int = 0
+    """Chunks added (for `LoadStats`)."""
 
     def intern(self, text: str) -> int:
         return self.strings[text]
@@ -151,6 +154,7 @@ class ColumnBuilder:
             self.process_names.setdefault(pid, name)
         for what, n in later.skipped.items():
             self.count_skipped(what, n)
+        self.chunks += later.chunks
 
     def add(self, target: dict[str, list[np.ndarray[Any, Any]]], **cols: Any) -> None:
         for key, value in cols.items():
@@ -161,6 +165,7 @@ class ColumnBuilder:
             self.skipped[what] = self.skipped.get(what, 0) + n
 
     def add_chunk(self, events: list[Event]) -> None:
+        self.chunks += 1
         if not events:
             return
         ph = np.fromiter(map(_PH_CODES.__getitem__, map(_PH, events)), np.int8, len(events))
@@ -423,19 +428,27 @@ def _norm_id(value: int | str) -> int | str:
 
 
 def _concat(parts: list[np.ndarray[Any, Any]] | None, dtype: Any) -> np.ndarray[Any, Any]:
+    """The parts joined; they are freed and their pages returned to the system at once, so
+    that joining every column holds one column twice at most (the parts of a chunk are
+    small and live in the heap, where the freed ones stay resident until trimmed)."""
     if not parts:
         return np.zeros(0, dtype)
-    return np.concatenate(parts).astype(dtype, copy=False)
+    joined = np.concatenate(parts).astype(dtype, copy=False)
+    parts.clear()
+    release_free_memory()
+    return joined
 
 
 def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[EventStore, Flows]:
-    """The `EventStore` and `Flows` of everything added to `builder`."""
+    """The `EventStore` and `Flows` of everything added to `builder` (whose columns are
+    consumed: each is freed as soon as it is joined, so the peak is one column's copy)."""
     cols = builder.columns
-    ts = _concat(cols.get("ts"), np.float64)
-    flow_ts = _concat(builder.flow_columns.get("ts"), np.float64)
+    ts = _concat(cols.pop("ts", None), np.float64)
+    flow_ts = _concat(builder.flow_columns.pop("ts", None), np.float64)
     origin = math.floor(float(ts.min())) if len(ts) else 0.0
-    start = np.rint((ts - origin) * 1000.0).astype(np.int64)
-    dur = np.rint(_concat(cols.get("dur"), np.float64) * 1000.0).astype(np.int64)
+    start = _nanoseconds(ts, origin)
+    del ts
+    dur = _nanoseconds(_concat(cols.pop("dur", None), np.float64), 0.0)
     bad_dur = dur < 0
     if bad_dur.any():
         n = int(bad_dur.sum())
@@ -446,11 +459,11 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
         )
         dur[bad_dur] = 0
     track_remap, tracks = _tracks(builder)
-    raw_track = _concat(cols.get("track"), np.int32)
-    cat = _concat(cols.get("cat"), np.int32)
-    name = _concat(cols.get("name"), np.int32)
-    kind = _concat(cols.get("kind"), np.int8)
-    shapes = _concat(cols.get("shapes"), np.int32)
+    raw_track = _concat(cols.pop("track", None), np.int32)
+    cat = _concat(cols.pop("cat", None), np.int32)
+    name = _concat(cols.pop("name", None), np.int32)
+    kind = _concat(cols.pop("kind", None), np.int8)
+    shapes = _concat(cols.pop("shapes", None), np.int32)
     shape_ids = np.array(
         [builder.intern(_torch_shapes(raw)) if raw else -1 for raw in builder.shapes] or [0],
         np.int32,
@@ -461,36 +474,44 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
         track=track_remap[raw_track] if len(raw_track) else raw_track,
         start=start,
         dur=dur,
-        external_id=_concat(cols.get("ext"), np.int64),
-        correlation=_concat(cols.get("corr"), np.int64),
-        device=_concat(cols.get("device"), np.int32),
-        stream=_concat(cols.get("stream"), np.int64),
+        external_id=_concat(cols.pop("ext", None), np.int64),
+        correlation=_concat(cols.pop("corr", None), np.int64),
+        device=_concat(cols.pop("device", None), np.int32),
+        stream=_concat(cols.pop("stream", None), np.int64),
         shapes=np.where(shapes >= 0, shape_ids[np.maximum(shapes, 0)], -1).astype(np.int32),
         # (ids of events without dims map to -1 through shape_ids)
-        nbytes=_concat(cols.get("nbytes"), np.int64),
-        mem_device_type=_concat(cols.get("mem_type"), np.int8),
-        unfinished=_concat(cols.get("unfinished"), bool),
-        allocated=_concat(cols.get("allocated"), np.int64),
-        reserved=_concat(cols.get("reserved"), np.int64),
-        concrete=_concat(cols.get("concrete"), np.int32),
-        comm_bytes=_concat(cols.get("comm_bytes"), np.int64),
-        collective=_concat(cols.get("collective"), np.int32),
-        group_size=_concat(cols.get("group"), np.int32),
-        process_group=_concat(cols.get("process_group"), np.int32),
+        nbytes=_concat(cols.pop("nbytes", None), np.int64),
+        mem_device_type=_concat(cols.pop("mem_type", None), np.int8),
+        unfinished=_concat(cols.pop("unfinished", None), bool),
+        allocated=_concat(cols.pop("allocated", None), np.int64),
+        reserved=_concat(cols.pop("reserved", None), np.int64),
+        concrete=_concat(cols.pop("concrete", None), np.int32),
+        comm_bytes=_concat(cols.pop("comm_bytes", None), np.int64),
+        collective=_concat(cols.pop("collective", None), np.int32),
+        group_size=_concat(cols.pop("group", None), np.int32),
+        process_group=_concat(cols.pop("process_group", None), np.int32),
         strings=list(builder.strings),
         tracks=tracks,
         origin_us=origin,
         category=cat,
     )
-    flow_track = _concat(builder.flow_columns.get("track"), np.int32)
+    flow_track = _concat(builder.flow_columns.pop("track", None), np.int32)
     flows = Flows(
-        flow_id=_concat(builder.flow_columns.get("flow_id"), np.int64),
-        is_start=_concat(builder.flow_columns.get("is_start"), bool),
+        flow_id=_concat(builder.flow_columns.pop("flow_id", None), np.int64),
+        is_start=_concat(builder.flow_columns.pop("is_start", None), bool),
         track=track_remap[flow_track] if len(flow_track) else flow_track,
         # an absurd flow time is clipped, not cast past int64: it then matches nothing
         start=np.rint(np.clip(flow_ts - origin, -9e15, 9e15) * 1000.0).astype(np.int64),
     )
     return store, flows
+
+
+def _nanoseconds(us: np.ndarray[Any, Any], origin: float) -> np.ndarray[Any, Any]:
+    """Microseconds after `origin` as integer nanoseconds, computed in place in `us`."""
+    np.subtract(us, origin, out=us)
+    np.multiply(us, 1000.0, out=us)
+    np.rint(us, out=us)
+    return us.astype(np.int64)
 
 
 def _tracks(builder: ColumnBuilder) -> tuple[np.ndarray[Any, Any], list[Track]]:

@@ -2,7 +2,9 @@
 
 Decoding is bound by Python-level work that holds the GIL, so a second core helps only in
 another process. A forked child shares the input buffer with its parent (copy-on-write), so
-nothing is copied to it; it sends its result back pickled through a pipe.
+nothing is copied to it; it sends its result back pickled through a pipe, numpy arrays out of
+band (pickle protocol 5): their bytes go through the pipe straight from the child's arrays
+into the parent's, with no pickled copy on either side.
 
 Fork is used only where it is safe: on Linux, and while this process runs a single thread
 (forking a process with other threads can deadlock the child on a lock those threads held).
@@ -16,13 +18,15 @@ reaches the caller with the child's traceback.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import pickle
 import signal
+import struct
 import sys
 import traceback
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Any, BinaryIO, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -72,9 +76,8 @@ class Worker(Generic[T]):
                     message = ("fallback", None)
                 except BaseException:
                     message = ("error", traceback.format_exc())
-                payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
                 with os.fdopen(write_fd, "wb") as out:
-                    out.write(payload)
+                    _send(message, out)
                 status = 0
             finally:
                 os._exit(status)
@@ -93,11 +96,11 @@ class Worker(Generic[T]):
         Raises `WorkerError` when the work raised anything else."""
         fd, self._read_fd = self._read_fd, -1
         with os.fdopen(fd, "rb") as pipe:
-            payload = pipe.read()
+            message = _receive(pipe)
         status = self._reap(kill=False)
-        if status != 0 or not payload:
+        if status != 0 or message is None:
             return None
-        kind, value = pickle.loads(payload)  # our own child's output, never foreign data
+        kind, value = message
         if kind == "error":
             raise WorkerError(f"the decoding worker failed:\n{value}")
         if kind == "fallback":
@@ -122,3 +125,41 @@ class Worker(Generic[T]):
                 os.kill(pid, signal.SIGKILL)
         _, status = os.waitpid(pid, 0)
         return status
+
+
+_SIZE = struct.Struct("<Q")
+
+
+def _send(message: object, out: BinaryIO) -> None:
+    """`message` pickled, then each out-of-band buffer: its length and its bytes."""
+    buffers: list[pickle.PickleBuffer] = []
+    meta = pickle.dumps(message, protocol=5, buffer_callback=buffers.append)
+    out.write(_SIZE.pack(len(meta)) + _SIZE.pack(len(buffers)))
+    out.write(meta)
+    for buffer in buffers:
+        raw = buffer.raw()
+        out.write(_SIZE.pack(raw.nbytes))
+        out.write(raw)
+
+
+def _receive(pipe: io.BufferedReader) -> Any:
+    """What `_send` wrote; None when the child died before it had written it all."""
+    try:
+        size, count = _SIZE.unpack(_exactly(pipe, 8)) + _SIZE.unpack(_exactly(pipe, 8))
+        meta = _exactly(pipe, size)
+        buffers = [_exactly(pipe, _SIZE.unpack(_exactly(pipe, 8))[0]) for _ in range(count)]
+    except EOFError:
+        return None
+    return pickle.loads(meta, buffers=buffers)  # our own child's output, never foreign data
+
+
+def _exactly(pipe: io.BufferedReader, n: int) -> bytearray:
+    data = bytearray(n)
+    view = memoryview(data)
+    done = 0
+    while done < n:
+        got = pipe.readinto(view[done:])
+        if not got:
+            raise EOFError
+        done += got
+    return data

@@ -1,12 +1,20 @@
-"""Reading an input file into memory: plain or gzip, tolerant of a gzip stream cut short."""
+"""Reading an input file: plain or gzip, block by block, tolerant of a gzip stream cut short.
+
+`open_input` gives an `Input`: the decompressed content read in blocks, so that a trace
+of any size is decoded without its whole text in memory (`loaders.kineto`). `read_input`
+reads everything at once, for the small inputs (printed tables, reports) that need it.
+"""
 
 from __future__ import annotations
 
+import io
 import os
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from io import BufferedReader
 from pathlib import Path
+from typing import BinaryIO
 
 from profsight.errors import InputError
 from profsight.loaders.progress import Progress, no_progress
@@ -14,7 +22,9 @@ from profsight.loaders.progress import Progress, no_progress
 GZIP_MAGIC = b"\x1f\x8b"
 #: Byte order marks of UTF-16 text (Windows PowerShell's ``>`` writes UTF-16 LE with one).
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
-_CHUNK = 8 << 20
+BLOCK = 8 << 20
+"""Bytes read from the disk at a time (and the most a gzip stream is inflated by at once)."""
+GZIP_BLOCK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -27,69 +37,173 @@ class RawInput:
     size_on_disk: int
 
 
+class Input:
+    """The decompressed content of a file (or of bytes in memory), read in blocks.
+
+    `read` returns up to `n` bytes (fewer only at the end); `truncated` is set once a gzip
+    stream turned out to end early (what it held up to there is returned). Progress is
+    reported as bytes of the file on disk read ("read" phase).
+    """
+
+    def __init__(
+        self,
+        fh: BinaryIO,
+        size_on_disk: int,
+        source: str,
+        progress: Progress = no_progress,
+        path: Path | None = None,
+    ) -> None:
+        self._fh = fh
+        self.size_on_disk = size_on_disk
+        self.source = source
+        self.path = path
+        """The file itself, where other processes may read parts of it (plain files)."""
+        self._progress = progress
+        head = fh.read(2)
+        self.compressed = head == GZIP_MAGIC
+        self.truncated = False
+        self._decomp = zlib.decompressobj(zlib.MAX_WBITS | 16) if self.compressed else None
+        self._member_started = False
+        self._pending = bytearray(b"" if self.compressed else head)
+        self._gz_in: bytes = head if self.compressed else b""
+        self._done = len(head)
+        self._eof = False
+        self.position = 0
+        """Decompressed bytes returned so far."""
+
+    @classmethod
+    def from_bytes(cls, data: bytes | bytearray, source: str = "<memory>") -> Input:
+        return cls(io.BytesIO(bytes(data)), len(data), source)
+
+    @property
+    def seekable(self) -> bool:
+        """Plain files: another process may read a range of them itself."""
+        return not self.compressed and self.path is not None
+
+    def seek(self, position: int) -> None:
+        """Go to `position` of a plain file (see `seekable`)."""
+        self._fh.seek(position)
+        self._pending.clear()
+        self._eof = False
+        self.position = position
+
+    def close(self) -> None:
+        self._fh.close()
+
+    def __enter__(self) -> Input:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def read(self, n: int = BLOCK) -> bytes | bytearray:
+        """Up to `n` bytes; fewer only at the end (b"" once everything was read)."""
+        while len(self._pending) < n and not self._eof:
+            if self._decomp is None:
+                self._fill_plain()
+            else:
+                self._fill_gzip()
+        if len(self._pending) <= n:
+            out, self._pending = self._pending, bytearray()
+        else:
+            out = self._pending[:n]
+            del self._pending[:n]
+        self.position += len(out)
+        return out
+
+    def peek(self, n: int) -> bytes:
+        """The next `n` bytes (fewer at the end), left to be read."""
+        while len(self._pending) < n and not self._eof:
+            if self._decomp is None:
+                self._fill_plain()
+            else:
+                self._fill_gzip()
+        return bytes(self._pending[:n])
+
+    def read_all(self) -> bytearray:
+        out = bytearray()
+        while block := self.read(BLOCK):
+            out += block
+        return out
+
+    def _disk_read(self, n: int) -> bytes:
+        block = self._fh.read(n)
+        self._done += len(block)
+        self._progress("read", min(self._done, self.size_on_disk), self.size_on_disk)
+        return block
+
+    def _fill_plain(self) -> None:
+        block = self._disk_read(BLOCK)
+        self._pending += block
+        self._eof = not block
+
+    def _fill_gzip(self) -> None:
+        """Inflate at most `BLOCK` bytes more: memory stays bounded whatever the ratio."""
+        if not self._gz_in:
+            self._gz_in = self._disk_read(GZIP_BLOCK)
+            if not self._gz_in:
+                self._end_gzip()
+                return
+        decomp = self._decomp
+        assert decomp is not None
+        try:
+            self._pending += decomp.decompress(self._gz_in, BLOCK)
+        except zlib.error as exc:
+            if not self.position and not self._pending:
+                raise InputError(self.source, f"is not a valid gzip file ({exc})") from None
+            self.truncated = self._eof = True  # what came before the damage is kept
+            return
+        self._member_started = True
+        if decomp.eof:  # concatenated gzip members: the next one starts after this one
+            self._gz_in = decomp.unused_data
+            self._decomp = zlib.decompressobj(zlib.MAX_WBITS | 16)
+            self._member_started = False
+        else:
+            self._gz_in = decomp.unconsumed_tail
+
+    def _end_gzip(self) -> None:
+        decomp = self._decomp
+        assert decomp is not None
+        self._pending += decomp.flush()
+        self.truncated = self._member_started and not decomp.eof
+        self._eof = True
+
+
+def open_input(path: Path, progress: Progress = no_progress) -> Input:
+    """`path` opened for reading in blocks. Never writes anything."""
+    source = str(path)
+    with read_errors(source):
+        size = os.path.getsize(path)
+        fh = open(path, "rb")  # noqa: SIM115 (the Input owns and closes it)
+        try:
+            return Input(fh, size, source, progress, path)
+        except BaseException:
+            fh.close()
+            raise
+
+
 def read_input(path: Path, progress: Progress = no_progress) -> RawInput:
     """The bytes of `path`, decompressed when it is gzip. Never writes anything."""
+    with open_input(path, progress) as stream, read_errors(str(path)):
+        data = stream.read_all()
+        return RawInput(data, stream.compressed, stream.truncated, stream.size_on_disk)
+
+
+@contextmanager
+def read_errors(source: str) -> Iterator[None]:
+    """OS errors of reading `source` as one `InputError` line."""
     try:
-        size = os.path.getsize(path)
-        with open(path, "rb") as fh:
-            head = fh.read(2)
-            fh.seek(0)
-            if head != GZIP_MAGIC:
-                return RawInput(_read_plain(fh, size, progress), False, False, size)
-            data, truncated = _read_gzip(fh, size, progress, str(path))
-            return RawInput(data, True, truncated, size)
+        yield
     except IsADirectoryError:
-        raise InputError(str(path), "is a directory, not a profiler output file") from None
+        raise InputError(source, "is a directory, not a profiler output file") from None
     except FileNotFoundError:
-        raise InputError(str(path), "no such file") from None
+        raise InputError(source, "no such file") from None
     except PermissionError:
-        raise InputError(str(path), "permission denied") from None
+        raise InputError(source, "permission denied") from None
     except MemoryError:
-        raise InputError(str(path), "too large to read into memory") from None
+        raise InputError(source, "too large to read into memory") from None
     except OSError as exc:
-        raise InputError(str(path), f"cannot be read ({exc.strerror or exc})") from None
-
-
-def _read_plain(fh: BufferedReader, size: int, progress: Progress) -> bytearray:
-    data = bytearray(size)
-    view = memoryview(data)
-    done = 0
-    while done < size:
-        n = fh.readinto(view[done : done + _CHUNK])
-        if not n:
-            break
-        done += n
-        progress("read", done, size)
-    view.release()
-    if done < size:  # the file shrank while we read it
-        del data[done:]
-    return data
-
-
-def _read_gzip(
-    fh: BufferedReader, size: int, progress: Progress, source: str
-) -> tuple[bytearray, bool]:
-    out = bytearray()
-    decomp = zlib.decompressobj(zlib.MAX_WBITS | 16)
-    done = 0
-    try:
-        while chunk := fh.read(_CHUNK):
-            done += len(chunk)
-            while chunk:
-                out += decomp.decompress(chunk)
-                if decomp.eof and decomp.unused_data:
-                    # concatenated gzip members: start the next one
-                    chunk = decomp.unused_data
-                    decomp = zlib.decompressobj(zlib.MAX_WBITS | 16)
-                else:
-                    chunk = b""
-            progress("read", done, size)
-    except zlib.error as exc:
-        if not out:
-            raise InputError(source, f"is not a valid gzip file ({exc})") from None
-        return out, True
-    out += decomp.flush()
-    return out, not decomp.eof
+        raise InputError(source, f"cannot be read ({exc.strerror or exc})") from None
 
 
 def as_utf8(raw: RawInput, source: str) -> RawInput:

@@ -14,11 +14,12 @@ class Format(enum.Enum):
     EMPTY = "empty"
 
 
-_HEAD = 4096
+SNIFF_BYTES = 4096
+"""How much of the start of an input tells its format."""
 
 
 def sniff(data: bytes | bytearray) -> Format:
-    head = data[:_HEAD].lstrip(b"\xef\xbb\xbf \t\r\n")
+    head = data[:SNIFF_BYTES].lstrip(b"\xef\xbb\xbf \t\r\n")
     if not head:
         return Format.EMPTY
     if head[:1] in (b"{", b"["):

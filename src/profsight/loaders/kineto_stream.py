@@ -1,0 +1,222 @@
+"""Decoding the event array as it is read: a window of about one chunk, never the whole text.
+
+The window holds what was read but not decoded yet. Each round decodes from the window's
+start to the last event boundary that leaves `json_split.TAIL_LIMIT` bytes behind (where the
+array's end is looked for once the input ends) and drops what it decoded, so memory holds
+the columns and one window, whatever the file's size.
+
+A boundary (``}`` ``,`` ``{``) can, rarely, fall inside a string; the chunk then fails to
+decode and is retried once joined with what follows. A chunk that fails again is read
+event by event (`kineto_salvage`). The window's first byte is always the separator before
+its first event (the array's ``[`` or the ``,`` after the event before), so a chunk is
+framed as a JSON array by overwriting that byte and the one after its last event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import msgspec
+
+from profsight.errors import InputError
+from profsight.loaders import json_split
+from profsight.loaders.kineto_columns import ColumnBuilder
+from profsight.loaders.kineto_salvage import (
+    decode_events,
+    malformed_message,
+    salvage_malformed,
+    salvage_tail,
+)
+from profsight.loaders.kineto_schema import Event
+from profsight.loaders.reading import BLOCK, Input
+from profsight.model.diagnostics import Diagnostic
+
+
+class NeedsSequential(Exception):
+    """A worker met something only the sequential pass handles (damage, a cut)."""
+
+
+@dataclass
+class Window:
+    """The undecoded bytes of the event array, read from `source` as needed."""
+
+    source: Input
+    data: bytearray
+    offset: int
+    """Position in the (decompressed) document of ``data[0]``."""
+    limit: int | None = None
+    """Read no further than this position (the end of a worker's part of the file)."""
+    eof: bool = False
+
+    def fill(self, size: int) -> None:
+        while not self.eof and len(self.data) < size:
+            want = BLOCK
+            if self.limit is not None:
+                want = min(want, self.limit - self.offset - len(self.data))
+            block = self.source.read(want) if want > 0 else b""
+            if block:
+                self.data += block
+            else:
+                self.eof = True
+
+    def drop(self, n: int) -> None:
+        del self.data[:n]
+        self.offset += n
+
+
+@dataclass
+class Pass:
+    """What a decoding pass found besides the events."""
+
+    tail: bytes | bytearray | None = None
+    """What follows the event array, once its end was found."""
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    end: int = 0
+    """Position in the document where the pass stopped reading."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How a pass reads: chunk size, and who is told of progress."""
+
+    source: str
+    chunk: int
+    report: Callable[[int], None] | None
+    """Told the document position decoded to; None marks a worker: any oddity raises."""
+    layout: json_split.Layout
+    """Where the event array starts in the document, and what comes before it."""
+    cut_off: Callable[[int, int], Diagnostic]
+    """The truncation diagnostic for (kept up to, document size)."""
+
+
+def decode_stream(window: Window, builder: ColumnBuilder, plan: Plan, final: bool) -> Pass:
+    """Decode every event of `window` into `builder`.
+
+    `final`: the window runs to the end of the input, where the array's ``]`` (or a cut) is;
+    otherwise it ends at an event boundary (a worker's part of the file).
+    """
+    outcome = Pass()
+    tail = json_split.TAIL_LIMIT
+    need = plan.chunk + tail
+    retry_from = 0  # a chunk failed to decode: the next cut must lie beyond it
+    while True:
+        window.fill(need)
+        if window.eof:
+            break
+        data = window.data
+        cut = last_boundary(data, max(retry_from, 1), len(data) - tail)
+        if cut is None:  # one event longer than a chunk, or a retry: read more first
+            need = len(data) + plan.chunk
+            continue
+        try:
+            events = decode_events(_framed(data, cut), builder)
+        except msgspec.DecodeError as exc:
+            if plan.report is None:
+                raise NeedsSequential from None
+            if not retry_from:
+                retry_from, need = cut + 1, len(data) + plan.chunk
+                continue
+            events = _salvaged_span(data, 1, cut, builder, window.offset, exc, plan, outcome)
+        builder.add_chunk(events)
+        del events
+        window.drop(cut)
+        retry_from, need = 0, plan.chunk + tail
+        if plan.report is not None:
+            plan.report(window.offset)
+    _decode_rest(window, builder, plan, final, outcome)
+    outcome.end = window.offset + len(window.data)
+    return outcome
+
+
+def last_boundary(data: bytearray, lo: int, hi: int) -> int | None:
+    """Offset just after the ``}`` of the last event boundary whose ``}`` is in [lo, hi)."""
+    while hi > lo:
+        pos = data.rfind(b"}", lo, hi)
+        if pos < 0:
+            return None
+        if json_split.BOUNDARY.match(data, pos):
+            return pos + 1
+        hi = pos
+    return None
+
+
+def _framed(data: bytearray, cut: int) -> bytearray:
+    """``data[0:cut+1]`` as a JSON array (a copy: decoded values may point into it)."""
+    doc = data[: cut + 1]
+    doc[0], doc[cut] = 0x5B, 0x5D  # [ and ]
+    return doc
+
+
+def _decode_rest(
+    window: Window, builder: ColumnBuilder, plan: Plan, final: bool, outcome: Pass
+) -> None:
+    """The window once the input ended: up to the array's end (or the cut), in chunks."""
+    data = window.data
+    end = json_split.array_end(data, json_split.Layout(1, plan.layout.head))
+    stop = len(data) if end is None or not final else end
+    if final and end is not None:
+        outcome.tail = data[end + 1 :]
+    spans = list(json_split.iter_chunks(data, 1, stop, plan.chunk))
+    merged = -1  # the chunk last joined with its successor
+    i = 0
+    while i < len(spans):
+        a, b = spans[i]
+        cut_off = final and b >= len(data)  # the array never closes here: the file was cut
+        try:
+            events = decode_events(json_split.chunk_document(data, a, b), builder)
+        except msgspec.DecodeError as error:
+            if plan.report is None:
+                raise NeedsSequential from None
+            if merged != i and i + 1 < len(spans):
+                spans[i : i + 2] = [(a, spans[i + 1][1])]  # a cut fell inside a string
+                merged = i
+                continue
+            events = _rescued(data, a, b, builder, window.offset, error, plan, outcome, cut_off)
+        builder.add_chunk(events)
+        del events
+        if plan.report is not None:
+            plan.report(window.offset + b)
+        i += 1
+
+
+def _rescued(
+    data: bytearray,
+    a: int,
+    b: int,
+    builder: ColumnBuilder,
+    offset: int,
+    error: msgspec.DecodeError,
+    plan: Plan,
+    outcome: Pass,
+    cut_off: bool,
+) -> list[Event]:
+    """What can be read of a chunk that failed: whole events of a cut-off last chunk, or the
+    events one by one."""
+    if not cut_off:
+        return _salvaged_span(data, a, b, builder, offset, error, plan, outcome)
+    events, kept_to = salvage_tail(data, a, b, builder)
+    if kept_to == a:  # no run of whole events: read them one by one
+        salvage = salvage_malformed(data, a, b, builder)
+        if salvage.events is not None:
+            events, kept_to = salvage.events, len(data)
+            outcome.diagnostics.append(salvage.diagnostic(offset + a, error))
+    outcome.diagnostics.append(plan.cut_off(offset + kept_to, offset + len(data)))
+    return events
+
+
+def _salvaged_span(
+    data: bytearray,
+    a: int,
+    b: int,
+    builder: ColumnBuilder,
+    offset: int,
+    error: msgspec.DecodeError,
+    plan: Plan,
+    outcome: Pass,
+) -> list[Event]:
+    salvage = salvage_malformed(data, a, b, builder)
+    if salvage.events is None:
+        raise InputError(plan.source, malformed_message(error, offset + a)) from None
+    outcome.diagnostics.append(salvage.diagnostic(offset + a, error))
+    return salvage.events
