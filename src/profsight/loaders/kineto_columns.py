@@ -475,21 +475,23 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
         start=start,
         dur=dur,
         external_id=_concat(cols.pop("ext", None), np.int64),
-        correlation=_concat(cols.pop("corr", None), np.int64),
-        device=_concat(cols.pop("device", None), np.int32),
-        stream=_concat(cols.pop("stream", None), np.int64),
-        shapes=np.where(shapes >= 0, shape_ids[np.maximum(shapes, 0)], -1).astype(np.int32),
+        correlation=_uniform(_concat(cols.pop("corr", None), np.int64)),
+        device=_uniform(_concat(cols.pop("device", None), np.int32)),
+        stream=_uniform(_concat(cols.pop("stream", None), np.int64)),
+        shapes=_uniform(
+            np.where(shapes >= 0, shape_ids[np.maximum(shapes, 0)], -1).astype(np.int32)
+        ),
         # (ids of events without dims map to -1 through shape_ids)
-        nbytes=_concat(cols.pop("nbytes", None), np.int64),
-        mem_device_type=_concat(cols.pop("mem_type", None), np.int8),
-        unfinished=_concat(cols.pop("unfinished", None), bool),
-        allocated=_concat(cols.pop("allocated", None), np.int64),
-        reserved=_concat(cols.pop("reserved", None), np.int64),
-        concrete=_concat(cols.pop("concrete", None), np.int32),
-        comm_bytes=_concat(cols.pop("comm_bytes", None), np.int64),
-        collective=_concat(cols.pop("collective", None), np.int32),
-        group_size=_concat(cols.pop("group", None), np.int32),
-        process_group=_concat(cols.pop("process_group", None), np.int32),
+        nbytes=_uniform(_concat(cols.pop("nbytes", None), np.int64)),
+        mem_device_type=_uniform(_concat(cols.pop("mem_type", None), np.int8)),
+        unfinished=_uniform(_concat(cols.pop("unfinished", None), bool)),
+        allocated=_uniform(_concat(cols.pop("allocated", None), np.int64)),
+        reserved=_uniform(_concat(cols.pop("reserved", None), np.int64)),
+        concrete=_uniform(_concat(cols.pop("concrete", None), np.int32)),
+        comm_bytes=_uniform(_concat(cols.pop("comm_bytes", None), np.int64)),
+        collective=_uniform(_concat(cols.pop("collective", None), np.int32)),
+        group_size=_uniform(_concat(cols.pop("group", None), np.int32)),
+        process_group=_uniform(_concat(cols.pop("process_group", None), np.int32)),
         strings=list(builder.strings),
         tracks=tracks,
         origin_us=origin,
@@ -504,6 +506,15 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
         start=np.rint(np.clip(flow_ts - origin, -9e15, 9e15) * 1000.0).astype(np.int64),
     )
     return store, flows
+
+
+def _uniform(column: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """`column`, or its one value broadcast when every event has the same (a field no event
+    carries: device fields in a CPU trace, memory fields without ``profile_memory``). Such a
+    column takes no memory per event; like every column, it is read-only."""
+    if len(column) < 2 or not (column == column[0]).all():
+        return column
+    return np.broadcast_to(column[:1].copy(), column.shape)
 
 
 def _nanoseconds(us: np.ndarray[Any, Any], origin: float) -> np.ndarray[Any, Any]:

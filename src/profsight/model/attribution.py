@@ -22,7 +22,7 @@ All arrays are indexed by event (`EventStore` position) and hold microseconds or
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -48,6 +48,8 @@ from profsight.model.nesting import NO_PARENT, nest
 
 if TYPE_CHECKING:
     from profsight.model.profile import Profile
+
+T = TypeVar("T", bound=np.ndarray[Any, Any])
 
 
 @dataclass
@@ -129,9 +131,9 @@ def attribute(profile: Profile) -> Attribution:
     parent[~is_row] = NO_PARENT
 
     device_work = ev.mask(DEVICE_WORK_KINDS)
-    launcher = _launchers(ev, device_work)
+    launcher = _constant(_launchers(ev, device_work))
     owner = _owners(ev, device_work, launcher, parent, host, diagnostics)
-    owner = np.where(owner >= 0, survivor[np.maximum(owner, 0)], -1)
+    owner = _constant(np.where(owner >= 0, survivor[np.maximum(owner, 0)], -1))
     tree = (parent, depth, is_row)
 
     cpu_total: F64 = np.where(is_row, dur_us, 0.0).astype(np.float64)
@@ -155,9 +157,9 @@ def attribute(profile: Profile) -> Attribution:
     _by_launch_diagnostic(ev, device_work & (owner >= 0) & (linked < 0), device_work, diagnostics)
 
     mem = _memory(ev, host, is_row, ev.start + np.rint(dur_us * 1000.0).astype(np.int64))
-    cpu_mem, device_mem, memory_rows = mem
-    cpu_mem_self = _self_of(cpu_mem, parent, nests)
-    device_mem_self = _self_of(device_mem, parent, nests)
+    cpu_mem, device_mem, memory_rows = (_constant(mem[0]), _constant(mem[1]), mem[2])
+    cpu_mem_self = _constant(_self_of(cpu_mem, parent, nests))
+    device_mem_self = _constant(_self_of(device_mem, parent, nests))
     order = host_idx[nesting.order]
     return Attribution(
         is_row=is_row,
@@ -184,6 +186,14 @@ def attribute(profile: Profile) -> Attribution:
         order=order[is_row[order]],
         diagnostics=diagnostics,
     )
+
+
+def _constant(column: T) -> T:
+    """`column`, or its one value broadcast where every event has the same (device times
+    of a CPU trace, memory without ``profile_memory``): no memory per event, read-only."""
+    if len(column) < 2 or not (column == column[0]).all():
+        return column
+    return np.broadcast_to(column[:1].copy(), column.shape)  # type: ignore[return-value]
 
 
 def _clipped_durations(ev: EventStore, host: Bool, is_async: Bool) -> I64:
@@ -216,8 +226,8 @@ def _device_times(
     self_time[~is_row] = 0.0
     total = _subtree_sums(self_time, parent, depth, is_row)
     return (
-        np.where(device_rows, dur_us, self_time).astype(np.float64),
-        np.where(device_rows, dur_us, total).astype(np.float64),
+        _constant(np.where(device_rows, dur_us, self_time).astype(np.float64)),
+        _constant(np.where(device_rows, dur_us, total).astype(np.float64)),
     )
 
 

@@ -42,7 +42,12 @@ class Track:
 
 @dataclass
 class EventStore:
-    """All timed events of one trace, as parallel numpy arrays (one entry per event)."""
+    """All timed events of one trace, as parallel numpy arrays (one entry per event).
+
+    The columns are not changed after loading. A column whose every value is the same (a
+    field no event of the trace carries) is that one value broadcast: read-only, and no
+    memory per event.
+    """
 
     kind: I8
     """`EventKind` of each event."""
