@@ -615,3 +615,35 @@ def test_cli_job_worker_memory(plain_job: Path, capsys: pytest.CaptureFixture[st
     out, err = capsys.readouterr()
     assert code == 0 and "more than --worker-memory 0.0 GB" in err
     assert json.loads(out)["ranks"]
+
+
+def test_each_rank_is_told_as_it_finishes(plain_job: Path, tmp_path: Path) -> None:
+    """Partial results: every rank's summary reaches the listener as soon as it is ready,
+    counted, with the failures; the report is the one without a listener."""
+    folder = tmp_path / "job"
+    shutil.copytree(plain_job, folder)
+    (folder / "rank-9.pt.trace.json").write_text("{ not json")
+    told: list[tuple[str, int, int]] = []
+
+    def listen(result: object, finished: int, total: int) -> None:
+        told.append((type(result).__name__, finished, total))
+
+    report = explain_job(folder, executor="process", workers=2, on_rank=listen)
+    assert [t[1:] for t in told] == [(1, 3), (2, 3), (3, 3)]
+    assert sorted(t[0] for t in told) == ["RankFailure", "RankSummary", "RankSummary"]
+    assert _comparable(report) == _comparable(explain_job(folder, executor="serial"))
+
+
+def test_cli_job_progress_prints_each_rank(
+    plain_job: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["job", str(plain_job), "--progress", "--format", "json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["straggler"]["rank"] == 1
+    lines = [line for line in err.splitlines() if line.startswith("[")]
+    assert [line[:5] for line in lines] == ["[1/2]", "[2/2]"]
+    names = sorted(line[6:].split(" (")[0] for line in lines)
+    assert names == ["rank 0", "rank 1"]
+    assert all(f"/step over {STEPS} steps" in line and "-bound (" in line for line in lines)
+    assert main(["job", str(plain_job), "--no-progress", "--format", "json"]) == 0
+    assert not capsys.readouterr().err.strip()

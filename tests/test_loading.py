@@ -271,7 +271,7 @@ decode = kineto.decode_stream
 
 
 def failing(window, builder, plan, final):
-    if plan.report is not None:  # the parent's half (the worker's has no progress report)
+    if not plan.worker:  # the parent's half
         raise profsight.InputError(plan.source, "the parent's half failed")
     return decode(window, builder, plan, final)
 

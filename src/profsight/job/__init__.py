@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from profsight.errors import InputError
 from profsight.job.analysis import analyse
@@ -23,6 +23,9 @@ from profsight.loaders import load
 from profsight.model.profile import Profile
 from profsight.model.ranks import rank_parts
 
+RankListener = Callable[[RankSummary | RankFailure, int, int], None]
+"""Told (a rank's summary or failure, ranks finished, ranks in all) as each rank is done."""
+
 
 def explain_job(
     paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
@@ -30,12 +33,15 @@ def explain_job(
     workers: int | None = None,
     scheduler: str | None = None,
     worker_memory: int | None = None,
+    on_rank: RankListener | None = None,
 ) -> JobReport:
     """Explain a job from a directory of per-rank traces, or the trace files themselves.
 
     `executor`: ``process`` (a local process pool, the default), ``serial`` or ``dask``
     (`scheduler`: a Dask scheduler's address; none starts a local cluster).
     `worker_memory`: the bytes each worker may take (``--worker-memory``).
+    `on_rank(summary, finished, total)`: told each trace's summary (or failure) as soon as
+    it is ready, in the order they finish.
     """
     began = time.perf_counter()
     given = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
@@ -45,7 +51,15 @@ def explain_job(
         if merged:
             return explain_ranks(merged, files[0].path, began)
     traces = [f.path for f in files]
-    results = run_all(summarize, traces, executor, workers, scheduler, worker_memory)
+    finished = 0
+
+    def done(i: int, result: RankSummary | RankFailure) -> None:
+        nonlocal finished
+        finished += 1
+        if on_rank is not None:
+            on_rank(result, finished, len(traces))
+
+    results = run_all(summarize, traces, executor, workers, scheduler, worker_memory, done)
     used, why = planned_workers(traces, executor, workers, worker_memory, scheduler)
     diagnostics: list[str] = [why] if why else []
     good: list[tuple[int, RankSummary]] = []
@@ -97,4 +111,4 @@ def explain_ranks(parts: list[Profile], path: str, began: float | None = None) -
     return analyse(ranks, world, diagnostics, run)
 
 
-__all__ = ["JobReport", "explain_job", "explain_ranks"]
+__all__ = ["JobReport", "RankListener", "explain_job", "explain_ranks"]

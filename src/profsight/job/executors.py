@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import ctypes
 import multiprocessing
@@ -21,7 +22,7 @@ import socket
 import sys
 import threading
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from typing import Any, TypeVar
@@ -122,33 +123,59 @@ def run_all(
     workers: int | None = None,
     scheduler: str | None = None,
     worker_memory: int | None = None,
+    on_done: Callable[[int, T], None] | None = None,
 ) -> list[T]:
     """`work` applied to each path, results in the order of `paths`; `worker_memory`: the
     bytes each worker may take (it sizes the local pool, and a local Dask cluster's workers
-    are held to it by Dask)."""
+    are held to it by Dask). `on_done(i, result)` is called as each path's work finishes,
+    in the order they finish (partial results, a progress bar)."""
     if executor not in EXECUTORS:
         raise UsageError(f"unknown executor {executor!r} (choose from {', '.join(EXECUTORS)})")
     if workers is not None and workers < 1:
         raise UsageError(f"--workers must be 1 or more, not {workers}")
     if scheduler is not None and executor != "dask":
         raise UsageError("--scheduler needs --executor dask")
+    done = on_done or _ignore
     if executor == "dask":
         if scheduler is None:
             workers, _ = planned_workers(paths, executor, workers, worker_memory)
-        return _dask(work, paths, workers, scheduler, worker_memory)
+        return _dask(work, paths, workers, scheduler, worker_memory, done)
     n, _ = planned_workers(paths, executor, workers, worker_memory)
     if n == 1 or len(paths) == 1:
-        return [work(p) for p in paths]
-    return _pool(work, paths, n)
+        results = []
+        for i, path in enumerate(paths):
+            results.append(work(path))
+            done(i, results[-1])
+        return results
+    return _pool(work, paths, n, done)
 
 
-def _pool(work: Callable[[str], T], paths: Sequence[str], n: int) -> list[T]:
+def _ignore(i: int, result: object) -> None:
+    """No one listens for results as they come."""
+
+
+def _pool(
+    work: Callable[[str], T], paths: Sequence[str], n: int, done: Callable[[int, T], None]
+) -> list[T]:
     method = "fork" if can_fork() else "spawn"
     context = multiprocessing.get_context(method)
     with ProcessPoolExecutor(
         max_workers=min(n, len(paths)), mp_context=context, initializer=_one_decoder
     ) as pool:
-        return list(pool.map(work, paths))
+        futures = {pool.submit(work, path): i for i, path in enumerate(paths)}
+        return _collect(futures, concurrent.futures.as_completed(futures), done)
+
+
+def _collect(
+    futures: dict[Any, int], finished: Iterable[Any], done: Callable[[int, T], None]
+) -> list[T]:
+    """The futures' results in the order of their indices, told to `done` as they finish."""
+    results: dict[int, T] = {}
+    for future in finished:
+        i = futures[future]
+        results[i] = future.result()
+        done(i, results[i])
+    return [results[i] for i in range(len(futures))]
 
 
 def _one_decoder() -> None:
@@ -162,6 +189,7 @@ def _dask(
     n: int | None,
     scheduler: str | None,
     worker_memory: int | None = None,
+    done: Callable[[int, T], None] = _ignore,
 ) -> list[T]:
     try:
         import distributed
@@ -172,7 +200,7 @@ def _dask(
     dask: Any = distributed  # its constructors are untyped
     if scheduler is not None:  # a cluster shared with other work: its workers stay as they are
         with _connect(dask, scheduler) as client:
-            return _gather(client, work, paths, tune=False)
+            return _gather(dask, client, work, paths, False, done)
     cluster_args: dict[str, Any] = {
         "n_workers": n or default_workers(len(paths)),
         "threads_per_worker": 1,
@@ -186,7 +214,7 @@ def _dask(
         warnings.simplefilter("ignore", UserWarning)
         cluster = dask.LocalCluster(**cluster_args)
     with cluster, dask.Client(cluster) as client:
-        return _gather(client, work, paths, tune=True)
+        return _gather(dask, client, work, paths, True, done)
 
 
 #: A scheduler address: ``tcp://host:port`` (or another Dask protocol), or ``host:port``.
@@ -246,10 +274,18 @@ def _connect(dask: Any, scheduler: str) -> Any:
     return outcome[0]
 
 
-def _gather(client: Any, work: Callable[[str], T], paths: Sequence[str], tune: bool) -> list[T]:
+def _gather(
+    dask: Any,
+    client: Any,
+    work: Callable[[str], T],
+    paths: Sequence[str],
+    tune: bool,
+    done: Callable[[int, T], None],
+) -> list[T]:
     task = partial(in_dask_worker, work) if tune else work
     futures = client.map(task, list(paths), pure=False)
-    return list(client.gather(futures))
+    index = {future: i for i, future in enumerate(futures)}
+    return _collect(index, dask.as_completed(futures), done)
 
 
 #: glibc's ``mallopt`` parameter, and the threshold profsight sets in Dask workers.

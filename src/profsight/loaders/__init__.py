@@ -40,7 +40,7 @@ def load(path: str | os.PathLike[str], progress: Progress = no_progress) -> Prof
             data = as_utf8(raw, source).data
             return _load_bytes(data, source, stream.compressed)
         if sniff(head) is Format.KINETO:
-            return load_kineto(stream, source, progress)
+            return load_kineto(stream, source)
         return _load_bytes(stream.read_all(), source, stream.compressed)
 
 

@@ -20,7 +20,6 @@ from profsight.loaders.heap import release_free_memory
 from profsight.loaders.kineto_columns import NOT_OBJECTS, ColumnBuilder
 from profsight.loaders.kineto_schema import ANY_DECODER
 from profsight.loaders.kineto_stream import NeedsSequential, Pass, Plan, Window, decode_stream
-from profsight.loaders.progress import Progress, no_progress
 from profsight.loaders.reading import BLOCK, Input, open_input
 from profsight.model.diagnostics import Diagnostic, Level
 from profsight.model.profile import LoadStats, Profile, TraceMeta
@@ -45,20 +44,15 @@ def _setting(name: str, default: int) -> int:
         return default
 
 
-def load_kineto(stream: Input, source: str, progress: Progress = no_progress) -> Profile:
-    """Decode the Chrome trace `stream` reads into a `Profile`."""
+def load_kineto(stream: Input, source: str) -> Profile:
+    """Decode the Chrome trace `stream` reads into a `Profile` (progress: the stream's)."""
     head, layout = _find_events(stream, source)
     chunk = max(_setting("PROFSIGHT_CHUNK_BYTES", CHUNK_BYTES), 1024)
-    known = stream.size_on_disk if not stream.compressed else 0
-
-    def report(position: int) -> None:
-        if known:
-            progress("decode", position, known)
 
     def cut_off(kept_to: int, size: int) -> Diagnostic:
         return _truncation(stream.truncated, kept_to, size)
 
-    plan = Plan(source, chunk, report, layout, cut_off)
+    plan = Plan(source, chunk, False, layout, cut_off)
     start = layout.events_start - 1  # the window starts at the array's "["
     window = Window(stream, head[start:], start)
     del head
@@ -141,8 +135,8 @@ def _decode(stream: Input, window: Window, plan: Plan) -> tuple[ColumnBuilder, P
 
 
 def _worker(plan: Plan) -> Plan:
-    """The plan of a worker's pass: no progress report, so any oddity raises."""
-    return Plan(plan.source, plan.chunk, None, plan.layout, plan.cut_off)
+    """The plan of a worker's pass: any oddity raises."""
+    return Plan(plan.source, plan.chunk, True, plan.layout, plan.cut_off)
 
 
 def _split_point(stream: Input, events_start: int) -> int | None:

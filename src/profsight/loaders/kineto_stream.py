@@ -78,12 +78,12 @@ class Pass:
 
 @dataclass(frozen=True)
 class Plan:
-    """How a pass reads: chunk size, and who is told of progress."""
+    """How a pass reads (progress is reported by the `Input`, as bytes read from disk)."""
 
     source: str
     chunk: int
-    report: Callable[[int], None] | None
-    """Told the document position decoded to; None marks a worker: any oddity raises."""
+    worker: bool
+    """A forked worker's pass: any oddity raises `NeedsSequential` (the parent redoes it)."""
     layout: json_split.Layout
     """Where the event array starts in the document, and what comes before it."""
     cut_off: Callable[[int, int], Diagnostic]
@@ -112,7 +112,7 @@ def decode_stream(window: Window, builder: ColumnBuilder, plan: Plan, final: boo
         try:
             events = decode_events(_framed(data, cut), builder)
         except msgspec.DecodeError as exc:
-            if plan.report is None:
+            if plan.worker:
                 raise NeedsSequential from None
             if not retry_from:
                 retry_from, need = cut + 1, len(data) + plan.chunk
@@ -122,8 +122,6 @@ def decode_stream(window: Window, builder: ColumnBuilder, plan: Plan, final: boo
         del events
         window.drop(cut)
         retry_from, need = 0, plan.chunk + tail
-        if plan.report is not None:
-            plan.report(window.offset)
     _decode_rest(window, builder, plan, final, outcome)
     outcome.end = window.offset + len(window.data)
     return outcome
@@ -166,7 +164,7 @@ def _decode_rest(
         try:
             events = decode_events(json_split.chunk_document(data, a, b), builder)
         except msgspec.DecodeError as error:
-            if plan.report is None:
+            if plan.worker:
                 raise NeedsSequential from None
             if merged != i and i + 1 < len(spans):
                 spans[i : i + 2] = [(a, spans[i + 1][1])]  # a cut fell inside a string
@@ -175,8 +173,6 @@ def _decode_rest(
             events = _rescued(data, a, b, builder, window.offset, error, plan, outcome, cut_off)
         builder.add_chunk(events)
         del events
-        if plan.report is not None:
-            plan.report(window.offset + b)
         i += 1
 
 

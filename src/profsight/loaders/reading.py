@@ -83,6 +83,7 @@ class Input:
     def seek(self, position: int) -> None:
         """Go to `position` of a plain file (see `seekable`)."""
         self._fh.seek(position)
+        self._done = position  # progress: the part before is read by another process
         self._pending.clear()
         self._eof = False
         self.position = position

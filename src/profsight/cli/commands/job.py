@@ -49,12 +49,15 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     from profsight.cli.common import write_output
+    from profsight.cli.job_progress import rank_progress
     from profsight.job import explain_job
     from profsight.renderers.job import JOB_SUFFIXES, render_job
 
-    report = explain_job(
-        args.paths, args.executor, args.workers, args.scheduler, args.worker_memory
-    )
+    show = sys.stderr.isatty() if args.progress is None else args.progress
+    with rank_progress(show) as on_rank:
+        report = explain_job(
+            args.paths, args.executor, args.workers, args.scheduler, args.worker_memory, on_rank
+        )
     fmt = format_from(args, JOB_SUFFIXES, "text")
     if fmt != "text" or args.output is not None:  # the text report lists them itself
         for note in report.diagnostics:

@@ -1,0 +1,57 @@
+"""``profsight job``'s progress: a bar of the ranks analysed, and each rank's result as it
+comes (its step time and verdict), printed above the bar on standard error."""
+
+from __future__ import annotations
+
+import os
+import statistics
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from profsight.job import RankListener
+from profsight.job.summary import RankFailure, RankSummary
+from profsight.units import short_time
+
+
+def rank_line(result: RankSummary | RankFailure, finished: int, total: int) -> str:
+    """One rank's partial result: ``rank 3 (rank-3.json): 812.3 ms/step, compute-bound``."""
+    count = f"[{finished}/{total}]"
+    name = os.path.basename(result.path)
+    if isinstance(result, RankFailure):
+        return f"{count} {name}: {result.message.split(': ', 1)[-1]} (left out of the job)"
+    who = f"rank {result.rank} ({name})" if result.rank is not None else name
+    walls = [s.wall_us for s in result.steps]
+    step = f"{short_time(statistics.median(walls))}/step over {len(walls)} steps" if walls else ""
+    verdict = f"{result.verdict.bound}-bound" if result.verdict is not None else ""
+    facts = ", ".join(part for part in (step, verdict) if part)
+    return f"{count} {who}: {facts or 'no steps'} ({result.seconds:.1f} s)"
+
+
+@contextmanager
+def rank_progress(enabled: bool) -> Iterator[RankListener | None]:
+    """A listener that draws the bar and prints each rank's line; None when not `enabled`."""
+    if not enabled:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    console = Console(stderr=True, highlight=False)
+    # no refresh thread: the process pool forks its workers, which a thread makes unsafe
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        auto_refresh=False,
+    ) as bar:
+        task = bar.add_task("ranks analysed", total=None)
+
+        def update(result: RankSummary | RankFailure, finished: int, total: int) -> None:
+            bar.console.print(rank_line(result, finished, total), markup=False, soft_wrap=True)
+            bar.update(task, completed=finished, total=total)
+            bar.refresh()
+
+        yield update
