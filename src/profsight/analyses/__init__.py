@@ -70,7 +70,7 @@ def diagnose(profile: Profile) -> Diagnosis:
     ctx = context(profile)
     if not ctx.breakdown.steps:
         return Diagnosis(ctx.breakdown, (), None, ctx.comms)
-    if not ctx.breakdown.row_events and not ctx.breakdown.has_device:
+    if not len(ctx.breakdown.row_events) and not ctx.breakdown.has_device:
         # steps that hold no op, range or device work (a window the schedule left empty)
         return Diagnosis(ctx.breakdown, (), None, ctx.comms, limits=(TOO_LITTLE_TRACE,))
     findings = phase_findings.without_explained([f for a in ANALYSES for f in a(ctx)])

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from profsight.analyses import intervals
 from profsight.analyses.comms import host_collective_intervals
@@ -49,6 +50,10 @@ class StepBreakdown:
     ``host``."""
 
 
+_NO_ROWS: I64 = np.zeros(0, np.int64)
+_NO_PHASES: npt.NDArray[np.object_] = np.zeros(0, dtype=object)
+
+
 @dataclass(frozen=True)
 class Breakdown:
     steps: tuple[StepBreakdown, ...]
@@ -56,10 +61,12 @@ class Breakdown:
     """Label of the step's thread."""
     windows: str
     """``profiler steps`` or ``whole trace`` (no ProfilerStep ranges)."""
-    row_events: tuple[int, ...] = ()
+    row_events: I64 = field(default_factory=lambda: _NO_ROWS, compare=False, repr=False)
     """Events of the step thread's rows (steps excluded) ..."""
-    row_phases: tuple[str, ...] = ()
-    """... and the phase each belongs to."""
+    row_phases: npt.NDArray[np.object_] = field(
+        default_factory=lambda: _NO_PHASES, compare=False, repr=False
+    )
+    """... and the phase each belongs to (`Phase` values, one shared string each)."""
     scope: str = ""
     """What the steps are, when not one window each (a table's: an average of its totals)."""
     segments: tuple[I64, I64, I64, I64] | None = field(default=None, compare=False, repr=False)
@@ -157,18 +164,18 @@ def breakdown(profile: Profile) -> Breakdown:
         tuple(out),
         ev.tracks[track].label,
         label,
-        tuple(main.tolist()),
+        main,
         _phase_names(row_phase),
         segments=(seg_s, seg_e, seg_phase, main[seg_owner] if len(main) else seg_owner),
         backward_elsewhere=elsewhere,
     )
 
 
-def _phase_names(row_phase: I64) -> tuple[str, ...]:
-    """Each row's phase id (-1: other), without an enum lookup per row."""
+def _phase_names(row_phase: I64) -> npt.NDArray[np.object_]:
+    """Each row's phase id (-1: other) as its name, without an enum lookup per row."""
     values = np.array([p.value for p in _PHASES] + [Phase.OTHER.value], dtype=object)
-    names: list[str] = values[np.where(row_phase >= 0, row_phase, len(_PHASES))].tolist()
-    return tuple(names)
+    names: npt.NDArray[np.object_] = values[np.where(row_phase >= 0, row_phase, len(_PHASES))]
+    return names
 
 
 def phase_intervals(breakdown: Breakdown, *phases: Phase) -> tuple[I64, I64]:

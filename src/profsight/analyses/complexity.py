@@ -53,15 +53,14 @@ def _conv_bias_before_norm(ctx: Context) -> list[Finding]:
     # the conv chain is conv2d -> convolution; compare the outer call's next sibling
     convs = np.flatnonzero(ev.name == ids[CONV])
     outer = np.where(at.parent[convs] >= 0, at.parent[convs], convs)
-    position = {int(e): k for k, e in enumerate(order.tolist())}
-    norms = {ids[n] for n in BATCH_NORM if n in ids}
-    wasted = 0
-    for conv, call in zip(convs.tolist(), outer.tolist(), strict=True):
-        k = position.get(call)
-        if k is None or k + 1 >= len(order) or not same[k]:
-            continue
-        if int(ev.name[order[k + 1]]) in norms and _has_bias(ev.strings, int(ev.shapes[conv])):
-            wasted += 1
+    position = np.full(len(ev), -1, np.int64)  # each row's place in `order`
+    position[order] = np.arange(len(order))
+    k = position[outer]
+    followed = (k >= 0) & (k + 1 < len(order))
+    followed[followed] &= same[k[followed]]
+    norms = [ids[n] for n in BATCH_NORM if n in ids]
+    by_norm = convs[followed][np.isin(ev.name[order[k[followed] + 1]], norms)]
+    wasted = sum(_has_bias(ev.strings, int(s)) for s in ev.shapes[by_norm].tolist())
     if not wasted:
         return []
     return [
@@ -111,8 +110,8 @@ def optimizer_implementation(ctx: Context) -> list[Finding]:
     """Adam/SGD run as a Python loop over parameters (no ``_foreach_``/``_fused_`` ops)."""
     bd = ctx.breakdown
     ev = ctx.profile.events
-    rows = np.array(bd.row_events, np.int64)
-    in_optimizer = np.array(bd.row_phases, dtype=object) == Phase.OPTIMIZER.value
+    rows = bd.row_events
+    in_optimizer = bd.row_phases == Phase.OPTIMIZER.value
     ops = rows[in_optimizer & (ev.kind[rows] == EventKind.CPU_OP)].tolist()
     if not ops:
         return []

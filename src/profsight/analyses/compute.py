@@ -37,12 +37,12 @@ def run(ctx: Context) -> list[Finding]:
     device = ctx.has_device
     ev = ctx.profile.events
     at = ctx.profile.attribution
-    phase_of = dict(zip(ctx.breakdown.row_events, ctx.breakdown.row_phases, strict=True))
+    bd = ctx.breakdown
     ops = np.flatnonzero(at.is_row & (ev.kind == EventKind.CPU_OP))
     # ops run once while starting up (torch.compile tracing the model) are not its compute
     startup = startup_intervals(ctx.profile)
     ops = ops[intervals.overlap_each(ev.start[ops], ev.start[ops] + 1, startup) == 0]
-    not_model = [e for e, p in phase_of.items() if p in NOT_MODEL_PHASES]
+    not_model = bd.row_events[np.isin(bd.row_phases, list(NOT_MODEL_PHASES))]
     ops = ops[~np.isin(ops, not_model)]
     cost = (_kernel_self(ctx) if device else at.cpu_self)[ops]
     ids, inverse = np.unique(ev.name[ops], return_inverse=True)

@@ -91,12 +91,12 @@ def _is_layer(label: str) -> bool:
 def _tiny_ops(ctx: Context) -> list[Finding]:
     """Many ops of a few microseconds each in the forward pass: a Python loop over tensors."""
     bd = ctx.breakdown
-    if not bd.row_events:
+    if not len(bd.row_events):
         return []
     ev = ctx.profile.events
     at = ctx.profile.attribution
-    events = np.array(bd.row_events, np.int64)
-    forward = np.array(bd.row_phases, dtype=object) == Phase.FORWARD.value
+    events = bd.row_events
+    forward = bd.row_phases == Phase.FORWARD.value
     ops = events[forward & (ev.kind[events] == EventKind.CPU_OP)]
     leaves = ops[at.cpu_total[ops] < TINY_OP_US]
     per_step = len(leaves) / ctx.steps

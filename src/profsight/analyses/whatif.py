@@ -355,8 +355,7 @@ def _top_ops(ctx: Context) -> tuple[I64, np.ndarray]:
     """The step thread's ops that no other op contains, in time order, and their phases."""
     bd = ctx.breakdown
     ev = ctx.profile.events
-    rows = np.array(bd.row_events, np.int64)
-    phases = np.array(bd.row_phases, dtype=object)
+    rows, phases = bd.row_events, bd.row_phases
     is_op = ev.kind[rows] == EventKind.CPU_OP if len(rows) else np.zeros(0, bool)
     rows, phases = rows[is_op], phases[is_op]
     top = ~np.isin(ctx.profile.attribution.parent[rows], rows)

@@ -156,7 +156,7 @@ def attribute(profile: Profile) -> Attribution:
     )
     _by_launch_diagnostic(ev, device_work & (owner >= 0) & (linked < 0), device_work, diagnostics)
 
-    mem = _memory(ev, host, is_row, ev.start + np.rint(dur_us * 1000.0).astype(np.int64))
+    mem = _memory(ev, host, is_row, dur_us)
     cpu_mem, device_mem, memory_rows = (_constant(mem[0]), _constant(mem[1]), mem[2])
     cpu_mem_self = _constant(_self_of(cpu_mem, parent, nests))
     device_mem_self = _constant(_self_of(device_mem, parent, nests))
@@ -418,17 +418,20 @@ def _subtree_sums(own: F64, parent: I64, depth: I64, is_row: Bool) -> F64:
 
 def _self_of(value: I64, parent: I64, is_row: Bool) -> I64:
     kids = is_row & (parent >= 0)
-    child_sum = np.bincount(parent[kids], weights=value[kids], minlength=len(value))
-    return (value - child_sum.astype(np.int64)) * is_row
+    own = np.bincount(parent[kids], weights=value[kids], minlength=len(value)).astype(np.int64)
+    np.subtract(value, own, out=own)  # in place: a column of tens of millions of events
+    own *= is_row
+    return own
 
 
-def _memory(ev: EventStore, host: Bool, is_row: Bool, end: I64) -> tuple[I64, I64, I64]:
+def _memory(ev: EventStore, host: Bool, is_row: Bool, dur_us: F64) -> tuple[I64, I64, I64]:
+    """Bytes of the ``[memory]`` records inside each host row's interval (its duration as
+    clipped, `dur_us`), CPU and device; and the records inside none."""
     n = len(ev)
     mem_name = ev.strings.index(MEMORY_EVENT_NAME) if MEMORY_EVENT_NAME in ev.strings else -1
     records = np.flatnonzero((ev.kind == EventKind.MEMORY) & (ev.name == mem_name))
-    zeros = np.zeros(n, np.int64)
     if len(records) == 0:
-        return zeros, zeros.copy(), records.astype(np.int64)
+        return np.zeros(n, np.int64), np.zeros(n, np.int64), records.astype(np.int64)
     t = ev.start[records]
     by_time = np.argsort(t, kind="stable")
     t_sorted = t[by_time]
@@ -436,11 +439,15 @@ def _memory(ev: EventStore, host: Bool, is_row: Bool, end: I64) -> tuple[I64, I6
     nbytes = ev.nbytes[records][by_time]
     cpu_bytes = np.where(np.isin(dtype, list(CPU_MEMORY_DEVICE_TYPES)), nbytes, 0)
     dev_bytes = np.where(np.isin(dtype, list(DEVICE_MEMORY_DEVICE_TYPES)), nbytes, 0)
+    del t, dtype, nbytes
     hosts = np.flatnonzero(host)
-    lo = np.searchsorted(t_sorted, ev.start[hosts], side="left")
-    hi = np.searchsorted(t_sorted, end[hosts], side="right")
-    cpu_mem = zeros.copy()
-    dev_mem = zeros.copy()
+    starts = ev.start[hosts]
+    lo = np.searchsorted(t_sorted, starts, side="left")
+    starts += np.rint(dur_us[hosts] * 1000.0).astype(np.int64)  # now the ends
+    hi = np.searchsorted(t_sorted, starts, side="right")
+    del starts
+    cpu_mem = np.zeros(n, np.int64)
+    dev_mem = np.zeros(n, np.int64)
     cpu_cum = np.concatenate(([0], np.cumsum(cpu_bytes)))
     dev_cum = np.concatenate(([0], np.cumsum(dev_bytes)))
     cpu_mem[hosts] = cpu_cum[hi] - cpu_cum[lo]

@@ -40,19 +40,21 @@ def nest(thread: I64, start: I64, end: I64) -> Nesting:
     n = len(start)
     parent = np.full(n, NO_PARENT, np.int64)
     depth = np.zeros(n, np.int64)
-    order = np.lexsort((np.arange(n), -end, start, thread)).astype(np.int64)
+    # lexsort is stable: events equal in all three keys keep their input order
+    order: I64 = np.lexsort((np.negative(end), start, thread))
     if n == 0:
         return Nesting(parent, depth, order, 0)
-    t_sorted = thread[order]
-    cuts = np.flatnonzero(np.diff(t_sorted)) + 1
+    cuts = np.flatnonzero(np.diff(thread[order])) + 1
     bounds = np.concatenate(([0], cuts, [n]))
     overlapping = 0
     for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
         idx = order[lo:hi]
-        seg_parent, seg_depth, laminar = _nest_laminar(start[idx], end[idx])
+        s, e = start[idx], end[idx]
+        seg_parent, seg_depth, laminar = _nest_laminar(s, e)
         if not laminar:
             overlapping += 1
-            seg_parent, seg_depth = _nest_stack(start[idx], end[idx])
+            seg_parent, seg_depth = _nest_stack(s, e)
+        del s, e
         has_parent = seg_parent >= 0
         parent[idx[has_parent]] = idx[seg_parent[has_parent]]
         depth[idx] = seg_depth
@@ -60,32 +62,49 @@ def nest(thread: I64, start: I64, end: I64) -> Nesting:
 
 
 def _nest_laminar(s: I64, e: I64) -> tuple[I64, I64, bool]:
-    """Parents (as positions) and depths of one thread's events, sorted by (start, -end)."""
+    """Parents (as positions) and depths of one thread's events, sorted by (start, -end).
+
+    Written for memory (a thread can hold tens of millions of events): each temporary is
+    freed as soon as it was used, and sums are made in place.
+    """
     n = len(s)
-    pos = np.arange(n)
-    # events ending at or before each start; of those, the zero-length events sitting at that
-    # very start come after it in the order (and the event itself, if zero-length), so they
-    # are not "earlier"
-    ended = np.searchsorted(np.sort(e), s, side="right")
-    zero = (e == s).astype(np.int64)
-    zcum = np.cumsum(zero)
-    same_start_end = np.searchsorted(s, s, side="right") - 1
-    zero_after = zcum[same_start_end] - zcum
-    depth = pos - (ended - zero_after - zero)
+    # depth = position - events ending at or before each start, where the zero-length
+    # events sitting at that very start (and the event itself, if zero-length) come after
+    # it in the order, so they are not "earlier"
+    depth: I64 = np.arange(n, dtype=np.int64)
+    depth -= np.searchsorted(np.sort(e), s, side="right")
+    zero = e == s
+    zcum = np.cumsum(zero, dtype=np.int64)
+    zero_after = zcum[np.searchsorted(s, s, side="right") - 1]
+    zero_after -= zcum
+    del zcum
+    depth += zero_after
+    del zero_after
+    depth += zero
+    del zero
     parent = np.full(n, NO_PARENT, np.int64)
-    nested = depth > 0
-    if nested.any():
-        key = depth * (n + 1) + pos
-        key_order = np.argsort(key, kind="stable")
-        sorted_key = key[key_order]
-        found = np.searchsorted(sorted_key, (depth[nested] - 1) * (n + 1) + pos[nested]) - 1
-        candidate = key_order[np.maximum(found, 0)]
-        valid = (found >= 0) & (depth[candidate] == depth[nested] - 1)
-        parent[nested] = np.where(valid, candidate, NO_PARENT)
-        p = parent[nested]
-        laminar = bool(valid.all()) and _contains(e[p], s[nested], e[nested])
-        return parent, depth, laminar
-    return parent, depth, True
+    nested = np.flatnonzero(depth > 0)
+    if len(nested) == 0:
+        return parent, depth, True
+    # parent(j) = the last earlier event one level up: positions grouped by depth (stable,
+    # so in order within a depth) and searched as one key, depth * (n + 1) + position
+    by_depth = np.argsort(depth, kind="stable")
+    sorted_key = depth[by_depth]
+    sorted_key *= n + 1
+    sorted_key += by_depth
+    wanted = depth[nested] - 1
+    wanted *= n + 1
+    wanted += nested
+    found = np.searchsorted(sorted_key, wanted) - 1
+    del sorted_key, wanted
+    candidate = by_depth[np.maximum(found, 0)]
+    del by_depth
+    valid = (found >= 0) & (depth[candidate] == depth[nested] - 1)
+    del found
+    parent[nested] = np.where(valid, candidate, NO_PARENT)
+    p = parent[nested]
+    laminar = bool(valid.all()) and _contains(e[p], s[nested], e[nested])
+    return parent, depth, laminar
 
 
 def _contains(parent_end: I64, child_start: I64, child_end: I64) -> bool:
