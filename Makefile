@@ -34,8 +34,13 @@ setup-demo:
 setup-dev:
 	scripts/setup.sh dev
 
+# Every benchmark, each printing its ratios from one run (about 25 minutes and 60 GB of disk:
+# traces of 258 MB, 2 GB, 10 GB, a 2 GB .json.gz, and a job of 64 ranks of 500 MB).
 benchmark: setup-dev
 	.venv/bin/python benchmarks/bench_load.py
+	cd benchmarks && ../.venv/bin/python bench_large.py
+	.venv/bin/python benchmarks/bench_job.py
+	.venv/bin/python benchmarks/bench_job.py --big
 
 benchmark-large: setup-dev
 	cd benchmarks && ../.venv/bin/python bench_large.py

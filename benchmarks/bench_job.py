@@ -1,7 +1,8 @@
 """Analysing a job of 16 ranks: serially, in a process pool of 2 and 4, and on a local Dask
-cluster.
+cluster; with ``--big``, 64 ranks of 500 MB each within a memory budget per worker.
 
     python benchmarks/bench_job.py [--ranks 16] [--steps 150] [--repeat 2]
+    python benchmarks/bench_job.py --big [--ranks 64] [--worker-memory 2GB]
 
 1. records a real 2-process DDP job on the CPU (gloo, tests/ddp_job.py, rank 1 slowed by
    20 ms) and replicates its two traces into a job of --ranks ranks, each copy with its
@@ -72,10 +73,16 @@ def timed(run: object, repeat: int) -> tuple[float, object]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--ranks", type=int, default=16)
+    parser.add_argument("--ranks", type=int, default=None)
     parser.add_argument("--steps", type=int, default=150)
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--big", action="store_true")
+    parser.add_argument("--worker-memory", default="2GB")
     args = parser.parse_args()
+    if args.big:
+        big_job(args.ranks or 64, args.worker_memory)
+        return
+    args.ranks = args.ranks or 16
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from profsight.job import explain_job
     from profsight.job.summary import summarize
@@ -131,6 +138,77 @@ def main() -> None:
         f"one rank's summary: {sent / 1e3:.1f} KB pickled, "
         f"{raw / 2 / sent:.0f}x smaller than its trace's JSON"
     )
+
+
+def big_ranks(ranks: int) -> Path:
+    """`ranks` traces of 500 MB: the 258 MB trace of bench_load.py written twice over (two
+    process ids), linked under each rank's name (no copy on disk: every rank reads its own
+    file through its own name; ranks come from the names, as for traces without
+    ``distributedInfo``)."""
+    sys.path.insert(0, str(HERE))
+    from bench_large import build_large
+    from bench_load import ensure_trace
+
+    job = OUT / f"job{ranks}x500mb"
+    if job.is_dir() and len(list(job.glob("rank-*.json"))) == ranks:
+        return job
+    source = build_large(ensure_trace(250.0), 2)
+    shutil.rmtree(job, ignore_errors=True)
+    job.mkdir(parents=True)
+    for rank in range(ranks):
+        os.link(source, job / f"rank-{rank}.pt.trace.json")
+    return job
+
+
+def measured(path: str) -> tuple[object, int]:
+    """One rank's summary and the peak memory of the process that made it (so far)."""
+    import resource
+
+    from profsight.job.summary import summarize
+
+    summary = summarize(path)
+    return summary, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def big_job(ranks: int, worker_memory: str) -> None:
+    from profsight.cli.common import byte_size
+    from profsight.job.executors import planned_workers, run_all
+
+    budget = byte_size(worker_memory)
+    job = big_ranks(ranks)
+    paths = sorted(str(p) for p in job.glob("rank-*.json"))
+    size = os.path.getsize(paths[0])
+    print(
+        f"job: {len(paths)} ranks of {size / 1e6:.0f} MB ({len(paths) * size / 1e9:.1f} GB), "
+        f"{os.cpu_count()} cores, --worker-memory {budget / 1e9:.1f} GB",
+        flush=True,
+    )
+    print(f"\n{'run':<34} {'workers':>7} {'seconds':>8} {'ranks/min':>9} {'worker peak':>12}")
+
+    def row(label: str, executor: str, some: list[str], workers: int | None) -> float:
+        used, _ = planned_workers(some, executor, workers, budget)
+        began = time.perf_counter()
+        results = run_all(measured, some, executor, workers, None, budget)
+        seconds = time.perf_counter() - began
+        peak = max(rss for _, rss in results)  # type: ignore[misc]
+        print(
+            f"{label:<34} {used:>7} {seconds:>8.1f} {len(some) / seconds * 60:>9.1f} "
+            f"{peak / 1e9:>10.2f} GB{'' if peak <= budget else '  OVER BUDGET'}",
+            flush=True,
+        )
+        return seconds
+
+    few = paths[:8]
+    one = row("process pool, 8 ranks", "process", few, 1)
+    two = row("process pool, 8 ranks", "process", few, 2)
+    print(f"throughput, 2 workers / 1: {one / two:.2f}x ({os.cpu_count()} cores)")
+    row(f"process pool, {len(paths)} ranks", "process", paths, None)
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        print("(Dask distributed is not installed: no Dask run)")
+        return
+    row(f"Dask LocalCluster, {len(paths)} ranks", "dask", paths, None)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ import os
 import sys
 
 import torch
-from torch.profiler import ProfilerActivity, profile, record_function
+from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
 #: exported bytes per profiled step of this loop, measured once (used to size the run)
 _BYTES_PER_STEP = 215_000
@@ -32,16 +32,21 @@ def main() -> int:
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     x = torch.randn(4, 32)
     steps = int(args.size_mb * 1e6 / _BYTES_PER_STEP) + 1
+    # a schedule makes torch record each step as a ProfilerStep#N range, as users' traces have
+    every = schedule(wait=0, warmup=1, active=steps, repeat=1)
     with profile(
-        activities=[ProfilerActivity.CPU], record_shapes=True, profile_memory=True
+        activities=[ProfilerActivity.CPU],
+        record_shapes=True,
+        profile_memory=True,
+        schedule=every,
+        on_trace_ready=lambda p: p.export_chrome_trace(args.out),
     ) as prof:
-        for _ in range(steps):
+        for _ in range(steps + 1):  # one warm-up step
             with record_function("train_step"):
                 opt.zero_grad()
                 model(x).square().mean().backward()
                 opt.step()
             prof.step()
-    prof.export_chrome_trace(args.out)
     size = os.path.getsize(args.out)
     print(f"{args.out}: {steps} steps, {size / 1e6:.0f} MB")
     return 0 if size >= args.size_mb * 1e6 * 0.9 else 1

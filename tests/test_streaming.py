@@ -216,3 +216,26 @@ def _rounded(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _rounded(v) for k, v in value.items()}
     return value
+
+
+def test_a_slice_is_cut_through_the_same_small_window(
+    sample_json: bytes, windows: list[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`slice` passes over the trace chunk by chunk too: the same slice, in the same order,
+    from a window of a few KB as from one window holding the whole file."""
+    from profsight.loaders import event_chunks
+    from profsight.trace_slice import slice_trace
+
+    path = tmp_path / "t.json.gz"
+    path.write_bytes(gzip.compress(sample_json))
+    monkeypatch.setattr(event_chunks, "CHUNK_BYTES", SMALL)
+    small = slice_trace(str(path), (2, 3))
+    # four passes, each starting from the head (up to the event array, 64 KB read)
+    assert max(windows) <= max(3 * SMALL, kineto_stream.HEAD_BLOCK) and len(windows) > 1000
+    monkeypatch.undo()
+    monkeypatch.setattr(event_chunks, "CHUNK_BYTES", 1 << 30)
+    whole = slice_trace(str(path), (2, 3))
+    assert small.document == whole.document
+    assert small.kept == whole.kept > 1000
+    assert small.dropped == whole.dropped > 0
+    assert small.window_us == whole.window_us

@@ -14,29 +14,23 @@ from __future__ import annotations
 
 import gzip
 import re
-from collections import defaultdict
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import msgspec
 
+from profsight import slice_passes
 from profsight.analyses import diagnose
 from profsight.errors import InputError, UsageError
 from profsight.job.discover import find_traces
-from profsight.knowledge.trace_schema import (
-    PROFILER_STEP_PREFIX,
-    TABLE_DEVICE_KINDS,
-    kind_of_category,
-)
 from profsight.loaders import load
+from profsight.loaders.event_chunks import Damaged, NotATrace
 from profsight.loaders.kineto import load_kineto
-from profsight.loaders.reading import Input, read_input
+from profsight.loaders.reading import Input
 
 #: The pid of profsight's own track in a slice (a name: Perfetto and chrome://tracing show
 #: string pids as they are).
 FINDINGS_PID = "profsight"
-_STEP_NUMBER = re.compile(re.escape(PROFILER_STEP_PREFIX) + r"(\d+)$")
 
 
 @dataclass(frozen=True)
@@ -61,101 +55,48 @@ def parse_steps(text: str) -> tuple[int, int]:
 
 
 def slice_trace(path: str, steps: tuple[int, int]) -> Slice:
-    """The slice of the trace at `path` holding ProfilerStep#first..#last."""
-    raw = read_input(Path(path))
-    if raw.gzip_truncated:
-        raise InputError(path, "the gzip stream is cut short: slice a complete trace")
+    """The slice of the trace at `path` holding ProfilerStep#first..#last.
+
+    The trace is read in passes, chunk by chunk (`slice_passes`): a trace of any size is
+    sliced in the memory of one chunk and what is kept.
+    """
     try:
-        doc = msgspec.json.decode(bytes(raw.data))
-    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+        found, count = slice_passes.step_spans(path)
+        if count:
+            lo, hi = _window(path, found, steps)
+            calls = slice_passes.launched(path, lo, hi)
+            last = slice_passes.device_end(path, lo, hi, calls)
+            kept, header = slice_passes.kept_events(path, lo, hi, last, calls)
+    except (Damaged, NotATrace) as exc:
         load(path)  # what is no trace at all gets the loader's own one-line error
+        if isinstance(exc, NotATrace):
+            raise InputError(path, str(exc)) from None
+        if "ends before" in str(exc) and path.endswith(".gz"):
+            raise InputError(path, "the gzip stream is cut short: slice a complete trace") from None
         raise InputError(
             path,
-            "holds damaged JSON: profsight explain reads what it can of it, a slice needs "
-            "the whole trace",
+            f"holds damaged JSON ({exc}): profsight explain reads what it can of it, a slice "
+            "needs the whole trace",
         ) from None
-    events = doc.get("traceEvents") if isinstance(doc, dict) else doc
-    events = [e for e in events if isinstance(e, dict)] if isinstance(events, list) else []
-    if not events:
+    if not count:
         load(path)  # no trace: the loader's own one-line error
         raise InputError(path, "holds no events to slice")
-    lo, hi = _window(path, events, steps)
-    kept = _keep(events, lo, hi)
-    header = {k: v for k, v in doc.items() if k != "traceEvents"} if isinstance(doc, dict) else {}
     out = {**header, "traceEvents": kept}
-    return Slice(out, steps, (lo, hi), len(kept), len(events) - len(kept))
+    return Slice(out, steps, (lo, hi), len(kept), count - len(kept))
 
 
-def _window(path: str, events: list[dict[str, Any]], steps: tuple[int, int]) -> tuple[float, float]:
-    found: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for e in events:
-        m = _STEP_NUMBER.match(str(e.get("name", "")))
-        if m and e.get("ph") == "X" and _number(e.get("ts")) is not None:
-            found[int(m.group(1))].append(e)
+def _window(
+    path: str, found: dict[int, list[tuple[float, float]]], steps: tuple[int, int]
+) -> tuple[float, float]:
     if not found:
         raise InputError(path, "holds no ProfilerStep#N ranges: there are no steps to slice")
-    chosen = [e for n in range(steps[0], steps[1] + 1) for e in found.get(n, [])]
+    chosen = [span for n in range(steps[0], steps[1] + 1) for span in found.get(n, [])]
     if not chosen:
         have = sorted(found)
         raise UsageError(
             f"--steps {steps[0]}-{steps[1]}: the trace holds ProfilerStep#{have[0]} to #{have[-1]}"
         )
-    lo = min(float(e["ts"]) for e in chosen)
-    hi = max(float(e["ts"]) + float(_number(e.get("dur")) or 0.0) for e in chosen)
-    return lo, hi
-
-
-def _on_device(event: dict[str, Any]) -> bool:
-    """Device activity (kernels, copies, memsets, syncs, device-side ranges), by category."""
-    return kind_of_category(str(event.get("cat", ""))) in TABLE_DEVICE_KINDS
-
-
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
-def _keep(events: list[dict[str, Any]], lo: float, hi: float) -> list[dict[str, Any]]:
-    """The events of the window (see the module's docstring), in the trace's order."""
-    keep = [False] * len(events)
-    launched: set[Any] = set()
-    for i, e in enumerate(events):
-        ph, ts = e.get("ph"), _number(e.get("ts"))
-        if ph == "M":
-            keep[i] = True
-        elif ph == "X" and ts is not None:
-            end = ts + (_number(e.get("dur")) or 0.0)
-            if ts < hi and end > lo and not _on_device(e):
-                keep[i] = True
-                correlation = (e.get("args") or {}).get("correlation")
-                if correlation is not None:
-                    launched.add(correlation)
-    last = hi
-    for i, e in enumerate(events):
-        if e.get("ph") != "X" or not _on_device(e):
-            continue
-        ts = _number(e.get("ts"))
-        if ts is None:
-            continue
-        end = ts + (_number(e.get("dur")) or 0.0)
-        linked = (e.get("args") or {}).get("correlation") in launched
-        if linked or (ts < hi and end > lo):
-            keep[i] = True
-            last = max(last, end)
-    flows: dict[tuple[Any, Any], list[int]] = defaultdict(list)
-    for i, e in enumerate(events):
-        ph, ts = e.get("ph"), _number(e.get("ts"))
-        if ph in ("s", "t", "f"):
-            flows[(e.get("cat"), e.get("id"))].append(i)
-        elif ph in ("i", "I", "C", "B", "E", "b", "e", "n") and ts is not None:
-            keep[i] = lo <= ts <= last
-    for members in flows.values():
-        times = [_number(events[i].get("ts")) for i in members]
-        phases = {events[i].get("ph") for i in members}
-        inside = all(t is not None and lo <= t <= last for t in times)
-        if inside and "s" in phases and "f" in phases:
-            for i in members:
-                keep[i] = True
-    return [e for e, k in zip(events, keep, strict=True) if k]
+    return min(s for s, _ in chosen), max(e for _, e in chosen)
 
 
 def with_findings(piece: Slice, findings: list[dict[str, Any]]) -> Slice:

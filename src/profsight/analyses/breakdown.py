@@ -95,7 +95,7 @@ class Breakdown:
         n = max(len(self.steps), 1)
 
         def mean(values: list[dict[str, float]]) -> dict[str, float]:
-            keys = {k for v in values for k in v}
+            keys = dict.fromkeys(k for v in values for k in v)  # in order: reproducible output
             return {k: sum(v.get(k, 0.0) for v in values) / n for k in keys}
 
         busy = [s.device_busy_us for s in self.steps if s.device_busy_us is not None]
@@ -146,20 +146,35 @@ def breakdown(profile: Profile) -> Breakdown:
         held = held_intervals(profile, events)
         device = _DeviceSets(device.busy, device.sync, device.copy, device.data, startup, held)
     out = []
+    # each window reads only what lies near it (found by bisection): a trace of thousands of
+    # steps is not scanned whole once per step
+    by_time = intervals.Bisected(seg_s, seg_e)
     for lo, hi, name in windows:
-        host = _phase_times(seg_s, seg_e, seg_phase, lo, hi)
-        _move_startup(host, (seg_s, seg_e, seg_phase), startup, lo, hi)
-        _move_waiting(host, covered, elsewhere, lo, hi, Phase.BACKWARD)
+        near = by_time.around(lo, hi)
+        s, e, phase, ranges = seg_s[near], seg_e[near], seg_phase[near], in_range[near]
+        host = _phase_times(s, e, phase, lo, hi)
+        _move_startup(host, (s, e, phase), intervals.near(*startup, lo, hi), lo, hi)
+        _move_waiting(
+            host,
+            intervals.near(*covered, lo, hi),
+            intervals.near(*elsewhere, lo, hi),
+            lo,
+            hi,
+            Phase.BACKWARD,
+        )
         _move_collective_waits(
             host,
-            (seg_s[in_range], seg_e[in_range], seg_phase[in_range]),
-            covered_or_backward,
-            collectives,
+            (s[ranges], e[ranges], phase[ranges]),
+            intervals.near(*covered_or_backward, lo, hi),
+            intervals.near(*collectives, lo, hi),
             lo,
             hi,
         )
-        busy_us, idle = _device_times(device, lo, hi) if device is not None else (None, {})
+        busy_us, idle = (
+            _device_times(_near_sets(device, lo, hi), lo, hi) if device is not None else (None, {})
+        )
         out.append(StepBreakdown(name, (lo / 1000.0), (hi - lo) / 1000.0, host, busy_us, idle))
+    del by_time
     return Breakdown(
         tuple(out),
         ev.tracks[track].label,
@@ -443,6 +458,22 @@ def _device_times(sets: _DeviceSets, lo: int, hi: int) -> tuple[float, dict[str,
         seen = intervals.union(*_concat(seen, clipped))
     idle["host"] = intervals.length(*intervals.complement(*seen, lo, hi)) / 1000.0
     return intervals.length(*busy) / 1000.0, idle
+
+
+def _near_sets(sets: _DeviceSets, lo: int, hi: int) -> _DeviceSets:
+    """The device's interval sets cut to what overlaps [lo, hi) (by bisection)."""
+
+    def cut(pair: tuple[I64, I64]) -> tuple[I64, I64]:
+        return intervals.near(pair[0], pair[1], lo, hi)
+
+    return _DeviceSets(
+        cut(sets.busy),
+        cut(sets.sync),
+        cut(sets.copy),
+        cut(sets.data),
+        cut(sets.startup),
+        cut(sets.held),
+    )
 
 
 def _concat(a: tuple[I64, I64], b: tuple[I64, I64]) -> tuple[I64, I64]:

@@ -37,6 +37,34 @@ def clip(start: I64, end: I64, lo: int, hi: int) -> tuple[I64, I64]:
     return s[keep], e[keep]
 
 
+def near(start: I64, end: I64, lo: int, hi: int) -> tuple[I64, I64]:
+    """The intervals of a sorted disjoint set that overlap [lo, hi), found by bisection (not
+    clipped): what `clip` keeps, in time logarithmic in the set's size."""
+    first = int(np.searchsorted(end, lo, side="right"))
+    stop = max(first, int(np.searchsorted(start, hi, side="left")))
+    return start[first:stop], end[first:stop]
+
+
+class Bisected:
+    """Intervals in any order, overlapping or not, indexed to find those that can overlap a
+    window without a pass over all of them: sorted by start, with the running maximum of
+    their ends (every interval before the first whose running end passes ``lo`` ends by
+    ``lo``)."""
+
+    def __init__(self, start: I64, end: I64) -> None:
+        self.order = np.argsort(start, kind="stable")
+        self.start = start[self.order]
+        self.reach = np.maximum.accumulate(end[self.order]) if len(end) else end
+
+    def around(self, lo: int, hi: int) -> I64:
+        """Indices (into the inputs, in their order) of a superset of the intervals that
+        overlap [lo, hi): the others there overlap nothing of it."""
+        first = int(np.searchsorted(self.reach, lo, side="right"))
+        stop = max(first, int(np.searchsorted(self.start, hi, side="left")))
+        found: I64 = np.sort(self.order[first:stop])
+        return found
+
+
 def overlap(a: tuple[I64, I64], b: tuple[I64, I64]) -> int:
     """Measure of the intersection of two disjoint interval sets: |A| + |B| - |A u B|."""
     both = union(np.concatenate([a[0], b[0]]), np.concatenate([a[1], b[1]]))

@@ -335,7 +335,10 @@ def _loops(ctx: Context, within: np.ndarray | None = None) -> Edit | None:
     # loop's ops took 30-60 µs and fell out of a fixed 25 µs bound
     typical = float(np.median(total[forward])) if within is not None and forward.any() else 0.0
     bound = max(advice.TINY_OP_US, 2.0 * typical)
-    tiny = forward & (total < bound)
+    # an op is in a loop by what it is, not by one timing: a name whose typical call in the
+    # forward is tiny; one call slowed by the machine (a preemption, an allocation) would
+    # otherwise cut the loop in two and leave both halves a worse factor
+    tiny = forward & (_median_by_name(ev.name[ops], total, forward) < bound)
     fwd_s, fwd_e, fwd_f, names = _runs(ctx, ops, tiny, gap_us=bound)
     if not len(fwd_s):
         return None
@@ -349,6 +352,20 @@ def _loops(ctx: Context, within: np.ndarray | None = None) -> Edit | None:
         np.concatenate([fwd_f, bwd_f]),
     )
     return Edit("the loops of tiny ops vectorised", host=((*spans, factors),))
+
+
+def _median_by_name(names: np.ndarray, values: F64, among: np.ndarray) -> F64:
+    """For each position, the median of `values` over the positions in `among` with its
+    name (inf for a name none of them has)."""
+    out = np.full(len(names), np.inf)
+    if not among.any():
+        return out
+    ids, inverse = np.unique(names[among], return_inverse=True)
+    medians = np.array([np.median(values[among][inverse == k]) for k in range(len(ids))])
+    pos = np.searchsorted(ids, names)
+    found = (pos < len(ids)) & (ids[np.minimum(pos, len(ids) - 1)] == names)
+    out[found] = medians[pos[found]]
+    return out
 
 
 def _top_ops(ctx: Context) -> tuple[I64, np.ndarray]:

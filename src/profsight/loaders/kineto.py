@@ -19,8 +19,15 @@ from profsight.loaders import json_split, parallel
 from profsight.loaders.heap import release_free_memory
 from profsight.loaders.kineto_columns import NOT_OBJECTS, ColumnBuilder
 from profsight.loaders.kineto_schema import ANY_DECODER
-from profsight.loaders.kineto_stream import NeedsSequential, Pass, Plan, Window, decode_stream
-from profsight.loaders.reading import BLOCK, Input, open_input
+from profsight.loaders.kineto_stream import (
+    NeedsSequential,
+    Pass,
+    Plan,
+    Window,
+    decode_stream,
+    find_events,
+)
+from profsight.loaders.reading import Input, open_input
 from profsight.model.diagnostics import Diagnostic, Level
 from profsight.model.profile import LoadStats, Profile, TraceMeta
 
@@ -31,8 +38,6 @@ PARALLEL_BYTES = 64 << 20
 """Plain files larger than this are decoded by two processes where fork is safe
 (``PROFSIGHT_PARALLEL_BYTES`` overrides)."""
 
-#: The first read, doubled until the event array's start is found (what precedes it is small).
-_HEAD_BLOCK = 64 << 10
 #: How far past the middle of a file its split between two processes is looked for.
 _SPLIT_SEARCH = 1 << 20
 
@@ -46,7 +51,7 @@ def _setting(name: str, default: int) -> int:
 
 def load_kineto(stream: Input, source: str) -> Profile:
     """Decode the Chrome trace `stream` reads into a `Profile` (progress: the stream's)."""
-    head, layout = _find_events(stream, source)
+    head, layout = find_events(stream, source)
     chunk = max(_setting("PROFSIGHT_CHUNK_BYTES", CHUNK_BYTES), 1024)
 
     def cut_off(kept_to: int, size: int) -> Diagnostic:
@@ -81,21 +86,6 @@ def load_kineto(stream: Input, source: str) -> Profile:
         )
     stats = LoadStats(size=outcome.end, chunks=chunks, workers=workers)
     return Profile(source, "kineto", store, flows, TraceMeta(header), diagnostics, stats)
-
-
-def _find_events(stream: Input, source: str) -> tuple[bytearray, json_split.Layout]:
-    """The document's first blocks, up to past the ``[`` of its event array, and where that is."""
-    head = bytearray()
-    size = _HEAD_BLOCK
-    while True:
-        block = stream.read(size)
-        head += block
-        size = min(2 * size, BLOCK)
-        try:
-            return head, json_split.locate_events(head)
-        except json_split.NotATrace as exc:
-            if not block or not exc.incomplete:
-                raise InputError(source, f"not a PyTorch profiler trace: {exc}") from None
 
 
 def _decode(stream: Input, window: Window, plan: Plan) -> tuple[ColumnBuilder, Pass, int]:

@@ -32,6 +32,24 @@ from profsight.loaders.kineto_schema import Event
 from profsight.loaders.reading import BLOCK, Input
 from profsight.model.diagnostics import Diagnostic
 
+#: The first read, doubled until the event array's start is found (what precedes it is small).
+HEAD_BLOCK = 64 << 10
+
+
+def find_events(stream: Input, source: str) -> tuple[bytearray, json_split.Layout]:
+    """The document's first blocks, up to past the ``[`` of its event array, and where that is."""
+    head = bytearray()
+    size = HEAD_BLOCK
+    while True:
+        block = stream.read(size)
+        head += block
+        size = min(2 * size, BLOCK)
+        try:
+            return head, json_split.locate_events(head)
+        except json_split.NotATrace as exc:
+            if not block or not exc.incomplete:
+                raise InputError(source, f"not a PyTorch profiler trace: {exc}") from None
+
 
 class NeedsSequential(Exception):
     """A worker met something only the sequential pass handles (damage, a cut)."""
