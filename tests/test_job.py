@@ -646,4 +646,5 @@ def test_cli_job_progress_prints_each_rank(
     assert names == ["rank 0", "rank 1"]
     assert all(f"/step over {STEPS} steps" in line and "-bound (" in line for line in lines)
     assert main(["job", str(plain_job), "--no-progress", "--format", "json"]) == 0
-    assert not capsys.readouterr().err.strip()
+    # the job's own warnings (if the recording gives any) but no rank lines
+    assert not [x for x in capsys.readouterr().err.splitlines() if x.startswith("[")]
