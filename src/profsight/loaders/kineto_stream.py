@@ -135,7 +135,7 @@ def decode_stream(window: Window, builder: ColumnBuilder, plan: Plan, final: boo
             if not retry_from:
                 retry_from, need = cut + 1, len(data) + plan.chunk
                 continue
-            events = _salvaged_span(data, 1, cut, builder, window.offset, exc, plan, outcome)
+            events = _Rescue(builder, plan, outcome).one_by_one(data, 1, cut, window.offset, exc)
         builder.add_chunk(events)
         del events
         window.drop(cut)
@@ -188,49 +188,43 @@ def _decode_rest(
                 spans[i : i + 2] = [(a, spans[i + 1][1])]  # a cut fell inside a string
                 merged = i
                 continue
-            events = _rescued(data, a, b, builder, window.offset, error, plan, outcome, cut_off)
+            rescue = _Rescue(builder, plan, outcome)
+            read = rescue.cut_off if cut_off else rescue.one_by_one
+            events = read(data, a, b, window.offset, error)
         builder.add_chunk(events)
         del events
         i += 1
 
 
-def _rescued(
-    data: bytearray,
-    a: int,
-    b: int,
-    builder: ColumnBuilder,
-    offset: int,
-    error: msgspec.DecodeError,
-    plan: Plan,
-    outcome: Pass,
-    cut_off: bool,
-) -> list[Event]:
-    """What can be read of a chunk that failed: whole events of a cut-off last chunk, or the
-    events one by one."""
-    if not cut_off:
-        return _salvaged_span(data, a, b, builder, offset, error, plan, outcome)
-    events, kept_to = salvage_tail(data, a, b, builder)
-    if kept_to == a:  # no run of whole events: read them one by one
-        salvage = salvage_malformed(data, a, b, builder)
-        if salvage.events is not None:
-            events, kept_to = salvage.events, len(data)
-            outcome.diagnostics.append(salvage.diagnostic(offset + a, error))
-    outcome.diagnostics.append(plan.cut_off(offset + kept_to, offset + len(data)))
-    return events
+@dataclass(frozen=True)
+class _Rescue:
+    """What a pass does with a chunk that failed to decode (`builder`'s, under `plan`;
+    diagnostics go to `outcome`)."""
 
+    builder: ColumnBuilder
+    plan: Plan
+    outcome: Pass
 
-def _salvaged_span(
-    data: bytearray,
-    a: int,
-    b: int,
-    builder: ColumnBuilder,
-    offset: int,
-    error: msgspec.DecodeError,
-    plan: Plan,
-    outcome: Pass,
-) -> list[Event]:
-    salvage = salvage_malformed(data, a, b, builder)
-    if salvage.events is None:
-        raise InputError(plan.source, malformed_message(error, offset + a)) from None
-    outcome.diagnostics.append(salvage.diagnostic(offset + a, error))
-    return salvage.events
+    def one_by_one(
+        self, data: bytearray, a: int, b: int, offset: int, error: msgspec.DecodeError
+    ) -> list[Event]:
+        """The chunk ``data[a:b]`` read event by event; an error if not one can be read."""
+        salvage = salvage_malformed(data, a, b, self.builder)
+        if salvage.events is None:
+            raise InputError(self.plan.source, malformed_message(error, offset + a)) from None
+        self.outcome.diagnostics.append(salvage.diagnostic(offset + a, error))
+        return salvage.events
+
+    def cut_off(
+        self, data: bytearray, a: int, b: int, offset: int, error: msgspec.DecodeError
+    ) -> list[Event]:
+        """The last chunk of a file cut off: its whole events, else its events one by one,
+        and where the file was cut."""
+        events, kept_to = salvage_tail(data, a, b, self.builder)
+        if kept_to == a:  # no run of whole events: read them one by one
+            salvage = salvage_malformed(data, a, b, self.builder)
+            if salvage.events is not None:
+                events, kept_to = salvage.events, len(data)
+                self.outcome.diagnostics.append(salvage.diagnostic(offset + a, error))
+        self.outcome.diagnostics.append(self.plan.cut_off(offset + kept_to, offset + len(data)))
+        return events
