@@ -315,11 +315,11 @@ def _module(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
     modules = np.flatnonzero((inner == np.arange(len(ev))) & at.is_row)
     mine = modules[np.array([module_label(ev.strings[n]) in names for n in ev.name[modules]], bool)]
     if len(mine):
-        return _loops(ctx, np.isin(inner, mine))
-    return _loops(ctx)
+        return _loops(ctx, graph, np.isin(inner, mine))
+    return _loops(ctx, graph)
 
 
-def _loops(ctx: Context, within: np.ndarray | None = None) -> Edit | None:
+def _loops(ctx: Context, graph: StepGraph, within: np.ndarray | None = None) -> Edit | None:
     """Python loops of tiny ops in the forward, vectorised: each run of consecutive tiny
     ops (the Python between them shorter than a tiny op) becomes one op per name, and so do
     the backward nodes those ops created (the same names, in runs of their own). `within`:
@@ -336,10 +336,13 @@ def _loops(ctx: Context, within: np.ndarray | None = None) -> Edit | None:
     typical = float(np.median(total[forward])) if within is not None and forward.any() else 0.0
     bound = max(advice.TINY_OP_US, 2.0 * typical)
     # an op is in a loop by what it is, not by one timing: a name whose typical call in the
-    # forward is tiny; one call slowed by the machine (a preemption, an allocation) would
-    # otherwise cut the loop in two and leave both halves a worse factor
+    # forward is tiny. One call slowed by the machine (a preemption, an allocation) would
+    # otherwise cut the loop in two and leave both halves a worse factor. A call that waited
+    # for the device (a copy back to the host, a sync: the replay's waits) is long for a
+    # reason no vectorising removes: the loop runs on through it, its own time is not claimed
     tiny = forward & (_median_by_name(ev.name[ops], total, forward) < bound)
-    fwd_s, fwd_e, fwd_f, names = _runs(ctx, ops, tiny, gap_us=bound)
+    waited = _holding(ctx, ops, graph.waits)
+    fwd_s, fwd_e, fwd_f, names = _runs(ctx, ops, tiny, gap_us=bound, short=~waited)
     if not len(fwd_s):
         return None
     created = (phase == Phase.BACKWARD.value) & np.array(
@@ -352,6 +355,19 @@ def _loops(ctx: Context, within: np.ndarray | None = None) -> Edit | None:
         np.concatenate([fwd_f, bwd_f]),
     )
     return Edit("the loops of tiny ops vectorised", host=((*spans, factors),))
+
+
+def _holding(ctx: Context, ops: I64, calls: I64) -> np.ndarray:
+    """Which of `ops` hold one of `calls` (the op itself or a descendant of it)."""
+    parent = ctx.profile.attribution.parent
+    is_op = np.zeros(len(parent), bool)
+    is_op[ops] = True
+    up = calls.copy()
+    climbing = (up >= 0) & ~is_op[np.maximum(up, 0)]
+    while climbing.any():  # one level per pass: as many passes as the calls are deep
+        up[climbing] = parent[up[climbing]]
+        climbing = (up >= 0) & ~is_op[np.maximum(up, 0)]
+    return np.isin(ops, up[up >= 0])
 
 
 def _median_by_name(names: np.ndarray, values: F64, among: np.ndarray) -> F64:
@@ -382,32 +398,40 @@ def _top_ops(ctx: Context) -> tuple[I64, np.ndarray]:
 
 
 def _runs(
-    ctx: Context, ops: I64, member: np.ndarray, gap_us: float = advice.TINY_OP_US
+    ctx: Context,
+    ops: I64,
+    member: np.ndarray,
+    gap_us: float = advice.TINY_OP_US,
+    short: np.ndarray | None = None,
 ) -> tuple[I64, I64, F64, set[str]]:
     """Runs of consecutive `member` ops of `ops` (time order) with gaps under `gap_us`, that
-    repeat a name: each run's span, the factor one op per name gives it, and their names."""
+    repeat a name: the spans each run covers, the factor one op per name gives it, and their
+    names. Where `short` is False a member call neither cuts its run nor lies in its spans
+    (the run's spans stop before it and start again after it)."""
     ev = ctx.profile.events
+    keep = np.ones(len(ops), bool) if short is None else short
     starts: list[int] = []
     ends: list[int] = []
     factors: list[float] = []
     names: set[str] = set()
-    run: list[int] = []
+    run: list[tuple[int, bool]] = []
 
     def close() -> None:
-        if len(run) > 1:
-            kinds = {int(ev.name[e]) for e in run}
-            if len(kinds) < len(run):
-                starts.append(int(ev.start[run[0]]))
-                ends.append(int(ev.end[run[-1]]))
-                factors.append(len(kinds) / len(run))
-                names.update(_forward_name(ev.strings[k]) for k in kinds)
+        kinds = {int(ev.name[e]) for e, _ in run}
+        if len(run) > 1 and len(kinds) < len(run):
+            factor = len(kinds) / len(run)
+            for piece in _pieces(run):
+                starts.append(int(ev.start[piece[0]]))
+                ends.append(int(ev.end[piece[-1]]))
+                factors.append(factor)
+            names.update(_forward_name(ev.strings[k]) for k in kinds)
         run.clear()
 
-    for e, inside in zip(ops.tolist(), member.tolist(), strict=True):
-        if not inside or (run and (ev.start[e] - ev.end[run[-1]]) / 1000.0 > gap_us):
+    for e, inside, own in zip(ops.tolist(), member.tolist(), keep.tolist(), strict=True):
+        if not inside or (run and (ev.start[e] - ev.end[run[-1][0]]) / 1000.0 > gap_us):
             close()
         if inside:
-            run.append(e)
+            run.append((e, own))
     close()
     return (
         np.array(starts, np.int64),
@@ -415,6 +439,17 @@ def _runs(
         np.array(factors, np.float64),
         names,
     )
+
+
+def _pieces(run: list[tuple[int, bool]]) -> list[list[int]]:
+    """A run's ops split where a call is not its own (`short` False): the spans it covers."""
+    pieces: list[list[int]] = [[]]
+    for e, own in run:
+        if own:
+            pieces[-1].append(e)
+        elif pieces[-1]:
+            pieces.append([])
+    return [p for p in pieces if p]
 
 
 def _forward_name(name: str) -> str:
