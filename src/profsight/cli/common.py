@@ -9,6 +9,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from profsight.errors import ProfsightError, UsageError
 from profsight.loaders import load
@@ -26,31 +27,42 @@ class OutputError(ProfsightError):
 
 
 @contextmanager
+def rich_bar(count: Any) -> Iterator[Any]:
+    """A bar on standard error: description, bar, `count` (a rich column), time left.
+
+    It has no refresh thread (``auto_refresh=False``): a thread would keep the loader from
+    forking its second decoding process and the job's pool from forking its workers; the
+    caller redraws it on each update (``refresh()``)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, TimeRemainingColumn
+    from rich.progress import Progress as Bar
+
+    with Bar(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        count,
+        TimeRemainingColumn(),
+        console=Console(stderr=True, highlight=False),
+        transient=True,
+        auto_refresh=False,
+    ) as bar:
+        yield bar
+
+
+@contextmanager
 def progress_bar(path: str, enabled: bool) -> Iterator[Progress]:
     if not enabled:
         yield no_progress
         return
-    from rich.console import Console
-    from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
+    from rich.progress import DownloadColumn
 
-    console = Console(stderr=True)
-    # no refresh thread (auto_refresh=False): a thread would keep the loader from forking
-    # its second decoding process; the bar is redrawn on each update instead
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        DownloadColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        auto_refresh=False,
-    ) as bar:
+    with rich_bar(DownloadColumn()) as bar:
         tasks: dict[str, object] = {}
 
         def update(phase: str, done: int, total: int) -> None:
             if phase not in tasks:
                 tasks[phase] = bar.add_task(f"{phase} {Path(path).name}", total=total)
-            bar.update(tasks[phase], completed=done, total=total)  # type: ignore[arg-type]
+            bar.update(tasks[phase], completed=done, total=total)
             bar.refresh()
 
         yield update

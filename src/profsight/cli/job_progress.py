@@ -8,6 +8,7 @@ import statistics
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from profsight.cli.common import rich_bar
 from profsight.job import RankListener
 from profsight.job.summary import RankFailure, RankSummary
 from profsight.units import short_time
@@ -33,20 +34,9 @@ def rank_progress(enabled: bool) -> Iterator[RankListener | None]:
     if not enabled:
         yield None
         return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+    from rich.progress import MofNCompleteColumn
 
-    console = Console(stderr=True, highlight=False)
-    # no refresh thread: the process pool forks its workers, which a thread makes unsafe
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        auto_refresh=False,
-    ) as bar:
+    with rich_bar(MofNCompleteColumn()) as bar:
         task = bar.add_task("ranks analysed", total=None)
 
         def update(result: RankSummary | RankFailure, finished: int, total: int) -> None:

@@ -40,7 +40,7 @@ class EventChunks:
         self.stream, self.source, self.chunk = stream, source, chunk or CHUNK_BYTES
         self.header: dict[str, Any] = {}
 
-    def __iter__(self) -> Iterator[tuple[bytes, list[msgspec.Raw]]]:
+    def __iter__(self) -> Iterator[tuple[bytes | bytearray, list[msgspec.Raw]]]:
         try:
             head, layout = find_events(self.stream, self.source)
         except InputError as exc:
@@ -60,7 +60,7 @@ class EventChunks:
             if cut is None:
                 need = len(data) + self.chunk
                 continue
-            doc = b"[" + bytes(data[1:cut]) + b"]"
+            doc = json_split.framed(data, cut)
             raws = _raws(doc)
             if raws is None:
                 if retry_from:
@@ -74,7 +74,7 @@ class EventChunks:
 
     def _rest(
         self, window: Window, layout: json_split.Layout
-    ) -> Iterator[tuple[bytes, list[msgspec.Raw]]]:
+    ) -> Iterator[tuple[bytes | bytearray, list[msgspec.Raw]]]:
         data = window.data
         end = json_split.array_end(data, json_split.Layout(1, layout.head))
         if end is None or self.stream.truncated:
@@ -94,7 +94,7 @@ class EventChunks:
             self.header = header
 
 
-def _raws(doc: bytes) -> list[msgspec.Raw] | None:
+def _raws(doc: bytes | bytearray) -> list[msgspec.Raw] | None:
     try:
         return RAW_DECODER.decode(doc)
     except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):

@@ -150,27 +150,13 @@ def iter_chunks(
         a = m.end() - 1
 
 
-class framed:
-    """``buf[a-1:b+1]`` as a JSON array document, framed in place (no copy).
-
-    The bytes just outside an inner chunk are separators (``,`` or whitespace): they are
-    overwritten with ``[`` and ``]`` for the decode and restored afterwards. ``doc[k]`` is
-    ``buf[a + k - 1]``, as for `chunk_document`.
-    """
-
-    def __init__(self, buf: bytearray, a: int, b: int) -> None:
-        self.buf, self.a, self.b = buf, a, b
-        self.saved = (buf[a - 1], buf[b])
-
-    def __enter__(self) -> memoryview:
-        self.buf[self.a - 1] = 0x5B  # [
-        self.buf[self.b] = 0x5D  # ]
-        self.view = memoryview(self.buf)[self.a - 1 : self.b + 1]
-        return self.view
-
-    def __exit__(self, *exc: object) -> None:
-        # the view is not released here: decoded msgspec.Raw values still point into it
-        self.buf[self.a - 1], self.buf[self.b] = self.saved
+def framed(buf: bytearray, cut: int) -> bytearray:
+    """``buf[0:cut+1]`` as a JSON array document: a window whose first byte is the separator
+    before its first event, cut just after an event's ``}``. A copy, with those two
+    separators written over (``[``, ``]``): decoded `msgspec.Raw` values may point into it."""
+    doc = buf[: cut + 1]
+    doc[0], doc[cut] = 0x5B, 0x5D  # [ and ]
+    return doc
 
 
 def chunk_document(buf: bytes | bytearray, a: int, b: int) -> bytes:

@@ -10,6 +10,7 @@ large plain file is decoded by two processes, each reading its own half of the f
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import Any
 
 import msgspec
@@ -101,12 +102,13 @@ def _decode(stream: Input, window: Window, plan: Plan) -> tuple[ColumnBuilder, P
     first_start, path = window.offset, stream.path
     assert path is not None
 
-    def first_half(report: Plan | None = None) -> tuple[ColumnBuilder, Pass]:
+    def first_half(worker: bool = True) -> tuple[ColumnBuilder, Pass]:
+        """The first half; in the worker (the default), any oddity raises."""
         first = ColumnBuilder()
         with open_input(path) as mine:
             mine.seek(first_start)
             part = Window(mine, bytearray(), first_start, limit=split)
-            return first, decode_stream(part, first, report or _worker(plan), final=False)
+            return first, decode_stream(part, first, replace(plan, worker=worker), final=False)
 
     # the worker is reaped however this ends (an error in this half kills it)
     with parallel.Worker(first_half, fallback=(NeedsSequential,)) as worker:
@@ -116,17 +118,12 @@ def _decode(stream: Input, window: Window, plan: Plan) -> tuple[ColumnBuilder, P
         done = worker.result()
     workers = 2
     if done is None:  # the worker met damage: read that half here, salvaging what it can
-        done = first_half(plan)
+        done = first_half(worker=False)
         workers = 1
     first, before = done
     first.extend(second)
     outcome.diagnostics[:0] = before.diagnostics
     return first, outcome, workers
-
-
-def _worker(plan: Plan) -> Plan:
-    """The plan of a worker's pass: any oddity raises."""
-    return Plan(plan.source, plan.chunk, True, plan.layout, plan.cut_off)
 
 
 def _split_point(stream: Input, events_start: int) -> int | None:

@@ -128,7 +128,7 @@ def decode_stream(window: Window, builder: ColumnBuilder, plan: Plan, final: boo
             need = len(data) + plan.chunk
             continue
         try:
-            events = decode_events(_framed(data, cut), builder)
+            events = decode_events(json_split.framed(data, cut), builder)
         except msgspec.DecodeError as exc:
             if plan.worker:
                 raise NeedsSequential from None
@@ -155,13 +155,6 @@ def last_boundary(data: bytearray, lo: int, hi: int) -> int | None:
             return pos + 1
         hi = pos
     return None
-
-
-def _framed(data: bytearray, cut: int) -> bytearray:
-    """``data[0:cut+1]`` as a JSON array (a copy: decoded values may point into it)."""
-    doc = data[: cut + 1]
-    doc[0], doc[cut] = 0x5B, 0x5D  # [ and ]
-    return doc
 
 
 def _decode_rest(

@@ -99,11 +99,7 @@ class Input:
 
     def read(self, n: int = BLOCK) -> bytes | bytearray:
         """Up to `n` bytes; fewer only at the end (b"" once everything was read)."""
-        while len(self._pending) < n and not self._eof:
-            if self._decomp is None:
-                self._fill_plain()
-            else:
-                self._fill_gzip()
+        self._fill_to(n)
         if len(self._pending) <= n:
             out, self._pending = self._pending, bytearray()
         else:
@@ -114,12 +110,15 @@ class Input:
 
     def peek(self, n: int) -> bytes:
         """The next `n` bytes (fewer at the end), left to be read."""
+        self._fill_to(n)
+        return bytes(self._pending[:n])
+
+    def _fill_to(self, n: int) -> None:
         while len(self._pending) < n and not self._eof:
             if self._decomp is None:
                 self._fill_plain()
             else:
                 self._fill_gzip()
-        return bytes(self._pending[:n])
 
     def read_all(self) -> bytearray:
         out = bytearray()
