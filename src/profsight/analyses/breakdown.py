@@ -28,7 +28,7 @@ from profsight.analyses.startup import startup_events
 from profsight.knowledge.phases import FALLBACK_PHASES, Phase, declared_phase
 from profsight.knowledge.rows import HOST_READ_NAME, RowKind, classify
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PREFIX, EventKind
-from profsight.model.events import I64
+from profsight.model.events import I32, I64
 from profsight.model.nesting import nest
 from profsight.model.profile import Profile
 from profsight.model.table import kind_label
@@ -334,7 +334,7 @@ def _host_segments(profile: Profile, main: I64) -> tuple[I64, I64, I64, I64, I64
     return seg_s, seg_e, phase[owner], phase, owner
 
 
-def _phases(profile: Profile, main: I64, parent: I64, depth: I64) -> I64:
+def _phases(profile: Profile, main: I64, parent: I32, depth: I32) -> I64:
     """Phase index of each row: declared, else its nearest declaring ancestor's, else its kind's.
     Each distinct (name, event kind) is classified once."""
     ev = profile.events

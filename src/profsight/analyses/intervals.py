@@ -7,6 +7,9 @@ import numpy.typing as npt
 
 from profsight.model.events import F64, I64
 
+#: Queries computed at once by the functions that take one per event.
+CHUNK = 1 << 20
+
 
 def union(start: I64, end: I64) -> tuple[I64, I64]:
     """The union of intervals [start, end), as sorted disjoint intervals."""
@@ -95,10 +98,12 @@ def complement(start: I64, end: I64, lo: int, hi: int) -> tuple[I64, I64]:
 
 def overlap_each(start: I64, end: I64, disjoint: tuple[I64, I64]) -> I64:
     """For each interval [start, end), the measure of its intersection with `disjoint` (a
-    sorted set of disjoint intervals)."""
+    sorted set of disjoint intervals). Computed `CHUNK` intervals at a time: the queries can
+    be every op of a huge trace, and each takes a dozen temporaries."""
     s, e = disjoint
+    result = np.zeros(len(start), np.int64)
     if len(s) == 0 or len(start) == 0:
-        return np.zeros(len(start), np.int64)
+        return result
     lengths = e - s
     before = np.concatenate([[0], np.cumsum(lengths)[:-1]])  # measure of the intervals before k
 
@@ -108,7 +113,10 @@ def overlap_each(start: I64, end: I64, disjoint: tuple[I64, I64]) -> I64:
         below: I64 = np.where(k >= 0, before[kk] + np.clip(x - s[kk], 0, lengths[kk]), 0)
         return below
 
-    result: I64 = np.maximum(measure_below(end) - measure_below(start), 0)
+    for lo in range(0, len(start), CHUNK):
+        hi = lo + CHUNK
+        part = measure_below(end[lo:hi]) - measure_below(start[lo:hi])
+        np.maximum(part, 0, out=result[lo:hi])
     return result
 
 

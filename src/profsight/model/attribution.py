@@ -43,7 +43,7 @@ from profsight.knowledge.trace_schema import (
     table_key,
 )
 from profsight.model.diagnostics import Diagnostic, Level
-from profsight.model.events import F64, I64, Bool, EventStore
+from profsight.model.events import F64, I32, I64, Bool, EventStore
 from profsight.model.nesting import NO_PARENT, nest
 
 if TYPE_CHECKING:
@@ -60,14 +60,14 @@ class Attribution:
     """Rows torch calls async (unfinished ranges): outside the nesting, no self time."""
     is_device_row: Bool
     """Device events that are rows (kernels, memcpy, memset, device-side annotations)."""
-    parent: I64
+    parent: I32
     """Parent row of each host row (after duplicate removal), or -1."""
-    depth: I64
-    owner: I64
+    depth: I32
+    owner: I32
     """For device work: the host row it is attributed to, or -1."""
-    launcher: I64
+    launcher: I32
     """For device work: the runtime/driver call that launched it, or -1."""
-    key: I64
+    key: I32
     """Per event: the name torch aggregates it under (``ProfilerStep*``), an index into
     `key_names`."""
     key_names: list[str]
@@ -89,58 +89,58 @@ class Attribution:
     device_mem_self: I64
     memory_rows: I64
     """``[memory]`` events covered by no host event: they are rows of their own."""
-    order: I64
+    order: I32
     """Host rows in torch's order (thread, start, -end)."""
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
 def attribute(profile: Profile) -> Attribution:
+    """Written for memory: a trace can hold tens of millions of events, so indices are int32,
+    a column no event needs is one value broadcast (`_constant`), and every temporary is freed
+    as soon as it was used."""
     ev = profile.events
     n = len(ev)
     diagnostics: list[Diagnostic] = []
     key, key_names = _table_keys(ev)
-    filtered = _filtered(ev)
-    host = ev.mask(HOST_KINDS) & ~filtered
+    host = ev.mask(HOST_KINDS)
+    host &= ~_filtered(ev)
     is_async = host & ev.unfinished
     dur_us = _clipped_durations(ev, host, is_async) / 1000.0
     host_idx = np.flatnonzero(host & ~is_async)
-
-    start, end = ev.start, ev.end
-    nesting = nest(ev.track[host_idx].astype(np.int64), start[host_idx], end[host_idx])
-    parent = np.full(n, NO_PARENT, np.int64)
-    depth = np.zeros(n, np.int64)
-    has_parent = nesting.parent >= 0
-    parent[host_idx[has_parent]] = host_idx[nesting.parent[has_parent]]
-    depth[host_idx] = nesting.depth
-    if nesting.overlapping_threads:
+    parent, depth, order, overlapping = _nested(ev, host_idx, n)
+    if overlapping:
         diagnostics.append(
             Diagnostic(
                 "partial_overlap",
-                f"{nesting.overlapping_threads} thread(s) hold ranges that overlap without "
+                f"{overlapping} thread(s) hold ranges that overlap without "
                 "nesting; they were nested the way torch does (an overlapping range is not "
                 "a child)",
                 Level.INFO,
-                count=nesting.overlapping_threads,
+                count=overlapping,
             )
         )
     removed = _remove_duplicates(parent, key, host_idx)
-    survivor = _surviving_ancestor(parent, removed)
+    del host_idx
+    survivor = _surviving_ancestor(parent, removed) if removed.any() else None
     is_row = host & ~removed
+    del removed
     nests = is_row & ~is_async
-    parent = np.where(parent >= 0, survivor[np.maximum(parent, 0)], NO_PARENT)
+    parent = _lifted(parent, survivor)
     parent[~is_row] = NO_PARENT
 
     device_work = ev.mask(DEVICE_WORK_KINDS)
     launcher = _constant(_launchers(ev, device_work))
     owner = _owners(ev, device_work, launcher, parent, host, diagnostics)
-    owner = _constant(np.where(owner >= 0, survivor[np.maximum(owner, 0)], -1))
+    owner = _constant(_lifted(owner, survivor))
     tree = (parent, depth, is_row)
 
-    cpu_total: F64 = np.where(is_row, dur_us, 0.0).astype(np.float64)
-    child_cpu = np.bincount(
-        parent[is_row & (parent >= 0)], weights=cpu_total[is_row & (parent >= 0)], minlength=n
+    cpu_total: F64 = np.where(is_row, dur_us, 0.0)
+    kids = is_row & (parent >= 0)
+    cpu_self: F64 = np.bincount(parent[kids], weights=cpu_total[kids], minlength=n).astype(
+        np.float64, copy=False
     )
-    cpu_self = cpu_total - child_cpu
+    del kids
+    np.subtract(cpu_total, cpu_self, out=cpu_self)  # self = total - the children's totals
     cpu_self[~nests] = 0.0
 
     is_device_row = ev.mask(DEVICE_ROW_KINDS)
@@ -148,19 +148,20 @@ def attribute(profile: Profile) -> Attribution:
     # torch's table: device work and syncs count for the op their External id names, and
     # for no op without one (`table_device_self`); the analyses keep the launch's op
     table_items = ev.mask(DEVICE_WORK_KINDS | {EventKind.SYNC})
-    linked = _linked(ev, table_items, host)
-    linked = np.where(linked >= 0, survivor[np.maximum(linked, 0)], -1)
+    linked = _constant(_lifted(_linked(ev, table_items, host), survivor))
+    del survivor
     is_table_device_row = ev.mask(TABLE_DEVICE_KINDS)
     table_device_self, table_device_total = _device_times(
         linked, table_items, is_table_device_row, dur_us, tree
     )
+    del table_items
     _by_launch_diagnostic(ev, device_work & (owner >= 0) & (linked < 0), device_work, diagnostics)
+    del linked, device_work
 
-    mem = _memory(ev, host, is_row, dur_us)
-    cpu_mem, device_mem, memory_rows = (_constant(mem[0]), _constant(mem[1]), mem[2])
-    cpu_mem_self = _constant(_self_of(cpu_mem, parent, nests))
-    device_mem_self = _constant(_self_of(device_mem, parent, nests))
-    order = host_idx[nesting.order]
+    cpu_mem, device_mem, memory_rows = _memory(ev, host, is_row, dur_us)
+    del dur_us, host
+    cpu_mem_self = _self_of(cpu_mem, parent, nests)
+    device_mem_self = _self_of(device_mem, parent, nests)
     return Attribution(
         is_row=is_row,
         is_async=is_async,
@@ -186,6 +187,34 @@ def attribute(profile: Profile) -> Attribution:
         order=order[is_row[order]],
         diagnostics=diagnostics,
     )
+
+
+def _nested(ev: EventStore, host_idx: I64, n: int) -> tuple[I32, I32, I32, int]:
+    """Parent and depth of every event (the nesting of `host_idx`, the finished host
+    events), the host events in torch's order, and how many threads overlapped."""
+    nesting = nest(ev.track[host_idx], ev.start[host_idx], ev.end[host_idx])
+    parent = np.full(n, NO_PARENT, np.int32)
+    has_parent = nesting.parent >= 0
+    parent[host_idx[has_parent]] = host_idx[nesting.parent[has_parent]]
+    del has_parent
+    depth = np.zeros(n, np.int32)
+    depth[host_idx] = nesting.depth
+    order: I32 = host_idx[nesting.order].astype(np.int32)
+    return parent, depth, order, nesting.overlapping_threads
+
+
+def _lifted(index: I32, survivor: I32 | None) -> I32:
+    """Event indices (-1: none) with each event torch drops as a duplicate replaced by its
+    surviving ancestor."""
+    if survivor is None:
+        return index
+    lifted: I32 = np.where(index >= 0, survivor[np.maximum(index, 0)], -1).astype(np.int32)
+    return lifted
+
+
+def _zeros(n: int) -> F64:
+    """A column of zeros that takes no memory per event (read-only)."""
+    return np.broadcast_to(np.zeros(1), (n,))
 
 
 def _constant(column: T) -> T:
@@ -214,12 +243,14 @@ def _clipped_durations(ev: EventStore, host: Bool, is_async: Bool) -> I64:
 
 
 def _device_times(
-    owner: I64, items: Bool, device_rows: Bool, dur_us: F64, tree: tuple[I64, I64, Bool]
+    owner: I32, items: Bool, device_rows: Bool, dur_us: F64, tree: tuple[I32, I32, Bool]
 ) -> tuple[F64, F64]:
     """Self and total device time of each row from the items credited to it (`owner`); a
     device row's own duration for itself."""
     parent, depth, is_row = tree
     credited = items & (owner >= 0)
+    if not credited.any() and not device_rows.any():  # a CPU trace
+        return _zeros(len(owner)), _zeros(len(owner))
     self_time: F64 = np.bincount(
         owner[credited], weights=dur_us[credited], minlength=len(owner)
     ).astype(np.float64)
@@ -259,12 +290,12 @@ def _profiler_spans(ev: EventStore) -> I64:
     return found
 
 
-def _table_keys(ev: EventStore) -> tuple[I64, list[str]]:
+def _table_keys(ev: EventStore) -> tuple[I32, list[str]]:
     """Each event's aggregation name, as an index into the returned names: the store's
     strings, plus the names only the table uses (``ProfilerStep*``). The store is not
     changed (stores of a merged trace's ranks share their strings)."""
     names = ev.strings
-    lut = np.arange(len(names), dtype=np.int64)
+    lut = np.arange(len(names), dtype=np.int32)
     index = {s: i for i, s in enumerate(names)}
     extra: list[str] = []
     for i, s in enumerate(names):
@@ -274,7 +305,7 @@ def _table_keys(ev: EventStore) -> tuple[I64, list[str]]:
                 index[k] = len(names) + len(extra)
                 extra.append(k)
             lut[i] = index[k]
-    keys = lut[ev.name] if len(ev) else np.zeros(0, np.int64)
+    keys = lut[ev.name] if len(ev) else np.zeros(0, np.int32)
     return keys, [*names, *extra] if extra else names
 
 
@@ -283,7 +314,7 @@ def _filtered(ev: EventStore) -> Bool:
     return np.isin(ev.name, ids)
 
 
-def _remove_duplicates(parent: I64, key: I64, host_idx: I64) -> Bool:
+def _remove_duplicates(parent: I32, key: I32, host_idx: I64) -> Bool:
     """torch's ``_remove_dup_nodes``: an only child named like its parent is not a row."""
     n = len(parent)
     removed = np.zeros(n, bool)
@@ -294,9 +325,9 @@ def _remove_duplicates(parent: I64, key: I64, host_idx: I64) -> Bool:
     return removed
 
 
-def _surviving_ancestor(parent: I64, removed: Bool) -> I64:
+def _surviving_ancestor(parent: I32, removed: Bool) -> I32:
     """Each event itself if kept, else its nearest kept ancestor (pointer jumping)."""
-    up = np.arange(len(parent), dtype=np.int64)
+    up = np.arange(len(parent), dtype=np.int32)
     up[removed] = parent[removed]
     while True:
         nxt = np.where(up >= 0, up, 0)
@@ -306,10 +337,10 @@ def _surviving_ancestor(parent: I64, removed: Bool) -> I64:
         up = np.where(step, parent[nxt], up)
 
 
-def _launchers(ev: EventStore, device_work: Bool) -> I64:
+def _launchers(ev: EventStore, device_work: Bool) -> I32:
     """The host launch call (same ``correlation``) of each device event, or -1."""
     n = len(ev)
-    launcher = np.full(n, -1, np.int64)
+    launcher = np.full(n, -1, np.int32)
     launch = np.flatnonzero(ev.mask(LAUNCH_KINDS) & (ev.correlation > 0))
     work = np.flatnonzero(device_work & (ev.correlation > 0))
     if len(launch) == 0 or len(work) == 0:
@@ -324,12 +355,12 @@ def _launchers(ev: EventStore, device_work: Bool) -> I64:
     return launcher
 
 
-def _linked(ev: EventStore, items: Bool, host: Bool) -> I64:
+def _linked(ev: EventStore, items: Bool, host: Bool) -> I32:
     """For each of `items`: the op or range (finished) whose External id it carries, as
     torch links device activity to ops (-1: none). An op torch drops as its parent's
     duplicate still takes it; the caller lifts it to the parent, as torch does."""
     n = len(ev)
-    owner = np.full(n, -1, np.int64)
+    owner = np.full(n, -1, np.int32)
     owners = np.flatnonzero(ev.mask(OWNER_KINDS) & host & ~ev.unfinished & (ev.external_id > 0))
     work = np.flatnonzero(items)
     if len(owners) and len(work):
@@ -346,11 +377,11 @@ def _linked(ev: EventStore, items: Bool, host: Bool) -> I64:
 def _owners(
     ev: EventStore,
     device_work: Bool,
-    launcher: I64,
-    parent: I64,
+    launcher: I32,
+    parent: I32,
     host: Bool,
     diagnostics: list[Diagnostic],
-) -> I64:
+) -> I32:
     owner = _linked(ev, device_work, host)
     work = np.flatnonzero(device_work)
     # fallback: the row around the launch call
@@ -401,7 +432,7 @@ def _unlinked_diagnostic(
         )
 
 
-def _subtree_sums(own: F64, parent: I64, depth: I64, is_row: Bool) -> F64:
+def _subtree_sums(own: F64, parent: I32, depth: I32, is_row: Bool) -> F64:
     """own + the sums of all descendants, accumulated bottom-up one depth level at a time."""
     total = own.copy()
     rows = np.flatnonzero(is_row & (parent >= 0))
@@ -416,7 +447,9 @@ def _subtree_sums(own: F64, parent: I64, depth: I64, is_row: Bool) -> F64:
     return summed
 
 
-def _self_of(value: I64, parent: I64, is_row: Bool) -> I64:
+def _self_of(value: I64, parent: I32, is_row: Bool) -> I64:
+    if not value.any():  # no memory recorded on that side: the same zeros, no copy
+        return value
     kids = is_row & (parent >= 0)
     own = np.bincount(parent[kids], weights=value[kids], minlength=len(value)).astype(np.int64)
     np.subtract(value, own, out=own)  # in place: a column of tens of millions of events
@@ -426,38 +459,42 @@ def _self_of(value: I64, parent: I64, is_row: Bool) -> I64:
 
 def _memory(ev: EventStore, host: Bool, is_row: Bool, dur_us: F64) -> tuple[I64, I64, I64]:
     """Bytes of the ``[memory]`` records inside each host row's interval (its duration as
-    clipped, `dur_us`), CPU and device; and the records inside none."""
+    clipped, `dur_us`), CPU and device; and the records inside none. A side with no
+    record is one zero broadcast."""
     n = len(ev)
+    none = np.broadcast_to(np.zeros(1, np.int64), (n,))
     mem_name = ev.strings.index(MEMORY_EVENT_NAME) if MEMORY_EVENT_NAME in ev.strings else -1
     records = np.flatnonzero((ev.kind == EventKind.MEMORY) & (ev.name == mem_name))
     if len(records) == 0:
-        return np.zeros(n, np.int64), np.zeros(n, np.int64), records.astype(np.int64)
+        return none, none, records.astype(np.int64)
     t = ev.start[records]
     by_time = np.argsort(t, kind="stable")
     t_sorted = t[by_time]
-    dtype = ev.mem_device_type[records][by_time].astype(np.int64)
+    del t
+    dtype = ev.mem_device_type[records][by_time]
     nbytes = ev.nbytes[records][by_time]
-    cpu_bytes = np.where(np.isin(dtype, list(CPU_MEMORY_DEVICE_TYPES)), nbytes, 0)
-    dev_bytes = np.where(np.isin(dtype, list(DEVICE_MEMORY_DEVICE_TYPES)), nbytes, 0)
-    del t, dtype, nbytes
     hosts = np.flatnonzero(host)
     starts = ev.start[hosts]
     lo = np.searchsorted(t_sorted, starts, side="left")
     starts += np.rint(dur_us[hosts] * 1000.0).astype(np.int64)  # now the ends
     hi = np.searchsorted(t_sorted, starts, side="right")
     del starts
-    cpu_mem = np.zeros(n, np.int64)
-    dev_mem = np.zeros(n, np.int64)
-    cpu_cum = np.concatenate(([0], np.cumsum(cpu_bytes)))
-    dev_cum = np.concatenate(([0], np.cumsum(dev_bytes)))
-    cpu_mem[hosts] = cpu_cum[hi] - cpu_cum[lo]
-    dev_mem[hosts] = dev_cum[hi] - dev_cum[lo]
+    sides = []
+    for types in (CPU_MEMORY_DEVICE_TYPES, DEVICE_MEMORY_DEVICE_TYPES):
+        side_bytes = np.where(np.isin(dtype, list(types)), nbytes, 0)
+        if not side_bytes.any():
+            sides.append(none)
+            continue
+        cum = np.concatenate(([0], np.cumsum(side_bytes)))
+        del side_bytes
+        inside = np.zeros(n, np.int64)
+        inside[hosts] = cum[hi] - cum[lo]
+        inside[~is_row] = 0
+        sides.append(inside)
     # records inside no host interval: +1 at each covering interval's first record, -1 after
     # its last; a record is uncovered where the running count is 0
     cover = np.zeros(len(t_sorted) + 1, np.int64)
     np.add.at(cover, lo, 1)
     np.add.at(cover, hi, -1)
     uncovered = np.cumsum(cover)[:-1] == 0
-    cpu_mem[~is_row] = 0
-    dev_mem[~is_row] = 0
-    return cpu_mem, dev_mem, records[by_time[uncovered]]
+    return sides[0], sides[1], records[by_time[uncovered]]

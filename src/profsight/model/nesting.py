@@ -20,26 +20,28 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from profsight.model.events import I64
+from profsight.model.events import I32, I64
 
 NO_PARENT = -1
 
 
 @dataclass(frozen=True)
 class Nesting:
-    parent: I64
+    parent: I32
     """Per input event: index (into the inputs) of its parent, or NO_PARENT."""
-    depth: I64
+    depth: I32
     order: I64
     """Input indices in torch's order: by thread, then ``(start, -end)``, then input order."""
     overlapping_threads: int
     """Threads that held partially overlapping ranges (nested by the stack algorithm)."""
 
 
-def nest(thread: I64, start: I64, end: I64) -> Nesting:
+def nest(thread: I32 | I64, start: I64, end: I64) -> Nesting:
+    """Parents and depths are int32: a thread of a huge trace holds tens of millions of
+    events, and the inputs' own indices are taken in int64 where they are computed."""
     n = len(start)
-    parent = np.full(n, NO_PARENT, np.int64)
-    depth = np.zeros(n, np.int64)
+    parent = np.full(n, NO_PARENT, np.int32)
+    depth = np.zeros(n, np.int32)
     # lexsort is stable: events equal in all three keys keep their input order
     order: I64 = np.lexsort((np.negative(end), start, thread))
     if n == 0:

@@ -232,7 +232,7 @@ def build_table(profile: Profile, group_by: GroupBy = "name") -> ProfilerTable:
         else np.zeros(len(members), np.int64)
     )
     # one int64 key per event: (name, host/device, annotation, shapes)
-    flags = at.key[members] * 4 + is_device * 2 + is_annotation
+    flags = at.key[members].astype(np.int64) * 4 + is_device * 2 + is_annotation
     group_key = flags * (int(shapes.max(initial=-1)) + 2) + (shapes + 1)
     _, first, inverse = np.unique(group_key, return_index=True, return_inverse=True)
     inverse = inverse.reshape(-1)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
-from profsight.model.events import I8, I64
+from profsight.model.events import I8, I32, I64
 from profsight.model.table import kind_label
 
 if TYPE_CHECKING:
@@ -206,7 +206,7 @@ def _build(profile: Profile) -> TreeNode:
 def _assign_paths(
     events: I64,
     base: I64,
-    key: I64,
+    key: I32 | I64,
     path: I64,
     nodes: list[TreeNode],
     parents: list[int],
