@@ -35,6 +35,7 @@ from profsight.analyses.printed_step import PrintedStep, printed_step
 from profsight.analyses.verdict import Verdict, trace_facts, verdict
 from profsight.analyses.whatif import with_savings
 from profsight.findings import Finding, ranked
+from profsight.heap import release_free_memory
 from profsight.knowledge.advice import (
     INCLUSIVE_DEVICE,
     READABLE_TABLE_PCT,
@@ -73,11 +74,22 @@ def diagnose(profile: Profile) -> Diagnosis:
     if not len(ctx.breakdown.row_events) and not ctx.breakdown.has_device:
         # steps that hold no op, range or device work (a window the schedule left empty)
         return Diagnosis(ctx.breakdown, (), None, ctx.comms, limits=(TOO_LITTLE_TRACE,))
-    findings = phase_findings.without_explained([f for a in ANALYSES for f in a(ctx)])
+    findings = phase_findings.without_explained(_run_all(ctx))
     findings = with_savings(ctx, findings)
     result = verdict(trace_facts(ctx), findings)
     findings += complexity.complexity(result.judgement, result.summary, result.evidence)
     return Diagnosis(ctx.breakdown, tuple(ranked(findings)), result, ctx.comms)
+
+
+def _run_all(ctx: Context) -> list[Finding]:
+    """Every analysis's findings; the memory each freed goes back to the system before the
+    next (`heap`)."""
+    release_free_memory()
+    found: list[Finding] = []
+    for analysis in ANALYSES:
+        found += analysis(ctx)
+        release_free_memory()
+    return found
 
 
 def _too_little(step: PrintedStep, run: PrintedRun, device: bool) -> bool:

@@ -16,8 +16,8 @@ from typing import Any
 import msgspec
 
 from profsight.errors import InputError
+from profsight.heap import release_free_memory
 from profsight.loaders import json_split, parallel
-from profsight.loaders.heap import release_free_memory
 from profsight.loaders.kineto_columns import NOT_OBJECTS, ColumnBuilder
 from profsight.loaders.kineto_schema import ANY_DECODER
 from profsight.loaders.kineto_stream import (

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from profsight.heap import release_free_memory
 from profsight.knowledge.collectives import COMMUNICATION_NAME
 from profsight.knowledge.trace_schema import (
     DEVICE_ROW_KINDS,
@@ -30,7 +31,6 @@ from profsight.knowledge.trace_schema import (
     EventKind,
     kind_of_category,
 )
-from profsight.loaders.heap import release_free_memory
 from profsight.loaders.kineto_comms import comm_columns
 from profsight.loaders.kineto_schema import Event
 from profsight.model.diagnostics import Diagnostic
@@ -474,8 +474,8 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
         track=track_remap[raw_track] if len(raw_track) else raw_track,
         start=start,
         dur=dur,
-        external_id=_concat(cols.pop("ext", None), np.int64),
-        correlation=_uniform(_concat(cols.pop("corr", None), np.int64)),
+        external_id=_ids(_concat(cols.pop("ext", None), np.int64)),
+        correlation=_uniform(_ids(_concat(cols.pop("corr", None), np.int64))),
         device=_uniform(_concat(cols.pop("device", None), np.int32)),
         stream=_uniform(_concat(cols.pop("stream", None), np.int64)),
         shapes=_uniform(
@@ -515,6 +515,15 @@ def _uniform(column: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     if len(column) < 2 or not (column == column[0]).all():
         return column
     return np.broadcast_to(column[:1].copy(), column.shape)
+
+
+def _ids(column: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """An id column (only ever compared, never added) as int32 when every id fits: a 10 GB
+    trace saves 0.1 GB per column."""
+    info = np.iinfo(np.int32)
+    if len(column) and info.min <= column.min() and column.max() <= info.max:
+        return column.astype(np.int32)
+    return column
 
 
 def _nanoseconds(us: np.ndarray[Any, Any], origin: float) -> np.ndarray[Any, Any]:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
+from profsight.heap import release_free_memory
 from profsight.knowledge.trace_schema import (
     CPU_MEMORY_DEVICE_TYPES,
     DEVICE_MEMORY_DEVICE_TYPES,
@@ -108,6 +109,7 @@ def attribute(profile: Profile) -> Attribution:
     dur_us = _clipped_durations(ev, host, is_async) / 1000.0
     host_idx = np.flatnonzero(host & ~is_async)
     parent, depth, order, overlapping = _nested(ev, host_idx, n)
+    release_free_memory()  # the nesting's per-thread temporaries
     if overlapping:
         diagnostics.append(
             Diagnostic(

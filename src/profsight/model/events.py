@@ -59,10 +59,12 @@ class EventStore:
     """Start, ns after `origin_us`."""
     dur: I64
     """Duration in ns (0 for instant events)."""
-    external_id: I64
-    """``External id`` (``external id`` before torch 1.9): links device work to its CPU op."""
-    correlation: I64
-    """CUPTI/roctracer ``correlation``: links a runtime call to the device work it launched."""
+    external_id: I32 | I64
+    """``External id`` (``external id`` before torch 1.9): links device work to its CPU op.
+    int32 when every id of the trace fits."""
+    correlation: I32 | I64
+    """CUPTI/roctracer ``correlation``: links a runtime call to the device work it launched
+    (int32 when every one fits)."""
     device: I32
     stream: I64
     shapes: I32

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from profsight.heap import release_free_memory
 from profsight.model.attribution import Attribution, attribute
 from profsight.model.diagnostics import Diagnostic
 from profsight.model.events import EventStore, Flows
@@ -80,7 +81,9 @@ class Profile:
     @cached_property
     def attribution(self) -> Attribution:
         """Nesting, CPU -> device links and self/total times of every event."""
-        return attribute(self)
+        attribution = attribute(self)
+        release_free_memory()
+        return attribution
 
     def table(
         self,
@@ -94,13 +97,16 @@ class Profile:
         if table is None:
             built = module_table(self) if group_by == "module" else build_table(self, group_by)
             table = self._tables[group_by] = built
+            release_free_memory()
         if sort_by is not None:
             table = table.sorted(sort_by)
         return table.head(limit) if limit is not None else table
 
     def tree(self) -> CallTree:
         """The call tree: steps -> Lightning actions -> modules -> ops -> runtime -> kernels."""
-        return CallTree.build(self)
+        tree = CallTree.build(self)
+        release_free_memory()
+        return tree
 
     @property
     def warnings(self) -> list[Diagnostic]:

@@ -223,22 +223,28 @@ def build_table(profile: Profile, group_by: GroupBy = "name") -> ProfilerTable:
     ev = profile.events
     at = profile.attribution
     members = _members_in_torch_order(profile)
-    kind = ev.kind[members].astype(np.int64)
-    is_device = at.is_table_device_row[members]
-    is_annotation = (kind == EventKind.ANNOTATION) | (kind == EventKind.GPU_ANNOTATION)
-    shapes = (
-        ev.shapes[members].astype(np.int64)
-        if group_by == "shape"
-        else np.zeros(len(members), np.int64)
-    )
-    # one int64 key per event: (name, host/device, annotation, shapes)
-    flags = at.key[members].astype(np.int64) * 4 + is_device * 2 + is_annotation
-    group_key = flags * (int(shapes.max(initial=-1)) + 2) + (shapes + 1)
+    # one int64 key per event: (name, host/device, annotation, shapes), made in place (a
+    # huge trace has tens of millions of members)
+    group_key = at.key[members].astype(np.int64)
+    group_key *= 4
+    group_key += at.is_table_device_row[members] * 2
+    kind = ev.kind[members]
+    group_key += (kind == EventKind.ANNOTATION) | (kind == EventKind.GPU_ANNOTATION)
+    del kind
+    if group_by == "shape":
+        shapes = ev.shapes[members].astype(np.int64)
+        group_key *= int(shapes.max(initial=-1)) + 2
+        shapes += 1
+        group_key += shapes
+        del shapes
     _, first, inverse = np.unique(group_key, return_index=True, return_inverse=True)
+    del group_key
     inverse = inverse.reshape(-1)
     n_groups = len(first)
 
     def total(values: Any) -> Any:
+        if values.strides == (0,):  # one value broadcast: no column to gather
+            return calls * float(values[0]) if len(values) else np.zeros(n_groups)
         return np.bincount(inverse, weights=values[members], minlength=n_groups)
 
     calls = np.bincount(inverse, minlength=n_groups)
@@ -261,9 +267,10 @@ def build_table(profile: Profile, group_by: GroupBy = "name") -> ProfilerTable:
             (cpu_mem, dev_mem, self_cpu_mem, self_dev_mem),
         )
     sum_self_cpu = float(self_cpu.sum())
-    counted = is_device & (kind != EventKind.GPU_ANNOTATION)
-    sum_self_dev = float(at.table_device_self[members[counted]].sum())
-    group_device = is_device[first]
+    device_members = members[at.is_table_device_row[members]]
+    counted = device_members[ev.kind[device_members] != EventKind.GPU_ANNOTATION]
+    sum_self_dev = float(at.table_device_self[counted].sum())
+    group_device = at.is_table_device_row[members[first]]
     strings = ev.strings
     row_order = np.argsort(first, kind="stable")
     rows = []
@@ -293,7 +300,8 @@ def build_table(profile: Profile, group_by: GroupBy = "name") -> ProfilerTable:
                 is_async=is_async,
             )
         )
-    has_memory = bool(memory_rows.any()) or bool(np.any(at.cpu_mem[members] != 0))
+    # (every host event with memory is a member: the others hold none)
+    has_memory = bool(memory_rows.any()) or bool(np.any(at.cpu_mem))
     return ProfilerTable(
         rows=tuple(rows),
         group_by=group_by,
