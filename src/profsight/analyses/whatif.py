@@ -29,7 +29,7 @@ from profsight.knowledge.ops import EVALUATE_FUNCTION_PREFIX
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.knowledge.trace_schema import EventKind
 from profsight.model.events import F64, I64
-from profsight.model.module_table import innermost_module
+from profsight.model.module_table import innermost_module, module_rows
 from profsight.units import short_time
 
 _MODEL = (Phase.FORWARD, Phase.BACKWARD, Phase.OPTIMIZER, Phase.ZERO_GRAD)
@@ -310,9 +310,8 @@ def _module(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
     (inside the module's own ranges when the finding names one)."""
     names = {r for e in f.evidence for r in e.rows}
     ev = ctx.profile.events
-    at = ctx.profile.attribution
     inner = innermost_module(ctx.profile)
-    modules = np.flatnonzero((inner == np.arange(len(ev))) & at.is_row)
+    modules = np.flatnonzero(module_rows(ctx.profile))
     mine = modules[np.array([module_label(ev.strings[n]) in names for n in ev.name[modules]], bool)]
     if len(mine):
         return _loops(ctx, graph, np.isin(inner, mine))

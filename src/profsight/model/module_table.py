@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from profsight.knowledge.lightning_names import is_module_name, module_label
-from profsight.model.events import I64
+from profsight.model.events import I32, Bool
 from profsight.model.table import ProfilerTable, Row, _pct, device_label
 
 if TYPE_CHECKING:
@@ -21,13 +21,24 @@ if TYPE_CHECKING:
 OUTSIDE_MODULES = "(outside any module)"
 
 
-def innermost_module(profile: Profile) -> I64:
-    """Per event: the innermost module range (itself included) around it, or -1."""
+def module_rows(profile: Profile) -> Bool:
+    """Rows that are module ranges."""
+    ev = profile.events
+    module_ids = [i for i, s in enumerate(ev.strings) if is_module_name(s)]
+    is_module: Bool = profile.attribution.is_row & np.isin(ev.name, module_ids)
+    return is_module
+
+
+def innermost_module(profile: Profile) -> I32:
+    """Per event: the innermost module range (itself included) around it, or -1 (int32:
+    one per event of a huge trace)."""
     ev = profile.events
     at = profile.attribution
-    module_ids = [i for i, s in enumerate(ev.strings) if is_module_name(s)]
-    is_module = at.is_row & np.isin(ev.name, module_ids)
-    inner = np.where(is_module, np.arange(len(ev)), -1)
+    is_module = module_rows(profile)
+    inner = np.full(len(ev), -1, np.int32)
+    own = np.flatnonzero(is_module)
+    inner[own] = own
+    del own
     rows = np.flatnonzero(at.is_row)
     row_depth = at.depth[rows]
     for d in np.unique(row_depth):
@@ -40,19 +51,18 @@ def innermost_module(profile: Profile) -> I64:
 def module_table(profile: Profile) -> ProfilerTable:
     ev = profile.events
     at = profile.attribution
-    inner = innermost_module(profile)
     rows_idx = np.flatnonzero(at.is_row)
-    owner_module = inner[rows_idx]
-    modules = np.flatnonzero((inner == np.arange(len(ev))) & at.is_row)
+    owner_module = innermost_module(profile)[rows_idx]
+    modules = np.flatnonzero(module_rows(profile))  # (sorted: each is its own innermost)
     labels = [module_label(ev.strings[i]) for i in ev.name[modules].tolist()]
     label_ids = {label: k for k, label in enumerate(dict.fromkeys(labels))}
-    group_of_module = np.full(len(ev), len(label_ids), np.int64)  # last group: outside
-    group_of_module[modules] = [label_ids[label] for label in labels]
-    n_groups = len(label_ids) + 1
-    groups = np.where(owner_module >= 0, group_of_module[np.maximum(owner_module, 0)], n_groups - 1)
+    mgroups = np.array([label_ids[label] for label in labels], np.int64)
+    n_groups = len(label_ids) + 1  # the last: outside any module
+    where = np.searchsorted(modules, owner_module)
+    groups = np.where(owner_module >= 0, mgroups[np.minimum(where, len(modules) - 1)], n_groups - 1)
+    del where, owner_module
     self_cpu = np.bincount(groups, weights=at.cpu_self[rows_idx], minlength=n_groups)
     self_dev = np.bincount(groups, weights=at.device_self[rows_idx], minlength=n_groups)
-    mgroups = group_of_module[modules]
     calls = np.bincount(mgroups, minlength=n_groups)
     cpu_total = np.bincount(mgroups, weights=at.cpu_total[modules], minlength=n_groups)
     dev_total = np.bincount(mgroups, weights=at.device_total[modules], minlength=n_groups)

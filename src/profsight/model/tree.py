@@ -154,7 +154,7 @@ def _build(profile: Profile) -> TreeNode:
     threads = np.unique(ev.track[rows])
     per_thread = len(threads) > 1
     # path id of every row: (path of parent, table name), one depth level at a time
-    path = np.full(len(ev), -1, np.int64)
+    path = np.full(len(ev), -1, np.int32)  # node ids: int32, one per event of a huge trace
     nodes: list[TreeNode] = []
     parents: list[int] = []
     root = TreeNode(ROOT_NAME, "root")
@@ -207,7 +207,7 @@ def _assign_paths(
     events: I64,
     base: I64,
     key: I32 | I64,
-    path: I64,
+    path: I32,
     nodes: list[TreeNode],
     parents: list[int],
     names: tuple[list[str], I8],
@@ -217,7 +217,8 @@ def _assign_paths(
     """`names`: the aggregation names (`Attribution.key_names`) and each event's kind."""
     labels, kinds = names
     width = len(labels) + 1
-    _, first, inverse = np.unique((base + 1) * width + key, return_index=True, return_inverse=True)
+    pair = (base.astype(np.int64) + 1) * width + key
+    _, first, inverse = np.unique(pair, return_index=True, return_inverse=True)
     inverse = inverse.reshape(-1)
     ids = np.arange(len(nodes), len(nodes) + len(first))
     for at_event in first.tolist():
@@ -228,19 +229,21 @@ def _assign_paths(
     path[events] = ids[inverse]
 
 
-def _accumulate(profile: Profile, rows: I64, device: I64, path: I64, nodes: list[TreeNode]) -> None:
+def _accumulate(profile: Profile, rows: I64, device: I64, path: I32, nodes: list[TreeNode]) -> None:
     at = profile.attribution
     n = len(nodes)
 
-    def sums(idx: I64, values: object) -> list[float]:
-        arr = np.asarray(values)
-        return np.bincount(path[idx], weights=arr[idx], minlength=n).tolist()  # type: ignore[no-any-return]
+    row_path, device_path = path[rows], path[device]
 
-    calls = np.bincount(path[rows], minlength=n) + np.bincount(path[device], minlength=n)
-    cpu_self, cpu_total = sums(rows, at.cpu_self), sums(rows, at.cpu_total)
-    dev_self, dev_total = sums(rows, at.device_self), sums(rows, at.device_total)
-    dur = profile.events.dur / 1000.0
-    dev_work = sums(device, dur)
+    def sums(values: object) -> list[float]:
+        weights = np.asarray(values)[rows]
+        return np.bincount(row_path, weights=weights, minlength=n).tolist()  # type: ignore[no-any-return]
+
+    calls = np.bincount(row_path, minlength=n) + np.bincount(device_path, minlength=n)
+    cpu_self, cpu_total = sums(at.cpu_self), sums(at.cpu_total)
+    dev_self, dev_total = sums(at.device_self), sums(at.device_total)
+    dur_us = profile.events.dur[device] / 1000.0
+    dev_work = np.bincount(device_path, weights=dur_us, minlength=n).tolist()
     for i, node in enumerate(nodes):
         node.calls = int(calls[i])
         if node.is_device:
