@@ -58,9 +58,10 @@ def module_table(profile: Profile) -> ProfilerTable:
     label_ids = {label: k for k, label in enumerate(dict.fromkeys(labels))}
     mgroups = np.array([label_ids[label] for label in labels], np.int64)
     n_groups = len(label_ids) + 1  # the last: outside any module
-    where = np.searchsorted(modules, owner_module)
-    groups = np.where(owner_module >= 0, mgroups[np.minimum(where, len(modules) - 1)], n_groups - 1)
-    del where, owner_module
+    groups = np.full(len(owner_module), n_groups - 1, np.int64)
+    inside = np.flatnonzero(owner_module >= 0)
+    groups[inside] = mgroups[np.searchsorted(modules, owner_module[inside])]
+    del inside, owner_module
     self_cpu = np.bincount(groups, weights=at.cpu_self[rows_idx], minlength=n_groups)
     self_dev = np.bincount(groups, weights=at.device_self[rows_idx], minlength=n_groups)
     calls = np.bincount(mgroups, minlength=n_groups)
