@@ -120,13 +120,13 @@ def breakdown(profile: Profile) -> Breakdown:
         track = int(np.bincount(ev.track[steps]).argmax())
         steps = steps[ev.track[steps] == track]
         steps = steps[np.argsort(ev.start[steps], kind="stable")]
-        windows = [(int(ev.start[s]), int(ev.end[s]), ev.strings[ev.name[s]]) for s in steps]
+        windows = [(int(ev.start[s]), int(ev.end_of(s)), ev.strings[ev.name[s]]) for s in steps]
         label = "profiler steps"
     elif len(rows):
         busy_by_track = np.bincount(ev.track[rows], weights=at.cpu_self[rows])
         track = int(busy_by_track.argmax())
         on = rows[ev.track[rows] == track]
-        windows = [(int(ev.start[on].min()), int(ev.end[on].max()), "whole trace")]
+        windows = [(int(ev.start[on].min()), int(ev.end_of(on).max()), "whole trace")]
         label = "whole trace"
     else:
         return Breakdown((), "", "none")
@@ -135,13 +135,13 @@ def breakdown(profile: Profile) -> Breakdown:
     # self time of ranges (not ops): where the thread can sit waiting for a collective
     in_range = ev.kind[main[seg_owner]] != EventKind.CPU_OP if len(main) else seg_owner
     device = _device_sets(profile)
-    covered = intervals.union(ev.start[main], ev.end[main])
+    covered = intervals.union(ev.start[main], ev.end_of(main))
     elsewhere = _backward_elsewhere(profile, rows[ev.track[rows] != track])
     collectives = host_collective_intervals(profile)
     # gaps in which backward runs elsewhere were counted as backward: not a collective wait
     covered_or_backward = intervals.union(*_concat(covered, elsewhere))
     events = startup_events(profile)
-    startup = intervals.union(ev.start[events], ev.end[events])
+    startup = intervals.union(ev.start[events], ev.end_of(events))
     if device is not None:
         held = held_intervals(profile, events)
         device = _DeviceSets(device.busy, device.sync, device.copy, device.data, startup, held)
@@ -234,7 +234,7 @@ def _backward_elsewhere(profile: Profile, others: I64) -> tuple[I64, I64]:
     backward = others[
         _is_kind([classify(n, k) for n, k in zip(names, labels, strict=True)], RowKind.BACKWARD)
     ]
-    return intervals.union(ev.start[backward], ev.end[backward])
+    return intervals.union(ev.start[backward], ev.end_of(backward))
 
 
 def _move_waiting(
@@ -306,7 +306,7 @@ def _host_segments(profile: Profile, main: I64) -> tuple[I64, I64, I64, I64, I64
     if len(main) == 0:
         empty = np.zeros(0, np.int64)
         return empty, empty, empty, empty, empty
-    start, end = ev.start[main], ev.end[main]
+    start, end = ev.start[main], ev.end_of(main)
     nesting = nest(np.zeros(len(main), np.int64), start, end)
     parent = nesting.parent
     phase = _phases(profile, main, parent, nesting.depth)
@@ -419,10 +419,10 @@ def _device_sets(profile: Profile) -> _DeviceSets | None:
     copies = copies[~np.isin(copies, blocking)]
     sync = np.union1d(sync, blocking)
     return _DeviceSets(
-        busy=intervals.union(ev.start[work], ev.end[work]),
-        sync=intervals.union(ev.start[sync], ev.end[sync]),
-        copy=intervals.union(ev.start[copies], ev.end[copies]),
-        data=intervals.union(ev.start[data], ev.end[data]),
+        busy=intervals.union(ev.start[work], ev.end_of(work)),
+        sync=intervals.union(ev.start[sync], ev.end_of(sync)),
+        copy=intervals.union(ev.start[copies], ev.end_of(copies)),
+        data=intervals.union(ev.start[data], ev.end_of(data)),
         startup=(np.zeros(0, np.int64), np.zeros(0, np.int64)),
         held=(np.zeros(0, np.int64), np.zeros(0, np.int64)),
     )

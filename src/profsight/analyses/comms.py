@@ -157,7 +157,7 @@ def host_collective_intervals(profile: Profile) -> tuple[I64, I64]:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     _, host, _, _ = _name_lut(ev)
     timed = np.flatnonzero(host[ev.name] & ~ev.unfinished & (ev.kind != EventKind.KERNEL))
-    return intervals.union(ev.start[timed], ev.end[timed])
+    return intervals.union(ev.start[timed], ev.end_of(timed))
 
 
 def communication(profile: Profile, breakdown: Breakdown) -> Communication | None:
@@ -185,7 +185,7 @@ def communication(profile: Profile, breakdown: Breakdown) -> Communication | Non
     steps: tuple[StepComms, ...] = ()
     if timed_on != ENQUEUE_ONLY:
         compute = _compute_set(profile, breakdown, comm_lut, on_device=timed_on == TIMED_ON_DEVICE)
-        busy = intervals.union(ev.start[chosen], ev.end[chosen])
+        busy = intervals.union(ev.start[chosen], ev.end_of(chosen))
         steps = tuple(_step(busy, compute, lo, hi) for lo, hi in windows)
     backends = sorted({c.backend for c in collectives})
     return Communication(timed_on, ", ".join(backends), collectives, steps, max(len(windows), 1))
@@ -215,7 +215,7 @@ def _compute_set(
         work = np.flatnonzero(
             at.is_row & ~at.is_async & (ev.kind == EventKind.CPU_OP) & ~comm_lut[ev.name]
         )
-    return intervals.union(ev.start[work], ev.end[work])
+    return intervals.union(ev.start[work], ev.end_of(work))
 
 
 def _collective(
@@ -241,7 +241,7 @@ def _collective(
         backend = "RCCL"  # ROCm's RCCL keeps NCCL's kernel and range names
     pg = next((ev.strings[ev.process_group[j]] for j in chain if ev.process_group[j] >= 0), "")
     return Collective(
-        operation, name, backend, step, int(ev.start[i]), int(ev.end[i]), nbytes, group, pg
+        operation, name, backend, step, int(ev.start[i]), int(ev.end_of(i)), nbytes, group, pg
     )
 
 

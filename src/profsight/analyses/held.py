@@ -56,14 +56,16 @@ def ready_waits(profile: Profile, startup: I64) -> tuple[I64, I64, I64]:
     # copy, loading GPU code): the item was not ready before it started.
     reads = [i for i, s in enumerate(ev.strings) if HOST_READ_NAME.search(s)]
     read = np.isin(ev.name[work], reads)
-    anchor = np.where(ev.end[call] <= start, ev.end[call], np.where(read, ev.start[call], start))
+    anchor = np.where(
+        ev.end_of(call) <= start, ev.end_of(call), np.where(read, ev.start[call], start)
+    )
     # the end of the device's work before each item (its start when work overlaps it)
     previous = np.full(len(work), np.iinfo(np.int64).min)
     device = ev.device[work]
     every = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS))
     for d in np.unique(device).tolist():
         on = every[ev.device[every] == d]
-        b_s, b_e = intervals.union(ev.start[on], ev.end[on])
+        b_s, b_e = intervals.union(ev.start[on], ev.end_of(on))
         mine = device == d
         k = np.searchsorted(b_s, start[mine], side="left") - 1
         before = np.where(k >= 0, b_e[np.maximum(k, 0)], np.iinfo(np.int64).min)

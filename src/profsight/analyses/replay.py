@@ -114,9 +114,9 @@ def step_graph(profile: Profile, lo: int, hi: int) -> StepGraph:
     launcher = profile.attribution.launcher
     work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS))
     lstart = np.where(launcher[work] >= 0, ev.start[np.maximum(launcher[work], 0)], -1)
-    lend = np.where(launcher[work] >= 0, ev.end[np.maximum(launcher[work], 0)], -1)
+    lend = np.where(launcher[work] >= 0, ev.end_of(np.maximum(launcher[work], 0)), -1)
     launched = (launcher[work] >= 0) & (lstart >= lo) & (lstart < hi)
-    overlaps = (ev.end[work] > lo) & (ev.start[work] < hi)
+    overlaps = (ev.end_of(work) > lo) & (ev.start[work] < hi)
     keep = launched | (overlaps & (launcher[work] < 0)) | (overlaps & (lstart < lo))
     work, launched, lstart, lend = work[keep], launched[keep], lstart[keep], lend[keep]
     lane = ev.device[work].astype(np.int64) * (1 << 32) + ev.stream[work]
@@ -124,7 +124,7 @@ def step_graph(profile: Profile, lo: int, hi: int) -> StepGraph:
     work, launched, lane = work[order], launched[order], lane[order]
     lstart, lend = lstart[order], lend[order]
     start = ev.start[work].astype(np.float64)
-    end = ev.end[work].astype(np.float64)
+    end = ev.end_of(work).astype(np.float64)
     dur = end - start
     waits, wait_target = _waits(profile, work, end, lo, hi)
     # a copy call that blocked until its own copy was done ends with it: its copy is ready
@@ -148,7 +148,7 @@ def step_graph(profile: Profile, lo: int, hi: int) -> StepGraph:
     # waited for something the trace does not show: its delay stays tied to its launch.
     held = np.isin(work, held_items(profile, startup_events(profile))[0])
     delayed = free & ~first & (lend + typical <= prev_end)
-    busy = intervals.union(ev.start[work], ev.end[work])
+    busy = intervals.union(ev.start[work], ev.end_of(work))
     gap_s = np.where(first, start, np.minimum(prev_end, start)).astype(np.int64)
     others = intervals.overlap_each(gap_s, start.astype(np.int64), busy) > 0
     delayed &= others | ~held
@@ -170,7 +170,7 @@ def step_graph(profile: Profile, lo: int, hi: int) -> StepGraph:
         end=end,
         waits=waits,
         wait_start=ev.start[waits].astype(np.float64),
-        wait_end=ev.end[waits].astype(np.float64),
+        wait_end=ev.end_of(waits).astype(np.float64),
         wait_target=wait_target,
         busy_ns=float(intervals.length(*busy)),
     )
@@ -211,7 +211,7 @@ def _waits(profile: Profile, items: I64, end: F64, lo: int, hi: int) -> tuple[I6
     kept, target = [], []
     busy_until = -np.inf
     for c in calls.tolist():
-        s, e = float(ev.start[c]), float(ev.end[c])
+        s, e = float(ev.start[c]), float(ev.end_of(c))
         if s < busy_until:
             continue  # one host clock: a wait inside another thread's wait is that wait
         if int(ev.name[c]) in copies:

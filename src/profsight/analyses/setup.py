@@ -94,7 +94,7 @@ def _startup(ctx: Context) -> list[Finding]:
     ev = ctx.profile.events
     compiled = compile_events(ctx.profile)
     if len(compiled):
-        union = intervals.union(ev.start[compiled], ev.end[compiled])
+        union = intervals.union(ev.start[compiled], ev.end_of(compiled))
         seconds = intervals.length(*union) / 1e9
         return [_startup_finding(share, advice.COMPILE_STARTUP.format(seconds=seconds))]
     longest = events[np.argsort(-ev.dur[events])][:3] if len(events) else events
@@ -153,7 +153,7 @@ def _profiler_cost(ctx: Context) -> list[Finding]:
     lo = np.array([s.start_us * 1000.0 for s in steps])
     hi = lo + np.array([s.wall_us * 1000.0 for s in steps])
     overhead = np.flatnonzero(ev.mask(frozenset({EventKind.OVERHEAD})))
-    overhead_us = float(_inside(ev.start[overhead], ev.end[overhead], lo, hi).sum()) / 1000.0
+    overhead_us = float(_inside(ev.start[overhead], ev.end_of(overhead), lo, hi).sum()) / 1000.0
     share = overhead_us * 100.0 / wall_us
     if share >= PROFILER_OVERHEAD_PCT:
         names = sorted(set(ev.names(overhead)))

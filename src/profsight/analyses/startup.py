@@ -108,9 +108,9 @@ def _mostly_idle_device(profile: Profile, events: I64) -> np.ndarray[Any, Any]:
     keep = np.ones(len(events), bool)
     if len(work) == 0 or len(events) == 0:
         return keep
-    busy = intervals.union(ev.start[work], ev.end[work])
+    busy = intervals.union(ev.start[work], ev.end_of(work))
     for k, e in enumerate(events.tolist()):
-        lo, hi = int(ev.start[e]), int(ev.end[e])
+        lo, hi = int(ev.start[e]), int(ev.end_of(e))
         overlap = intervals.length(*intervals.clip(*busy, lo, hi))
         keep[k] = overlap < STARTUP_MAX_BUSY * max(hi - lo, 1)
     return keep
@@ -120,7 +120,7 @@ def startup_intervals(profile: Profile) -> tuple[I64, I64]:
     """The union of the start-up events' intervals (ns)."""
     events = startup_events(profile)
     ev = profile.events
-    return intervals.union(ev.start[events], ev.end[events])
+    return intervals.union(ev.start[events], ev.end_of(events))
 
 
 def _is_wait(name: str) -> bool:

@@ -47,13 +47,13 @@ def timelines(profile: Profile, buckets: int = BUCKETS) -> Timelines:
     rows = np.flatnonzero(at.is_row)
     if len(rows) == 0:
         return Timelines(0.0, 0.0)
-    lo, hi = int(ev.start[rows].min()), int(ev.end[rows].max())
+    lo, hi = int(ev.start[rows].min()), int(ev.end_of(rows).max())
     width = max((hi - lo) / buckets, 1.0)
     edges = lo + np.arange(buckets + 1) * width
     busy: list[float] = []
     work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS))
     if len(work):
-        s, e = intervals.union(ev.start[work], ev.end[work])
+        s, e = intervals.union(ev.start[work], ev.end_of(work))
         cum = _covered_before(s, e, edges)
         busy = [round(float(x), 4) for x in np.diff(cum) / width]
     memory: dict[str, list[float]] = {}
@@ -73,7 +73,7 @@ def timelines(profile: Profile, buckets: int = BUCKETS) -> Timelines:
         device_busy=busy,
         memory=memory,
         steps=[
-            (ev.strings[ev.name[s]], (ev.start[s] - lo) / 1000.0, (ev.end[s] - lo) / 1000.0)
+            (ev.strings[ev.name[s]], (ev.start[s] - lo) / 1000.0, (ev.end_of(s) - lo) / 1000.0)
             for s in steps[np.argsort(ev.start[steps])].tolist()
         ],
     )

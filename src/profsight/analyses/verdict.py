@@ -139,8 +139,8 @@ def _busy_split(ctx: Context) -> list[str]:
     ev = ctx.profile.events
     kernels = np.flatnonzero(ev.kind == EventKind.KERNEL)
     moves = np.flatnonzero((ev.kind == EventKind.MEMCPY) | (ev.kind == EventKind.MEMSET))
-    k = intervals.clip(*intervals.union(ev.start[kernels], ev.end[kernels]), lo, hi)
-    m = intervals.clip(*intervals.union(ev.start[moves], ev.end[moves]), lo, hi)
+    k = intervals.clip(*intervals.union(ev.start[kernels], ev.end_of(kernels)), lo, hi)
+    m = intervals.clip(*intervals.union(ev.start[moves], ev.end_of(moves)), lo, hi)
     span = max(hi - lo, 1)
     computing = intervals.length(*k) * 100 / span
     copying = (intervals.length(*m) - intervals.overlap(k, m)) * 100 / span
@@ -153,7 +153,7 @@ def _busy_split(ctx: Context) -> list[str]:
     work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS))
     lanes = ev.device[work].astype(np.int64) * (1 << 32) + ev.stream[work]
     per_stream = [
-        intervals.clip(*intervals.union(ev.start[on], ev.end[on]), lo, hi)
+        intervals.clip(*intervals.union(ev.start[on], ev.end_of(on)), lo, hi)
         for on in (work[lanes == lane] for lane in np.unique(lanes))
     ]
     both = intervals.at_least_two(per_stream) * 100 / span

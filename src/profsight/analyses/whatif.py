@@ -204,7 +204,7 @@ def _graphs(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
     startup = startup_intervals(ctx.profile)
     kept = intervals.union(
         np.concatenate([ev.start[graph.waits], startup[0]]),
-        np.concatenate([ev.end[graph.waits], startup[1]]),
+        np.concatenate([ev.end_of(graph.waits), startup[1]]),
     )
     spans = _minus(_model_spans(ctx), kept)
     inside = intervals.overlap_each(
@@ -226,7 +226,7 @@ def _free_host(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
     startup = startup_intervals(ctx.profile)
     kept = intervals.union(
         np.concatenate([ev.start[graph.waits], startup[0]]),
-        np.concatenate([ev.end[graph.waits], startup[1]]),
+        np.concatenate([ev.end_of(graph.waits), startup[1]]),
     )
     rest = intervals.complement(*kept, graph.lo, graph.hi)
     return Edit("the host never late", host=(_removed(rest),))
@@ -421,13 +421,13 @@ def _runs(
             factor = len(kinds) / len(run)
             for piece in _pieces(run):
                 starts.append(int(ev.start[piece[0]]))
-                ends.append(int(ev.end[piece[-1]]))
+                ends.append(int(ev.end_of(piece[-1])))
                 factors.append(factor)
             names.update(_forward_name(ev.strings[k]) for k in kinds)
         run.clear()
 
     for e, inside, own in zip(ops.tolist(), member.tolist(), keep.tolist(), strict=True):
-        if not inside or (run and (ev.start[e] - ev.end[run[-1][0]]) / 1000.0 > gap_us):
+        if not inside or (run and (ev.start[e] - ev.end_of(run[-1][0])) / 1000.0 > gap_us):
             close()
         if inside:
             run.append((e, own))
@@ -473,13 +473,14 @@ def _churn(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
     events = np.flatnonzero(np.isin(ev.name, ids) & ctx.profile.attribution.is_row)
     memory = np.flatnonzero(ev.kind == EventKind.MEMORY)
     inside = intervals.overlap_each(
-        ev.start[memory], ev.start[memory] + 1, intervals.union(ev.start[events], ev.end[events])
+        ev.start[memory], ev.start[memory] + 1, intervals.union(ev.start[events], ev.end_of(events))
     )
     sizes = np.unique(ev.nbytes[memory[(inside > 0) & (ev.nbytes[memory] > 0)]])
     frees = memory[np.isin(-ev.nbytes[memory], sizes)]
     release_s, release_e = _until_next_event(ctx, frees)
     spans = intervals.union(
-        np.concatenate([ev.start[events], release_s]), np.concatenate([ev.end[events], release_e])
+        np.concatenate([ev.start[events], release_s]),
+        np.concatenate([ev.end_of(events), release_e]),
     )
     return Edit(f"no {'/'.join(sorted(names))} copies", host=(_removed(spans),))
 

@@ -47,6 +47,9 @@ from profsight.model.diagnostics import Diagnostic, Level
 from profsight.model.events import F64, I32, I64, Bool, EventStore
 from profsight.model.nesting import NO_PARENT, nest
 
+#: Host events taken at once where each needs many temporaries.
+CHUNK = 1 << 20
+
 if TYPE_CHECKING:
     from profsight.model.profile import Profile
 
@@ -194,7 +197,7 @@ def attribute(profile: Profile) -> Attribution:
 def _nested(ev: EventStore, host_idx: I64, n: int) -> tuple[I32, I32, I32, int]:
     """Parent and depth of every event (the nesting of `host_idx`, the finished host
     events), the host events in torch's order, and how many threads overlapped."""
-    nesting = nest(ev.track[host_idx], ev.start[host_idx], ev.end[host_idx])
+    nesting = nest(ev.track[host_idx], ev.start[host_idx], ev.end_of(host_idx))
     parent = np.full(n, NO_PARENT, np.int32)
     has_parent = nesting.parent >= 0
     parent[host_idx[has_parent]] = host_idx[nesting.parent[has_parent]]
@@ -238,7 +241,7 @@ def _clipped_durations(ev: EventStore, host: Bool, is_async: Bool) -> I64:
     finished = host & ~is_async
     if is_async.any() and finished.any():
         spans = _profiler_spans(ev)
-        stop = int(ev.end[spans].max() if len(spans) else ev.end[finished].max())
+        stop = int(ev.end_of(spans).max() if len(spans) else ev.end_of(finished).max())
         dur[is_async] = np.clip(stop - ev.start[is_async], 0, ev.dur[is_async])
     clipped: I64 = dur.astype(np.int64)
     return clipped
@@ -452,8 +455,10 @@ def _subtree_sums(own: F64, parent: I32, depth: I32, is_row: Bool) -> F64:
 def _self_of(value: I64, parent: I32, is_row: Bool) -> I64:
     if not value.any():  # no memory recorded on that side: the same zeros, no copy
         return value
-    kids = is_row & (parent >= 0)
-    own = np.bincount(parent[kids], weights=value[kids], minlength=len(value)).astype(np.int64)
+    kids = np.flatnonzero(is_row & (parent >= 0))
+    own = np.zeros(len(value), np.int64)  # the children's sum, in int64: no float column
+    np.add.at(own, parent[kids], value[kids])
+    del kids
     np.subtract(value, own, out=own)  # in place: a column of tens of millions of events
     own *= is_row
     return own
@@ -462,7 +467,8 @@ def _self_of(value: I64, parent: I32, is_row: Bool) -> I64:
 def _memory(ev: EventStore, host: Bool, is_row: Bool, dur_us: F64) -> tuple[I64, I64, I64]:
     """Bytes of the ``[memory]`` records inside each host row's interval (its duration as
     clipped, `dur_us`), CPU and device; and the records inside none. A side with no
-    record is one zero broadcast."""
+    record is one zero broadcast. Host events are taken `CHUNK` at a time: each needs a
+    dozen temporaries, and a huge trace has tens of millions."""
     n = len(ev)
     none = np.broadcast_to(np.zeros(1, np.int64), (n,))
     mem_name = ev.strings.index(MEMORY_EVENT_NAME) if MEMORY_EVENT_NAME in ev.strings else -1
@@ -475,28 +481,29 @@ def _memory(ev: EventStore, host: Bool, is_row: Bool, dur_us: F64) -> tuple[I64,
     del t
     dtype = ev.mem_device_type[records][by_time]
     nbytes = ev.nbytes[records][by_time]
-    hosts = np.flatnonzero(host)
-    starts = ev.start[hosts]
-    lo = np.searchsorted(t_sorted, starts, side="left")
-    starts += np.rint(dur_us[hosts] * 1000.0).astype(np.int64)  # now the ends
-    hi = np.searchsorted(t_sorted, starts, side="right")
-    del starts
-    sides = []
+    cums: list[I64 | None] = []
     for types in (CPU_MEMORY_DEVICE_TYPES, DEVICE_MEMORY_DEVICE_TYPES):
         side_bytes = np.where(np.isin(dtype, list(types)), nbytes, 0)
-        if not side_bytes.any():
-            sides.append(none)
-            continue
-        cum = np.concatenate(([0], np.cumsum(side_bytes)))
-        del side_bytes
-        inside = np.zeros(n, np.int64)
-        inside[hosts] = cum[hi] - cum[lo]
-        inside[~is_row] = 0
-        sides.append(inside)
+        cums.append(np.concatenate(([0], np.cumsum(side_bytes))) if side_bytes.any() else None)
+    del dtype, nbytes
+    sides = [none if cum is None else np.zeros(n, np.int64) for cum in cums]
     # records inside no host interval: +1 at each covering interval's first record, -1 after
     # its last; a record is uncovered where the running count is 0
     cover = np.zeros(len(t_sorted) + 1, np.int64)
-    np.add.at(cover, lo, 1)
-    np.add.at(cover, hi, -1)
+    hosts = np.flatnonzero(host)
+    for lo_host in range(0, len(hosts), CHUNK):
+        chunk = hosts[lo_host : lo_host + CHUNK]
+        starts = ev.start[chunk]
+        lo = np.searchsorted(t_sorted, starts, side="left")
+        starts += np.rint(dur_us[chunk] * 1000.0).astype(np.int64)  # now the ends
+        hi = np.searchsorted(t_sorted, starts, side="right")
+        for inside, cum in zip(sides, cums, strict=True):
+            if cum is not None:
+                inside[chunk] = cum[hi] - cum[lo]
+        np.add.at(cover, lo, 1)
+        np.add.at(cover, hi, -1)
+    for inside in sides:
+        if inside is not none:
+            inside[~is_row] = 0
     uncovered = np.cumsum(cover)[:-1] == 0
     return sides[0], sides[1], records[by_time[uncovered]]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -99,12 +99,14 @@ class EventStore:
     def __len__(self) -> int:
         return int(self.kind.shape[0])
 
-    @cached_property
-    def end(self) -> I64:
-        """Start plus duration (computed once: the store is not changed after loading)."""
-        end: I64 = self.start + self.dur
-        end.flags.writeable = False
-        return end
+    @overload
+    def end_of(self, index: int) -> int: ...
+    @overload
+    def end_of(self, index: Sequence[int] | I32 | I64 | Bool | slice) -> I64: ...
+    def end_of(self, index: Any) -> Any:
+        """Start plus duration of the events at `index`. Not kept as a column: on a huge trace
+        it would take 8 bytes per event through every stage."""
+        return self.start[index] + self.dur[index]
 
     def names(self, index: Sequence[int] | I64) -> list[str]:
         strings = self.strings

@@ -45,7 +45,7 @@ def overview(profile: Profile) -> Overview:
     rows = np.flatnonzero(at.is_row)
     step_ids = [i for i, s in enumerate(ev.strings) if s.startswith(PROFILER_STEP_PREFIX)]
     steps = int(np.isin(ev.name[rows], step_ids).sum()) if step_ids else 0
-    window = float(ev.end[rows].max() - ev.start[rows].min()) / 1000.0 if len(rows) else 0.0
+    window = float(ev.end_of(rows).max() - ev.start[rows].min()) / 1000.0 if len(rows) else 0.0
     work = ev.mask(DEVICE_WORK_KINDS)
     categories = {ev.strings[c] for c in np.unique(ev.category).tolist()}
     names = tuple(str(d.get("name", "?")) for d in profile.meta.devices)

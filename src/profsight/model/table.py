@@ -324,7 +324,7 @@ def _members_in_torch_order(profile: Profile) -> I64:
     at = profile.attribution
     idx = np.flatnonzero(at.is_row | at.is_table_device_row)
     idx = np.concatenate([idx, at.memory_rows]).astype(np.int64)
-    order = np.lexsort((idx, -ev.end[idx], ev.start[idx]))
+    order = np.lexsort((idx, -ev.end_of(idx), ev.start[idx]))
     return idx[order]
 
 
