@@ -15,8 +15,8 @@ data, anything else (the device waits for the host to launch work).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -28,7 +28,7 @@ from profsight.analyses.startup import startup_events
 from profsight.knowledge.phases import FALLBACK_PHASES, Phase, declared_phase
 from profsight.knowledge.rows import HOST_READ_NAME, RowKind, classify
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PREFIX, EventKind
-from profsight.model.events import I32, I64
+from profsight.model.events import I32, I64, Bool
 from profsight.model.nesting import nest
 from profsight.model.profile import Profile
 from profsight.model.table import kind_label
@@ -229,11 +229,8 @@ def _move_startup(
 def _backward_elsewhere(profile: Profile, others: I64) -> tuple[I64, I64]:
     """When autograd's own thread runs backward (GPU runs): the union of its ranges."""
     ev = profile.events
-    names = ev.names(others)
-    labels = [kind_label(int(k)) for k in ev.kind[others].tolist()]
-    backward = others[
-        _is_kind([classify(n, k) for n, k in zip(names, labels, strict=True)], RowKind.BACKWARD)
-    ]
+    kinds = _RowKinds(profile, others)
+    backward = others[kinds.of(RowKind.BACKWARD)]
     return intervals.union(ev.start[backward], ev.end_of(backward))
 
 
@@ -337,26 +334,15 @@ def _host_segments(profile: Profile, main: I64) -> tuple[I64, I64, I64, I64, I64
 def _phases(profile: Profile, main: I64, parent: I32, depth: I32) -> I64:
     """Phase index of each row: declared, else its nearest declaring ancestor's, else its kind's.
     Each distinct (name, event kind) is classified once."""
-    ev = profile.events
-    pair = ev.name[main].astype(np.int64) * 64 + ev.kind[main].astype(np.int64)
-    unique, inverse = np.unique(pair, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    names = [ev.strings[int(u) // 64] for u in unique.tolist()]
-    kinds = [
-        classify(n, kind_label(int(u) % 64)) for n, u in zip(names, unique.tolist(), strict=True)
-    ]
+    row_kinds = _RowKinds(profile, main)
+    inverse, names, kinds = row_kinds.inverse, row_kinds.names, row_kinds.kinds
     declared = np.array(
         [_index(declared_phase(n, k)) for n, k in zip(names, kinds, strict=True)], np.int64
     )[inverse]
     fallback = np.array([_index(FALLBACK_PHASES.get(k, Phase.OTHER)) for k in kinds], np.int64)[
         inverse
     ]
-    kind_codes = np.array([list(RowKind).index(k) for k in kinds], np.int64)[inverse]
-
-    def of_kind(kind: RowKind) -> np.ndarray[Any, Any]:
-        mask: np.ndarray[Any, Any] = kind_codes == list(RowKind).index(kind)
-        return mask
-
+    of_kind = row_kinds.of
     if any(n.startswith("[pl]") for n in names):
         # Lightning runs every op of a step inside one of its ranges; an op with none started
         # after the step window opened inside optimizer_step (Lightning steps the profiler when
@@ -370,8 +356,32 @@ def _phases(profile: Profile, main: I64, parent: I32, depth: I32) -> I64:
     return np.where(inherited >= 0, inherited, np.where(of_kind(RowKind.STEP), -1, fallback))
 
 
-def _is_kind(kinds: list[RowKind], kind: RowKind) -> np.ndarray[Any, Any]:
-    return np.array([k is kind for k in kinds], bool)
+class _RowKinds:
+    """The `RowKind` of each of `events`, classified once per distinct (name, event kind): a
+    huge trace has tens of millions of rows and a few thousand names."""
+
+    def __init__(self, profile: Profile, events: I64) -> None:
+        ev = profile.events
+        pair = ev.name[events].astype(np.int64)
+        pair *= 64
+        pair += ev.kind[events]
+        unique, inverse = np.unique(pair, return_inverse=True)
+        del pair
+        self.inverse: I64 = inverse.reshape(-1)
+        self.names = [ev.strings[int(u) // 64] for u in unique.tolist()]
+        self.kinds = [
+            classify(n, kind_label(int(u) % 64))
+            for n, u in zip(self.names, unique.tolist(), strict=True)
+        ]
+
+    def where(self, test: Callable[[str, RowKind], bool]) -> Bool:
+        """Which events pass `test` (of their name and kind)."""
+        passed = np.array([test(n, k) for n, k in zip(self.names, self.kinds, strict=True)], bool)
+        found: Bool = passed[self.inverse] if len(passed) else np.zeros(len(self.inverse), bool)
+        return found
+
+    def of(self, kind: RowKind) -> Bool:
+        return self.where(lambda _, k: k is kind)
 
 
 def _index(phase: Phase | None) -> int:
@@ -408,12 +418,11 @@ def _device_sets(profile: Profile) -> _DeviceSets | None:
         return None
     at = profile.attribution
     rows = np.flatnonzero(at.is_row)
-    names = ev.names(rows)
-    labels = [kind_label(int(k)) for k in ev.kind[rows].tolist()]
-    kinds = [classify(n, k) for n, k in zip(names, labels, strict=True)]
-    sync = rows[_is_kind(kinds, RowKind.SYNC)]
-    data = rows[_is_kind(kinds, RowKind.DATALOADER)]
-    copies = rows[_is_kind(kinds, RowKind.RUNTIME) & np.array(["Memcpy" in n for n in names], bool)]
+    kinds = _RowKinds(profile, rows)
+    sync = rows[kinds.of(RowKind.SYNC)]
+    data = rows[kinds.of(RowKind.DATALOADER)]
+    copies = rows[kinds.where(lambda name, kind: kind is RowKind.RUNTIME and "Memcpy" in name)]
+    del kinds
     # a copy call that reads back to the host (.item(), .cpu()) is a sync
     blocking = host_read_calls(profile)
     copies = copies[~np.isin(copies, blocking)]
