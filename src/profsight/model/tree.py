@@ -32,6 +32,10 @@ if TYPE_CHECKING:
 ROOT_NAME = "(all threads)"
 
 
+#: Events grouped at once when a tree level is built.
+CHUNK = 1 << 20
+
+
 @dataclass
 class TreeNode:
     name: str
@@ -214,19 +218,39 @@ def _assign_paths(
     *,
     is_device: bool,
 ) -> None:
-    """`names`: the aggregation names (`Attribution.key_names`) and each event's kind."""
+    """`names`: the aggregation names (`Attribution.key_names`) and each event's kind.
+
+    A node per distinct (parent node, name), numbered in the order of that pair: the events
+    are taken `CHUNK` at a time (a level of a huge trace's tree holds millions of rows and a
+    few distinct pairs), each chunk's distinct pairs first, then each event's node."""
     labels, kinds = names
     width = len(labels) + 1
-    pair = (base.astype(np.int64) + 1) * width + key
-    _, first, inverse = np.unique(pair, return_index=True, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    ids = np.arange(len(nodes), len(nodes) + len(first))
+
+    def pairs(lo: int) -> I64:
+        pair: I64 = base[lo : lo + CHUNK].astype(np.int64)
+        pair += 1
+        pair *= width
+        pair += key[lo : lo + CHUNK]
+        return pair
+
+    found = [np.unique(pairs(lo), return_index=True) for lo in range(0, len(events), CHUNK)]
+    if not found:
+        return
+    every = np.concatenate([u for u, _ in found])
+    firsts = np.concatenate([f + k * CHUNK for k, (_, f) in enumerate(found)])
+    by_pair = np.lexsort((firsts, every))  # each pair's first event comes first
+    every, firsts = every[by_pair], firsts[by_pair]
+    new = np.ones(len(every), bool)
+    new[1:] = every[1:] != every[:-1]
+    unique, first = every[new], firsts[new]
+    ids = np.arange(len(nodes), len(nodes) + len(first), dtype=np.int32)
     for at_event in first.tolist():
         event = int(events[at_event])
         label = labels[int(key[at_event])]
         nodes.append(TreeNode(label, kind_label(int(kinds[event])), is_device=is_device))
         parents.append(int(base[at_event]))
-    path[events] = ids[inverse]
+    for lo in range(0, len(events), CHUNK):
+        path[events[lo : lo + CHUNK]] = ids[np.searchsorted(unique, pairs(lo))]
 
 
 def _accumulate(profile: Profile, rows: I64, device: I64, path: I32, nodes: list[TreeNode]) -> None:
