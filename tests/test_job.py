@@ -539,7 +539,7 @@ def test_a_file_holding_several_ranks_is_explained_as_the_job(
 
 def test_a_single_rank_file_is_not_split() -> None:
     profile = load(str(REAL_JOB / "sampled_rank-0.json.gz"))
-    assert profsight.model.ranks.rank_parts(profile) == []
+    assert len(profsight.model.ranks.rank_parts(profile)) == 0
 
 
 def test_ranks_with_the_same_correlation_ids_keep_their_own_gpu(tmp_path: Path) -> None:

@@ -51,7 +51,7 @@ def check_invariants(profile: profsight.Profile) -> None:
     table = profile.table()
     roots = at.is_row & (at.parent < 0) & ~at.is_async
     # self times of all rows add up to the time of the top-level rows
-    assert table.self_cpu_total_us == pytest.approx(float(at.cpu_total[roots].sum()), rel=1e-9)
+    assert table.self_cpu_total_us == pytest.approx(float(at.cpu_total_of(roots).sum()), rel=1e-9)
     # each piece of device work is owned by at most one row, and owned work is self device time
     work = ev.mask(DEVICE_WORK_KINDS)
     owned = work & (at.owner >= 0)
@@ -73,7 +73,7 @@ def check_invariants(profile: profsight.Profile) -> None:
     # the tree's invariants: total = self + children, for CPU and device time
     tree = profile.tree()
     assert tree.root.check(tolerance_us=1e-3) == []
-    assert tree.root.cpu_total_us == pytest.approx(float(at.cpu_total[roots].sum()), rel=1e-9)
+    assert tree.root.cpu_total_us == pytest.approx(float(at.cpu_total_of(roots).sum()), rel=1e-9)
     check_step_device_time(profile)
 
 

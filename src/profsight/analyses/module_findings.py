@@ -98,11 +98,11 @@ def _tiny_ops(ctx: Context) -> list[Finding]:
     events = bd.row_events
     forward = bd.row_phases == Phase.FORWARD.value
     ops = events[forward & (ev.kind[events] == EventKind.CPU_OP)]
-    leaves = ops[at.cpu_total[ops] < TINY_OP_US]
+    leaves = ops[at.cpu_total_of(ops) < TINY_OP_US]
     per_step = len(leaves) / ctx.steps
     if per_step < TINY_OPS_PER_STEP:
         return []
-    share = ctx.host_at_stake(ctx.share(float(at.cpu_total[leaves].sum())))
+    share = ctx.host_at_stake(ctx.share(float(at.cpu_total_of(leaves).sum())))
     if share < MODULE_OWN_PCT:
         return []
     names, counts = np.unique(ev.name[leaves], return_counts=True)

@@ -325,7 +325,7 @@ def _loops(ctx: Context, graph: StepGraph, within: np.ndarray | None = None) -> 
     per event, whether its loop counts (a module's own ops)."""
     ev = ctx.profile.events
     ops, phase = _top_ops(ctx)
-    total = ctx.profile.attribution.cpu_total[ops]
+    total = ctx.profile.attribution.cpu_total_of(ops)
     forward = phase == Phase.FORWARD.value
     if within is not None:
         forward &= within[ops]

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from profsight.errors import InputError
+from profsight.heap import release_free_memory
 from profsight.job.analysis import analyse
 from profsight.job.discover import TraceFile, find_traces
 from profsight.job.executors import planned_workers, run_all
@@ -21,7 +22,7 @@ from profsight.job.summary import RankFailure, RankSummary, summarize, summarize
 from profsight.job.views import JobReport
 from profsight.loaders import load
 from profsight.model.profile import Profile
-from profsight.model.ranks import rank_parts
+from profsight.model.ranks import RankParts, rank_parts
 
 RankListener = Callable[[RankSummary | RankFailure, int, int], None]
 """Told (a rank's summary or failure, ranks finished, ranks in all) as each rank is done."""
@@ -82,24 +83,31 @@ def explain_job(
     return analyse(ranks, world, diagnostics, run)
 
 
-def _merged_ranks(path: str) -> list[Profile]:
+def _merged_ranks(path: str) -> RankParts | None:
     """The ranks a single trace file holds, if it holds several (a merged job trace)."""
     try:
         profile = load(path)
     except InputError:
-        return []  # summarize reports it, as for any other trace
-    return rank_parts(profile) if isinstance(profile, Profile) else []
+        return None  # summarize reports it, as for any other trace
+    return rank_parts(profile) if isinstance(profile, Profile) else None
 
 
-def explain_ranks(parts: list[Profile], path: str, began: float | None = None) -> JobReport:
-    """A job from the ranks of one merged trace (`rank_parts`), analysed in this process."""
+def explain_ranks(parts: RankParts, path: str, began: float | None = None) -> JobReport:
+    """A job from the ranks of one merged trace (`rank_parts`), analysed in this process one
+    rank at a time: each rank's copy of its events, and what its analysis kept, is freed
+    before the next rank is made."""
     began = time.perf_counter() if began is None else began
     diagnostics = [
         f"{os.path.basename(path)} holds {len(parts)} ranks (one host process each): "
         "explained as a job"
     ]
-    summaries = [summarize_profile(p, p.source) for p in parts]
-    files = [TraceFile(p.source, None, 0.0) for p in parts]
+    summaries = []
+    for k in range(len(parts)):
+        part = parts[k]
+        summaries.append(summarize_profile(part, part.source))
+        del part
+        release_free_memory()
+    files = [TraceFile(source, None, 0.0) for source in parts.sources]
     ranks, world = assign_ranks(list(zip(files, summaries, strict=True)), diagnostics)
     run = {
         "executor": "serial",

@@ -471,7 +471,7 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
     store = EventStore(
         kind=kind,
         name=name,
-        track=track_remap[raw_track] if len(raw_track) else raw_track,
+        track=_narrow(track_remap[raw_track] if len(raw_track) else raw_track),
         start=start,
         dur=dur,
         external_id=_ids(_concat(cols.pop("ext", None), np.int64)),
@@ -495,7 +495,7 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
         strings=list(builder.strings),
         tracks=tracks,
         origin_us=origin,
-        category=cat,
+        category=_narrow(cat),
     )
     flow_track = _concat(builder.flow_columns.pop("track", None), np.int32)
     flows = Flows(
@@ -515,6 +515,19 @@ def _uniform(column: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     if len(column) < 2 or not (column == column[0]).all():
         return column
     return np.broadcast_to(column[:1].copy(), column.shape)
+
+
+def _narrow(column: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """A column of indices (tracks, categories: a few hundred values) in the smallest signed
+    integer type that holds them: a 10 GB trace saves 0.08 GB per byte per event."""
+    if not len(column):
+        return column
+    low, high = int(column.min()), int(column.max())
+    for dtype in (np.int8, np.int16):
+        info = np.iinfo(dtype)
+        if info.min <= low and high <= info.max:
+            return column.astype(dtype)
+    return column
 
 
 def _ids(column: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:

@@ -76,7 +76,11 @@ class Attribution:
     `key_names`."""
     key_names: list[str]
     """The store's strings, and the aggregation names only the table uses."""
-    cpu_total: F64
+    dur_ns: I64
+    """The store's durations (the same array, not a copy), for `cpu_total_of`."""
+    clipped: tuple[I64, I64]
+    """Ranges left open (sorted event indices) and their durations cut where the profiler
+    stopped (ns)."""
     cpu_self: F64
     device_total: F64
     device_self: F64
@@ -97,6 +101,23 @@ class Attribution:
     """Host rows in torch's order (thread, start, -end)."""
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
+    def cpu_total_of(self, index: I32 | I64 | Bool) -> F64:
+        """CPU total (µs) of the events at `index` (positions or a mask): a row's duration
+        (a range left open: cut where the profiler stopped), 0 for an event that is no row.
+        Not kept as a column: on a huge trace it would take 8 bytes per event through every
+        stage."""
+        if index.dtype == np.bool_:
+            index = np.flatnonzero(index)
+        ns = self.dur_ns[index]
+        opened, cut = self.clipped
+        if len(opened):
+            pos = np.minimum(np.searchsorted(opened, index), len(opened) - 1)
+            hit = opened[pos] == index
+            ns[hit] = cut[pos[hit]]
+        total: F64 = ns / 1000.0
+        total[~self.is_row[index]] = 0.0
+        return total
+
 
 def attribute(profile: Profile) -> Attribution:
     """Written for memory: a trace can hold tens of millions of events, so indices are int32,
@@ -109,7 +130,11 @@ def attribute(profile: Profile) -> Attribution:
     host = ev.mask(HOST_KINDS)
     host &= ~_filtered(ev)
     is_async = host & ev.unfinished
-    dur_us = _clipped_durations(ev, host, is_async) / 1000.0
+    dur_ns = _clipped_durations(ev, host, is_async)
+    opened = np.flatnonzero(is_async)
+    clipped = (opened, dur_ns[opened])
+    dur_us = dur_ns / 1000.0
+    del dur_ns, opened
     host_idx = np.flatnonzero(host & ~is_async)
     parent, depth, order, overlapping = _nested(ev, host_idx, n)
     release_free_memory()  # the nesting's per-thread temporaries
@@ -146,6 +171,7 @@ def attribute(profile: Profile) -> Attribution:
     )
     del kids
     np.subtract(cpu_total, cpu_self, out=cpu_self)  # self = total - the children's totals
+    del cpu_total
     cpu_self[~nests] = 0.0
 
     is_device_row = ev.mask(DEVICE_ROW_KINDS)
@@ -177,7 +203,8 @@ def attribute(profile: Profile) -> Attribution:
         launcher=launcher,
         key=key,
         key_names=key_names,
-        cpu_total=cpu_total,
+        dur_ns=ev.dur,
+        clipped=clipped,
         cpu_self=cpu_self,
         device_total=device_total,
         device_self=device_self,

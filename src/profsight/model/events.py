@@ -17,6 +17,7 @@ import numpy.typing as npt
 from profsight.knowledge.trace_schema import EventKind
 
 I8 = npt.NDArray[np.int8]
+I16 = npt.NDArray[np.int16]
 I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
@@ -53,8 +54,8 @@ class EventStore:
     """`EventKind` of each event."""
     name: I32
     """Index into `strings`."""
-    track: I32
-    """Index into `tracks`."""
+    track: I8 | I16 | I32
+    """Index into `tracks` (in the smallest integer type that holds them all)."""
     start: I64
     """Start, ns after `origin_us`."""
     dur: I64
@@ -79,8 +80,9 @@ class EventStore:
     tracks: list[Track]
     origin_us: float = 0.0
     """Absolute trace time (µs, as in the file) of ``start == 0``."""
-    category: I32 = field(default_factory=lambda: np.zeros(0, np.int32))
-    """Index into `strings` of the raw trace category (kept for reporting)."""
+    category: I8 | I16 | I32 = field(default_factory=lambda: np.zeros(0, np.int32))
+    """Index into `strings` of the raw trace category (kept for reporting; in the smallest
+    integer type that holds them all)."""
     allocated: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
     """``Total Allocated`` on the device of a ``[memory]`` event after it, or MISSING."""
     reserved: I64 = field(default_factory=lambda: np.zeros(0, np.int64))

@@ -65,7 +65,7 @@ def module_table(profile: Profile) -> ProfilerTable:
     self_cpu = np.bincount(groups, weights=at.cpu_self[rows_idx], minlength=n_groups)
     self_dev = np.bincount(groups, weights=at.device_self[rows_idx], minlength=n_groups)
     calls = np.bincount(mgroups, minlength=n_groups)
-    cpu_total = np.bincount(mgroups, weights=at.cpu_total[modules], minlength=n_groups)
+    cpu_total = np.bincount(mgroups, weights=at.cpu_total_of(modules), minlength=n_groups)
     dev_total = np.bincount(mgroups, weights=at.device_total[modules], minlength=n_groups)
     cpu_total[-1] = self_cpu[-1]
     dev_total[-1] = self_dev[-1]

@@ -17,8 +17,10 @@ algorithm, so the result equals torch's in every case; the count is reported.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from profsight.model.events import I32, I64
 
@@ -36,7 +38,7 @@ class Nesting:
     """Threads that held partially overlapping ranges (nested by the stack algorithm)."""
 
 
-def nest(thread: I32 | I64, start: I64, end: I64) -> Nesting:
+def nest(thread: npt.NDArray[np.integer[Any]], start: I64, end: I64) -> Nesting:
     """Parents and depths are int32: a thread of a huge trace holds tens of millions of
     events, and the inputs' own indices are taken in int64 where they are computed."""
     n = len(start)

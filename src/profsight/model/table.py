@@ -249,7 +249,7 @@ def build_table(profile: Profile, group_by: GroupBy = "name") -> ProfilerTable:
 
     calls = np.bincount(inverse, minlength=n_groups)
     self_cpu = total(at.cpu_self)
-    cpu_total = total(at.cpu_total)
+    cpu_total = np.bincount(inverse, weights=at.cpu_total_of(members), minlength=n_groups)
     self_dev = total(at.table_device_self)
     dev_total = total(at.table_device_total)
     cpu_mem = total(at.cpu_mem).astype(np.int64)

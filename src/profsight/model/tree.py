@@ -264,7 +264,8 @@ def _accumulate(profile: Profile, rows: I64, device: I64, path: I32, nodes: list
         return np.bincount(row_path, weights=weights, minlength=n).tolist()  # type: ignore[no-any-return]
 
     calls = np.bincount(row_path, minlength=n) + np.bincount(device_path, minlength=n)
-    cpu_self, cpu_total = sums(at.cpu_self), sums(at.cpu_total)
+    cpu_self = sums(at.cpu_self)
+    cpu_total = np.bincount(row_path, weights=at.cpu_total_of(rows), minlength=n).tolist()
     dev_self, dev_total = sums(at.device_self), sums(at.device_total)
     dur_us = profile.events.dur[device] / 1000.0
     dev_work = np.bincount(device_path, weights=dur_us, minlength=n).tolist()

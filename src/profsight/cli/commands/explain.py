@@ -12,7 +12,7 @@ from profsight.cli.choices import REPORT_FORMATS
 from profsight.cli.common import add_output_arguments, format_from
 
 if TYPE_CHECKING:
-    from profsight.model.profile import Profile
+    from profsight.model.ranks import RankParts
 
 HELP = "explain a profile (no PATH: a bundled Lightning ResNet-18 sample trace)"
 
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _job(parts: list[Profile], path: str, args: argparse.Namespace) -> int:
+def _job(parts: RankParts, path: str, args: argparse.Namespace) -> int:
     """A trace that holds several ranks, explained as `profsight job` explains a job."""
     from profsight.cli.common import write_output
     from profsight.job import explain_ranks
