@@ -5,8 +5,11 @@ against the 258 MB trace they are built from, measured in the same run.
 
 A large trace is the 258 MB torch trace of bench_load.py with its event array written
 `--copies` times, each copy under its own process id (as if N processes had been profiled
-into one file): N times the events of a real trace, every event distinct. The gzip file is
-the 8-copy trace compressed (level 1). Each task runs in a fresh process (`_task.py`):
+into one file): N times the events of a real trace, every event distinct. Such a file holds
+N ranks, and profsight explains it as a job, one rank at a time; so the same events are
+also written as one process (`--one-process`, default 40 copies): each copy after the one
+before in time, its steps numbered on, as one rank profiled for N times as long. The gzip
+file is the 8-copy trace compressed (level 1). Each task runs in a fresh process (`_task.py`):
 ``profsight table``, ``profsight explain --format json``, and, where the file fits this
 machine's memory whole, the typed decode of the fields profsight reads (the floor).
 
@@ -27,6 +30,7 @@ from bench_load import OUT, PY, ensure_trace, measure
 
 _ARRAY_OPEN = b'"traceEvents": ['
 _ARRAY_CLOSE = b"\n  ],"
+_STEP = "ProfilerStep#"
 #: The typed decode holds the whole file and every event as a struct: ~4x the file.
 _DECODE_LIMIT = 3 << 30
 
@@ -59,6 +63,42 @@ def build_large(source: Path, copies: int) -> Path:
     return target
 
 
+def build_one_process(source: Path, copies: int) -> Path:
+    """`copies` of the source's events on its own process, one after another in time, the
+    step numbers going on (metadata written once)."""
+    import msgspec
+
+    target = OUT / f"large_cpu_x{copies}_one_process.pt.trace.json"
+    if target.exists():
+        return target
+    doc = msgspec.json.decode(source.read_bytes())
+    events = doc.pop("traceEvents")
+    timed = [e for e in events if e.get("ph") != "M" and "ts" in e]
+    first = min(float(e["ts"]) for e in timed)
+    last = max(float(e["ts"]) + float(e.get("dur", 0)) for e in timed)
+    shift = float(int(last - first) + 1000)  # whole µs: the copies' fractions stay exact
+    steps = [e for e in timed if str(e.get("name", "")).startswith(_STEP)]
+    numbers = [int(e["name"][len(_STEP) :]) for e in steps]
+    count = max(numbers) - min(numbers) + 1 if numbers else 0
+    rest = msgspec.json.encode(doc)[1:-1]
+    head = b"{" + rest + (b", " if rest else b"") + b'"traceEvents": ['
+    print(f"writing {copies} copies of {len(timed):,} events as one process ...", flush=True)
+    partial = target.with_suffix(".partial")
+    with partial.open("wb") as out:
+        out.write(head)
+        out.write(msgspec.json.encode(events)[1:-1])
+        for _ in range(1, copies):
+            for e in timed:
+                e["ts"] = float(e["ts"]) + shift
+            for e, n in zip(steps, numbers, strict=True):
+                e["name"] = f"{_STEP}{n + count}"
+            numbers = [n + count for n in numbers]
+            out.write(b"," + msgspec.json.encode(timed)[1:-1])
+        out.write(b"]}")
+    partial.replace(target)
+    return target
+
+
 def build_gzip(plain: Path) -> Path:
     target = plain.with_name(plain.name + ".gz")
     if target.exists():
@@ -75,6 +115,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--copies", type=int, nargs="+", default=[8, 40])
     parser.add_argument("--no-gzip", action="store_true")
+    parser.add_argument("--one-process", type=int, nargs="*", default=[40])
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--build-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -84,11 +125,15 @@ def main() -> int:
             large = build_large(small, copies)
             if copies == 8 and not args.no_gzip:
                 build_gzip(large)
+        for copies in args.one_process:
+            build_one_process(small, copies)
         return 0
     # built in their own process: a child started from a big parent inherits its peak RSS
     build = [PY, __file__, "--build-only", "--copies", *map(str, args.copies)]
+    build += ["--one-process", *map(str, args.one_process)]
     subprocess.run(build + (["--no-gzip"] if args.no_gzip else []), check=True)
     files = [small] + [build_large(small, c) for c in args.copies]
+    files += [build_one_process(small, c) for c in args.one_process]
     if 8 in args.copies and not args.no_gzip:
         files.append(build_gzip(build_large(small, 8)))
     rows = []
