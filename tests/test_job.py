@@ -521,6 +521,8 @@ def test_a_file_holding_several_ranks_is_explained_as_the_job(
     merged = _merge(_traces(folder), tmp_path / "merged.json", tagged)
     parts = profsight.model.ranks.rank_parts(load(str(merged)))
     assert [p.meta.distributed["rank"] for p in parts] == [0, 1]
+    # each rank is made when asked for; its name is known without making it
+    assert parts.sources == [p.source for p in parts] == [parts[-2].source, parts[-1].source]
     separate = explain_job(folder, executor="serial")
     together = explain_job(merged)
     assert together.straggler is not None and separate.straggler is not None

@@ -324,3 +324,26 @@ def test_a_worker_surfaces_its_errors_and_falls_back_when_asked() -> None:
         assert back.result() is None
     with pytest.raises(WorkerError, match="ValueError: a bug in the worker"), Worker(fails) as bad:
         bad.result()
+
+
+@pytest.mark.parametrize("first_id", [1, 2**40])
+def test_ids_past_int32_keep_their_links(tmp_path: Path, first_id: int) -> None:
+    """Id columns are stored as int32 when every id fits (memory of a huge trace), as int64
+    when one does not: a kernel still goes to the op whose External id it carries."""
+    from tracebuilder import TraceBuilder
+
+    tb = TraceBuilder(_ext=first_id, _corr=first_id + 10**6)
+    tb.step(1, 0.0, 100.0)
+    mm = tb.host("aten::mm", 10.0, 50.0)
+    tb.kernel("ampere_sgemm_128x64_nn", launch_ts=20.0, ts=30.0, dur=40.0)
+    tb.events[-1]["args"]["External id"] = mm  # as torch writes it: the op's id
+    profile = profsight.load(str(tb.write(tmp_path / "ids.json")))
+    wide = first_id > 2**31
+    assert profile.events.external_id.dtype.itemsize == (8 if wide else 4)
+    assert profile.events.correlation.dtype.itemsize == (8 if wide else 4)
+    # linked by External id (the table) and by the launch's correlation (the analyses)
+    assert profile.table().row("aten::mm").self_device_us == pytest.approx(40.0)
+    at, names = profile.attribution, profile.events.names(range(len(profile.events)))
+    assert names[at.owner[names.index("ampere_sgemm_128x64_nn")]] == "aten::mm"
+    assert names[at.launcher[names.index("ampere_sgemm_128x64_nn")]] == "cudaLaunchKernel"
+    assert profile.events.track.dtype.itemsize == 1  # two tracks: the smallest type
