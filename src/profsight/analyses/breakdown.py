@@ -28,7 +28,7 @@ from profsight.analyses.startup import startup_events
 from profsight.knowledge.phases import FALLBACK_PHASES, Phase, declared_phase
 from profsight.knowledge.rows import HOST_READ_NAME, RowKind, classify
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PREFIX, EventKind
-from profsight.model.events import I32, I64, Bool
+from profsight.model.events import I8, I32, I64, Bool
 from profsight.model.nesting import nest
 from profsight.model.profile import Profile
 from profsight.model.table import kind_label
@@ -69,7 +69,7 @@ class Breakdown:
     """... and the phase each belongs to (`Phase` values, one shared string each)."""
     scope: str = ""
     """What the steps are, when not one window each (a table's: an average of its totals)."""
-    segments: tuple[I64, I64, I64, I64] | None = field(default=None, compare=False, repr=False)
+    segments: tuple[I64, I64, I8, I64] | None = field(default=None, compare=False, repr=False)
     """The step thread's self segments (start, end in ns), the index into `Phase` of each
     (-1: none) and the event each is the self time of: where each phase's time lies, for the
     what-if replay."""
@@ -132,6 +132,7 @@ def breakdown(profile: Profile) -> Breakdown:
         return Breakdown((), "", "none")
     main = rows[(ev.track[rows] == track) & ~is_step[rows]]
     seg_s, seg_e, seg_phase, row_phase, seg_owner = _host_segments(profile, main)
+    # (a phase index per segment: int8, as the segments can be 1.5 per event of a huge trace)
     # self time of ranges (not ops): where the thread can sit waiting for a collective
     in_range = ev.kind[main[seg_owner]] != EventKind.CPU_OP if len(main) else seg_owner
     device = _device_sets(profile)
@@ -205,7 +206,7 @@ def phase_intervals(breakdown: Breakdown, *phases: Phase) -> tuple[I64, I64]:
 
 def _move_startup(
     host: dict[str, float],
-    segments: tuple[I64, I64, I64],
+    segments: tuple[I64, I64, I8],
     startup: tuple[I64, I64],
     lo: int,
     hi: int,
@@ -257,7 +258,7 @@ def _move_waiting(
 
 def _move_collective_waits(
     host: dict[str, float],
-    range_segments: tuple[I64, I64, I64],
+    range_segments: tuple[I64, I64, I8],
     covered: tuple[I64, I64],
     collectives: tuple[I64, I64],
     lo: int,
@@ -296,15 +297,15 @@ def _move_collective_waits(
             host[Phase.COMMUNICATION.value] = host.get(Phase.COMMUNICATION.value, 0.0) + us
 
 
-def _host_segments(profile: Profile, main: I64) -> tuple[I64, I64, I64, I64, I64]:
+def _host_segments(profile: Profile, main: I64) -> tuple[I64, I64, I8, I64, I64]:
     """Self segments of the step thread's rows, the phase index of each, each row's phase,
     and the row (index into `main`) each segment belongs to."""
     ev = profile.events
     if len(main) == 0:
         empty = np.zeros(0, np.int64)
-        return empty, empty, empty, empty, empty
+        return empty, empty, np.zeros(0, np.int8), empty, empty
     start, end = ev.start[main], ev.end_of(main)
-    nesting = nest(np.zeros(len(main), np.int64), start, end)
+    nesting = nest(np.zeros(len(main), np.int8), start, end)  # one thread
     parent = nesting.parent
     phase = _phases(profile, main, parent, nesting.depth)
     # gaps before each child (from the previous sibling's end or the parent's start) belong to
@@ -328,7 +329,7 @@ def _host_segments(profile: Profile, main: I64) -> tuple[I64, I64, I64, I64, I64
     seg_s = np.concatenate([gap_s, tail_s, start[leaves]])
     seg_e = np.concatenate([gap_e, tail_e, end[leaves]])
     owner = np.concatenate([gap_owner, tail_owner, leaves]).astype(np.int64)
-    return seg_s, seg_e, phase[owner], phase, owner
+    return seg_s, seg_e, phase[owner].astype(np.int8), phase, owner
 
 
 def _phases(profile: Profile, main: I64, parent: I32, depth: I32) -> I64:
@@ -388,7 +389,7 @@ def _index(phase: Phase | None) -> int:
     return -1 if phase is None else _PHASES.index(phase)
 
 
-def _phase_times(seg_s: I64, seg_e: I64, seg_phase: I64, lo: int, hi: int) -> dict[str, float]:
+def _phase_times(seg_s: I64, seg_e: I64, seg_phase: I8, lo: int, hi: int) -> dict[str, float]:
     s, e = np.maximum(seg_s, lo), np.minimum(seg_e, hi)
     keep = e > s
     per = np.bincount(
