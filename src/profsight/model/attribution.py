@@ -244,9 +244,9 @@ def _lifted(index: I32, survivor: I32 | None) -> I32:
     return lifted
 
 
-def _zeros(n: int) -> F64:
+def _zeros(n: int, dtype: Any = np.float64) -> Any:
     """A column of zeros that takes no memory per event (read-only)."""
-    return np.broadcast_to(np.zeros(1), (n,))
+    return np.broadcast_to(np.zeros(1, dtype), (n,))
 
 
 def _constant(column: T) -> T:
@@ -497,7 +497,7 @@ def _memory(ev: EventStore, host: Bool, is_row: Bool, dur_us: F64) -> tuple[I64,
     record is one zero broadcast. Host events are taken `CHUNK` at a time: each needs a
     dozen temporaries, and a huge trace has tens of millions."""
     n = len(ev)
-    none = np.broadcast_to(np.zeros(1, np.int64), (n,))
+    none = _zeros(n, np.int64)
     mem_name = ev.strings.index(MEMORY_EVENT_NAME) if MEMORY_EVENT_NAME in ev.strings else -1
     records = np.flatnonzero((ev.kind == EventKind.MEMORY) & (ev.name == mem_name))
     if len(records) == 0:
