@@ -19,7 +19,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-import numpy.typing as npt
 
 from profsight.analyses import intervals
 from profsight.analyses.comms import host_collective_intervals
@@ -50,8 +49,8 @@ class StepBreakdown:
     ``host``."""
 
 
-_NO_ROWS: I64 = np.zeros(0, np.int64)
-_NO_PHASES: npt.NDArray[np.object_] = np.zeros(0, dtype=object)
+_NO_ROWS: I32 = np.zeros(0, np.int32)
+_NO_PHASES: I8 = np.zeros(0, np.int8)
 
 
 @dataclass(frozen=True)
@@ -61,18 +60,17 @@ class Breakdown:
     """Label of the step's thread."""
     windows: str
     """``profiler steps`` or ``whole trace`` (no ProfilerStep ranges)."""
-    row_events: I64 = field(default_factory=lambda: _NO_ROWS, compare=False, repr=False)
+    row_events: I32 = field(default_factory=lambda: _NO_ROWS, compare=False, repr=False)
     """Events of the step thread's rows (steps excluded) ..."""
-    row_phases: npt.NDArray[np.object_] = field(
-        default_factory=lambda: _NO_PHASES, compare=False, repr=False
-    )
-    """... and the phase each belongs to (`Phase` values, one shared string each)."""
+    row_phase: I8 = field(default_factory=lambda: _NO_PHASES, compare=False, repr=False)
+    """... and the phase each belongs to (`phase_code`; one byte a row: a huge trace has tens
+    of millions; `rows_in` tests them)."""
     scope: str = ""
     """What the steps are, when not one window each (a table's: an average of its totals)."""
-    segments: tuple[I64, I64, I8, I64] | None = field(default=None, compare=False, repr=False)
-    """The step thread's self segments (start, end in ns), the index into `Phase` of each
-    (-1: none) and the event each is the self time of: where each phase's time lies, for the
-    what-if replay."""
+    segments: tuple[I64, I64, I8, I32] | None = field(default=None, compare=False, repr=False)
+    """The step thread's self segments in order of start (start, end in ns), the
+    `phase_code` of each and the event each is the self time of: where each phase's time
+    lies, for the what-if replay."""
     backward_elsewhere: tuple[I64, I64] | None = field(default=None, compare=False, repr=False)
     """Where backward ran on autograd's own thread (GPU runs), for the replay."""
 
@@ -90,6 +88,10 @@ class Breakdown:
     @property
     def has_device(self) -> bool:
         return any(s.device_busy_us is not None for s in self.steps)
+
+    def rows_in(self, *phases: Phase) -> Bool:
+        """Which of `row_events` belong to one of `phases`."""
+        return np.isin(self.row_phase, [phase_code(p) for p in phases])
 
     def average(self) -> StepBreakdown:
         n = max(len(self.steps), 1)
@@ -176,22 +178,21 @@ def breakdown(profile: Profile) -> Breakdown:
         )
         out.append(StepBreakdown(name, (lo / 1000.0), (hi - lo) / 1000.0, host, busy_us, idle))
     del by_time
+    del in_range
     return Breakdown(
         tuple(out),
         ev.tracks[track].label,
         label,
-        main,
-        _phase_names(row_phase),
-        segments=(seg_s, seg_e, seg_phase, main[seg_owner] if len(main) else seg_owner),
+        main.astype(np.int32),
+        np.where(row_phase >= 0, row_phase, phase_code(Phase.OTHER)).astype(np.int8),
+        segments=(seg_s, seg_e, seg_phase, main[seg_owner].astype(np.int32)),
         backward_elsewhere=elsewhere,
     )
 
 
-def _phase_names(row_phase: I64) -> npt.NDArray[np.object_]:
-    """Each row's phase id (-1: other) as its name, without an enum lookup per row."""
-    values = np.array([p.value for p in _PHASES] + [Phase.OTHER.value], dtype=object)
-    names: npt.NDArray[np.object_] = values[np.where(row_phase >= 0, row_phase, len(_PHASES))]
-    return names
+def phase_code(phase: Phase) -> int:
+    """A phase as the byte `Breakdown` keeps per row and segment."""
+    return _PHASES.index(phase)
 
 
 def phase_intervals(breakdown: Breakdown, *phases: Phase) -> tuple[I64, I64]:
@@ -200,7 +201,7 @@ def phase_intervals(breakdown: Breakdown, *phases: Phase) -> tuple[I64, I64]:
         empty = np.zeros(0, np.int64)
         return empty, empty
     seg_s, seg_e, seg_phase, _ = breakdown.segments
-    keep = np.isin(seg_phase, [_PHASES.index(p) for p in phases])
+    keep = np.isin(seg_phase, [phase_code(p) for p in phases])
     return intervals.union(seg_s[keep], seg_e[keep])
 
 
@@ -297,13 +298,13 @@ def _move_collective_waits(
             host[Phase.COMMUNICATION.value] = host.get(Phase.COMMUNICATION.value, 0.0) + us
 
 
-def _host_segments(profile: Profile, main: I64) -> tuple[I64, I64, I8, I64, I64]:
-    """Self segments of the step thread's rows, the phase index of each, each row's phase,
-    and the row (index into `main`) each segment belongs to."""
+def _host_segments(profile: Profile, main: I64) -> tuple[I64, I64, I8, I64, I32]:
+    """Self segments of the step thread's rows in order of start, the phase index of each,
+    each row's phase, and the row (index into `main`) each segment belongs to."""
     ev = profile.events
     if len(main) == 0:
         empty = np.zeros(0, np.int64)
-        return empty, empty, np.zeros(0, np.int8), empty, empty
+        return empty, empty, np.zeros(0, np.int8), empty, np.zeros(0, np.int32)
     start, end = ev.start[main], ev.end_of(main)
     nesting = nest(np.zeros(len(main), np.int8), start, end)  # one thread
     parent = nesting.parent
@@ -325,10 +326,14 @@ def _host_segments(profile: Profile, main: I64) -> tuple[I64, I64, I8, I64, I64]
         last[:-1] = parent[order[1:]] != parent[order[:-1]]
     tail_s, tail_e, tail_owner = end[order[last]], end[parent[order[last]]], parent[order[last]]
     n_children = np.bincount(parent[kids], minlength=len(main))
-    leaves = np.flatnonzero(n_children == 0)
+    leaves = np.flatnonzero(n_children == 0).astype(np.int32)
+    del kids, n_children
     seg_s = np.concatenate([gap_s, tail_s, start[leaves]])
-    seg_e = np.concatenate([gap_e, tail_e, end[leaves]])
-    owner = np.concatenate([gap_owner, tail_owner, leaves]).astype(np.int64)
+    # in order of start: the analyses' unions and merges then need no sort of their own
+    order = np.argsort(seg_s, kind="stable")
+    seg_s = seg_s[order]
+    seg_e = np.concatenate([gap_e, tail_e, end[leaves]])[order]
+    owner = np.concatenate([gap_owner, tail_owner, leaves]).astype(np.int32)[order]
     return seg_s, seg_e, phase[owner].astype(np.int8), phase, owner
 
 

@@ -111,7 +111,7 @@ def optimizer_implementation(ctx: Context) -> list[Finding]:
     bd = ctx.breakdown
     ev = ctx.profile.events
     rows = bd.row_events
-    in_optimizer = bd.row_phases == Phase.OPTIMIZER.value
+    in_optimizer = bd.rows_in(Phase.OPTIMIZER)
     ops = rows[in_optimizer & (ev.kind[rows] == EventKind.CPU_OP)].tolist()
     if not ops:
         return []

@@ -15,6 +15,7 @@ from profsight.analyses.startup import startup_intervals
 from profsight.findings import Evidence, Finding, Severity
 from profsight.knowledge.advice import COMPUTE_PCT, compute_advice, compute_explanation
 from profsight.knowledge.ops import lookup_op
+from profsight.knowledge.phases import Phase
 from profsight.knowledge.trace_schema import EventKind
 from profsight.units import short_time
 
@@ -27,8 +28,13 @@ COMPUTE_CATEGORIES = {
 
 
 #: Phases whose ops are not the model's forward/backward math (they have their own findings).
-NOT_MODEL_PHASES = frozenset(
-    {"optimizer", "zero_grad", "metrics", "validation", "data_loading", "callbacks_logging"}
+NOT_MODEL_PHASES = (
+    Phase.OPTIMIZER,
+    Phase.ZERO_GRAD,
+    Phase.METRICS,
+    Phase.VALIDATION,
+    Phase.DATA_LOADING,
+    Phase.CALLBACKS_LOGGING,
 )
 SKIPPED_OP_CATEGORIES = frozenset({"view", "allocation", "sync", "profiler"})
 
@@ -41,8 +47,8 @@ def run(ctx: Context) -> list[Finding]:
     ops = np.flatnonzero(at.is_row & (ev.kind == EventKind.CPU_OP))
     # ops run once while starting up (torch.compile tracing the model) are not its compute
     startup = startup_intervals(ctx.profile)
-    ops = ops[intervals.overlap_each(ev.start[ops], ev.start[ops] + 1, startup) == 0]
-    not_model = bd.row_events[np.isin(bd.row_phases, list(NOT_MODEL_PHASES))]
+    ops = ops[~intervals.overlaps(ev.start[ops], ev.start[ops] + 1, startup)]
+    not_model = bd.row_events[bd.rows_in(*NOT_MODEL_PHASES)]
     ops = ops[~np.isin(ops, not_model)]
     cost = (_kernel_self(ctx) if device else at.cpu_self)[ops]
     ids, inverse = np.unique(ev.name[ops], return_inverse=True)

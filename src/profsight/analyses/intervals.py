@@ -5,28 +5,48 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from profsight.model.events import F64, I64
+from profsight.model.events import F64, I64, Bool
 
 #: Queries computed at once by the functions that take one per event.
 CHUNK = 1 << 20
 
 
 def union(start: I64, end: I64) -> tuple[I64, I64]:
-    """The union of intervals [start, end), as sorted disjoint intervals."""
+    """The union of intervals [start, end), as sorted disjoint intervals. Input already in
+    order of start (a thread's segments) is not sorted again: the union of a huge trace's
+    segments takes no more than its output and a mask."""
     keep = end > start
-    start, end = start[keep], end[keep]
+    if not keep.all():
+        start, end = start[keep], end[keep]
+    del keep
     if len(start) == 0:
         return start, end
-    order = np.argsort(start, kind="stable")
-    s, e = start[order], np.maximum.accumulate(end[order])
-    # a new interval begins where it starts after everything before it ended
-    new = np.ones(len(s), bool)
-    new[1:] = s[1:] > e[:-1]
-    group = np.cumsum(new) - 1
-    out_s = s[new]
-    out_e = np.zeros(len(out_s), np.int64)
-    np.maximum.at(out_e, group, e)
+    if not ascending(start):
+        order = np.argsort(start, kind="stable")
+        start, end = start[order], end[order]
+        del order
+    e = np.maximum.accumulate(end)
+    # a new interval begins where it starts after everything before it ended; each ends at
+    # the running end of its last member
+    new = np.ones(len(start), bool)
+    np.greater(start[1:], e[:-1], out=new[1:])
+    first = np.flatnonzero(new)
+    del new
+    out_s = start[first]
+    last = np.empty_like(first)
+    last[:-1] = first[1:] - 1
+    last[-1] = len(start) - 1
+    out_e = e[last]
     return out_s, out_e
+
+
+def ascending(values: I64) -> bool:
+    """Whether `values` never decrease (checked a chunk at a time: no mask as long as them)."""
+    for lo in range(0, max(len(values) - 1, 0), CHUNK):
+        hi = min(lo + CHUNK, len(values) - 1)
+        if not np.all(values[lo + 1 : hi + 1] >= values[lo:hi]):
+            return False
+    return True
 
 
 def length(start: I64, end: I64) -> int:
@@ -118,6 +138,16 @@ def overlap_each(start: I64, end: I64, disjoint: tuple[I64, I64]) -> I64:
         part = measure_below(end[lo:hi]) - measure_below(start[lo:hi])
         np.maximum(part, 0, out=result[lo:hi])
     return result
+
+
+def overlaps(start: I64, end: I64, disjoint: tuple[I64, I64]) -> Bool:
+    """For each interval [start, end), whether it overlaps `disjoint` (a sorted set of
+    disjoint intervals) for a positive time: `overlap_each` > 0, one byte per query."""
+    found = np.zeros(len(start), bool)
+    for lo in range(0, len(start), CHUNK):
+        hi = lo + CHUNK
+        found[lo:hi] = overlap_each(start[lo:hi], end[lo:hi], disjoint) > 0
+    return found
 
 
 def weighted_below(x: I64, start: I64, end: I64, weight: npt.NDArray[np.float64]) -> F64:

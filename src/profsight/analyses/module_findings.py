@@ -96,7 +96,7 @@ def _tiny_ops(ctx: Context) -> list[Finding]:
     ev = ctx.profile.events
     at = ctx.profile.attribution
     events = bd.row_events
-    forward = bd.row_phases == Phase.FORWARD.value
+    forward = bd.rows_in(Phase.FORWARD)
     ops = events[forward & (ev.kind[events] == EventKind.CPU_OP)]
     leaves = ops[at.cpu_total_of(ops) < TINY_OP_US]
     per_step = len(leaves) / ctx.steps

@@ -150,7 +150,7 @@ def step_graph(profile: Profile, lo: int, hi: int) -> StepGraph:
     delayed = free & ~first & (lend + typical <= prev_end)
     busy = intervals.union(ev.start[work], ev.end_of(work))
     gap_s = np.where(first, start, np.minimum(prev_end, start)).astype(np.int64)
-    others = intervals.overlap_each(gap_s, start.astype(np.int64), busy) > 0
+    others = intervals.overlaps(gap_s, start.astype(np.int64), busy)
     delayed &= others | ~held
     latency = np.where(queued | delayed, np.minimum(latency, typical), latency)
     gap = np.where(launched & ~delayed, np.minimum(q, 0.0), q)

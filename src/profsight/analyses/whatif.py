@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 
 from profsight.analyses import intervals
-from profsight.analyses.breakdown import phase_intervals
+from profsight.analyses.breakdown import phase_code, phase_intervals
 from profsight.analyses.context import Context
 from profsight.analyses.device import peer_copy_events
 from profsight.analyses.replay import Edit, StepGraph, replay, step_graph
@@ -28,7 +28,7 @@ from profsight.knowledge.lightning_names import module_label
 from profsight.knowledge.ops import EVALUATE_FUNCTION_PREFIX
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.knowledge.trace_schema import EventKind
-from profsight.model.events import F64, I64
+from profsight.model.events import F64, I8, I32, I64, Indices
 from profsight.model.module_table import innermost_module, module_rows
 from profsight.units import short_time
 
@@ -207,13 +207,11 @@ def _graphs(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
         np.concatenate([ev.end_of(graph.waits), startup[1]]),
     )
     spans = _minus(_model_spans(ctx), kept)
-    inside = intervals.overlap_each(
-        graph.launch.astype(np.int64), graph.launch.astype(np.int64) + 1, spans
-    )
+    at = graph.launch.astype(np.int64)
     return Edit(
         "launches replayed as a CUDA graph",
         host=(_removed(spans),),
-        no_latency=graph.launched & (inside > 0),
+        no_latency=graph.launched & intervals.overlaps(at, at + 1, spans),
     )
 
 
@@ -242,23 +240,20 @@ def _batch(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
     k = advice.BATCH_SCALE
     passes = phase_intervals(ctx.breakdown, Phase.FORWARD, Phase.BACKWARD)
     seg_s, seg_e, owner = _op_segments(ctx, passes)
-    self_ns = _self_time(seg_s, seg_e, owner)
-    counted = ctx.flops.complete and ctx.flops.total > 0
-    work = _work_ns(ctx, len(self_ns)) if counted else self_ns
-    t = self_ns[owner]
-    w = np.minimum(work[owner], t)
-    factor = np.where(t > 0, (t + (k - 1) * w) / np.maximum(t, 1), 1.0)
+    factor = _batch_factors(ctx, seg_s, seg_e, owner, k)
+    del owner
     data = phase_intervals(ctx.breakdown, Phase.DATA_LOADING)
-    spans, factors = _disjoint(
-        np.concatenate([seg_s, data[0]]),
-        np.concatenate([seg_e, data[1]]),
-        np.concatenate([factor, np.full(len(data[0]), float(k))]),
-    )
+    if len(data[0]):  # both sets are in order of start: the data's stretches go in between
+        at = np.searchsorted(seg_s, data[0], side="right")
+        seg_s, seg_e = np.insert(seg_s, at, data[0]), np.insert(seg_e, at, data[1])
+        factor = np.insert(factor, at, float(k))
+    spans, factors = _disjoint(seg_s, seg_e, factor)
+    del seg_s, seg_e, factor
     elsewhere = ctx.breakdown.backward_elsewhere
     if elsewhere is not None and len(elsewhere[0]):
         passes = intervals.union(*_concat(passes, elsewhere))
     at = graph.launch.astype(np.int64)
-    grows = graph.launched & (intervals.overlap_each(at, at + 1, passes) > 0)
+    grows = graph.launched & intervals.overlaps(at, at + 1, passes)
     kernels = graph.items[grows]
     return Edit(
         f"{k}x the batch",
@@ -266,6 +261,26 @@ def _batch(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
         device=(kernels, np.full(len(kernels), float(k))),
         per=float(k),
     )
+
+
+def _batch_factors(ctx: Context, seg_s: I64, seg_e: I64, owner: I32, k: int) -> F64:
+    """Per segment, what a `k` times larger batch scales it by: its op's time t, of which w
+    is work (`_work_ns`; without FLOPs all of t), becomes t + (k - 1) w. Computed per event
+    in place, then read per segment: a huge trace's segments take one float each here."""
+    size = int(owner.max()) + 1 if len(owner) else 0
+    t = np.bincount(owner, weights=np.subtract(seg_e, seg_s, dtype=np.float64), minlength=size)
+    if ctx.flops.complete and ctx.flops.total > 0:
+        w = _work_ns(ctx, size)
+        np.minimum(w, t, out=w)
+    else:
+        w = t.copy()
+    w *= k - 1
+    w += t
+    np.divide(w, np.maximum(t, 1.0), out=w, where=t > 0)
+    w[t <= 0] = 1.0
+    del t
+    factor: F64 = w[owner]
+    return factor
 
 
 def _work_ns(ctx: Context, size: int) -> F64:
@@ -298,7 +313,7 @@ def _optimizer(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
         spans = phase_intervals(ctx.breakdown, Phase.ZERO_GRAD)
         return Edit("gradients set to None", host=(_removed(spans),))
     ops, phase = _top_ops(ctx)
-    starts, ends, factors, _ = _runs(ctx, ops, phase == Phase.OPTIMIZER.value)
+    starts, ends, factors, _ = _runs(ctx, ops, phase == phase_code(Phase.OPTIMIZER))
     if not len(starts):
         return None
     spans, factors = _disjoint(starts, ends, factors)
@@ -326,7 +341,7 @@ def _loops(ctx: Context, graph: StepGraph, within: np.ndarray | None = None) -> 
     ev = ctx.profile.events
     ops, phase = _top_ops(ctx)
     total = ctx.profile.attribution.cpu_total_of(ops)
-    forward = phase == Phase.FORWARD.value
+    forward = phase == phase_code(Phase.FORWARD)
     if within is not None:
         forward &= within[ops]
     # "tiny" against the machine that recorded it: a loop's ops are the module's typical
@@ -344,7 +359,7 @@ def _loops(ctx: Context, graph: StepGraph, within: np.ndarray | None = None) -> 
     fwd_s, fwd_e, fwd_f, names = _runs(ctx, ops, tiny, gap_us=bound, short=~waited)
     if not len(fwd_s):
         return None
-    created = (phase == Phase.BACKWARD.value) & np.array(
+    created = (phase == phase_code(Phase.BACKWARD)) & np.array(
         [_forward_name(ev.strings[n]) in names for n in ev.name[ops]], bool
     )
     bwd_s, bwd_e, bwd_f, _ = _runs(ctx, ops, created, gap_us=float("inf"))
@@ -356,7 +371,7 @@ def _loops(ctx: Context, graph: StepGraph, within: np.ndarray | None = None) -> 
     return Edit("the loops of tiny ops vectorised", host=((*spans, factors),))
 
 
-def _holding(ctx: Context, ops: I64, calls: I64) -> np.ndarray:
+def _holding(ctx: Context, ops: Indices, calls: I64) -> np.ndarray:
     """Which of `ops` hold one of `calls` (the op itself or a descendant of it)."""
     parent = ctx.profile.attribution.parent
     is_op = np.zeros(len(parent), bool)
@@ -383,11 +398,12 @@ def _median_by_name(names: np.ndarray, values: F64, among: np.ndarray) -> F64:
     return out
 
 
-def _top_ops(ctx: Context) -> tuple[I64, np.ndarray]:
-    """The step thread's ops that no other op contains, in time order, and their phases."""
+def _top_ops(ctx: Context) -> tuple[I32, I8]:
+    """The step thread's ops that no other op contains, in time order, and their phases
+    (`phase_code`)."""
     bd = ctx.breakdown
     ev = ctx.profile.events
-    rows, phases = bd.row_events, bd.row_phases
+    rows, phases = bd.row_events, bd.row_phase
     is_op = ev.kind[rows] == EventKind.CPU_OP if len(rows) else np.zeros(0, bool)
     rows, phases = rows[is_op], phases[is_op]
     top = ~np.isin(ctx.profile.attribution.parent[rows], rows)
@@ -398,7 +414,7 @@ def _top_ops(ctx: Context) -> tuple[I64, np.ndarray]:
 
 def _runs(
     ctx: Context,
-    ops: I64,
+    ops: Indices,
     member: np.ndarray,
     gap_us: float = advice.TINY_OP_US,
     short: np.ndarray | None = None,
@@ -472,10 +488,10 @@ def _churn(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
     ids = [i for i, s in enumerate(ev.strings) if s in names]
     events = np.flatnonzero(np.isin(ev.name, ids) & ctx.profile.attribution.is_row)
     memory = np.flatnonzero(ev.kind == EventKind.MEMORY)
-    inside = intervals.overlap_each(
+    inside = intervals.overlaps(
         ev.start[memory], ev.start[memory] + 1, intervals.union(ev.start[events], ev.end_of(events))
     )
-    sizes = np.unique(ev.nbytes[memory[(inside > 0) & (ev.nbytes[memory] > 0)]])
+    sizes = np.unique(ev.nbytes[memory[inside & (ev.nbytes[memory] > 0)]])
     frees = memory[np.isin(-ev.nbytes[memory], sizes)]
     release_s, release_e = _until_next_event(ctx, frees)
     spans = intervals.union(
@@ -503,29 +519,30 @@ def _until_next_event(ctx: Context, instants: I64) -> tuple[I64, I64]:
     return np.concatenate(starts), np.concatenate(ends)
 
 
-def _op_segments(ctx: Context, spans: tuple[I64, I64]) -> tuple[I64, I64, I64]:
-    """Self segments of the step thread inside `spans`, and the event each belongs to."""
+def _op_segments(ctx: Context, spans: tuple[I64, I64]) -> tuple[I64, I64, I32]:
+    """Self segments of the step thread inside `spans` (in order of start), and the event
+    each belongs to."""
     assert ctx.breakdown.segments is not None
     seg_s, seg_e, _, owner = ctx.breakdown.segments
-    inside = intervals.overlap_each(seg_s, seg_e, spans) > 0
+    inside = intervals.overlaps(seg_s, seg_e, spans)
     return seg_s[inside], seg_e[inside], owner[inside]
 
 
-def _self_time(seg_s: I64, seg_e: I64, owner: I64) -> F64:
-    """Per event index: its self time summed over its segments (a dense array)."""
-    size = int(owner.max()) + 1 if len(owner) else 0
-    out = np.bincount(owner, weights=(seg_e - seg_s).astype(np.float64), minlength=size)
-    return out.astype(np.float64)
-
-
 def _disjoint(seg_s: I64, seg_e: I64, factor: F64) -> tuple[tuple[I64, I64], F64]:
-    order = np.argsort(seg_s, kind="stable")
-    s, e, w = seg_s[order], seg_e[order], factor[order]
-    keep = e > s
-    s, e, w = s[keep], e[keep], w[keep]
-    if len(s) > 1:
-        e = np.minimum(e, np.concatenate([s[1:], [e[-1]]]))
-    return (s, e), w
+    """The stretches in order of start, empty ones dropped, each cut at the next one's
+    start. Takes its arrays over: those already in order are cut in place (a huge trace's
+    segments are not copied again)."""
+    if not intervals.ascending(seg_s):
+        order = np.argsort(seg_s, kind="stable")
+        seg_s, seg_e, factor = seg_s[order], seg_e[order], factor[order]
+        del order
+    keep = seg_e > seg_s
+    if not keep.all():
+        seg_s, seg_e, factor = seg_s[keep], seg_e[keep], factor[keep]
+    del keep
+    if len(seg_s) > 1:
+        np.minimum(seg_e[:-1], seg_s[1:], out=seg_e[:-1])
+    return (seg_s, seg_e), factor
 
 
 def _concat(a: tuple[I64, I64], b: tuple[I64, I64]) -> tuple[I64, I64]:

@@ -22,6 +22,8 @@ I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 Bool = npt.NDArray[np.bool_]
+Indices = I32 | I64
+"""Event indices: int32 where a huge trace keeps them, int64 where numpy makes them."""
 
 #: Value of an integer column where the event has no such field.
 MISSING = -1
