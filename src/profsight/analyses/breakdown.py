@@ -24,6 +24,7 @@ from profsight.analyses import intervals
 from profsight.analyses.comms import host_collective_intervals
 from profsight.analyses.held import held_intervals
 from profsight.analyses.startup import startup_events
+from profsight.heap import release_free_memory
 from profsight.knowledge.phases import FALLBACK_PHASES, Phase, declared_phase
 from profsight.knowledge.rows import HOST_READ_NAME, RowKind, classify
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PREFIX, EventKind
@@ -134,9 +135,9 @@ def breakdown(profile: Profile) -> Breakdown:
         return Breakdown((), "", "none")
     main = rows[(ev.track[rows] == track) & ~is_step[rows]]
     seg_s, seg_e, seg_phase, row_phase, seg_owner = _host_segments(profile, main)
-    # (a phase index per segment: int8, as the segments can be 1.5 per event of a huge trace)
+    release_free_memory()  # the nesting's and the sort's temporaries (`heap`)
     # self time of ranges (not ops): where the thread can sit waiting for a collective
-    in_range = ev.kind[main[seg_owner]] != EventKind.CPU_OP if len(main) else seg_owner
+    in_range = (ev.kind[main] != EventKind.CPU_OP)[seg_owner]
     device = _device_sets(profile)
     covered = intervals.union(ev.start[main], ev.end_of(main))
     elsewhere = _backward_elsewhere(profile, rows[ev.track[rows] != track])
@@ -298,54 +299,62 @@ def _move_collective_waits(
             host[Phase.COMMUNICATION.value] = host.get(Phase.COMMUNICATION.value, 0.0) + us
 
 
-def _host_segments(profile: Profile, main: I64) -> tuple[I64, I64, I8, I64, I32]:
+def _host_segments(profile: Profile, main: I64) -> tuple[I64, I64, I8, I8, I32]:
     """Self segments of the step thread's rows in order of start, the phase index of each,
-    each row's phase, and the row (index into `main`) each segment belongs to."""
+    each row's phase, and the row (index into `main`) each segment belongs to. A row's
+    segments are the gaps before each of its children (from the previous sibling's end, or
+    its own start), the stretch after its last child, or, for a leaf, the whole row. Each
+    temporary is freed once used: a row makes about two segments, and a huge trace has tens
+    of millions of rows."""
     ev = profile.events
     if len(main) == 0:
         empty = np.zeros(0, np.int64)
-        return empty, empty, np.zeros(0, np.int8), empty, np.zeros(0, np.int32)
+        return empty, empty, np.zeros(0, np.int8), np.zeros(0, np.int8), np.zeros(0, np.int32)
     start, end = ev.start[main], ev.end_of(main)
     nesting = nest(np.zeros(len(main), np.int8), start, end)  # one thread
     parent = nesting.parent
     phase = _phases(profile, main, parent, nesting.depth)
-    # gaps before each child (from the previous sibling's end or the parent's start) belong to
-    # the parent; after the last child to its end, too; a leaf is its own segment
-    has_parent = parent >= 0
-    kids = np.flatnonzero(has_parent)
-    order = kids[np.lexsort((start[kids], parent[kids]))]
-    prev_end = np.empty(len(order), np.int64)
-    if len(order):
-        first = np.ones(len(order), bool)
-        first[1:] = parent[order[1:]] != parent[order[:-1]]
-        prev_end[first] = start[parent[order[first]]]
-        prev_end[~first] = end[order[:-1]][~first[1:]]
-    gap_s, gap_e, gap_owner = prev_end, start[order], parent[order]
+    del nesting
+    kids = np.flatnonzero(parent >= 0)
+    # the children, grouped by parent, each group in order of start
+    order = kids[np.lexsort((start[kids], parent[kids]))].astype(np.int32)
+    leaves = np.flatnonzero(np.bincount(parent[kids], minlength=len(main)) == 0)
+    del kids
+    owner = parent[order]
+    first = np.ones(len(order), bool)
+    first[1:] = owner[1:] != owner[:-1]
     last = np.ones(len(order), bool)
-    if len(order):
-        last[:-1] = parent[order[1:]] != parent[order[:-1]]
-    tail_s, tail_e, tail_owner = end[order[last]], end[parent[order[last]]], parent[order[last]]
-    n_children = np.bincount(parent[kids], minlength=len(main))
-    leaves = np.flatnonzero(n_children == 0).astype(np.int32)
-    del kids, n_children
-    seg_s = np.concatenate([gap_s, tail_s, start[leaves]])
+    last[:-1] = first[1:]
+    previous = np.empty_like(order)  # the sibling before each child (a first child: itself)
+    previous[:1] = order[:1]
+    previous[1:] = order[:-1]
+    gap_s = end[previous]
+    del previous
+    gap_s[first] = start[owner[first]]
+    del first
+    tail = order[last]
+    del last
+    tail_owner = parent[tail]
+    seg_s = np.concatenate([gap_s, end[tail], start[leaves]])
+    del gap_s
     # in order of start: the analyses' unions and merges then need no sort of their own
-    order = np.argsort(seg_s, kind="stable")
-    seg_s = seg_s[order]
-    seg_e = np.concatenate([gap_e, tail_e, end[leaves]])[order]
-    owner = np.concatenate([gap_owner, tail_owner, leaves]).astype(np.int32)[order]
-    return seg_s, seg_e, phase[owner].astype(np.int8), phase, owner
+    by_start = np.argsort(seg_s, kind="stable")
+    seg_s = seg_s[by_start]
+    seg_e = np.concatenate([start[order], end[tail_owner], end[leaves]])[by_start]
+    del order, tail
+    seg_owner = np.concatenate([owner, tail_owner, leaves.astype(np.int32)])[by_start]
+    return seg_s, seg_e, phase[seg_owner], phase, seg_owner
 
 
-def _phases(profile: Profile, main: I64, parent: I32, depth: I32) -> I64:
-    """Phase index of each row: declared, else its nearest declaring ancestor's, else its kind's.
-    Each distinct (name, event kind) is classified once."""
+def _phases(profile: Profile, main: I64, parent: I32, depth: I32) -> I8:
+    """Phase index of each row (a byte): declared, else its nearest declaring ancestor's, else
+    its kind's. Each distinct (name, event kind) is classified once."""
     row_kinds = _RowKinds(profile, main)
     inverse, names, kinds = row_kinds.inverse, row_kinds.names, row_kinds.kinds
     declared = np.array(
-        [_index(declared_phase(n, k)) for n, k in zip(names, kinds, strict=True)], np.int64
+        [_index(declared_phase(n, k)) for n, k in zip(names, kinds, strict=True)], np.int8
     )[inverse]
-    fallback = np.array([_index(FALLBACK_PHASES.get(k, Phase.OTHER)) for k in kinds], np.int64)[
+    fallback = np.array([_index(FALLBACK_PHASES.get(k, Phase.OTHER)) for k in kinds], np.int8)[
         inverse
     ]
     of_kind = row_kinds.of
@@ -355,11 +364,15 @@ def _phases(profile: Profile, main: I64, parent: I32, depth: I32) -> I64:
         # training_step returns), so it is the optimizer's work whose range began earlier
         aten = of_kind(RowKind.ATEN) | of_kind(RowKind.RUNTIME)
         fallback[aten] = _index(Phase.OPTIMIZER)
-    inherited = declared.copy()
+    inherited = declared
     for d in np.unique(depth).tolist():
         level = np.flatnonzero((depth == d) & (inherited < 0) & (parent >= 0))
         inherited[level] = inherited[parent[level]]
-    return np.where(inherited >= 0, inherited, np.where(of_kind(RowKind.STEP), -1, fallback))
+    step = of_kind(RowKind.STEP)
+    fallback[step] = -1
+    unset = inherited < 0
+    inherited[unset] = fallback[unset]
+    return inherited
 
 
 class _RowKinds:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import numpy.typing as npt
 
 from profsight.model.events import F64, I64, Bool
 
@@ -75,15 +74,21 @@ class Bisected:
     ``lo``)."""
 
     def __init__(self, start: I64, end: I64) -> None:
-        self.order = np.argsort(start, kind="stable")
-        self.start = start[self.order]
-        self.reach = np.maximum.accumulate(end[self.order]) if len(end) else end
+        # intervals already in order of start (a thread's segments) are used as they are
+        self.order: I64 | None = None
+        if not ascending(start):
+            self.order = np.argsort(start, kind="stable")
+            start, end = start[self.order], end[self.order]
+        self.start = start
+        self.reach = np.maximum.accumulate(end) if len(end) else end
 
     def around(self, lo: int, hi: int) -> I64:
         """Indices (into the inputs, in their order) of a superset of the intervals that
         overlap [lo, hi): the others there overlap nothing of it."""
         first = int(np.searchsorted(self.reach, lo, side="right"))
         stop = max(first, int(np.searchsorted(self.start, hi, side="left")))
+        if self.order is None:
+            return np.arange(first, stop, dtype=np.int64)
         found: I64 = np.sort(self.order[first:stop])
         return found
 
@@ -150,14 +155,36 @@ def overlaps(start: I64, end: I64, disjoint: tuple[I64, I64]) -> Bool:
     return found
 
 
-def weighted_below(x: I64, start: I64, end: I64, weight: npt.NDArray[np.float64]) -> F64:
-    """For each point of `x`: the sum over sorted disjoint intervals [start, end) of
-    weight x (the part of the interval before the point)."""
-    if len(start) == 0:
-        return np.zeros(len(x))
-    full = np.concatenate([[0.0], np.cumsum((end - start) * weight)])
-    k = np.searchsorted(start, x, side="right") - 1
-    kk = np.maximum(k, 0)
-    partial = np.clip(x - start[kk], 0, end[kk] - start[kk]) * weight[kk]
-    out: F64 = np.where(k >= 0, full[kk] + partial, 0.0)
-    return out
+class Weighted:
+    """Sorted disjoint intervals [start, end), each with a weight, and for any point the sum
+    over them of weight x (the part of the interval before the point). The running sums are
+    made once, a chunk at a time: one float per interval, however many points are asked.
+    With `complement`, each interval weighs 1 - its `weight` (what a scale factor takes
+    away), with no copy of them."""
+
+    def __init__(self, start: I64, end: I64, weight: F64, complement: bool = False) -> None:
+        self.start, self.end, self.weight, self.complement = start, end, weight, complement
+        self.full = np.zeros(len(start) + 1)
+        total = 0.0
+        for lo in range(0, len(start), CHUNK):
+            hi = min(lo + CHUNK, len(start))
+            part = np.subtract(end[lo:hi], start[lo:hi], dtype=np.float64)
+            part *= self._weight(lo, hi)
+            part[0] += total  # carried in: the same additions, in the same order, as one sum
+            np.cumsum(part, out=self.full[lo + 1 : hi + 1])
+            total = float(self.full[hi])
+
+    def below(self, x: I64) -> F64:
+        if len(self.start) == 0:
+            return np.zeros(len(x))
+        k = np.searchsorted(self.start, x, side="right") - 1
+        kk = np.maximum(k, 0)
+        length = self.end[kk] - self.start[kk]
+        weight = 1.0 - self.weight[kk] if self.complement else self.weight[kk]
+        partial = np.clip(x - self.start[kk], 0, length) * weight
+        out: F64 = np.where(k >= 0, self.full[kk] + partial, 0.0)
+        return out
+
+    def _weight(self, lo: int, hi: int) -> F64:
+        part = self.weight[lo:hi]
+        return 1.0 - part if self.complement else part

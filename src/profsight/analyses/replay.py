@@ -238,15 +238,16 @@ def replay(graph: StepGraph, edit: Edit | None = None) -> float:
     g = graph
     lo = float(g.lo)
 
+    cuts = [intervals.Weighted(s, e, factor, complement=True) for s, e, factor in edit.host]
+    origin = np.array([g.lo], np.int64)
+    cut_before = [float(c.below(origin)[0]) for c in cuts]
+
     def mapped(t: F64) -> F64:
         """Host time t after the edit's removals (without the waits' changes)."""
         out: F64 = t.astype(np.float64).copy()
         x = np.maximum(t, lo).astype(np.int64)
-        for s, e, factor in edit.host:
-            w = 1.0 - factor
-            out -= intervals.weighted_below(x, s, e, w) - intervals.weighted_below(
-                np.array([g.lo], np.int64), s, e, w
-            )
+        for cut, before in zip(cuts, cut_before, strict=True):
+            out -= cut.below(x) - before
         return out
 
     dur = g.dur.copy()

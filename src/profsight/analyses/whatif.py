@@ -21,6 +21,7 @@ from profsight.analyses.device import peer_copy_events
 from profsight.analyses.replay import Edit, StepGraph, replay, step_graph
 from profsight.analyses.startup import startup_intervals
 from profsight.findings import Evidence, Finding, Severity, severity_for
+from profsight.heap import release_free_memory
 from profsight.knowledge import advice
 from profsight.knowledge.hardware import PEER_LINKS_GBS, tensor_core_speedup
 from profsight.knowledge.kernels import decode_kernel
@@ -52,8 +53,11 @@ def graph_of(ctx: Context) -> StepGraph | None:
 
 
 def with_savings(ctx: Context, findings: list[Finding]) -> list[Finding]:
-    """Each finding with what its fix saves, replayed; severity follows it."""
+    """Each finding with what its fix saves, replayed; severity follows it. The memory each
+    edit and replay freed goes back to the system before the next (`heap`): on a huge
+    trace an edit holds a few floats per event."""
     graph = graph_of(ctx)
+    release_free_memory()
     if graph is None:
         return findings
     measured = replay(graph)
@@ -62,10 +66,12 @@ def with_savings(ctx: Context, findings: list[Finding]) -> list[Finding]:
     out = []
     for f in findings:
         edit = edit_for(ctx, graph, f)
+        release_free_memory()
         if edit is None:
             out.append(f)
             continue
         after = replay(graph, edit)
+        release_free_memory()
         saved = max(measured - after, 0.0) * 100.0 / measured
         n = ctx.steps
         line = Evidence(

@@ -24,6 +24,9 @@ import numpy.typing as npt
 
 from profsight.model.events import I32, I64
 
+#: Children checked at once by the containment test.
+_CHUNK = 1 << 20
+
 NO_PARENT = -1
 
 
@@ -106,14 +109,20 @@ def _nest_laminar(s: I64, e: I64) -> tuple[I64, I64, bool]:
     valid = (found >= 0) & (depth[candidate] == depth[nested] - 1)
     del found
     parent[nested] = np.where(valid, candidate, NO_PARENT)
-    p = parent[nested]
-    laminar = bool(valid.all()) and _contains(e[p], s[nested], e[nested])
+    del candidate
+    laminar = bool(valid.all()) and _contains(s, e, parent, nested)
     return parent, depth, laminar
 
 
-def _contains(parent_end: I64, child_start: I64, child_end: I64) -> bool:
-    """torch's containment test (the parent starts no later, by the order)."""
-    return bool(np.all((child_start < parent_end) & (child_end <= parent_end)))
+def _contains(s: I64, e: I64, parent: I64, nested: I64) -> bool:
+    """torch's containment test (the parent starts no later, by the order), for each of
+    `nested` in its parent; `_CHUNK` children at a time."""
+    for lo in range(0, len(nested), _CHUNK):
+        child = nested[lo : lo + _CHUNK]
+        parent_end = e[parent[child]]
+        if not np.all((s[child] < parent_end) & (e[child] <= parent_end)):
+            return False
+    return True
 
 
 def _nest_stack(s: I64, e: I64) -> tuple[I64, I64]:
