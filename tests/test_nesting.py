@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from profsight.model import nesting
 from profsight.model.nesting import _nest_stack, nest
 
 ranges = st.lists(
@@ -26,13 +28,20 @@ def reference(
     return parent
 
 
+@pytest.mark.parametrize("chunk", [nesting._CHUNK, 2])
 @settings(max_examples=400, deadline=None)
-@given(ranges)
-def test_nesting_equals_torchs_stack_algorithm(spec: list[tuple[int, int, int]]) -> None:
+@given(spec=ranges)
+def test_nesting_equals_torchs_stack_algorithm(
+    chunk: int, spec: list[tuple[int, int, int]]
+) -> None:
+    """Also with the containment test two children at a time (a million on a huge trace): a
+    partial overlap in any chunk sends the thread to the stack algorithm."""
     thread = np.array([t for t, _, _ in spec], np.int64)
     start = np.array([s for _, s, _ in spec], np.int64)
     end = start + np.array([d for _, _, d in spec], np.int64)
-    result = nest(thread, start, end)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(nesting, "_CHUNK", chunk)
+        result = nest(thread, start, end)
     assert np.array_equal(result.parent, reference(thread, start, end, result.order))
 
 
