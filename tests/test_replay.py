@@ -11,10 +11,13 @@ import pytest
 import profsight
 import scenarios
 from profsight.analyses import diagnose
+from profsight.analyses.breakdown import phase_intervals
 from profsight.analyses.context import context
 from profsight.analyses.replay import Edit, replay, step_graph
-from profsight.analyses.whatif import graph_of
+from profsight.analyses.whatif import edit_for, graph_of
 from profsight.findings import Finding
+from profsight.knowledge.advice import BATCH_SCALE
+from profsight.knowledge.phases import Phase
 
 DATA = Path(__file__).parent / "data"
 REAL = sorted(
@@ -39,6 +42,34 @@ def test_replay_without_change_reproduces_the_trace(name: str) -> None:
 def _finding(name: str, category: str) -> Finding:
     diagnosis = diagnose(profsight.load(DATA / name))
     return next(f for f in diagnosis.findings if f.category == category)
+
+
+def test_the_batch_edit_scales_each_stretch_by_what_grows_with_the_batch() -> None:
+    """k times the batch: loading data is paid per sample, so its stretches take k times as
+    long; a forward or backward op's between 1 (all fixed cost) and k (all work). The
+    stretches come in order and disjoint, as the replay reads them. A GPU run that loads its
+    data in the training process (0 workers)."""
+    profile = profsight.load(
+        DATA
+        / "gpu_traces/JonathanHourany__pytorch-sandbox/trace-num-workers-0-batch-size-16.json.gz"
+    )
+    ctx = context(profile)
+    graph = graph_of(ctx)
+    assert graph is not None
+    finding = next(f for f in diagnose(profile).findings if f.category == "per_step_overhead")
+    edit = edit_for(ctx, graph, finding)
+    assert edit is not None and edit.per == BATCH_SCALE
+    ((start, end, factor),) = edit.host
+    assert np.all(end > start) and np.all(start[1:] >= end[:-1])
+    data_s, data_e = phase_intervals(ctx.breakdown, Phase.DATA_LOADING)
+    assert len(data_s) > 0
+    in_data = np.isin(start, data_s)
+    assert in_data.sum() == len(data_s) and np.array_equal(end[in_data], data_e)
+    assert np.all(factor[in_data] == BATCH_SCALE)
+    passes = factor[~in_data]
+    assert len(passes) > 100 and np.all((passes >= 1.0) & (passes <= BATCH_SCALE))
+    # ops with FLOPs grow by their work's share; dispatch and ops without FLOPs stay
+    assert np.any((passes > 1.0) & (passes < BATCH_SCALE)) and np.any(passes == 1.0)
 
 
 def test_removing_startup_moves_the_kernels_it_delayed() -> None:

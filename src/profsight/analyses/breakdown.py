@@ -70,8 +70,8 @@ class Breakdown:
     """What the steps are, when not one window each (a table's: an average of its totals)."""
     segments: tuple[I64, I64, I8, I32] | None = field(default=None, compare=False, repr=False)
     """The step thread's self segments in order of start (start, end in ns), the
-    `phase_code` of each and the event each is the self time of: where each phase's time
-    lies, for the what-if replay."""
+    `phase_code` of each (-1: a row of no phase) and the event each is the self time of:
+    where each phase's time lies, for the what-if replay."""
     backward_elsewhere: tuple[I64, I64] | None = field(default=None, compare=False, repr=False)
     """Where backward ran on autograd's own thread (GPU runs), for the replay."""
 

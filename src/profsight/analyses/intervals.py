@@ -12,8 +12,8 @@ CHUNK = 1 << 20
 
 def union(start: I64, end: I64) -> tuple[I64, I64]:
     """The union of intervals [start, end), as sorted disjoint intervals. Input already in
-    order of start (a thread's segments) is not sorted again: the union of a huge trace's
-    segments takes no more than its output and a mask."""
+    order of start (a thread's segments) is not sorted again: no index column and no sorted
+    copies, only the running maximum of the ends and a mask."""
     keep = end > start
     if not keep.all():
         start, end = start[keep], end[keep]
@@ -121,27 +121,40 @@ def complement(start: I64, end: I64, lo: int, hi: int) -> tuple[I64, I64]:
     return gaps_s[keep].astype(np.int64), gaps_e[keep].astype(np.int64)
 
 
+class _Measure:
+    """A sorted set of disjoint intervals, and for any point the measure of the set before it
+    (the running sums made once for every chunk of queries)."""
+
+    def __init__(self, disjoint: tuple[I64, I64]) -> None:
+        self.s, e = disjoint
+        self.lengths = e - self.s
+        self.before = np.concatenate([[0], np.cumsum(self.lengths)[:-1]])
+
+    def between(self, start: I64, end: I64) -> I64:
+        """The measure of the set inside each [start, end) (negative for end < start)."""
+        between: I64 = self._below(end) - self._below(start)
+        return between
+
+    def _below(self, x: I64) -> I64:
+        k = np.searchsorted(self.s, x, side="right") - 1
+        kk = np.maximum(k, 0)
+        below: I64 = np.where(
+            k >= 0, self.before[kk] + np.clip(x - self.s[kk], 0, self.lengths[kk]), 0
+        )
+        return below
+
+
 def overlap_each(start: I64, end: I64, disjoint: tuple[I64, I64]) -> I64:
     """For each interval [start, end), the measure of its intersection with `disjoint` (a
     sorted set of disjoint intervals). Computed `CHUNK` intervals at a time: the queries can
     be every op of a huge trace, and each takes a dozen temporaries."""
-    s, e = disjoint
     result = np.zeros(len(start), np.int64)
-    if len(s) == 0 or len(start) == 0:
+    if len(disjoint[0]) == 0 or len(start) == 0:
         return result
-    lengths = e - s
-    before = np.concatenate([[0], np.cumsum(lengths)[:-1]])  # measure of the intervals before k
-
-    def measure_below(x: I64) -> I64:
-        k = np.searchsorted(s, x, side="right") - 1
-        kk = np.maximum(k, 0)
-        below: I64 = np.where(k >= 0, before[kk] + np.clip(x - s[kk], 0, lengths[kk]), 0)
-        return below
-
+    measure = _Measure(disjoint)
     for lo in range(0, len(start), CHUNK):
         hi = lo + CHUNK
-        part = measure_below(end[lo:hi]) - measure_below(start[lo:hi])
-        np.maximum(part, 0, out=result[lo:hi])
+        np.maximum(measure.between(start[lo:hi], end[lo:hi]), 0, out=result[lo:hi])
     return result
 
 
@@ -149,9 +162,12 @@ def overlaps(start: I64, end: I64, disjoint: tuple[I64, I64]) -> Bool:
     """For each interval [start, end), whether it overlaps `disjoint` (a sorted set of
     disjoint intervals) for a positive time: `overlap_each` > 0, one byte per query."""
     found = np.zeros(len(start), bool)
+    if len(disjoint[0]) == 0 or len(start) == 0:
+        return found
+    measure = _Measure(disjoint)
     for lo in range(0, len(start), CHUNK):
         hi = lo + CHUNK
-        found[lo:hi] = overlap_each(start[lo:hi], end[lo:hi], disjoint) > 0
+        found[lo:hi] = measure.between(start[lo:hi], end[lo:hi]) > 0
     return found
 
 
