@@ -72,6 +72,27 @@ def test_the_batch_edit_scales_each_stretch_by_what_grows_with_the_batch() -> No
     assert np.any((passes > 1.0) & (passes < BATCH_SCALE)) and np.any(passes == 1.0)
 
 
+def test_a_copy_from_pageable_memory_holds_its_call_until_staged() -> None:
+    """A 16.9 MB copy from pageable memory: its cudaMemcpyAsync stages the buffer while the
+    copy runs and returns 37 µs before the copy ends (CUDA's documented behaviour), so the
+    call is a wait for its own copy. Pinned, asynchronous copies free the host from it: the
+    step shortens by about the time the calls blocked (30% of it), not the 1% the waits at
+    the copies' very end would give."""
+    name = "gpu_traces/JonathanHourany__pytorch-sandbox/trace-num-workers-8-batch-size-2056.json.gz"
+    profile = profsight.load(DATA / name)
+    graph = graph_of(context(profile))
+    assert graph is not None
+    ev = profile.events
+    calls = [w for w in graph.waits.tolist() if ev.strings[ev.name[w]] == "cudaMemcpyAsync"]
+    targets = graph.items[graph.wait_target[np.isin(graph.waits, calls)]]
+    assert len(calls) == 3 and all(ev.nbytes[t] == 16908544 for t in targets.tolist())
+    assert all(ev.end_of(c) < ev.end_of(t) for c, t in zip(calls, targets.tolist(), strict=True))
+    blocked = sum(int(ev.dur[c]) for c in calls) / 1000.0 * 100.0 / graph.measured_us
+    f = _finding(name, "memcpy")
+    assert f.gain_pct is not None and blocked > 25
+    assert f.gain_pct == pytest.approx(blocked, abs=5.0)
+
+
 def test_removing_startup_moves_the_kernels_it_delayed() -> None:
     """A 630 ms first launch (lazy loading) delays every kernel after it: without it, the
     window loses the start-up's whole share (62%), not just the host's."""

@@ -33,7 +33,13 @@ import numpy as np
 from profsight.analyses import intervals
 from profsight.analyses.held import held_items
 from profsight.analyses.startup import startup_events
-from profsight.knowledge.rows import BLOCKING_COPY_CALLS, IMPLICIT_SYNC_CALLS, RowKind, classify
+from profsight.knowledge.rows import (
+    BLOCKING_COPY_CALLS,
+    IMPLICIT_SYNC_CALLS,
+    STAGED_COPY_NAME,
+    RowKind,
+    classify,
+)
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, LAUNCH_KINDS
 from profsight.model.events import F64, I64, Bool
 from profsight.model.profile import Profile
@@ -194,8 +200,10 @@ def wait_calls(profile: Profile) -> I64:
 def _waits(profile: Profile, items: I64, end: F64, lo: int, hi: int) -> tuple[I64, I64]:
     """The wait calls in [lo, hi) that waited, and the item each waited for. A copy call
     waited for its own copy when that finished inside it (the copy ran after everything
-    queued before it); a synchronising call for the last item to finish inside it, of those
-    launched before it ended."""
+    queued before it), or, for a copy from pageable memory (`STAGED_COPY_NAME`), when the
+    copy ran while the call staged it (the call returns as the last chunk is staged, just
+    before the copy ends); a synchronising call for the last item to finish inside it, of
+    those launched before it ended."""
     ev = profile.events
     calls = wait_calls(profile)
     calls = calls[(ev.start[calls] >= lo) & (ev.start[calls] < hi)]
@@ -206,6 +214,8 @@ def _waits(profile: Profile, items: I64, end: F64, lo: int, hi: int) -> tuple[I6
     launch_at = np.where(launcher >= 0, ev.start[np.maximum(launcher, 0)], np.iinfo(np.int64).min)
     own = {int(c): k for k, c in enumerate(launcher.tolist()) if c >= 0}
     copies = {i for i, s in enumerate(ev.strings) if s in BLOCKING_COPY_CALLS}
+    staged_names = [i for i, s in enumerate(ev.strings) if STAGED_COPY_NAME.search(s)]
+    staged = np.isin(ev.name[items], staged_names)
     by_end = np.argsort(end, kind="stable")
     sorted_end = end[by_end]
     kept, target = [], []
@@ -216,7 +226,8 @@ def _waits(profile: Profile, items: I64, end: F64, lo: int, hi: int) -> tuple[I6
             continue  # one host clock: a wait inside another thread's wait is that wait
         if int(ev.name[c]) in copies:
             k = own.get(c, -1)
-            if k >= 0 and s < end[k] <= e:
+            ran_inside = k >= 0 and staged[k] and ev.start[items[k]] < e
+            if k >= 0 and s < end[k] and (end[k] <= e or ran_inside):
                 kept.append(c)
                 target.append(k)
                 busy_until = e

@@ -353,3 +353,11 @@ COMPILE_ROWS: Final = re.compile(
 #: DtoH``/``CopyDeviceToHost``. (Copies from pageable memory to the device block too; their
 #: fix is pinned memory, so they stay copies.)
 HOST_READ_NAME: Final = re.compile(r"(?:DtoH|DeviceToHost)(?!.*Pinned)")
+#: Copies from pageable host memory to the device: the copy call stages the buffer into the
+#: driver's pinned memory chunk by chunk while the copy runs, and "will return once the
+#: pageable buffer has been copied to the staging memory for DMA transfer to device memory,
+#: but the DMA to final destination may not have completed" (CUDA runtime API, "API
+#: synchronization behavior"): it blocks for the copy however ``non_blocking`` is set, and
+#: can return just before the copy ends. Kineto names them ``Memcpy HtoD (Pageable ->
+#: Device)``; ROCm's names say no memory kind.
+STAGED_COPY_NAME: Final = re.compile(r"HtoD \(Pageable")
