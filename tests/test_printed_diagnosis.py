@@ -236,6 +236,18 @@ def test_too_little_to_judge(scenario_traces: dict[tuple[str, str], Path], tmp_p
     assert profsight.explain(str(total_only)).verdict is None
 
 
+def test_a_fragment_without_footer_is_judged_by_its_shares() -> None:
+    """ClinicalDG issue 2: the header and three rows, cut before the footer. The DataLoader
+    row's 88.64% Self CPU says it held 89% of the window (78.6 s of 88.7 s); the thread found
+    the dataloader. Before the total was read from the shares this was "too little to
+    judge"."""
+    report = profsight.explain(str(DATA / "tables" / "issue-clinicaldg-2-1.txt"))
+    top = report.findings[0]
+    assert top.category == "data_loading"
+    assert top.at_stake_pct == pytest.approx(88.6, abs=1.0)
+    assert report.verdict is not None and report.verdict.judgement == "starved_by_data"
+
+
 # --- real GPU tables by others: the expectations in tests/data/gpu_tables/README.md ------
 
 #: file -> (top findings accepted, verdict judgements accepted, present somewhere, absent)

@@ -100,7 +100,7 @@ REAL_TABLES = [
        R(2, "hipDeviceSynchronize", 1, (3710.0, 3710.0), (90.56, 90.56))),
       truncated=1, device=True),
     T(FLYDSL, 1, 6, "modern", "===================== [FLYDSL] =====================", {},
-      ("no_footer",),
+      ("total_from_shares",),
       (R(0, "pointwise_add_kernel", 100, (0.0, 0.0), (0.0, 0.0), (3891.0, 100.0, 3891.0)),
        R(1, "hipStreamCreate", 100, (78745.0, 78745.0), (69.06, 69.06)),
        R(5, "hipDeviceSynchronize", 101, (80.387, 80.387), (0.07, 0.07))),
@@ -158,11 +158,17 @@ REAL_TABLES = [
          memory=(256 * KB, 0, 0, 0),
          shapes="[[1, 3, 32, 32], [64, 3, 3, 3], [64], [], [], [], [], [], []]")),
       memory=True, shapes=True),
-    T("issue-pytorch-45209-1.txt", 0, 2, "legacy", "", {}, ("fragment",),
+    T("issue-pytorch-45209-1.txt", 0, 2, "legacy", "", {}, ("fragment", "total_from_shares"),
       (R(0, "aten::matmul", 100, (890.805, 523401.0), (0.17, 99.05), (0.0, 0.0, 791184.0)),
        R(1, "aten::mm", 100, (518336.0, 522511.0), (98.09, 98.88), (0.0, 0.0, 790885.0))),
       device=True, extra={1: {"CUDA total %": "49.89%"}}),
-    T("issue-pytorch-60146-1.txt", 0, 6, "modern", "", {}, ("fragment",),
+    T("issue-clinicaldg-2-1.txt", 0, 3, "modern", "", {}, ("fragment", "total_from_shares"),
+      (R(0, "enumerate(DataLoader)#_SingleProcessDataLoaderIter._...", 100,
+         (78632000.0, 79116000.0), (88.64, 89.18)),
+       R(2, "ConvolutionBackward0", 6000, (43187.0, 2377000.0), (0.05, 2.68),
+         (0.0, 0.0, 1902000.0))),
+      truncated=2, device=True),
+    T("issue-pytorch-60146-1.txt", 0, 6, "modern", "", {}, ("fragment", "total_from_shares"),
       (R(0, "model_inference", 1, (8119.0, 100934.0), (8.04, 99.95)),
        R(2, "aten::convolution", 20, (115.0, 67453.0), (0.11, 66.80)),
        R(5, "aten::batch_norm", 20, (114.0, 15582.0), (0.11, 15.43)))),
@@ -208,9 +214,13 @@ def test_real_table(case: T, real_parsed: dict[str, list[ParsedTable]]) -> None:
         _check_row(table.rows[expected.index], expected)
     for index, cells in case.extra.items():
         assert parsed.extra_cells[index] == cells
-    # totals: the footer where printed, else summed over the rows shown
-    cpu_total = case.footer.get("Self CPU time total", sum(r.self_cpu_us for r in table))
-    assert table.self_cpu_total_us == pytest.approx(cpu_total)
+    # totals: the footer where printed; else the one the largest Self CPU % (1% or more)
+    # implies, or the rows' own sum when that is within the share's rounding of it
+    summed = sum(r.self_cpu_us for r in table)
+    top = max(table, key=lambda r: r.self_cpu_pct)
+    implied = top.self_cpu_us * 100 / top.self_cpu_pct if top.self_cpu_pct >= 1.0 else summed
+    cpu_total = case.footer.get("Self CPU time total", max(summed, implied))
+    assert table.self_cpu_total_us == pytest.approx(cpu_total, rel=0.005)
     assert table.longest_name == max(len(r.name) for r in table)
 
 
@@ -242,6 +252,23 @@ def test_real_table_details(real_parsed: dict[str, list[ParsedTable]]) -> None:
     fragment = real_parsed["issue-pytorch-45209-1.txt"][0].diagnostics[0]
     assert "mid-row" in fragment.message and "2 complete rows" in fragment.message
     assert real_parsed[TRITON][0].table.device_name == "CUDA"
+
+
+def test_a_table_without_footer_takes_its_total_from_the_shares(
+    real_parsed: dict[str, list[ParsedTable]],
+) -> None:
+    """torch prints each row's Self CPU % as its share of the Self CPU time total: a fragment
+    cut before its footer still says the total (from its largest share, to 0.5%); a closed
+    table whose shares add up to all of it is its rows' exact sum."""
+    cut = real_parsed["issue-pytorch-60146-1.txt"][0]
+    assert cut.total_from_shares
+    assert cut.table.self_cpu_total_us == pytest.approx(66887.0 * 100 / 66.24)
+    # another column says the same total: model_inference's CPU total is 99.95% of it
+    assert cut.table.self_cpu_total_us == pytest.approx(100934.0 / 0.9995, rel=0.005)
+    closed = real_parsed[FLYDSL][1]
+    assert closed.total_from_shares
+    assert closed.table.self_cpu_total_us == sum(r.self_cpu_us for r in closed.table.rows)
+    assert not real_parsed[FLYDSL][0].total_from_shares  # its footer says it
 
 
 def test_lightning_pytorchprofiler_report_is_a_table() -> None:
@@ -295,7 +322,7 @@ def test_fragments_and_unreadable_rows() -> None:
     cut_mid_row = "\n".join(lines[:6]) + "\n" + lines[6][:70]
     parsed = parse_tables(cut_mid_row, "cut")[0]
     assert len(parsed.table) == 3
-    assert [d.code for d in parsed.diagnostics] == ["fragment"]
+    assert [d.code for d in parsed.diagnostics] == ["fragment", "total_from_shares"]
     assert "mid-row" in parsed.diagnostics[0].message
     no_rule = parse_tables("\n".join(lines[:7]) + "\n\nSome prose after it.\n", "cut")[0]
     assert len(no_rule.table) == 4

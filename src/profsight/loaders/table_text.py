@@ -56,6 +56,12 @@ DEFAULT_DEVICE: Final = "CUDA"
 _CONTINUATION: Final = "continuation"
 _SNIFF_HEADER = re.compile(r"\bName {2,}(?:Overload Name {2,})?Self CPU (?:total )?%")
 _SNIFF_RULE = re.compile(r"-{4,}  -{4,}|={4,}  ={4,}")
+#: A footer-less table's Self CPU time total is read from the row with the largest Self CPU
+#: % (torch prints self time / total to two decimals): from a share of at least 1% the total
+#: is off by at most 0.5% (`_SHARE_ERROR`); within that of the rows' own sum, the rows are
+#: the whole table and their sum is exact.
+_MIN_SHARE_PCT: Final = 1.0
+_SHARE_ERROR: Final = 0.005
 #: `Row` fields a printed table may lack (CPU-only tables have no device cells).
 _ROW_DEFAULTS: Final[dict[str, Any]] = {
     "self_cpu_us": 0.0,
@@ -258,7 +264,11 @@ class _TableReader:
         device_columns = [c for c in self.columns if c.spec.device]
         device = next((c.device_name for c in device_columns), "")
         device = device or next(filter(None, map(footer_device, footer)), DEFAULT_DEVICE)
-        cpu_total = footer.get(SELF_CPU_FOOTER, sum(r.self_cpu_us for r in rows))
+        shown = sum(r.self_cpu_us for r in rows)
+        from_shares = None if SELF_CPU_FOOTER in footer else _total_from_shares(rows)
+        if from_shares is not None and from_shares <= shown * (1.0 + _SHARE_ERROR):
+            from_shares = shown
+        cpu_total = footer.get(SELF_CPU_FOOTER, from_shares or shown)
         device_total = footer.get(
             f"Self {device} time total",
             footer.get(f"{device} time total", sum(r.self_device_us for r in rows)),
@@ -284,15 +294,16 @@ class _TableReader:
             columns=titles,
             footer=footer,
             truncated_names=sum(r.name.endswith(TRUNCATION_MARK) for r in rows),
-            diagnostics=self._diagnostics(footer, closed, cut),
+            diagnostics=self._diagnostics(footer, closed, cut, from_shares),
             flops=tuple(self.flops)
             if any(c.spec.kind is CellKind.FLOPS for c in self.columns)
             else (),
             extra_cells=tuple(self.extras),
+            total_from_shares=from_shares is not None,
         )
 
     def _diagnostics(
-        self, footer: dict[str, float], closed: bool, cut: str | None
+        self, footer: dict[str, float], closed: bool, cut: str | None, from_shares: float | None
     ) -> tuple[Diagnostic, ...]:
         found: list[Diagnostic] = []
         n = len(self.rows)
@@ -305,7 +316,16 @@ class _TableReader:
                     remedy="paste the whole table, down to its footer",
                 )
             )
-        elif not footer:
+        if from_shares is not None:
+            found.append(
+                Diagnostic(
+                    "total_from_shares",
+                    "the table has no 'Self CPU time total' footer: taken as "
+                    f"{from_shares / 1e6:.3f} s (each row's Self CPU % is its share of it)",
+                    level=Level.INFO,
+                )
+            )
+        elif closed and not footer:
             found.append(
                 Diagnostic(
                     "no_footer",
@@ -355,3 +375,12 @@ def _layout(titles: Sequence[str], footer: dict[str, float]) -> str:
     if any(footer_device(k) and not k.startswith("Self ") for k in footer):
         return TRANSITIONAL
     return MODERN
+
+
+def _total_from_shares(rows: Sequence[Row]) -> float | None:
+    """The Self CPU time total a footer would have said, from the row with the largest Self
+    CPU % (`_MIN_SHARE_PCT`); None when no row shows a share that large."""
+    best = max(rows, key=lambda r: r.self_cpu_pct, default=None)
+    if best is None or best.self_cpu_pct < _MIN_SHARE_PCT or best.self_cpu_us <= 0:
+        return None
+    return best.self_cpu_us * 100.0 / best.self_cpu_pct

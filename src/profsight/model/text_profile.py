@@ -89,7 +89,7 @@ class TextProfile:
         return PrintedRun(
             merged,
             tuple(flops),
-            whole=bool(parsed.footer),
+            whole=bool(parsed.footer) or parsed.total_from_shares,
             inclusive_device=parsed.layout == "legacy" and main.has_device,
         )
 
