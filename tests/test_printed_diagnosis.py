@@ -248,6 +248,18 @@ def test_a_fragment_without_footer_is_judged_by_its_shares() -> None:
     assert report.verdict is not None and report.verdict.judgement == "starved_by_data"
 
 
+def test_validation_batches_do_not_count_the_steps() -> None:
+    """lag-llama issue 51: a SimpleProfiler report cut before its batch action. Training
+    fetched 16 batches (and stepped the optimizer 16 times); validation fetched 19. The
+    steps are the 16 training ones, and the thread's cause, the training loader at 5.29 s a
+    batch, leads."""
+    report = profsight.explain(str(DATA / "tables" / "issue-laglama-51-1.txt"))
+    assert report.breakdown.described.startswith("16 step(s)")
+    top = report.findings[0]
+    assert top.category == "data_loading" and top.at_stake_pct > 90
+    assert report.verdict is not None and report.verdict.judgement == "starved_by_data"
+
+
 # --- real GPU tables by others: the expectations in tests/data/gpu_tables/README.md ------
 
 #: file -> (top findings accepted, verdict judgements accepted, present somewhere, absent)

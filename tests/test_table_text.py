@@ -186,7 +186,11 @@ def real_parsed() -> dict[str, list[ParsedTable]]:
 
 
 def test_every_torch_table_file_is_covered() -> None:
-    lightning_simple = {"lightning-ai-chess-bot-1.txt", "issue-lightning-4937-1.txt"}
+    lightning_simple = {
+        "lightning-ai-chess-bot-1.txt",
+        "issue-lightning-4937-1.txt",
+        "issue-laglama-51-1.txt",
+    }
     on_disk = {p.name for p in TABLES.glob("*.txt")} - lightning_simple
     assert on_disk == {case.file for case in REAL_TABLES}
     tables = {name: parse_tables(read(name), name) for name in on_disk}

@@ -35,6 +35,7 @@ from profsight.knowledge.advice import (
 from profsight.knowledge.lightning_names import (
     CUT_MARK,
     EVALUATION_ACTIONS,
+    EVALUATION_FETCHES,
     FETCH_ACTIONS,
     LIGHTNING_ACTION_PREFIX,
     LIGHTNING_MODULE_PREFIX,
@@ -192,9 +193,13 @@ class _Builder:
                 return (steps, self.self_total / steps, f"Self CPU time total / {steps} steps")
         phased = [r for r in self.rows if self._phase(r) is not None and r.calls > 1]
         if phased and all(r.event_kind == LIGHTNING_ACTION_EVENT for r in self.rows):
-            # Lightning 1.0/1.1 reports: no step action; the phases' calls count the steps
-            # and the step is the sum of the recorded phases (what else ran is unknown)
-            steps = max(r.calls for r in phased)
+            # Lightning 1.0/1.1 reports (or a report cut before its batch action): the
+            # phases' calls count the steps, the evaluation loops' not (a val fetch's 19
+            # calls against 16 training fetches), and the step is the sum of the recorded
+            # phases (what else ran is unknown)
+            evaluation = EVALUATION_FETCHES.union(EVALUATION_ACTIONS)
+            training = [r for r in phased if self.actions[id(r)] not in evaluation]
+            steps = max(r.calls for r in training or phased)
             present = {self.actions[id(r)] for r in phased}
             outer = [r for r in phased if NESTED_IN.get(self.actions[id(r)] or "") not in present]
             self.limits.append(advice.NO_STEP_ACTION_NOTE)

@@ -272,6 +272,9 @@ METRIC_ENTRY: Final = re.compile(
 )
 #: The evaluation loops' step actions (a metric updated in one of them ran inside it).
 EVALUATION_ACTIONS: Final = ("validation_step", "test_step", "predict_step")
+#: The evaluation and prediction loops' batch fetches (``[_EvaluationLoop].val_next``): their
+#: calls count validation, test or prediction batches, not training steps.
+EVALUATION_FETCHES: Final = frozenset({"val_next", "test_next", "predict_next"})
 #: Hooks that run once per stage or run, not once per batch: never part of a step.
 ONCE_PER_RUN: Final = frozenset(
     {
