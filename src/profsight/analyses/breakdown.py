@@ -191,9 +191,9 @@ def breakdown(profile: Profile) -> Breakdown:
     )
 
 
-def phase_code(phase: Phase) -> int:
-    """A phase as the byte `Breakdown` keeps per row and segment."""
-    return _PHASES.index(phase)
+def phase_code(phase: Phase | None) -> int:
+    """A phase as the byte `Breakdown` keeps per row and segment (-1: none)."""
+    return -1 if phase is None else _PHASES.index(phase)
 
 
 def phase_intervals(breakdown: Breakdown, *phases: Phase) -> tuple[I64, I64]:
@@ -352,9 +352,9 @@ def _phases(profile: Profile, main: I64, parent: I32, depth: I32) -> I8:
     row_kinds = _RowKinds(profile, main)
     inverse, names, kinds = row_kinds.inverse, row_kinds.names, row_kinds.kinds
     declared = np.array(
-        [_index(declared_phase(n, k)) for n, k in zip(names, kinds, strict=True)], np.int8
+        [phase_code(declared_phase(n, k)) for n, k in zip(names, kinds, strict=True)], np.int8
     )[inverse]
-    fallback = np.array([_index(FALLBACK_PHASES.get(k, Phase.OTHER)) for k in kinds], np.int8)[
+    fallback = np.array([phase_code(FALLBACK_PHASES.get(k, Phase.OTHER)) for k in kinds], np.int8)[
         inverse
     ]
     of_kind = row_kinds.of
@@ -363,7 +363,7 @@ def _phases(profile: Profile, main: I64, parent: I32, depth: I32) -> I8:
         # after the step window opened inside optimizer_step (Lightning steps the profiler when
         # training_step returns), so it is the optimizer's work whose range began earlier
         aten = of_kind(RowKind.ATEN) | of_kind(RowKind.RUNTIME)
-        fallback[aten] = _index(Phase.OPTIMIZER)
+        fallback[aten] = phase_code(Phase.OPTIMIZER)
     inherited = declared
     for d in np.unique(depth).tolist():
         level = np.flatnonzero((depth == d) & (inherited < 0) & (parent >= 0))
@@ -401,10 +401,6 @@ class _RowKinds:
 
     def of(self, kind: RowKind) -> Bool:
         return self.where(lambda _, k: k is kind)
-
-
-def _index(phase: Phase | None) -> int:
-    return -1 if phase is None else _PHASES.index(phase)
 
 
 def _phase_times(seg_s: I64, seg_e: I64, seg_phase: I8, lo: int, hi: int) -> dict[str, float]:

@@ -226,8 +226,8 @@ def _waits(profile: Profile, items: I64, end: F64, lo: int, hi: int) -> tuple[I6
             continue  # one host clock: a wait inside another thread's wait is that wait
         if int(ev.name[c]) in copies:
             k = own.get(c, -1)
-            ran_inside = k >= 0 and staged[k] and ev.start[items[k]] < e
-            if k >= 0 and s < end[k] and (end[k] <= e or ran_inside):
+            # (a staged copy ran inside its call: the call returns just before it ends)
+            if k >= 0 and s < end[k] and (end[k] <= e or (staged[k] and ev.start[items[k]] < e)):
                 kept.append(c)
                 target.append(k)
                 busy_until = e

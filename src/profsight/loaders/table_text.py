@@ -265,9 +265,7 @@ class _TableReader:
         device = next((c.device_name for c in device_columns), "")
         device = device or next(filter(None, map(footer_device, footer)), DEFAULT_DEVICE)
         shown = sum(r.self_cpu_us for r in rows)
-        from_shares = None if SELF_CPU_FOOTER in footer else _total_from_shares(rows)
-        if from_shares is not None and from_shares <= shown * (1.0 + _SHARE_ERROR):
-            from_shares = shown
+        from_shares = None if SELF_CPU_FOOTER in footer else _total_from_shares(rows, shown)
         cpu_total = footer.get(SELF_CPU_FOOTER, from_shares or shown)
         device_total = footer.get(
             f"Self {device} time total",
@@ -377,10 +375,12 @@ def _layout(titles: Sequence[str], footer: dict[str, float]) -> str:
     return MODERN
 
 
-def _total_from_shares(rows: Sequence[Row]) -> float | None:
+def _total_from_shares(rows: Sequence[Row], shown: float) -> float | None:
     """The Self CPU time total a footer would have said, from the row with the largest Self
-    CPU % (`_MIN_SHARE_PCT`); None when no row shows a share that large."""
+    CPU % (`_MIN_SHARE_PCT`), or the rows' exact sum `shown` when that is within the share's
+    rounding of it; None when no row shows a share that large."""
     best = max(rows, key=lambda r: r.self_cpu_pct, default=None)
     if best is None or best.self_cpu_pct < _MIN_SHARE_PCT or best.self_cpu_us <= 0:
         return None
-    return best.self_cpu_us * 100.0 / best.self_cpu_pct
+    implied = best.self_cpu_us * 100.0 / best.self_cpu_pct
+    return shown if implied <= shown * (1.0 + _SHARE_ERROR) else implied
