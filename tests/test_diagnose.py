@@ -13,8 +13,9 @@ from agreement import RUNS
 from profsight.analyses import diagnose
 from profsight.analyses.breakdown import Breakdown, StepBreakdown, breakdown
 from profsight.analyses.phase_findings import from_breakdown
-from profsight.findings import CATEGORIES
+from profsight.findings import CATEGORIES, Severity
 from profsight.knowledge import advice
+from profsight.knowledge.advice import NO_DEVICE_ACTIVITY_TITLE
 from profsight.samples import sample_trace
 from scenarios import SCENARIOS
 from tracebuilder import TraceBuilder
@@ -472,15 +473,23 @@ def test_gpu_run_profiled_without_device_activity(tmp_path: Path) -> None:
     ]
     listed = tmp_path / "gpus_listed.json"
     listed.write_text(json.dumps(doc))
-    assert "GPUs are listed but no GPU activity was recorded" in _setup_titles(listed)
-    doc["deviceProperties"] = []
-    path = tmp_path / "cpu_only.json"
+    diagnosis = diagnose(profsight.load(listed))
+    top = diagnosis.findings[0]
+    assert top.title == NO_DEVICE_ACTIVITY_TITLE and top.blocks
+    assert top.severity is Severity.HIGH
+    assert "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]" in top.recommendation
+    shown = [e.value for e in top.evidence]
+    assert any(v.startswith("devices listed: NVIDIA H100") for v in shown)
+    assert any("cudaLaunchKernel" in v for v in shown)
+    verdict = diagnosis.verdict
+    assert verdict is not None and verdict.judgement == "not_judged"
+    assert verdict.bound == "unrecorded" and "CPU-only" not in verdict.summary
+    assert not any("achieved" in e or "device busy" in e for e in verdict.evidence)
+    doc["deviceProperties"] = []  # the runtime calls alone still show the GPU
+    path = tmp_path / "no_devices_listed.json"
     path.write_text(json.dumps(doc))
-    assert "Kernels were launched but no GPU activity was recorded" in _setup_titles(path)
-    assert "GPUs are listed but no GPU activity was recorded" not in _setup_titles(path)
-    assert "Kernels were launched but no GPU activity was recorded" not in _setup_titles(
-        DATA / "real/before_fix_trace.json"
-    )
+    assert NO_DEVICE_ACTIVITY_TITLE in _setup_titles(path)
+    assert NO_DEVICE_ACTIVITY_TITLE not in _setup_titles(DATA / "real/before_fix_trace.json")
 
 
 @pytest.mark.parametrize(("warmup", "noted"), [(0, True), (1, False)])

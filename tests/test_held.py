@@ -51,7 +51,8 @@ def test_a_read_back_waiting_for_work_before_the_window_is_held_not_a_sync() -> 
     assert verdict is not None and verdict.bound == "unrecorded"
     assert verdict.summary.startswith("An inference run")
     assert "held this process's launched work back" in verdict.summary
-    assert "launched work held back 99% of the step" in verdict.evidence
+    # the step runs until its device work is done: 473.8 ms, of which 463.3 ms the hold
+    assert "launched work held back 98% of the step" in verdict.evidence
 
 
 def test_work_started_late_on_a_free_gpu_is_held_and_kept_out_of_the_syncs() -> None:

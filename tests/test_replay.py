@@ -87,7 +87,8 @@ def test_a_copy_from_pageable_memory_holds_its_call_until_staged() -> None:
     targets = graph.items[graph.wait_target[np.isin(graph.waits, calls)]]
     assert len(calls) == 3 and all(ev.nbytes[t] == 16908544 for t in targets.tolist())
     assert all(ev.end_of(c) < ev.end_of(t) for c, t in zip(calls, targets.tolist(), strict=True))
-    blocked = sum(int(ev.dur[c]) for c in calls) / 1000.0 * 100.0 / graph.measured_us
+    steps = len(graph.step_lo)
+    blocked = sum(int(ev.dur[c]) for c in calls) / 1000.0 * 100.0 / (graph.measured_us * steps)
     f = _finding(name, "memcpy")
     assert f.gain_pct is not None and blocked > 25
     assert f.gain_pct == pytest.approx(blocked, abs=5.0)
@@ -124,13 +125,16 @@ def test_a_wait_for_something_not_in_the_trace_stays() -> None:
     assert replay(graph, Edit("released", release_held=True)) < 0.05 * measured
 
 
-def test_faster_kernels_save_nothing_while_the_host_bounds_the_step() -> None:
-    """The T4 FP32 run idles 84% waiting on its host (its author: AMP cut CUDA time 2.08x but
-    wall time only 1.37x): kernels at the tensor-core peak leave the step as it was."""
+def test_faster_kernels_save_little_while_the_host_bounds_the_step() -> None:
+    """The T4 FP32 run's GPU is busy 18% of a step whose end the host sets: kernels at the
+    tensor-core peak move only the little device time the host waits for (1.3%). Its
+    author's README credits AMP with 1.37x wall time over the whole run; the two profiled
+    windows cannot show that (the AMP recording's steps are longer, 54 vs 33 ms), so the
+    figure is checked against the timeline, not against the README."""
     f = _finding(
         "gpu_traces/incredere__gpu-profiling-pytorch-lab/fp32.pt.trace.json.gz", "low_precision"
     )
-    assert f.gain_pct is not None and f.gain_pct < 1.0
+    assert f.gain_pct is not None and f.gain_pct < 2.0
 
 
 def test_a_device_bound_step_gains_from_faster_kernels(tmp_path: Path) -> None:

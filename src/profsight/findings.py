@@ -86,6 +86,9 @@ class Finding:
     confidence: str = ""
     """What the input could not show about this finding ("" for a trace's timeline): from a
     printed table, e.g. whether the host's wait overlapped device work."""
+    blocks: bool = False
+    """The profile cannot be read right until this is fixed (its device work was not
+    recorded): it ranks before everything."""
 
     @property
     def id(self) -> str:
@@ -135,6 +138,8 @@ def ranked(findings: list[Finding]) -> list[Finding]:
     informational ones (where the compute goes), then minor things to change."""
 
     def tier(f: Finding) -> int:
+        if f.blocks:
+            return -1
         if f.severity is Severity.INFO:
             return 1
         return 0 if saving(f) >= MINOR_PCT else 2

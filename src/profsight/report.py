@@ -107,7 +107,12 @@ def build_report(profile: Profile | TextProfile) -> Report:
     o = overview(profile)
     summary = [
         f"Source: {o.source} ({o.format} trace, {o.events:,} events)",
-        f"Profiled: {o.steps} step(s) over {short_time(o.window_us)} on {o.threads} thread(s)",
+        f"Profiled: {o.steps} step(s) over {short_time(o.window_us)} on {o.threads} thread(s)"
+        + (
+            f" (the host's last event ends at {short_time(o.host_window_us)}: the device ran on)"
+            if o.window_us > o.host_window_us
+            else ""
+        ),
         f"Recorded by: {o.torch_era}"
         + (", Lightning's PyTorchProfiler" if o.lightning else ", torch.profiler"),
     ]
@@ -128,6 +133,7 @@ def build_report(profile: Profile | TextProfile) -> Report:
         "threads": o.threads,
         "steps": o.steps,
         "window_us": o.window_us,
+        "host_window_us": o.host_window_us,
         "devices": list(o.devices),
         "device_busy_us": o.device_busy_us,
         "rank": o.rank,

@@ -1,16 +1,24 @@
 """Where the time of each profiled step goes.
 
-**Host side.** Steps are the ``ProfilerStep#N`` windows (the whole profiled span when there
-are none). The thread that holds them is the step's thread; its rows (steps excluded) are
-nested again into a forest, and each row's *self segments* (its interval minus its children)
-are given the row's phase (`knowledge.phases`: declared by the row or its nearest declaring
-ancestor). Clipped to a step window, the segments' lengths per phase add up, with the time
-in no row ("other"), to the window exactly. Work on other threads (autograd's backward
-thread on GPU runs) runs in parallel and is reported by the device view and the table.
+**The step** is what the host launched inside its ``ProfilerStep#N`` range (the whole
+profiled span when there are none), wherever that work runs: its window on the slower of
+the two clocks (`analyses.clocks`). Without a lagging device it is the host range exactly;
+when the device runs behind, the step ends when the device finishes the work launched in
+it, and steps are the intervals between those completions.
 
-**Device side.** Busy = the union of kernels, copies and memsets inside the window; the idle
-rest is split by what the host did meanwhile: waiting in a synchronisation call, fetching
-data, anything else (the device waits for the host to launch work).
+**Host side.** The thread that holds the steps is the step's thread; its rows (steps
+excluded) are nested again into a forest, and each row's *self segments* (its interval
+minus its children) are given the row's phase (`knowledge.phases`: declared by the row or
+its nearest declaring ancestor). Clipped to a step's host range, the segments' lengths per
+phase add up, with the time in no row ("other"), to the host range exactly; the rest of the
+step's window, when the device runs behind, is ``device_lag``: the host ran ahead, and in
+steady state waits for the device there. Work on other threads (autograd's backward thread
+on GPU runs) runs in parallel and is reported by the device view and the table.
+
+**Device side.** Busy = the union of kernels, copies and memsets inside the step's window
+(never more than the window); the idle rest is split by what the host did meanwhile:
+waiting in a synchronisation call, fetching data, anything else (the device waits for the
+host to launch work).
 """
 
 from __future__ import annotations
@@ -21,8 +29,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from profsight.analyses import intervals
+from profsight.analyses.clocks import clock_bound, step_clocks
 from profsight.analyses.comms import host_collective_intervals
 from profsight.analyses.held import held_intervals
+from profsight.analyses.launch_queue import QueueSummary, launch_queue
 from profsight.analyses.startup import startup_events
 from profsight.heap import release_free_memory
 from profsight.knowledge.phases import FALLBACK_PHASES, Phase, declared_phase
@@ -41,13 +51,43 @@ class StepBreakdown:
     name: str
     start_us: float
     wall_us: float
+    """The step's window on the slower clock (`analyses.clocks`): it ends when the host range
+    and the device work launched in it are both done."""
     host_us: dict[str, float]
-    """Phase id -> µs of the step's thread; the values add up to `wall_us`."""
+    """Phase id -> µs of the step's thread in its host range, and ``device_lag`` for the rest
+    of the window; the values add up to `wall_us`."""
     device_busy_us: float | None
-    """None when the trace has no device activity at all."""
+    """The union of device work inside the window (None when the trace has no device
+    activity at all)."""
     device_idle_us: dict[str, float] = field(default_factory=dict)
     """Idle device time by cause: ``startup``, ``held``, ``sync``, ``copy``, ``input``,
     ``host``."""
+    host_start_us: float | None = None
+    host_wall_us: float | None = None
+    """The host's ``ProfilerStep`` range (the whole span's, without steps); None: the window."""
+    device_end_us: float | None = None
+    """When the last device item launched in the host range ended (None: it launched none)."""
+    waited_us: float = 0.0
+    """Host time waiting for a busy device: in a wait call (a sync, a blocking copy, a launch
+    on a full queue) while the device worked, and the window's ``device_lag``."""
+    blocked_us: float = 0.0
+    """Host time in launch calls made with their stream's queue full (`launch_queue`)."""
+
+    @property
+    def host_range_us(self) -> float:
+        """The host range's length (the window's, when not recorded apart)."""
+        return self.wall_us if self.host_wall_us is None else self.host_wall_us
+
+    @property
+    def host_start(self) -> float:
+        return self.start_us if self.host_start_us is None else self.host_start_us
+
+    @property
+    def lag_us(self) -> float:
+        """How long after the host range its device work ended (0: it ended inside)."""
+        if self.device_end_us is None:
+            return 0.0
+        return max(self.device_end_us - (self.host_start + self.host_range_us), 0.0)
 
 
 _NO_ROWS: I32 = np.zeros(0, np.int32)
@@ -74,12 +114,36 @@ class Breakdown:
     where each phase's time lies, for the what-if replay."""
     backward_elsewhere: tuple[I64, I64] | None = field(default=None, compare=False, repr=False)
     """Where backward ran on autograd's own thread (GPU runs), for the replay."""
+    queue: QueueSummary | None = None
+    """The device's launch queues (None without device work)."""
 
     @property
     def span_ns(self) -> tuple[int, int]:
-        """From the first step's start to the last step's end (ns, the trace's clock)."""
+        """From the first step's window start to the last one's end (ns, the trace's clock):
+        the steps on the slower clock."""
         first, last = self.steps[0], self.steps[-1]
         return round(first.start_us * 1000), round((last.start_us + last.wall_us) * 1000)
+
+    @property
+    def host_span_ns(self) -> tuple[int, int]:
+        """From the first step's host start to the last one's host end (ns)."""
+        first, last = self.steps[0], self.steps[-1]
+        return round(first.host_start * 1000), round((last.host_start + last.host_range_us) * 1000)
+
+    @property
+    def host_ranges_ns(self) -> tuple[I64, I64]:
+        """Each step's host range (ns)."""
+        lo = np.array([round(s.host_start * 1000) for s in self.steps], np.int64)
+        hi = np.array(
+            [round((s.host_start + s.host_range_us) * 1000) for s in self.steps], np.int64
+        )
+        return lo, hi
+
+    @property
+    def bound(self) -> str:
+        """Which clock bounds the steps (`clocks.clock_bound`)."""
+        avg = self.average()
+        return clock_bound(avg.wall_us, avg.waited_us)
 
     @property
     def described(self) -> str:
@@ -102,6 +166,8 @@ class Breakdown:
             return {k: sum(v.get(k, 0.0) for v in values) / n for k in keys}
 
         busy = [s.device_busy_us for s in self.steps if s.device_busy_us is not None]
+        ends = [s.lag_us for s in self.steps if s.device_end_us is not None]
+        host_wall = sum(s.host_range_us for s in self.steps) / n
         return StepBreakdown(
             name="average",
             start_us=0.0,
@@ -109,6 +175,12 @@ class Breakdown:
             host_us=mean([s.host_us for s in self.steps]),
             device_busy_us=sum(busy) / n if busy else None,
             device_idle_us=mean([s.device_idle_us for s in self.steps]),
+            host_start_us=0.0,
+            host_wall_us=host_wall,
+            # the average lag, as the end of an average host range that starts at 0
+            device_end_us=host_wall + sum(ends) / n if ends else None,
+            waited_us=sum(s.waited_us for s in self.steps) / n,
+            blocked_us=sum(s.blocked_us for s in self.steps) / n,
         )
 
 
@@ -146,14 +218,25 @@ def breakdown(profile: Profile) -> Breakdown:
     covered_or_backward = intervals.union(*_concat(covered, elsewhere))
     events = startup_events(profile)
     startup = intervals.union(ev.start[events], ev.end_of(events))
+    queue = None
     if device is not None:
         held = held_intervals(profile, events)
-        device = _DeviceSets(device.busy, device.sync, device.copy, device.data, startup, held)
+        queues = launch_queue(profile)
+        queue = queues.summary()
+        calls = queues.blocked
+        del queues
+        blocked = intervals.union(ev.start[calls], ev.end_of(calls))
+        device = _DeviceSets(
+            device.busy, device.sync, device.copy, device.data, startup, held, blocked
+        )
     out = []
+    host_lo = np.array([w[0] for w in windows], np.int64)
+    host_hi = np.array([w[1] for w in windows], np.int64)
+    clocks = step_clocks(profile, host_lo, host_hi)
     # each window reads only what lies near it (found by bisection): a trace of thousands of
     # steps is not scanned whole once per step
     by_time = intervals.Bisected(seg_s, seg_e)
-    for lo, hi, name in windows:
+    for k, (lo, hi, name) in enumerate(windows):
         near = by_time.around(lo, hi)
         s, e, phase, ranges = seg_s[near], seg_e[near], seg_phase[near], in_range[near]
         host = _phase_times(s, e, phase, lo, hi)
@@ -174,10 +257,34 @@ def breakdown(profile: Profile) -> Breakdown:
             lo,
             hi,
         )
-        busy_us, idle = (
-            _device_times(_near_sets(device, lo, hi), lo, hi) if device is not None else (None, {})
+        w_lo, w_hi = int(clocks.lo[k]), int(clocks.hi[k])
+        lag = (w_hi - w_lo - (hi - lo)) / 1000.0
+        if lag > 0:
+            host[Phase.DEVICE_LAG.value] = lag
+        waited, blocked_us = (
+            _host_waits(_near_sets(device, lo, hi), lo, hi) if device is not None else (0.0, 0.0)
         )
-        out.append(StepBreakdown(name, (lo / 1000.0), (hi - lo) / 1000.0, host, busy_us, idle))
+        busy_us, idle = (
+            _device_times(_near_sets(device, w_lo, w_hi), w_lo, w_hi)
+            if device is not None
+            else (None, {})
+        )
+        end = float(clocks.device_hi[k])
+        out.append(
+            StepBreakdown(
+                name,
+                w_lo / 1000.0,
+                (w_hi - w_lo) / 1000.0,
+                host,
+                busy_us,
+                idle,
+                host_start_us=lo / 1000.0,
+                host_wall_us=(hi - lo) / 1000.0,
+                device_end_us=None if np.isnan(end) else end / 1000.0,
+                waited_us=waited + max(lag, 0.0),
+                blocked_us=blocked_us,
+            )
+        )
     del by_time
     del in_range
     return Breakdown(
@@ -188,6 +295,7 @@ def breakdown(profile: Profile) -> Breakdown:
         np.where(row_phase >= 0, row_phase, phase_code(Phase.OTHER)).astype(np.int8),
         segments=(seg_s, seg_e, seg_phase, main[seg_owner].astype(np.int32)),
         backward_elsewhere=elsewhere,
+        queue=queue,
     )
 
 
@@ -343,6 +451,11 @@ def _host_segments(profile: Profile, main: I64) -> tuple[I64, I64, I8, I8, I32]:
     seg_e = np.concatenate([start[order], end[tail_owner], end[leaves]])[by_start]
     del order, tail
     seg_owner = np.concatenate([owner, tail_owner, leaves.astype(np.int32)])[by_start]
+    # a thread whose ranges overlap without nesting (nested the way torch does) has self
+    # segments that overlap: each is cut where the next one starts, so that no instant is
+    # counted twice and the phases never add up to more than the step
+    if len(seg_s) > 1:
+        np.minimum(seg_e[:-1], seg_s[1:], out=seg_e[:-1])
     return seg_s, seg_e, phase[seg_owner], phase, seg_owner
 
 
@@ -424,6 +537,8 @@ class _DeviceSets:
     data: tuple[I64, I64]
     startup: tuple[I64, I64]
     held: tuple[I64, I64]
+    blocked: tuple[I64, I64]
+    """Launch calls made with their stream's queue full."""
 
 
 def _device_sets(profile: Profile) -> _DeviceSets | None:
@@ -449,6 +564,7 @@ def _device_sets(profile: Profile) -> _DeviceSets | None:
         data=intervals.union(ev.start[data], ev.end_of(data)),
         startup=(np.zeros(0, np.int64), np.zeros(0, np.int64)),
         held=(np.zeros(0, np.int64), np.zeros(0, np.int64)),
+        blocked=(np.zeros(0, np.int64), np.zeros(0, np.int64)),
     )
 
 
@@ -497,7 +613,21 @@ def _near_sets(sets: _DeviceSets, lo: int, hi: int) -> _DeviceSets:
         cut(sets.data),
         cut(sets.startup),
         cut(sets.held),
+        cut(sets.blocked),
     )
+
+
+def _host_waits(sets: _DeviceSets, lo: int, hi: int) -> tuple[float, float]:
+    """Host time in [lo, hi) waiting for a busy device (in a sync, a blocking copy or a
+    launch on a full queue while the device worked), and the part on a full queue (µs)."""
+    blocked = intervals.clip(*sets.blocked, lo, hi)
+    waits = intervals.union(
+        *_concat(
+            _concat(intervals.clip(*sets.sync, lo, hi), blocked), intervals.clip(*sets.copy, lo, hi)
+        )
+    )
+    busy = intervals.clip(*sets.busy, lo, hi)
+    return intervals.overlap(waits, busy) / 1000.0, intervals.length(*blocked) / 1000.0
 
 
 def _concat(a: tuple[I64, I64], b: tuple[I64, I64]) -> tuple[I64, I64]:

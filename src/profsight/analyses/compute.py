@@ -40,6 +40,8 @@ SKIPPED_OP_CATEGORIES = frozenset({"view", "allocation", "sync", "profiler"})
 
 
 def run(ctx: Context) -> list[Finding]:
+    if ctx.unrecorded:
+        return []  # a GPU run's compute is its kernels, and none was recorded
     device = ctx.has_device
     ev = ctx.profile.events
     at = ctx.profile.attribution

@@ -8,6 +8,7 @@ from functools import cached_property
 from profsight.analyses.breakdown import Breakdown, StepBreakdown, breakdown
 from profsight.analyses.comms import Communication, communication
 from profsight.analyses.flops import OpFlops, op_flops
+from profsight.analyses.unrecorded import unrecorded_device
 from profsight.annotate import row_kind
 from profsight.knowledge.hardware import Accelerator, accelerator, architecture
 from profsight.knowledge.phases import Phase
@@ -99,6 +100,11 @@ class Context:
     def device(self) -> Accelerator | None:
         devices = self.profile.meta.devices
         return accelerator(devices[0]) if devices else None
+
+    @cached_property
+    def unrecorded(self) -> tuple[str, ...]:
+        """What shows a GPU whose work the profile did not record (`analyses.unrecorded`)."""
+        return unrecorded_device(self.profile)
 
     @cached_property
     def comms(self) -> Communication | None:

@@ -12,13 +12,21 @@
 - *Held items*: launched work that waited milliseconds with its device free
   (`analyses.held`) waited for something the trace does not show: like every launched item
   it keeps its measured latency; one edit releases it.
+- *Waits between streams* (`analyses.stream_waits`): an item that waited for an event
+  recorded on another stream starts after the awaited item, by the measured delay.
 - *Waits*: a synchronising call (``cudaStreamSynchronize``, ``cudaDeviceSynchronize``, a
   blocking or device-to-host copy, ``cudaFree``) during which device work finished waited
   for the last such item; the host resumes when that item is done, plus the measured tail.
+  So does a launch made with its stream's queue full (`analyses.launch_queue`): it returns
+  when an item completes, so a faster device frees the host too.
 
 **Replaying** is one pass in time order: host times follow the clock (minus what an edit
 removes, plus what each wait adds); each stream's items are computed, vectorised, up to the
-item the next wait needs. The window ends when both the host and the device are done.
+item the next wait needs (an item that waits for another stream, once that stream's item is
+computed). Each step then completes when its host range and the device work launched in it
+are done, and the replayed step time is the mean of the steps' windows on the slower clock
+(`analyses.clocks.windows`), as the breakdown measures it: what a fix saves is in the
+currency of the steady-state step.
 
 Every latency, gap and tail is measured on the item it belongs to, so replaying with no
 change reproduces the measured span exactly; an edit moves only what depends on it.
@@ -26,13 +34,16 @@ change reproduces the measured span exactly; an edit moves only what depends on 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from profsight.analyses import intervals
+from profsight.analyses.clocks import windows
 from profsight.analyses.held import held_items
+from profsight.analyses.launch_queue import launch_queue
 from profsight.analyses.startup import startup_events
+from profsight.analyses.stream_waits import stream_waits
 from profsight.knowledge.rows import (
     BLOCKING_COPY_CALLS,
     IMPLICIT_SYNC_CALLS,
@@ -106,16 +117,29 @@ class StepGraph:
     """Position (into `items`) of the item each wait waited for."""
     busy_ns: float = 0.0
     """How long the device was busy with the items (their union)."""
+    step_lo: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
+    step_hi: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
+    """The steps' host ranges (ns; none: [lo, hi) is one step)."""
+    item_step: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
+    """The step each item was launched in (-1: none)."""
+    dep: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
+    """Per item, the item of another stream it waited for (`stream_waits`; -1: none)..."""
+    dep_lag: F64 = field(default_factory=lambda: np.zeros(0))
+    """... and how long after that item's end it started (ns)."""
+    queue_waits: Bool = field(default_factory=lambda: np.zeros(0, bool))
+    """Which waits are launches made with their stream's queue full (no sync to remove)."""
 
     @property
     def measured_us(self) -> float:
-        """The span until both the host and the device were done (µs)."""
-        last = float(self.end.max()) if len(self.end) else float(self.hi)
-        return (max(float(self.hi), last) - self.lo) / 1000.0
+        """The steady-state step time as measured (µs): the mean step window."""
+        return _step_time(self, self.step_lo, self.step_hi, self.end)
 
 
-def step_graph(profile: Profile, lo: int, hi: int) -> StepGraph:
-    """The graph of everything the host and the device did in [lo, hi)."""
+def step_graph(
+    profile: Profile, lo: int, hi: int, steps: tuple[I64, I64] | None = None
+) -> StepGraph:
+    """The graph of everything the host and the device did in [lo, hi); `steps`: the host
+    ranges of the steps in it (none: [lo, hi) is one)."""
     ev = profile.events
     launcher = profile.attribution.launcher
     work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS))
@@ -132,7 +156,7 @@ def step_graph(profile: Profile, lo: int, hi: int) -> StepGraph:
     start = ev.start[work].astype(np.float64)
     end = ev.end_of(work).astype(np.float64)
     dur = end - start
-    waits, wait_target = _waits(profile, work, end, lo, hi)
+    waits, wait_target, queue_waits = _waits(profile, work, end, lo, hi)
     # a copy call that blocked until its own copy was done ends with it: its copy is ready
     # from the call's start
     own = launched & np.isin(launcher[work], waits)
@@ -160,6 +184,27 @@ def step_graph(profile: Profile, lo: int, hi: int) -> StepGraph:
     delayed &= others | ~held
     latency = np.where(queued | delayed, np.minimum(latency, typical), latency)
     gap = np.where(launched & ~delayed, np.minimum(q, 0.0), q)
+    # an item that waited for another stream's item, when that item's end was the last of
+    # what it waited for: the wait explains its delay (its own stream's gap and its latency
+    # do not); else the edge keeps it no later than it ran
+    dep = np.full(len(work), -1, np.int64)
+    dep_lag = np.zeros(len(work))
+    x, y = stream_waits(profile, work, lane, start, end, np.where(launched, lstart, -1))
+    if len(x):
+        ready_at = np.where(launched, lend + typical, _NEVER)
+        own = np.maximum(np.where(first[x], _NEVER, prev_end[x]), ready_at[x])
+        binding = end[y] >= own
+        dep[x], dep_lag[x] = y, np.where(binding, start[x] - end[y], 0.0)
+        bound_x = x[binding]
+        latency[bound_x] = np.where(launched[bound_x], np.minimum(latency[bound_x], typical), 0.0)
+        gap[bound_x] = np.minimum(q[bound_x], 0.0)
+    if steps is None:
+        steps = (np.array([lo], np.int64), np.array([hi], np.int64))
+    step_lo, step_hi = steps
+    item_step = np.searchsorted(step_lo, lstart, side="right") - 1
+    inside = launched & (item_step >= 0)
+    inside[inside] &= lstart[inside] < step_hi[item_step[inside]]
+    item_step = np.where(inside, item_step, -1)
     return StepGraph(
         lo=lo,
         hi=hi,
@@ -178,8 +223,19 @@ def step_graph(profile: Profile, lo: int, hi: int) -> StepGraph:
         wait_start=ev.start[waits].astype(np.float64),
         wait_end=ev.end_of(waits).astype(np.float64),
         wait_target=wait_target,
-        busy_ns=float(intervals.length(*busy)),
+        busy_ns=float(intervals.length(*intervals.clip(*busy, lo, hi_of(step_hi, end, hi)))),
+        step_lo=step_lo,
+        step_hi=step_hi,
+        item_step=item_step,
+        dep=dep,
+        dep_lag=dep_lag,
+        queue_waits=queue_waits,
     )
+
+
+def hi_of(step_hi: I64, end: F64, hi: int) -> int:
+    """Where the replayed window can end: the later of the host's end and the device's."""
+    return int(max(hi, float(end.max()) if len(end) else hi, int(step_hi.max(initial=hi))))
 
 
 def wait_calls(profile: Profile) -> I64:
@@ -197,7 +253,7 @@ def wait_calls(profile: Profile) -> I64:
     return np.flatnonzero(host & np.isin(ev.name, list(names)))
 
 
-def _waits(profile: Profile, items: I64, end: F64, lo: int, hi: int) -> tuple[I64, I64]:
+def _waits(profile: Profile, items: I64, end: F64, lo: int, hi: int) -> tuple[I64, I64, Bool]:
     """The wait calls in [lo, hi) that waited, and the item each waited for. A copy call
     waited for its own copy when that finished inside it (the copy ran after everything
     queued before it), or, for a copy from pageable memory (`STAGED_COPY_NAME`), when the
@@ -205,11 +261,12 @@ def _waits(profile: Profile, items: I64, end: F64, lo: int, hi: int) -> tuple[I6
     before the copy ends); a synchronising call for the last item to finish inside it, of
     those launched before it ended."""
     ev = profile.events
-    calls = wait_calls(profile)
+    blocked = launch_queue(profile).blocked
+    calls = np.union1d(wait_calls(profile), blocked)
     calls = calls[(ev.start[calls] >= lo) & (ev.start[calls] < hi)]
     calls = calls[np.argsort(ev.start[calls], kind="stable")]
     if len(calls) == 0 or len(items) == 0:
-        return calls[:0], np.zeros(0, np.int64)
+        return calls[:0], np.zeros(0, np.int64), np.zeros(0, bool)
     launcher = profile.attribution.launcher[items]
     launch_at = np.where(launcher >= 0, ev.start[np.maximum(launcher, 0)], np.iinfo(np.int64).min)
     own = {int(c): k for k, c in enumerate(launcher.tolist()) if c >= 0}
@@ -240,11 +297,12 @@ def _waits(profile: Profile, items: I64, end: F64, lo: int, hi: int) -> tuple[I6
                 target.append(item)
                 busy_until = e
                 break
-    return np.array(kept, np.int64), np.array(target, np.int64)
+    waits = np.array(kept, np.int64)
+    return waits, np.array(target, np.int64), np.isin(waits, blocked)
 
 
 def replay(graph: StepGraph, edit: Edit | None = None) -> float:
-    """The span (µs) with `edit` applied (none: the measured span)."""
+    """The steady-state step time (µs) with `edit` applied (none: as measured)."""
     edit = edit or Edit("no change")
     g = graph
     lo = float(g.lo)
@@ -278,38 +336,12 @@ def replay(graph: StepGraph, edit: Edit | None = None) -> float:
         latency[edit.no_latency] = 0.0
     ready = np.where(g.launched, launch + latency + dur, _NEVER)
     ready = np.where(g.anchored, g.end - g.dur + dur, ready)
-    inc = dur + g.gap
-    out_end = np.full(len(dur), np.nan)
-    done = g.lane_start[:-1].copy()  # next item to compute, per stream
-    lane_of = np.repeat(np.arange(len(done)), np.diff(g.lane_start))
-    last = np.full(len(done), _NEVER)
-    wait_end_in = g.wait_end
-    shifts = np.zeros(len(g.waits) + 1)  # cumulative shift of host time after each wait
-
-    def run_lane(lane: int, upto: int) -> None:
-        a = int(done[lane])
-        if upto < a:
-            return
-        idx = np.arange(a, upto + 1)
-        r = ready[idx] + np.where(g.launched[idx], shift_for(g.launch[idx]), 0.0)
-        c = np.cumsum(inc[idx])
-        base = np.maximum(last[lane], np.maximum.accumulate(r - c))
-        out_end[idx] = c + base
-        last[lane] = out_end[upto]
-        done[lane] = upto + 1
-
-    processed = 0
-
-    def shift_for(idx_launch: F64) -> F64:
-        """What the waits so far moved host time by, at each launch."""
-        k = np.searchsorted(wait_end_in, idx_launch, side="right")
-        return shifts[np.minimum(k, processed)]
-
+    lanes = _LaneRun(g, dur, ready)
     free = set() if edit.free_waits is None else set(edit.free_waits.tolist())
     w_start, w_end = mapped(g.wait_start), mapped(g.wait_end)
     for k in range(len(g.waits)):
         target = int(g.wait_target[k])
-        start = w_start[k] + shifts[k]
+        start = w_start[k] + lanes.shifts[k]
         base_len = w_end[k] - w_start[k]
         waited = max(0.0, float(g.end[target]) - float(g.wait_start[k]))
         own = max(base_len - waited, 0.0)
@@ -319,21 +351,111 @@ def replay(graph: StepGraph, edit: Edit | None = None) -> float:
         elif int(g.waits[k]) in free:
             new_end = start + own
         else:
-            lane = int(lane_of[target])
-            run_lane(lane, target)
-            new_end = max(start + own, float(out_end[target]) + tail)
-        shifts[k + 1] = shifts[k] + new_end - (start + base_len)
-        processed = k + 1
-    for lane in range(len(done)):
-        run_lane(lane, int(g.lane_start[lane + 1]) - 1)
-    host_end = float(mapped(np.array([g.hi], np.int64))[0]) + shifts[-1]
-    device_end = float(np.nanmax(out_end)) if len(out_end) else _NEVER
-    span = float(max(host_end, device_end) - lo)
-    if edit.device is None and not edit.drop_removed_work:
-        # the replay does not model waits between streams: with the device's work unchanged,
-        # the span cannot be shorter than the time the device was busy
-        span = max(span, g.busy_ns)
-    return span / 1000.0 / edit.per
+            lanes.ensure(int(lanes.lane_of[target]), target)
+            new_end = max(start + own, float(lanes.out_end[target]) + tail)
+        lanes.shifts[k + 1] = lanes.shifts[k] + new_end - (start + base_len)
+        lanes.processed = k + 1
+    for lane in range(len(lanes.done)):
+        lanes.ensure(lane, int(g.lane_start[lane + 1]) - 1)
+    host_lo = mapped(g.step_lo.astype(np.float64)) + lanes.shift_for(g.step_lo.astype(np.float64))
+    host_hi = mapped(g.step_hi.astype(np.float64)) + lanes.shift_for(g.step_hi.astype(np.float64))
+    step = _step_time(g, host_lo, host_hi, lanes.out_end)
+    if edit.device is None and not edit.drop_removed_work and len(g.step_lo):
+        # waits between streams that the trace does not show are not replayed: with the
+        # device's work unchanged, a step cannot take less than the device was busy in it
+        step = max(step, g.busy_ns / 1000.0 / len(g.step_lo))
+    return step / edit.per
+
+
+def _step_time(g: StepGraph, host_lo: F64 | I64, host_hi: F64 | I64, item_end: F64) -> float:
+    """The mean step window (µs) of host ranges and the items' ends (`clocks.windows`)."""
+    n = len(g.step_lo)
+    if n == 0:
+        return 0.0
+    device_hi = np.full(n, -np.inf)
+    mine = g.item_step >= 0
+    if mine.any():
+        np.maximum.at(device_hi, g.item_step[mine], item_end[mine])
+    device_hi = np.where(np.isfinite(device_hi), device_hi, np.nan)
+    w_lo, w_hi = windows(
+        np.rint(host_lo).astype(np.int64), np.rint(host_hi).astype(np.int64), device_hi
+    )
+    return float(np.mean(w_hi - w_lo)) / 1000.0
+
+
+class _LaneRun:
+    """Each stream's replayed item ends, computed on demand up to the item a wait needs:
+    vectorised between the items that wait for another stream, whose awaited item is
+    computed first (an explicit stack, not recursion: a lagging trace can chain thousands)."""
+
+    def __init__(self, g: StepGraph, dur: F64, ready: F64) -> None:
+        self.g = g
+        self.ready = ready
+        self.inc = dur + g.gap
+        self.dur = dur
+        self.out_end = np.full(len(dur), np.nan)
+        self.done = g.lane_start[:-1].copy()  # next item to compute, per stream
+        self.lane_of = np.repeat(np.arange(len(self.done)), np.diff(g.lane_start))
+        self.last = np.full(len(self.done), _NEVER)
+        self.shifts = np.zeros(len(g.waits) + 1)  # host time shift after each wait
+        self.processed = 0
+        self.edges = np.flatnonzero(g.dep >= 0) if len(g.dep) else np.zeros(0, np.int64)
+
+    def shift_for(self, t: F64) -> F64:
+        """What the waits so far moved host time by, at each time `t` (measured clock)."""
+        k = np.searchsorted(self.g.wait_end, t, side="right")
+        shifted: F64 = self.shifts[np.minimum(k, self.processed)]
+        return shifted
+
+    def _compute(self, lane: int, upto: int) -> None:
+        a = int(self.done[lane])
+        if upto < a:
+            return
+        g = self.g
+        idx = np.arange(a, upto + 1)
+        r = self.ready[idx] + np.where(g.launched[idx], self.shift_for(g.launch[idx]), 0.0)
+        c = np.cumsum(self.inc[idx])
+        base = np.maximum(self.last[lane], np.maximum.accumulate(r - c))
+        self.out_end[idx] = c + base
+        self.last[lane] = self.out_end[upto]
+        self.done[lane] = upto + 1
+
+    def ensure(self, lane: int, upto: int) -> None:
+        """Compute `lane` up to item `upto`, and first every awaited item before it."""
+        g = self.g
+        stack = [(lane, upto)]
+        while stack:
+            ln, u = stack[-1]
+            a = int(self.done[ln])
+            if u < a:
+                stack.pop()
+                continue
+            k = int(np.searchsorted(self.edges, a, side="left"))
+            x = int(self.edges[k]) if k < len(self.edges) else -1
+            if x < 0 or x > u:
+                self._compute(ln, u)
+                stack.pop()
+                continue
+            if x > a:
+                self._compute(ln, x - 1)
+                continue
+            y = int(g.dep[x])
+            ly = int(self.lane_of[y])
+            if self.done[ly] <= y:
+                if any(s_ln == ly for s_ln, _ in stack):
+                    # that stream waits further down the stack: reach `y` only if no wait
+                    # of its own comes first (else the two wait on each other: not how it
+                    # ran, so this edge goes)
+                    j = int(np.searchsorted(self.edges, self.done[ly], side="left"))
+                    if j < len(self.edges) and int(self.edges[j]) <= y:
+                        self.edges = np.delete(self.edges, k)
+                        continue
+                    self._compute(ly, y)
+                    continue
+                stack.append((ly, y))
+                continue
+            self.ready[x] = max(self.ready[x], float(self.out_end[y]) + g.dep_lag[x] + self.dur[x])
+            self._compute(ln, x)
 
 
 __all__ = ["Edit", "StepGraph", "replay", "step_graph", "wait_calls"]

@@ -11,7 +11,8 @@ from profsight.analyses import intervals
 from profsight.analyses.context import Context
 from profsight.analyses.flops import MATMULS
 from profsight.analyses.startup import compile_events, startup_events
-from profsight.findings import Finding, Severity, severity_for
+from profsight.analyses.unrecorded import unrecorded_device
+from profsight.findings import Evidence, Finding, Severity, severity_for
 from profsight.knowledge import advice
 from profsight.knowledge.advice import (
     PROFILER_OVERHEAD_PCT,
@@ -19,7 +20,7 @@ from profsight.knowledge.advice import (
     STARTUP_FACTOR,
     STARTUP_MIN_US,
 )
-from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, LAUNCH_KINDS, EventKind
+from profsight.knowledge.trace_schema import EventKind
 from profsight.model.events import MISSING
 
 #: Ops whose FLOPs need their input shapes (``record_shapes=True``).
@@ -35,13 +36,20 @@ def run(ctx: Context) -> list[Finding]:
                 advice.TRUNCATED_TITLE, codes["truncated"].message, advice.TRUNCATED_ADVICE
             )
         )
-    ev = ctx.profile.events
-    if ctx.profile.meta.devices and not ev.mask(DEVICE_WORK_KINDS).any():
+    unrecorded = unrecorded_device(ctx.profile)
+    if unrecorded:
         findings.append(
-            setup_finding(
-                advice.NO_DEVICE_ACTIVITY_TITLE,
-                advice.NO_DEVICE_ACTIVITY_EXPLANATION,
-                advice.NO_DEVICE_ACTIVITY_ADVICE,
+            replace(
+                setup_finding(
+                    advice.NO_DEVICE_ACTIVITY_TITLE,
+                    advice.NO_DEVICE_ACTIVITY_EXPLANATION.format(evidence="; ".join(unrecorded)),
+                    advice.NO_DEVICE_ACTIVITY_ADVICE,
+                ),
+                severity=Severity.HIGH,
+                evidence=tuple(Evidence("the trace shows a GPU", e) for e in unrecorded),
+                blocks=True,
+                trigger="a GPU shown (devices, runtime calls or GPU-only ops) with no kernel, "
+                "copy or memset recorded",
             )
         )
     findings += _startup(ctx)
@@ -118,20 +126,10 @@ def _startup_finding(share: float, explanation: str) -> Finding:
 
 
 def _activity_and_shapes(ctx: Context) -> list[Finding]:
-    """Kernels launched but none recorded; matmuls and convolutions without their shapes."""
+    """Matmuls and convolutions without their shapes."""
     findings = []
     ev = ctx.profile.events
     strings = ev.strings
-    launch_ids = [i for i, text in enumerate(strings) if "LaunchKernel" in text]
-    launches = ev.mask(LAUNCH_KINDS) & np.isin(ev.name, launch_ids)
-    if launches.any() and not ev.mask(DEVICE_WORK_KINDS).any():
-        findings.append(
-            setup_finding(
-                advice.LAUNCHES_WITHOUT_ACTIVITY_TITLE,
-                advice.LAUNCHES_WITHOUT_ACTIVITY_EXPLANATION.format(launches=int(launches.sum())),
-                advice.LAUNCHES_WITHOUT_ACTIVITY_ADVICE,
-            )
-        )
     shaped_ids = [i for i, text in enumerate(strings) if text in SHAPED_OPS]
     if np.isin(ev.name, shaped_ids).any() and not (ev.shapes != MISSING).any():
         findings.append(

@@ -24,6 +24,7 @@ from profsight.knowledge.advice import (
     INFERENCE_NOTE,
     INPUT_BOUND_PCT,
     MEMORY_LIMIT_TITLE,
+    NO_DEVICE_VERDICT,
     REST_BUSY,
     SATURATED_PCT,
     SHORT_STEP_US,
@@ -35,6 +36,9 @@ from profsight.knowledge.phases import Phase
 from profsight.knowledge.rows import RowKind
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
 from profsight.units import short_flops, short_time
+
+#: The judgement of a run the profile cannot judge (its GPU's work was not recorded).
+NOT_JUDGED = "not_judged"
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,9 @@ class StepFacts:
 
     timeline: bool = False
     """Read from a trace's timeline (every phase seen), not a table's rows."""
+    unrecorded: tuple[str, ...] = ()
+    """What shows a GPU whose work the profile did not record (`analyses.unrecorded`): then
+    the run is not judged."""
 
     @property
     def inference(self) -> bool:
@@ -113,7 +120,8 @@ def trace_facts(ctx: Context) -> StepFacts:
     """A trace's step facts: its step windows' average."""
     step = ctx.step_us
     avg = ctx.average
-    compute, mfu = _compute_evidence(ctx)
+    unrecorded = ctx.unrecorded
+    compute, mfu = _compute_evidence(ctx, timed=not unrecorded)
     busy = None
     steady_busy = ctx.steady_busy_us
     if ctx.has_device and steady_busy is not None and ctx.steady_us:
@@ -129,6 +137,7 @@ def trace_facts(ctx: Context) -> StepFacts:
         compute=tuple(compute),
         mfu_pct=mfu,
         timeline=True,
+        unrecorded=unrecorded,
     )
 
 
@@ -245,6 +254,16 @@ def _decide(ctx: StepFacts, findings: list[Finding]) -> Verdict:
         after = f" outside {' and '.join(left_out)}" if left_out else ""
         evidence.append(f"device {ctx.busy_basis} {busy_pct:.0f}% of the step{after}")
     evidence += ctx.compute
+    if ctx.unrecorded:
+        return _verdict(
+            "unrecorded",
+            NOT_JUDGED,
+            ctx,
+            None,
+            data,
+            [*evidence, *ctx.unrecorded],
+            NO_DEVICE_VERDICT.format(evidence="; ".join(ctx.unrecorded)),
+        )
     if held >= HELD_DOMINANT_PCT:
         return _verdict(
             "unrecorded",
@@ -470,14 +489,18 @@ def _cpu_verdict(
     )
 
 
-def _compute_evidence(ctx: Context) -> tuple[list[str], float | None]:
-    """FLOPs per step and per sample, achieved FLOP/s, and utilisation of the device's peak."""
+def _compute_evidence(ctx: Context, timed: bool = True) -> tuple[list[str], float | None]:
+    """FLOPs per step and per sample, achieved FLOP/s, and utilisation of the device's peak
+    (not `timed`: a GPU run whose device work was not recorded, whose step time is the
+    host's alone: the FLOPs, no rate)."""
     total = ctx.flops.total
     if not ctx.flops.complete:
         return [advice.FLOPS_UNCOUNTED.format(uncounted=ctx.flops.uncounted)], None
     if total <= 0 or not ctx.step_us:
         return [advice.FLOPS_UNKNOWN], None
     per_step = total / ctx.steps
+    if not timed:
+        return [f"{short_flops(per_step)} per step (no rate: the device's time is unknown)"], None
     achieved = per_step / (ctx.step_us * 1e-6)
     lines = [f"{short_flops(per_step)} per step, {short_flops(achieved, True)} achieved"]
     batch, per_input = _batch(ctx)

@@ -48,8 +48,9 @@ _PHASE_FIXES: dict[str, tuple[Phase, bool]] = {
 def graph_of(ctx: Context) -> StepGraph | None:
     if not ctx.breakdown.steps or ctx.breakdown.segments is None:
         return None
-    lo, hi = ctx.breakdown.span_ns
-    return step_graph(ctx.profile, lo, hi) if hi > lo else None
+    lo, hi = ctx.breakdown.host_span_ns
+    steps = ctx.breakdown.host_ranges_ns
+    return step_graph(ctx.profile, lo, hi, steps) if hi > lo else None
 
 
 def with_savings(ctx: Context, findings: list[Finding]) -> list[Finding]:
@@ -73,10 +74,9 @@ def with_savings(ctx: Context, findings: list[Finding]) -> list[Finding]:
         after = replay(graph, edit)
         release_free_memory()
         saved = max(measured - after, 0.0) * 100.0 / measured
-        n = ctx.steps
         line = Evidence(
             "what-if replay",
-            f"{edit.label}: {short_time(measured / n)} → {short_time(after / n)} per step"
+            f"{edit.label}: {short_time(measured)} → {short_time(after)} per step"
             + (" per sample" if edit.per != 1.0 else ""),
         )
         severity = f.severity if f.severity is Severity.INFO else severity_for(saved)

@@ -9,6 +9,7 @@ device), or profsight's own measurement on the planted-bottleneck runs of
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Final
 
@@ -624,24 +625,37 @@ TRUNCATED_ADVICE: Final = (
     "Let the profiler finish writing (exit the `with` block, or wait for on_trace_ready) "
     "before the job ends."
 )
-NO_DEVICE_ACTIVITY_TITLE: Final = "GPUs are listed but no GPU activity was recorded"
+#: The profile of a GPU run holds no device activity (no kernel, copy or memset) although
+#: it shows a GPU: devices listed, launch calls, or ops that run only on one.
+NO_DEVICE_ACTIVITY_TITLE: Final = (
+    "The GPU's work was not recorded: record the profile again with its device activity"
+)
 NO_DEVICE_ACTIVITY_EXPLANATION: Final = (
-    "deviceProperties lists devices, yet the trace holds no kernel, copy or memset: the CUDA "
-    "activity was not profiled, or the model ran on the CPU."
+    "The trace shows a GPU ({evidence}) but holds not one kernel, copy or memset: the "
+    "profiler ran without device activities, or CUPTI could not record them. Every device "
+    "figure (GPU time, busy share, FLOP/s, what bounds the step) would be read from host "
+    "times alone, so none is given, and the host's times are not a CPU-only run's."
 )
 NO_DEVICE_ACTIVITY_ADVICE: Final = (
-    "profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) and check that the "
-    "model and batch are on the GPU (model.to('cuda'))."
+    "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) (ROCm "
+    "GPUs too); with Lightning, PyTorchProfiler(activities=[...]) or profsight's "
+    "ExplainingProfiler. If CUDA was among the activities, CUPTI recorded nothing: look in "
+    "the log for CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (run as a user allowed to profile, or "
+    "in a container with --cap-add=SYS_ADMIN) and check that torch's CUDA build matches "
+    "the driver."
 )
-LAUNCHES_WITHOUT_ACTIVITY_TITLE: Final = "Kernels were launched but no GPU activity was recorded"
-LAUNCHES_WITHOUT_ACTIVITY_EXPLANATION: Final = (
-    "The trace holds {launches} kernel launch calls on the CPU side and not one kernel, copy "
-    "or memset: the profiler ran without device activities, so every device column is empty "
-    "and GPU time cannot be judged."
+#: Op names that run only on a GPU (cuDNN, fused attention kernels, NCCL): seen without any
+#: device activity, they say the run used a GPU the profile did not record. (torch's CPU
+#: kernels of the same ops end in ``_for_cpu``: ``_scaled_dot_product_flash_attention_for_cpu``.)
+GPU_ONLY_OPS: Final = re.compile(
+    r"^(?!.*for_?cpu)(?:.*(?:cudnn|miopen|flash|efficient_attention|_cuda\b|cuda_|nccl|rccl|"
+    r"triton|deep_?gemm|cutlass|fused_moe))",
+    re.IGNORECASE,
 )
-LAUNCHES_WITHOUT_ACTIVITY_ADVICE: Final = (
-    "profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) (the default when "
-    "CUDA is available); on a cluster, check that CUPTI loads."
+NO_DEVICE_VERDICT: Final = (
+    "The GPU's work was not recorded ({evidence}): how busy it was, what bounds the step "
+    "and whether the model suits the hardware cannot be told from this profile. Record it "
+    "again with device activity (see the first finding) before judging the run."
 )
 NO_SHAPES_TITLE: Final = "Input shapes were not recorded"
 NO_SHAPES_EXPLANATION: Final = (
@@ -951,3 +965,21 @@ TOO_LITTLE_TRACE: Final = (
     "a schedule whose active steps run the training loop, on_trace_ready exporting each "
     "cycle)."
 )
+
+
+# ------------------------------------------------------------------ the step on two clocks
+
+#: How a report names the clock that bounds the steps (`analyses.clocks.clock_bound`).
+CLOCK_NAMES: Final = {"host": "the host's", "device": "the device's"}
+#: The breakdown's line on the two clocks.
+CLOCKS_LINE: Final = (
+    "two clocks: the host spends {host} in each step's range, its device work ends {lag} "
+    "after it on average; steps complete every {step}: {clock} clock bounds them"
+)
+#: ... and on the launch queues, when the host blocked on a full one.
+QUEUE_LINE: Final = (
+    "launch queue: up to {depth} items waited on a stream ({limit}); the host blocked "
+    "{blocked} per step launching into a full queue"
+)
+QUEUE_LIMIT_MEASURED: Final = "its limit, as this trace shows it"
+QUEUE_LIMIT_DEFAULT: Final = "the driver holds {limit}"

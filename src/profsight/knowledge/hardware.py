@@ -345,3 +345,14 @@ PEER_LINKS_GBS: Final[dict[str, tuple[float, float | None]]] = {
     "cdna2": (32.0, 400.0),
     "cdna3": (64.0, 448.0),
 }
+
+#: Operations a stream's launch queue holds before a launch call blocks until one completes:
+#: the CUDA driver's default, as Holistic Trace Analysis's queue length analysis takes it
+#: ("the maximum queue length is 1024"). A trace whose depth plateaus within
+#: `QUEUE_PLATEAU_FRACTION` below it (or above it, on a driver with a deeper queue) measured
+#: its own limit: that plateau is used instead.
+LAUNCH_QUEUE_DEPTH: Final = 1024
+QUEUE_PLATEAU_FRACTION: Final = 0.1
+"""The spread of one run's recordings (`advice.BORDERLINE_FRACTION`): a few entries of the
+queue are the driver's own, and depth counted from a trace is off by the items whose
+completion and the next launch fall in the same microsecond."""

@@ -28,6 +28,7 @@ class Phase(enum.Enum):
     FRAMEWORK = "framework"
     COMMUNICATION = "communication"
     STARTUP = "startup"
+    DEVICE_LAG = "device_lag"
     OTHER = "other"
 
 
@@ -43,6 +44,8 @@ PHASE_LABELS: Final[dict[Phase, str]] = {
     Phase.FRAMEWORK: "framework overhead (Lightning loop and strategy)",
     Phase.COMMUNICATION: "waiting for collectives (all-reduce, ...) to finish",
     Phase.STARTUP: "one-time start-up inside the window (lazy loading, autotuning, compilation)",
+    Phase.DEVICE_LAG: "the device still running what the host launched (the host ran ahead: "
+    "in steady state it waits here, in a sync or on a full launch queue)",
     Phase.OTHER: "no phase: Python between recorded ranges, or ranges that name no phase",
 }
 

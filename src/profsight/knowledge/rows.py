@@ -331,6 +331,29 @@ BLOCKING_COPY_CALLS: Final = frozenset(
 IMPLICIT_SYNC_CALLS: Final = frozenset(
     {"cudaFree", "cudaFreeHost", "cuMemFree_v2", "cuMemFreeHost", "hipFree", "hipHostFree"}
 )
+#: Calls that make a stream wait, on the device, for an event recorded on another stream
+#: (``cudaStreamWaitEvent``): the stream's next work starts only once everything queued on
+#: the other stream before the ``cudaEventRecord`` is done (CUDA runtime API, "Events").
+#: PyTorch's ProcessGroupNCCL makes each collective's stream wait so for the current stream,
+#: and ``Work.wait()`` the current stream for the collective.
+STREAM_WAIT_CALLS: Final = frozenset(
+    {"cudaStreamWaitEvent", "cuStreamWaitEvent", "hipStreamWaitEvent"}
+)
+EVENT_RECORD_CALLS: Final = frozenset(
+    {
+        "cudaEventRecord",
+        "cudaEventRecordWithFlags",
+        "cuEventRecord",
+        "cuEventRecordWithFlags",
+        "hipEventRecord",
+        "hipEventRecordWithFlags",
+    }
+)
+#: The device-side record of such a wait (a ``cuda_sync`` event, torch >= 2.2): its
+#: ``wait_on_stream`` and ``wait_on_cuda_event_record_corr_id`` name the awaited record.
+STREAM_WAIT_EVENT: Final = "Stream Wait Event"
+#: Calls that run a captured CUDA graph: its kernels carry the call's correlation id.
+GRAPH_LAUNCH_CALLS: Final = frozenset({"cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch"})
 #: CUPTI's overhead row for a launch that blocked because the device's launch queue (command
 #: buffer) was full: the host is ahead of the device, which is therefore busy.
 QUEUE_FULL_ROWS: Final = frozenset({"Command Buffer Full"})

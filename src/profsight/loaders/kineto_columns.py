@@ -85,6 +85,8 @@ _EXTERNAL_ID_V1 = attrgetter("external_id_v1")
 _CORRELATION = attrgetter("correlation")
 _DEVICE = attrgetter("device")
 _STREAM = attrgetter("stream")
+_WAIT_STREAM = attrgetter("wait_on_stream")
+_WAIT_RECORD = attrgetter("wait_on_record")
 _MEM_BYTES = attrgetter("mem_bytes")
 _COPY_BYTES = attrgetter("copy_bytes")
 _MEM_TYPE = attrgetter("mem_device_type")
@@ -222,6 +224,7 @@ class ColumnBuilder:
         hosts = np.flatnonzero(_UNFINISHABLE_LUT[kind])
         linked = np.flatnonzero(_LINKED_LUT[kind])
         memory = np.flatnonzero(kind == EventKind.MEMORY)
+        syncs = np.flatnonzero(kind == EventKind.SYNC)
         ops = np.flatnonzero(kind == EventKind.CPU_OP)
         comm = np.flatnonzero(np.array(self.is_comm_name, bool)[name])
         comm_bytes, collective, group, process_group = comm_columns(
@@ -242,6 +245,8 @@ class ColumnBuilder:
             corr=_subset(args, linked, _CORRELATION, n, -1),
             device=_subset(args, linked, _DEVICE, n, -1).astype(np.int32),
             stream=_subset(args, linked, _STREAM, n, -1),
+            wait_stream=_subset(args, syncs, _WAIT_STREAM, n, -1),
+            wait_record=_subset(args, syncs, _WAIT_RECORD, n, -1),
             nbytes=_subset(args, linked, _COPY_BYTES, n, 0)
             + _subset(args, memory, _MEM_BYTES, n, 0),
             mem_type=_subset(args, memory, _MEM_TYPE, n, -1).astype(np.int8),
@@ -496,6 +501,8 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
         collective=_uniform(_concat(cols.pop("collective", None), np.int32)),
         group_size=_uniform(_concat(cols.pop("group", None), np.int32)),
         process_group=_uniform(_concat(cols.pop("process_group", None), np.int32)),
+        wait_stream=_uniform(_concat(cols.pop("wait_stream", None), np.int64)),
+        wait_record=_uniform(_narrow(_concat(cols.pop("wait_record", None), np.int64), _ID_TYPES)),
         strings=list(builder.strings),
         tracks=tracks,
         origin_us=origin,

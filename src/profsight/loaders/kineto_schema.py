@@ -46,6 +46,10 @@ class Args(msgspec.Struct, frozen=True, gc=False):
     """``record_param_comms`` (torch >= 2.1) and NCCL kernels (torch >= 2.3) carry these."""
     rank: int = -1
     """The rank an event belongs to, where a merged job trace tags each event with it."""
+    wait_on_stream: int = -1
+    wait_on_record: int = msgspec.field(default=-1, name="wait_on_cuda_event_record_corr_id")
+    """A device-side wait (``cuda_sync`` ``Stream Wait Event``, torch >= 2.2): the stream
+    the awaited event was recorded on, and the correlation of its ``cudaEventRecord``."""
 
     @property
     def unfinished(self) -> int:
@@ -158,6 +162,8 @@ def event_from_object(item: dict[str, Any]) -> Event:
             collective_name=_text(a.get("Collective name")),
             process_group=_text(a.get("Process Group Name")),
             rank=_int(a.get("rank")),
+            wait_on_stream=_int(a.get("wait_on_stream")),
+            wait_on_record=_int(a.get("wait_on_cuda_event_record_corr_id")),
             name=_text(a.get("name")),
             labels=_text(a.get("labels")),
         ),

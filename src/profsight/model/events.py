@@ -99,6 +99,11 @@ class EventStore:
     """``Group size`` of a collective, or MISSING."""
     process_group: I32 = field(default_factory=lambda: np.zeros(0, np.int32))
     """Index into `strings` of a collective's ``Process Group Name``, or MISSING."""
+    wait_stream: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
+    """A device-side ``Stream Wait Event`` (`EventKind.SYNC`): the stream the awaited event
+    was recorded on, or MISSING."""
+    wait_record: I32 | I64 = field(default_factory=lambda: np.zeros(0, np.int64))
+    """... and the correlation of the ``cudaEventRecord`` call that recorded it, or MISSING."""
 
     def __len__(self) -> int:
         return int(self.kind.shape[0])

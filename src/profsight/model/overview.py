@@ -24,12 +24,16 @@ class Overview:
     steps: int
     """``ProfilerStep#N`` ranges in the trace."""
     window_us: float
+    """From the first host row to the later of the last host row's end and the last device
+    item's (the device can run after the host is done)."""
+    host_window_us: float
     """From the first to the last host row."""
     devices: tuple[str, ...]
     """Device names from ``deviceProperties``."""
     device_events: int
     device_busy_us: float
-    """Sum of kernel, memcpy and memset durations."""
+    """Time with at least one kernel, memcpy or memset running (the union of their
+    intervals: never more than the time they span)."""
     rank: int | None
     world_size: int | None
     load: LoadStats
@@ -45,8 +49,13 @@ def overview(profile: Profile) -> Overview:
     rows = np.flatnonzero(at.is_row)
     step_ids = [i for i, s in enumerate(ev.strings) if s.startswith(PROFILER_STEP_PREFIX)]
     steps = int(np.isin(ev.name[rows], step_ids).sum()) if step_ids else 0
-    window = float(ev.end_of(rows).max() - ev.start[rows].min()) / 1000.0 if len(rows) else 0.0
     work = ev.mask(DEVICE_WORK_KINDS)
+    host_window = window = 0.0
+    if len(rows):
+        first, last = int(ev.start[rows].min()), int(ev.end_of(rows).max())
+        device_end = int(ev.end_of(work).max()) if work.any() else last
+        host_window = (last - first) / 1000.0
+        window = (max(last, device_end) - first) / 1000.0
     categories = {ev.strings[c] for c in np.unique(ev.category).tolist()}
     names = tuple(str(d.get("name", "?")) for d in profile.meta.devices)
     dist = profile.meta.distributed
@@ -59,9 +68,10 @@ def overview(profile: Profile) -> Overview:
         threads=len(np.unique(ev.track[rows])),
         steps=steps,
         window_us=window,
+        host_window_us=host_window,
         devices=names,
         device_events=int(work.sum()),
-        device_busy_us=float(ev.dur[work].sum()) / 1000.0,
+        device_busy_us=_covered(ev.start[work], ev.end_of(work)) / 1000.0,
         rank=rank if isinstance(rank, int) else None,
         world_size=world if isinstance(world, int) else None,
         load=profile.load_stats,
@@ -69,3 +79,14 @@ def overview(profile: Profile) -> Overview:
         lightning=profile.meta.header.get("Framework") == "pytorch-lightning"
         or any(s.startswith("[pl]") for s in ev.strings),
     )
+
+
+def _covered(start: np.ndarray, end: np.ndarray) -> float:
+    """Measure of the union of intervals [start, end) (ns)."""
+    if len(start) == 0:
+        return 0.0
+    order = np.argsort(start, kind="stable")
+    s, e = start[order], np.maximum.accumulate(end[order])
+    # each interval adds what it reaches past everything before it
+    before = np.concatenate([[s[0]], e[:-1]])
+    return float(np.sum(np.maximum(e - np.maximum(s, before), 0)))

@@ -8,6 +8,13 @@ from typing import TYPE_CHECKING, Any
 from profsight.analyses.breakdown import Breakdown, StepBreakdown
 from profsight.analyses.comms import Communication
 from profsight.findings import Finding
+from profsight.knowledge.advice import (
+    CLOCK_NAMES,
+    CLOCKS_LINE,
+    QUEUE_LIMIT_DEFAULT,
+    QUEUE_LIMIT_MEASURED,
+    QUEUE_LINE,
+)
 from profsight.knowledge.collectives import OPERATION_MEANING
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.units import short_bytes, short_rate, short_time
@@ -32,6 +39,35 @@ def verdict_lines(report: Report) -> list[str]:
     return [f"Verdict: {v.summary}", f"  (bound: {v.bound}; {'; '.join(v.evidence)})"]
 
 
+def clock_lines(breakdown: Breakdown) -> list[str]:
+    """The two clocks of a GPU run's steps: the host's range, how long after it the device's
+    work ended, which clock bounds the steps, and the launch queue when it was full."""
+    avg = breakdown.average()
+    if avg.device_busy_us is None or avg.device_end_us is None:
+        return []
+    lines = [
+        CLOCKS_LINE.format(
+            host=short_time(avg.host_range_us),
+            lag=short_time(avg.lag_us),
+            step=short_time(avg.wall_us),
+            clock=CLOCK_NAMES[breakdown.bound],
+        )
+    ]
+    queue = breakdown.queue
+    if queue is not None and avg.blocked_us > 0:
+        limit = (
+            QUEUE_LIMIT_MEASURED
+            if queue.measured
+            else QUEUE_LIMIT_DEFAULT.format(limit=queue.limit)
+        )
+        lines.append(
+            QUEUE_LINE.format(
+                depth=queue.max_depth, limit=limit, blocked=short_time(avg.blocked_us)
+            )
+        )
+    return lines
+
+
 def breakdown_lines(breakdown: Breakdown | None, device_name: str = "GPU") -> list[str]:
     if breakdown is None or not breakdown.steps:
         return []
@@ -53,6 +89,7 @@ def breakdown_lines(breakdown: Breakdown | None, device_name: str = "GPU") -> li
         for cause, us in avg.device_idle_us.items():
             if us > 0:
                 lines.append(f"          idle {short_time(us)} {_IDLE_LABELS.get(cause, cause)}")
+    lines += [f"  {line}" for line in clock_lines(breakdown)]
     if len(breakdown.steps) > 1:
         walls = ", ".join(f"{s.name} {short_time(s.wall_us)}" for s in breakdown.steps)
         lines.append(f"  per step: {walls}")
@@ -80,6 +117,10 @@ def step_dict(step: StepBreakdown) -> dict[str, Any]:
         "host_us": step.host_us,
         "device_busy_us": step.device_busy_us,
         "device_idle_us": step.device_idle_us,
+        "host_wall_us": step.host_range_us,
+        "device_lag_us": step.lag_us if step.device_end_us is not None else None,
+        "host_waited_us": step.waited_us,
+        "host_blocked_on_queue_us": step.blocked_us,
     }
 
 
@@ -92,6 +133,14 @@ def breakdown_dict(breakdown: Breakdown | None) -> dict[str, Any] | None:
         "thread": breakdown.thread,
         "average": step_dict(breakdown.average()),
         "steps": [step_dict(s) for s in breakdown.steps],
+        "clock": breakdown.bound,
+        "launch_queue": None
+        if breakdown.queue is None
+        else {
+            "limit": breakdown.queue.limit,
+            "limit_measured": breakdown.queue.measured,
+            "max_depth": breakdown.queue.max_depth,
+        },
     }
 
 

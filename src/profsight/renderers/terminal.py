@@ -18,7 +18,7 @@ from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.knowledge.rows import RowKind
 from profsight.model.torch_layout import render_torch_table
 from profsight.renderers.console import render_to_text
-from profsight.renderers.diagnosis import communication_lines
+from profsight.renderers.diagnosis import clock_lines, communication_lines
 from profsight.renderers.tree_text import tree_renderable
 from profsight.units import short_time
 
@@ -58,6 +58,7 @@ PHASE_STYLES: dict[Phase, str] = {
     Phase.FRAMEWORK: "white",
     Phase.COMMUNICATION: "bright_red",
     Phase.STARTUP: "bright_cyan",
+    Phase.DEVICE_LAG: "green",
     Phase.OTHER: "bright_black",
 }
 SEVERITY_STYLES = {
@@ -119,6 +120,7 @@ def _breakdown(bd: Breakdown | None) -> RenderableType | None:
         if idle:
             line.append(f"  idle: {', '.join(idle)}", style="bright_black")
         parts.append(line)
+    parts += [Text(line, style="bright_black") for line in clock_lines(bd)]
     if len(bd.steps) > 1:
         parts.append(
             Text(

@@ -1,0 +1,133 @@
+"""The step on two clocks: what the host launched in each profiled step, wherever it ran.
+
+The host queues device work and goes on, so a ``ProfilerStep`` range on the host is not the
+step the hardware ran. A step here is the host's range *and* the device work launched from
+inside it (each item through its launch call's correlation; a CUDA graph's kernels through
+their ``cudaGraphLaunch``). It completes when both are done.
+
+`windows` turns each step's host range and the end of its device work into the step's
+window on the slower clock:
+
+* completions are monotone: ``c[i] = max(host end, device end)``, never before ``c[i - 1]``;
+* a step's window runs from the later of its host start and the previous completion to its
+  own completion. When the device lags, that is the interval between completions (the
+  device's clock); when it does not, it is the host range exactly;
+* the first step has no previous completion in the trace. When its device work ends after
+  its host range, the window starts one steady-state period (the mean interval between the
+  later completions) before its completion, and never before its host start: otherwise the
+  pipeline's fill (the host's lead over a lagging device) would count as a step's time;
+* a window is never shorter than its host range: the slower clock bounds every step.
+
+The step time is the mean window: the steady-state time between completions on whichever
+clock is slower. The replay (`analyses.replay`) computes the same windows from replayed
+host ranges and device ends, so what a fix saves is in the same currency.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from profsight.knowledge.advice import BORDERLINE_FRACTION
+from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS
+from profsight.model.events import F64, I64
+from profsight.model.profile import Profile
+
+#: Which clock bounds a profiled window (`StepClocks.bound`).
+HOST_CLOCK = "host"
+DEVICE_CLOCK = "device"
+
+
+@dataclass(frozen=True)
+class StepClocks:
+    """Each step's host range, the end of the device work it launched and its window (ns)."""
+
+    host_lo: I64
+    host_hi: I64
+    device_hi: F64
+    """End of the last device item launched in the host range (NaN: none)."""
+    lo: I64
+    hi: I64
+    """The step's window on the slower clock (`windows`)."""
+    launched: I64
+    """Device items launched in each host range."""
+
+    @property
+    def wall_ns(self) -> I64:
+        wall: I64 = self.hi - self.lo
+        return wall
+
+
+def clock_bound(step_us: float, waited_us: float) -> str:
+    """`DEVICE_CLOCK` when the host spends more than the spread of one run's recordings
+    (`BORDERLINE_FRACTION` of the step) waiting for a busy device: ahead of it (the
+    window's ``device_lag``), in a wait call while it works, or on a full launch queue;
+    else `HOST_CLOCK`: the host's own work sets the pace."""
+    if step_us <= 0:
+        return HOST_CLOCK
+    return DEVICE_CLOCK if waited_us > BORDERLINE_FRACTION * step_us else HOST_CLOCK
+
+
+def windows(host_lo: I64, host_hi: I64, device_hi: F64) -> tuple[I64, I64]:
+    """Each step's window (lo, hi) from its host range and the end of its device work
+    (NaN: none), by the rules of the module docstring. Steps in order of host start."""
+    n = len(host_lo)
+    if n == 0:
+        empty = np.zeros(0, np.int64)
+        return empty, empty
+    device = np.nan_to_num(np.asarray(device_hi, np.float64), nan=-np.inf)
+    done = np.maximum(host_hi.astype(np.float64), np.ceil(device))
+    done = np.maximum.accumulate(done)
+    start = host_lo.astype(np.float64)
+    start[1:] = np.maximum(start[1:], done[:-1])
+    if n >= 2 and done[0] > host_hi[0]:
+        period = (done[-1] - done[0]) / (n - 1)
+        start[0] = max(float(host_lo[0]), done[0] - period)
+    wall = np.maximum(done - start, (host_hi - host_lo).astype(np.float64))
+    hi = np.rint(done).astype(np.int64)
+    lo = hi - np.rint(wall).astype(np.int64)
+    return lo, hi
+
+
+def launch_times(profile: Profile, items: I64) -> I64:
+    """When each device item's launch call started (ns; -1: no launch call in the trace).
+    A CUDA graph's kernels carry the correlation of their ``cudaGraphLaunch``, so they
+    start from it."""
+    ev = profile.events
+    launcher = profile.attribution.launcher[items]
+    at: I64 = np.where(launcher >= 0, ev.start[np.maximum(launcher, 0)], -1)
+    return at
+
+
+def step_clocks(profile: Profile, host_lo: I64, host_hi: I64) -> StepClocks:
+    """The two clocks of the steps whose host ranges are [host_lo, host_hi) (in order)."""
+    ev = profile.events
+    work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS))
+    n = len(host_lo)
+    device_hi = np.full(n, np.nan)
+    launched = np.zeros(n, np.int64)
+    if len(work) and n:
+        at = launch_times(profile, work)
+        step = np.searchsorted(host_lo, at, side="right") - 1
+        inside = (at >= 0) & (step >= 0)
+        inside[inside] &= at[inside] < host_hi[step[inside]]
+        step, ends = step[inside], ev.end_of(work[inside]).astype(np.float64)
+        if len(step):
+            last = np.full(n, -np.inf)
+            np.maximum.at(last, step, ends)
+            device_hi = np.where(np.isfinite(last), last, np.nan)
+            launched = np.bincount(step, minlength=n).astype(np.int64)
+    lo, hi = windows(host_lo, host_hi, device_hi)
+    return StepClocks(host_lo, host_hi, device_hi, lo, hi, launched)
+
+
+__all__ = [
+    "DEVICE_CLOCK",
+    "HOST_CLOCK",
+    "StepClocks",
+    "clock_bound",
+    "launch_times",
+    "step_clocks",
+    "windows",
+]
