@@ -21,6 +21,7 @@ class TraceBuilder:
     devices: list[dict[str, Any]] = field(default_factory=list)
     _ext: int = 0
     _corr: int = 1000
+    _ext_of: dict[int, int] = field(default_factory=dict)
 
     def host(
         self, name: str, ts: float, dur: float, cat: str = "cpu_op", tid: int = HOST, **args: Any
@@ -53,27 +54,95 @@ class TraceBuilder:
         launch: str = "cudaLaunchKernel",
         launch_dur: float = 2.0,
         nbytes: int = 0,
-    ) -> None:
+        stream: int = STREAM,
+        tid: int = HOST,
+    ) -> int:
         """A launch call on the host (inside whatever op is open there) and its kernel; a
-        blocking call (a read back to the host) lasts `launch_dur`, until its work ends."""
+        blocking call (a read back to the host) lasts `launch_dur`, until its work ends.
+        Returns the launch's correlation id."""
+        corr = self.runtime(launch, launch_ts, launch_dur, tid=tid)
+        self.device_item(name, ts, dur, corr, cat=cat, nbytes=nbytes, stream=stream)
+        return corr
+
+    def runtime(self, name: str, ts: float, dur: float = 2.0, tid: int = HOST) -> int:
+        """A device runtime call on the host (``cudaEventRecord``, ``cudaStreamWaitEvent``,
+        a launch); returns its correlation id."""
         self._corr += 1
-        ext = self.host(launch, launch_ts, launch_dur, cat="cuda_runtime", correlation=self._corr)
+        self._ext_of[self._corr] = self.host(
+            name, ts, dur, cat="cuda_runtime", tid=tid, correlation=self._corr
+        )
+        return self._corr
+
+    def device_item(
+        self,
+        name: str,
+        ts: float,
+        dur: float,
+        corr: int,
+        cat: str = "kernel",
+        nbytes: int = 0,
+        stream: int = STREAM,
+    ) -> None:
+        """Device work linked to the call whose correlation id is `corr` (a graph's kernels
+        share their ``cudaGraphLaunch``'s)."""
         self.events.append(
             {
                 "ph": "X",
                 "cat": cat,
                 "name": name,
                 "pid": 0,
-                "tid": STREAM,
+                "tid": stream,
                 "ts": ts,
                 "dur": dur,
                 "args": {
-                    "External id": ext,
-                    "correlation": self._corr,
+                    # as torch writes it for work it cannot place: its launch call's own id
+                    **({"External id": self._ext_of[corr]} if corr in self._ext_of else {}),
+                    "correlation": corr,
                     "device": 0,
-                    "stream": STREAM,
+                    "stream": stream,
                     **({"bytes": nbytes} if nbytes else {}),
                 },
+            }
+        )
+
+    def stream_wait(self, ts: float, stream: int, on_stream: int, record: int) -> int:
+        """``cudaStreamWaitEvent``: `stream` waits for the event the call with correlation
+        `record` recorded on `on_stream`, with the device's own record of the wait (a
+        ``cuda_sync`` ``Stream Wait Event``, as torch >= 2.2 writes it)."""
+        corr = self.runtime("cudaStreamWaitEvent", ts, 2.0)
+        self.events.append(
+            {
+                "ph": "X",
+                "cat": "cuda_sync",
+                "name": "Stream Wait Event",
+                "pid": 0,
+                "tid": stream,
+                "ts": ts + 1.0,
+                "dur": 0.5,
+                "args": {
+                    "cuda_sync_kind": "Stream Wait Event",
+                    "wait_on_stream": on_stream,
+                    "wait_on_cuda_event_record_corr_id": record,
+                    "stream": stream,
+                    "correlation": corr,
+                    "device": 0,
+                },
+            }
+        )
+        return corr
+
+    def counters(self, name: str, ts: float, dur: float) -> None:
+        """A kernel measured by CUPTI's range profiler (``cuda_profiler_range``)."""
+        self.events.append(
+            {
+                "ph": "X",
+                "cat": "cuda_profiler_range",
+                "name": name,
+                "pid": 0,
+                "tid": 0,
+                "ts": ts,
+                "dur": dur,
+                "args": {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 1 << 20},
             }
         )
 

@@ -60,6 +60,22 @@ CATEGORY_LABELS: Final[dict[str, str]] = {c: c.replace("_", " ") for c in CATEGO
 }
 
 
+#: How a finding's "could save" was priced (`Finding.basis`). One currency throughout: the
+#: steady-state step time (`analyses.clocks`), or the time per sample for a throughput fix.
+REPLAYED = "replayed"
+"""Its fix replayed on the trace's step graph: the step time it gives."""
+PER_SAMPLE = "per_sample"
+"""A throughput fix (a larger batch) replayed: the time per sample it gives, which is the
+step time at the same samples per second."""
+UPPER_BOUND = "upper_bound"
+"""Its fix replayed at a best case (kernels at the device's peak ratio, collectives wholly
+hidden): at most this much."""
+ESTIMATED = "estimated"
+"""No timeline to replay (a printed table, a job's summaries): the share the fix removes."""
+NOT_ESTIMATED = "not_estimated"
+"""Nothing prices the fix: the finding says so, and ranks after every priced one."""
+
+
 @dataclass(frozen=True)
 class Evidence:
     """One number behind a finding, and the rows or nodes it comes from."""
@@ -80,7 +96,11 @@ class Finding:
     at_stake_pct: float
     """Share of the step time this finding concerns."""
     gain_pct: float | None = None
-    """Estimated share of step time saved by the recommendation, where it can be estimated."""
+    """What the recommendation saves, in % of the steady-state step (of the time per sample
+    for `PER_SAMPLE`), as its `basis` prices it; None: not estimated."""
+    basis: str = ""
+    """`REPLAYED`, `PER_SAMPLE`, `UPPER_BOUND` or `ESTIMATED` (`priced` says
+    `NOT_ESTIMATED` when there is no figure)."""
     trigger: str = ""
     """The rule that fired, with its threshold and where the threshold comes from."""
     confidence: str = ""
@@ -89,6 +109,13 @@ class Finding:
     blocks: bool = False
     """The profile cannot be read right until this is fixed (its device work was not
     recorded): it ranks before everything."""
+
+    @property
+    def priced(self) -> str:
+        """How its saving was priced (`NOT_ESTIMATED` when it has no figure)."""
+        if self.gain_pct is None:
+            return NOT_ESTIMATED
+        return self.basis or ESTIMATED
 
     @property
     def id(self) -> str:
@@ -109,6 +136,7 @@ class Finding:
             "recommendation": self.recommendation,
             "at_stake_pct": round(self.at_stake_pct, 2),
             "gain_pct": None if self.gain_pct is None else round(self.gain_pct, 2),
+            "saving_basis": self.priced,
             "trigger": self.trigger,
             "confidence": self.confidence,
         }
@@ -129,19 +157,31 @@ MINOR_PCT = 5.0
 
 
 def saving(f: Finding) -> float:
-    """What fixing `f` would save (% of the step): its replayed gain, else what is at stake."""
-    return f.gain_pct if f.gain_pct is not None else f.at_stake_pct
+    """What fixing `f` would save (% of the step), 0 when not estimated."""
+    return f.gain_pct if f.gain_pct is not None else 0.0
 
 
 def ranked(findings: list[Finding]) -> list[Finding]:
-    """Most important first: things to change by what fixing them would save, then the
-    informational ones (where the compute goes), then minor things to change."""
+    """Most important first, by one rule:
+
+    1. a finding that says the profile cannot be read as it is (`Finding.blocks`);
+    2. things to change whose fix saves at least `MINOR_PCT`, by that saving: replayed or
+       estimated figures, then upper bounds (a bound says at most, so a measured saving
+       goes first);
+    3. the informational findings (where the compute goes);
+    4. things to change that save less;
+    5. things to change whose saving was not estimated, by the share they concern.
+    """
 
     def tier(f: Finding) -> int:
         if f.blocks:
-            return -1
+            return 0
         if f.severity is Severity.INFO:
-            return 1
-        return 0 if saving(f) >= MINOR_PCT else 2
+            return 3
+        if f.gain_pct is None:
+            return 5
+        if f.gain_pct < MINOR_PCT:
+            return 4
+        return 2 if f.basis == UPPER_BOUND else 1
 
-    return sorted(findings, key=lambda f: (tier(f), -saving(f), -int(f.severity)))
+    return sorted(findings, key=lambda f: (tier(f), -saving(f), -f.at_stake_pct, -int(f.severity)))

@@ -122,6 +122,11 @@ def build_report(profile: Profile | TextProfile) -> Report:
         summary.append(
             f"Device work: {o.device_events:,} kernels/copies, {short_time(o.device_busy_us)} busy"
         )
+    elif o.counted_kernels:
+        summary.append(
+            f"Device work: {o.counted_kernels:,} kernels measured by CUPTI's range profiler "
+            "(counters, no run times)"
+        )
     else:
         summary.append("Device work: none recorded")
     if o.world_size is not None:

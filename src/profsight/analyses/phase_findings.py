@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from profsight.analyses.breakdown import Breakdown
 from profsight.analyses.context import Context
-from profsight.findings import Evidence, Finding, Severity, severity_for
+from profsight.findings import PER_SAMPLE, Evidence, Finding, Severity, severity_for
 from profsight.knowledge.advice import (
     BATCH_SCALE,
     EXPLAINED_BY,
@@ -116,6 +116,7 @@ def _per_step_overhead(
             at_stake_pct=share,
             # per sample, BATCH_SCALE times the batch shares the fixed cost (a trace replays it)
             gain_pct=share * (1 - 1 / BATCH_SCALE),
+            basis=PER_SAMPLE,
             trigger=f"non-model time >= {PER_STEP_OVERHEAD_PCT:g}% of a step shorter than "
             f"{short_time(SHORT_STEP_US)} ({MEASURED})",
         )

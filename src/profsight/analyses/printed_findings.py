@@ -17,7 +17,7 @@ from profsight.analyses.phase_findings import from_breakdown
 from profsight.analyses.printed_device import BLOCKING_COPY, QUEUE_FULL, SYNC, PrintedDevice
 from profsight.analyses.printed_step import PrintedStep
 from profsight.annotate import row_kind
-from profsight.findings import Evidence, Finding, severity_for
+from profsight.findings import UPPER_BOUND, Evidence, Finding, severity_for
 from profsight.knowledge import advice
 from profsight.knowledge.hardware import arch_speedup
 from profsight.knowledge.lightning_names import (
@@ -430,6 +430,7 @@ def _precision(step: PrintedStep, device: PrintedDevice) -> list[Finding]:
             at_stake_pct=share,
             # at the tensor cores' peak ratio, the most the kernels can gain
             gain_pct=share * (1 - 1 / speedup) if speedup else None,
+            basis=UPPER_BOUND,
             trigger=f"FP32 GEMM/conv >= {advice.FP32_ON_TENSOR_CORES_PCT:g}% of device time on "
             f"a GPU of {device.arch} or later (its kernels are built for it; {advice.TB_PLUGIN}:"
             " tensor-core eligible work not on tensor cores)",

@@ -44,6 +44,7 @@ from profsight.analyses.held import held_items
 from profsight.analyses.launch_queue import launch_queue
 from profsight.analyses.startup import startup_events
 from profsight.analyses.stream_waits import stream_waits
+from profsight.findings import REPLAYED
 from profsight.knowledge.rows import (
     BLOCKING_COPY_CALLS,
     IMPLICIT_SYNC_CALLS,
@@ -79,6 +80,9 @@ class Edit:
     """The replayed span is divided by this (per sample, when an edit changes the batch)."""
     release_held: bool = False
     """Held items (`StepGraph.held`) start the typical latency after their launch."""
+    basis: str = REPLAYED
+    """How the replayed figure prices the fix (`findings.REPLAYED`, `PER_SAMPLE` when `per`
+    changes the batch, `UPPER_BOUND` for a best case)."""
 
 
 @dataclass(frozen=True)

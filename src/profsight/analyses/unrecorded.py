@@ -2,8 +2,10 @@
 
 The trace shows a GPU (devices listed in ``deviceProperties``, device runtime calls, ops
 that run only on a GPU: cuDNN, fused attention, NCCL, Triton) but holds no kernel, copy or
-memset. Then every device figure would come from host times: the report gives none, the
-verdict does not judge the run, and the first finding says how to record it again.
+memset: or only kernels CUPTI's range profiler measured, whose counters it holds and whose
+run times it does not. Then every device figure would come from host times: the report
+gives none, the verdict does not judge the run, and the first finding says how to record
+it again.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections import Counter
 
 import numpy as np
 
-from profsight.knowledge.advice import GPU_ONLY_OPS
+from profsight.knowledge.advice import GPU_ONLY_OPS, RANGE_PROFILED
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, LAUNCH_KINDS, EventKind
 from profsight.model.profile import Profile
 
@@ -26,6 +28,9 @@ def unrecorded_device(profile: Profile) -> tuple[str, ...]:
     ev = profile.events
     if ev.mask(DEVICE_WORK_KINDS).any():
         return ()
+    counted = counted_kernels(profile)
+    if counted:
+        return (RANGE_PROFILED.format(kernels=counted),)
     evidence = []
     names = sorted({str(d.get("name", "?")) for d in profile.meta.devices})
     if names:
@@ -47,4 +52,10 @@ def unrecorded_device(profile: Profile) -> tuple[str, ...]:
     return tuple(evidence)
 
 
-__all__ = ["unrecorded_device"]
+def counted_kernels(profile: Profile) -> int:
+    """Kernels measured by CUPTI's range profiler (`EventKind.COUNTERS`): their counters are
+    in the trace, their run times are not."""
+    return int((profile.events.kind == EventKind.COUNTERS).sum())
+
+
+__all__ = ["counted_kernels", "unrecorded_device"]

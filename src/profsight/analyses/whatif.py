@@ -20,9 +20,18 @@ from profsight.analyses.context import Context
 from profsight.analyses.device import peer_copy_events
 from profsight.analyses.replay import Edit, StepGraph, replay, step_graph
 from profsight.analyses.startup import startup_intervals
-from profsight.findings import Evidence, Finding, Severity, severity_for
+from profsight.findings import (
+    PER_SAMPLE,
+    REPLAYED,
+    UPPER_BOUND,
+    Evidence,
+    Finding,
+    Severity,
+    severity_for,
+)
 from profsight.heap import release_free_memory
 from profsight.knowledge import advice
+from profsight.knowledge.collectives import COMMUNICATION_NAME
 from profsight.knowledge.hardware import PEER_LINKS_GBS, tensor_core_speedup
 from profsight.knowledge.kernels import decode_kernel
 from profsight.knowledge.lightning_names import module_label
@@ -59,17 +68,15 @@ def with_savings(ctx: Context, findings: list[Finding]) -> list[Finding]:
     trace an edit holds a few floats per event."""
     graph = graph_of(ctx)
     release_free_memory()
-    if graph is None:
-        return findings
-    measured = replay(graph)
-    if measured <= 0:
-        return findings
+    measured = replay(graph) if graph is not None else 0.0
+    if graph is None or measured <= 0:
+        return [_not_estimated(f) for f in findings]
     out = []
     for f in findings:
         edit = edit_for(ctx, graph, f)
         release_free_memory()
         if edit is None:
-            out.append(f)
+            out.append(_not_estimated(f))
             continue
         after = replay(graph, edit)
         release_free_memory()
@@ -80,8 +87,22 @@ def with_savings(ctx: Context, findings: list[Finding]) -> list[Finding]:
             + (" per sample" if edit.per != 1.0 else ""),
         )
         severity = f.severity if f.severity is Severity.INFO else severity_for(saved)
-        out.append(replace(f, gain_pct=saved, severity=severity, evidence=(*f.evidence, line)))
+        out.append(
+            replace(
+                f,
+                gain_pct=saved,
+                basis=edit.basis,
+                severity=severity,
+                evidence=(*f.evidence, line),
+            )
+        )
     return out
+
+
+def _not_estimated(f: Finding) -> Finding:
+    """A trace's finding that no edit prices: its saving is not estimated (a share it
+    concerns is not what its fix saves)."""
+    return replace(f, gain_pct=None, basis="")
 
 
 def edit_for(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
@@ -142,6 +163,7 @@ def _copies(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
         return Edit(
             "peer copies overlapped with compute (an upper bound)",
             device=(peer, np.zeros(len(peer))),
+            basis=UPPER_BOUND,
         )
     return _pinned(ctx, graph, f)
 
@@ -168,6 +190,7 @@ def _pinned(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
         "pinned, asynchronous copies" + (f" ({basis}: {rate_pinned:.1f} GB/s)" if device else ""),
         free_waits=_pageable_copy_calls(ctx, graph),
         device=device,
+        basis=UPPER_BOUND if device is not None and basis != "measured" else REPLAYED,
     )
 
 
@@ -188,8 +211,9 @@ def _precision(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
             fp32.append(e)
     kernels = np.array(fp32, np.int64)
     return Edit(
-        f"FP32 matrix math at the {acc.name}'s tensor-core peak ({speedup:.0f}x)",
+        f"FP32 matrix math at the {acc.name}'s tensor-core peak ({speedup:.0f}x, an upper bound)",
         device=(kernels, np.full(len(kernels), 1 / speedup)),
+        basis=UPPER_BOUND,
     )
 
 
@@ -266,6 +290,7 @@ def _batch(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
         host=((*spans, factors),),
         device=(kernels, np.full(len(kernels), float(k))),
         per=float(k),
+        basis=PER_SAMPLE,
     )
 
 
@@ -555,6 +580,34 @@ def _concat(a: tuple[I64, I64], b: tuple[I64, I64]) -> tuple[I64, I64]:
     return np.concatenate([a[0], b[0]]), np.concatenate([a[1], b[1]])
 
 
+def _hidden_collectives(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
+    """Collectives wholly hidden behind compute (bucketing, overlap): their kernels take no
+    time on the critical path, and the host no longer waits for a collective on a worker
+    thread (gloo). No fix hides everything: an upper bound."""
+    comms = ctx.comms
+    if comms is None or not comms.timed:
+        return None
+    ev = ctx.profile.events
+    items = (
+        graph.items[
+            np.array(
+                [COMMUNICATION_NAME.search(n) is not None for n in ev.names(graph.items)], bool
+            )
+        ]
+        if len(graph.items)
+        else graph.items
+    )
+    waits = phase_intervals(ctx.breakdown, Phase.COMMUNICATION)
+    if not len(items) and not len(waits[0]):
+        return None
+    return Edit(
+        "collectives hidden behind compute (an upper bound)",
+        host=(_removed(waits),) if len(waits[0]) else (),
+        device=(items, np.zeros(len(items))) if len(items) else None,
+        basis=UPPER_BOUND,
+    )
+
+
 _EDITS: dict[str, Callable[[Context, StepGraph, Finding], Edit | None]] = {
     "profiler_setup": _startup,
     "host_device_sync": _syncs,
@@ -567,6 +620,7 @@ _EDITS: dict[str, Callable[[Context, StepGraph, Finding], Edit | None]] = {
     "optimizer": _optimizer,
     "module_overhead": _module,
     "memory": _churn,
+    "communication": _hidden_collectives,
 }
 
 __all__ = ["edit_for", "graph_of", "with_savings"]

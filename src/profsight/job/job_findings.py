@@ -7,7 +7,7 @@ import statistics
 from collections import defaultdict
 
 from profsight.analyses.comm_findings import collective_evidence
-from profsight.findings import Evidence, Finding, severity_for
+from profsight.findings import UPPER_BOUND, Evidence, Finding, severity_for
 from profsight.job.align import Alignment
 from profsight.job.views import JobReport, OperationView, RankView, Straggler
 from profsight.knowledge import advice
@@ -238,7 +238,9 @@ def _communication_finding(report: JobReport) -> list[Finding]:
             "path.",
             recommendation=advice.COMMUNICATION_ADVICE,
             at_stake_pct=share,
-            gain_pct=share * 0.5,
+            # hidden wholly behind compute: the most overlapping them could give
+            gain_pct=share,
+            basis=UPPER_BOUND,
             trigger=f"exposed communication beyond the waiting >= {advice.COMMUNICATION_PCT:g}% "
             "of the step",
         )

@@ -628,13 +628,13 @@ TRUNCATED_ADVICE: Final = (
 #: The profile of a GPU run holds no device activity (no kernel, copy or memset) although
 #: it shows a GPU: devices listed, launch calls, or ops that run only on one.
 NO_DEVICE_ACTIVITY_TITLE: Final = (
-    "The GPU's work was not recorded: record the profile again with its device activity"
+    "The GPU's run times were not recorded: record the profile again with its device activity"
 )
 NO_DEVICE_ACTIVITY_EXPLANATION: Final = (
-    "The trace shows a GPU ({evidence}) but holds not one kernel, copy or memset: the "
-    "profiler ran without device activities, or CUPTI could not record them. Every device "
-    "figure (GPU time, busy share, FLOP/s, what bounds the step) would be read from host "
-    "times alone, so none is given, and the host's times are not a CPU-only run's."
+    "The trace shows a GPU ({evidence}) but not one kernel, copy or memset with its run "
+    "time: the profiler ran without device activities, or CUPTI could not record them. "
+    "Every device figure (GPU time, busy share, FLOP/s, what bounds the step) would be read "
+    "from host times alone, so none is given, and the host's times are not a CPU-only run's."
 )
 NO_DEVICE_ACTIVITY_ADVICE: Final = (
     "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) (ROCm "
@@ -645,15 +645,25 @@ NO_DEVICE_ACTIVITY_ADVICE: Final = (
     "the driver."
 )
 #: Op names that run only on a GPU (cuDNN, fused attention kernels, NCCL): seen without any
-#: device activity, they say the run used a GPU the profile did not record. (torch's CPU
-#: kernels of the same ops end in ``_for_cpu``: ``_scaled_dot_product_flash_attention_for_cpu``.)
+#: device activity, they say the run used a GPU the profile did not record: ops of a
+#: namespace (``aten::cudnn_convolution``, ``flash_attn::…``, ``nccl:all_reduce``) and
+#: Triton kernels called from a compiled graph; not torch.compile's own passes
+#: (``pass.post_grad_passes.move_constructors_to_cuda``), nor torch's CPU kernels of the
+#: same ops (``_scaled_dot_product_flash_attention_for_cpu``).
 GPU_ONLY_OPS: Final = re.compile(
-    r"^(?!.*for_?cpu)(?:.*(?:cudnn|miopen|flash|efficient_attention|_cuda\b|cuda_|nccl|rccl|"
-    r"triton|deep_?gemm|cutlass|fused_moe))",
+    r"^(?!.*for_?cpu)(?:\w+::?\w*(?:cudnn|miopen|flash|efficient_attention|_cuda\b|cuda_|"
+    r"nccl|rccl|triton|deep_?gemm|cutlass|fused_moe)|(?:nccl|rccl|flash_attn|sgl_kernel)\w*::?|"
+    r"triton_)",
     re.IGNORECASE,
 )
+#: The evidence of a trace whose kernels CUPTI's range profiler measured.
+RANGE_PROFILED: Final = (
+    "{kernels:,} kernels measured by CUPTI's range profiler (cuda_profiler_range: hardware "
+    "counters per kernel; the times Kineto gives them are the profiling session spread "
+    "evenly, not run times): record a second profile without profiler_metrics for timing"
+)
 NO_DEVICE_VERDICT: Final = (
-    "The GPU's work was not recorded ({evidence}): how busy it was, what bounds the step "
+    "The GPU's run times were not recorded ({evidence}): how busy it was, what bounds the step "
     "and whether the model suits the hardware cannot be told from this profile. Record it "
     "again with device activity (see the first finding) before judging the run."
 )
@@ -973,9 +983,11 @@ TOO_LITTLE_TRACE: Final = (
 CLOCK_NAMES: Final = {"host": "the host's", "device": "the device's"}
 #: The breakdown's line on the two clocks.
 CLOCKS_LINE: Final = (
-    "two clocks: the host spends {host} in each step's range, its device work ends {lag} "
-    "after it on average; steps complete every {step}: {clock} clock bounds them"
+    "two clocks: the host spends {host} in each step's range, {lag}; steps complete every "
+    "{step}: {clock} clock bounds them"
 )
+CLOCK_LAG: Final = "its device work ends {lag} after it on average"
+CLOCK_NO_LAG: Final = "its device work ends inside it"
 #: ... and on the launch queues, when the host blocked on a full one.
 QUEUE_LINE: Final = (
     "launch queue: up to {depth} items waited on a stream ({limit}); the host blocked "
@@ -983,3 +995,23 @@ QUEUE_LINE: Final = (
 )
 QUEUE_LIMIT_MEASURED: Final = "its limit, as this trace shows it"
 QUEUE_LIMIT_DEFAULT: Final = "the driver holds {limit}"
+
+
+# ------------------------------------------------------------------ "could save", one currency
+
+#: How each pricing of a finding's saving (`findings.Finding.priced`) reads.
+SAVING_PHRASES: Final = {
+    "replayed": "could save ~{gain:.0f}% of the step",
+    "per_sample": "could save ~{gain:.0f}% of the time per sample",
+    "upper_bound": "could save at most ~{gain:.0f}% of the step",
+    "estimated": "could save ~{gain:.0f}% of the step, estimated from its share",
+    "not_estimated": "saving not estimated",
+}
+
+
+def saving_phrase(priced: str, gain: float | None, at_stake: float = 1.0) -> str:
+    """``could save ~30% of the step`` (or per sample, at most, estimated, not estimated);
+    "" for a finding about the profile itself that concerns no share of the step."""
+    if gain is None and at_stake <= 0:
+        return ""
+    return SAVING_PHRASES.get(priced, SAVING_PHRASES["estimated"]).format(gain=gain or 0.0)

@@ -42,6 +42,10 @@ class EventKind(enum.IntEnum):
     """A ``[memory]`` allocation (positive bytes) or free (negative) instant event."""
     OTHER = 12
     """Profiler bookkeeping: trace spans, iteration markers, unknown categories."""
+    COUNTERS = 13
+    """A kernel measured by CUPTI's range profiler (``cuda_profiler_range``, recorded with
+    ``experimental_config`` metrics): its hardware counters, not its run time (Kineto spreads
+    the profiling session evenly over the kernels it measured)."""
 
 
 #: Trace category (``cat``), compared case-insensitively, to the kind of event it holds.
@@ -67,6 +71,7 @@ CATEGORY_KINDS: Final[dict[str, EventKind]] = {
     "memset": EventKind.MEMSET,
     "gpu_user_annotation": EventKind.GPU_ANNOTATION,
     "cuda_sync": EventKind.SYNC,
+    "cuda_profiler_range": EventKind.COUNTERS,
 }
 
 #: Kinds that are ranges on a host thread: they nest, and each is a row of torch's table.

@@ -7,7 +7,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PREFIX, torch_era
+from profsight.knowledge.trace_schema import (
+    DEVICE_WORK_KINDS,
+    PROFILER_STEP_PREFIX,
+    EventKind,
+    torch_era,
+)
 from profsight.model.profile import LoadStats
 
 if TYPE_CHECKING:
@@ -31,6 +36,8 @@ class Overview:
     devices: tuple[str, ...]
     """Device names from ``deviceProperties``."""
     device_events: int
+    counted_kernels: int
+    """Kernels measured by CUPTI's range profiler (counters, no run times)."""
     device_busy_us: float
     """Time with at least one kernel, memcpy or memset running (the union of their
     intervals: never more than the time they span)."""
@@ -71,6 +78,7 @@ def overview(profile: Profile) -> Overview:
         host_window_us=host_window,
         devices=names,
         device_events=int(work.sum()),
+        counted_kernels=int((ev.kind == EventKind.COUNTERS).sum()),
         device_busy_us=_covered(ev.start[work], ev.end_of(work)) / 1000.0,
         rank=rank if isinstance(rank, int) else None,
         world_size=world if isinstance(world, int) else None,

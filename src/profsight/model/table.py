@@ -208,6 +208,7 @@ _KIND_LABELS = {
     EventKind.SYNC: "sync",
     EventKind.MEMORY: "memory",
     EventKind.OTHER: "other",
+    EventKind.COUNTERS: "counters",
 }
 
 

@@ -7,13 +7,16 @@ from typing import TYPE_CHECKING, Any
 
 from profsight.analyses.breakdown import Breakdown, StepBreakdown
 from profsight.analyses.comms import Communication
-from profsight.findings import Finding
+from profsight.findings import Finding, Severity
 from profsight.knowledge.advice import (
+    CLOCK_LAG,
     CLOCK_NAMES,
+    CLOCK_NO_LAG,
     CLOCKS_LINE,
     QUEUE_LIMIT_DEFAULT,
     QUEUE_LIMIT_MEASURED,
     QUEUE_LINE,
+    saving_phrase,
 )
 from profsight.knowledge.collectives import OPERATION_MEANING
 from profsight.knowledge.phases import PHASE_LABELS, Phase
@@ -48,7 +51,7 @@ def clock_lines(breakdown: Breakdown) -> list[str]:
     lines = [
         CLOCKS_LINE.format(
             host=short_time(avg.host_range_us),
-            lag=short_time(avg.lag_us),
+            lag=CLOCK_LAG.format(lag=short_time(avg.lag_us)) if avg.lag_us >= 1 else CLOCK_NO_LAG,
             step=short_time(avg.wall_us),
             clock=CLOCK_NAMES[breakdown.bound],
         )
@@ -99,7 +102,8 @@ def breakdown_lines(breakdown: Breakdown | None, device_name: str = "GPU") -> li
 def finding_lines(findings: tuple[Finding, ...]) -> list[str]:
     lines: list[str] = []
     for i, f in enumerate(findings, 1):
-        gain = f", could save ~{f.gain_pct:.0f}% of the step" if f.gain_pct else ""
+        phrase = saving_phrase(f.priced, f.gain_pct, f.at_stake_pct)
+        gain = f", {phrase}" if phrase and f.severity is not Severity.INFO else ""
         lines.append(f"{i}. [{f.severity.name.lower()}] {f.title}  ({f.category}{gain})")
         for e in f.evidence:
             lines.append(f"     - {e.label}: {e.value}")

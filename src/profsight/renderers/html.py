@@ -17,6 +17,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from profsight.analyses.comms import Communication
+from profsight.knowledge.advice import saving_phrase
 from profsight.knowledge.collectives import bus_factor
 from profsight.knowledge.phases import PHASE_LABELS
 from profsight.knowledge.rows import RowKind, classify
@@ -163,7 +164,15 @@ def findings_data(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if label.endswith("…") and shown:
                 kept["title"] = ", ".join(shown)
             evidence.append(kept)
-        out.append({**f, "evidence": evidence})
+        could_save = (
+            None
+            if f.get("severity") == "info"
+            else saving_phrase(
+                str(f.get("saving_basis", "")), f.get("gain_pct"), f.get("at_stake_pct") or 0.0
+            )
+            or None
+        )
+        out.append({**f, "evidence": evidence, "could_save": could_save})
     return out
 
 

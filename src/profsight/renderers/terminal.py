@@ -14,6 +14,7 @@ from rich.text import Text
 
 from profsight.analyses.breakdown import Breakdown
 from profsight.findings import Finding, Severity
+from profsight.knowledge.advice import saving_phrase
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.knowledge.rows import RowKind
 from profsight.model.torch_layout import render_torch_table
@@ -135,7 +136,8 @@ def _finding(i: int, f: Finding) -> RenderableType:
     head = Text(f"{i}. ")
     head.append(f"[{f.severity.name.lower()}] ", style=SEVERITY_STYLES[f.severity])
     head.append(f.title, style="bold")
-    gain = f", could save ~{f.gain_pct:.0f}% of the step" if f.gain_pct else ""
+    phrase = saving_phrase(f.priced, f.gain_pct, f.at_stake_pct)
+    gain = f", {phrase}" if phrase and f.severity is not Severity.INFO else ""
     head.append(f"  ({f.category}{gain})", style="bright_black")
     lines: list[RenderableType] = [head]
     lines += [_indented(f"- {e.label}: {e.value}") for e in f.evidence]

@@ -254,7 +254,7 @@
       sum.appendChild(el("span", "ps-sev ps-sev-" + sev, f.severity));
       sum.appendChild(el("span", "ps-finding-title", f.title));
       let meta = " (" + f.category;
-      if (f.gain_pct) meta += ", could save ~" + f.gain_pct.toFixed(0) + "% of the step";
+      if (f.could_save) meta += ", " + f.could_save;
       sum.appendChild(el("span", "ps-muted", meta + ")"));
       d.appendChild(sum);
       const body = el("div", "ps-finding-body");
