@@ -149,8 +149,8 @@ def _two_streams(path: Path, recorded: bool) -> Path:
 @pytest.mark.parametrize("recorded", [True, False], ids=["device_record", "calls_only"])
 def test_an_event_wait_between_streams_is_replayed(tmp_path: Path, recorded: bool) -> None:
     """Halving the GEMM an all-reduce waits for starts the all-reduce 250 µs earlier: the
-    step shortens by about 250 of its 1030 µs (24%); keeping the all-reduce's measured gap
-    after nothing on its own stream would save nothing."""
+    step shortens by 243.5 of its 1030 µs (24%). Before the waits between streams were
+    replayed, the all-reduce kept its measured start and the saving was 0%."""
     profile = profsight.load(_two_streams(tmp_path / "streams.json", recorded))
     graph = graph_of(context(profile))
     assert graph is not None
@@ -161,7 +161,7 @@ def test_an_event_wait_between_streams_is_replayed(tmp_path: Path, recorded: boo
     gemm = graph.items[np.array([n.startswith("ampere") for n in ev.names(graph.items)])]
     halved = replay(graph, Edit("half", device=(gemm, np.full(len(gemm), 0.5))))
     saved = (measured - halved) * 100.0 / measured
-    assert saved == pytest.approx(24.3, abs=1.0)
+    assert saved == pytest.approx(23.6, abs=0.5)
 
 
 def test_a_cuda_graphs_kernels_belong_to_the_op_that_launched_it(tmp_path: Path) -> None:
@@ -199,10 +199,8 @@ def _full_queue(path: Path, launches: int = 1100, limit: int = 1024) -> Path:
     t = 0.0
     calls = []
     for i in range(launches):
-        if i < limit:
-            end = t + 1.0
-        else:
-            end = max(t + 1.0, 10.0 + dur * (i - limit + 1))
+        # from the limit on, a launch returns when the kernel `limit` places before it ends
+        end = t + 1.0 if i < limit else max(t + 1.0, 10.0 + dur * (i - limit + 1))
         calls.append((t, end))
         t = end
     host_end = t + 50_000.0
