@@ -1,0 +1,64 @@
+"""Physics as a check (issue 22): on every real trace in tests/data, no figure breaks what
+the hardware can do. A share of the step above 100%, device busy longer than the step, a
+saving above 100% or below 0, FLOP/s above the device's peak for its precision: each is a
+bug in the model, whatever the trace.
+
+GIVEN real traces by others (torch 1.8 to 2.9, V100 to B200, MI250/MI300X; GPU runs that
+lag, sync, use several streams, CUDA graphs, or lack their device activity),
+WHEN profsight diagnoses them,
+THEN every step's phases add up to its window, device busy fits in it, every share and
+saving lies in [0, 100], and the achieved FLOP/s stays under the device's peak.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import profsight
+from profsight.analyses import diagnose
+
+from conftest import DATA, real_traces
+
+NOT_TRACES = {"benchmark_simple_add_et.json.gz", "memory_timeline.raw.gz"}
+#: Tolerance of float sums over thousands of segments (µs).
+SUM_US = 1e-3
+
+
+def _traces() -> list[Path]:
+    local = [
+        *DATA.glob("gpu_traces/*/*.json.gz"),
+        *DATA.glob("gpu_lagging/*/*.json.gz"),
+        *DATA.glob("real/*.json*"),
+    ]
+    return sorted({*local, *(p for p in real_traces() if p.name not in NOT_TRACES)})
+
+
+TRACES = _traces()
+
+
+@pytest.mark.parametrize("path", TRACES, ids=[str(p.relative_to(DATA)) for p in TRACES])
+def test_no_figure_breaks_physics(path: Path) -> None:
+    diagnosis = diagnose(profsight.load(path))
+    bd = diagnosis.breakdown
+    for step in (*bd.steps, *((bd.average(),) if bd.steps else ())):
+        wall = step.wall_us
+        assert wall >= 0
+        assert all(us >= -SUM_US for us in step.host_us.values()), step.host_us
+        assert sum(step.host_us.values()) == pytest.approx(wall, abs=SUM_US + 1e-9 * wall)
+        assert step.host_range_us <= wall + SUM_US
+        if step.device_busy_us is not None:
+            assert 0 <= step.device_busy_us <= wall + SUM_US
+            idle = sum(step.device_idle_us.values())
+            assert step.device_busy_us + idle == pytest.approx(wall, abs=SUM_US + 1e-9 * wall)
+        assert 0 <= step.waited_us <= wall + SUM_US
+    for f in diagnosis.findings:
+        assert 0.0 <= f.at_stake_pct <= 100.0 + 1e-6, (f.category, f.title)
+        assert f.gain_pct is None or 0.0 <= f.gain_pct <= 100.0 + 1e-6, (f.category, f.title)
+    v = diagnosis.verdict
+    if v is not None:
+        assert v.device_busy_pct is None or 0.0 <= v.device_busy_pct <= 100.0 + 1e-6
+        assert 0.0 <= v.data_wait_pct <= 100.0 + 1e-6
+        # achieved FLOP/s never above the device's peak for the precision it ran in
+        assert v.mfu_pct is None or 0.0 <= v.mfu_pct <= 100.0, v.evidence
