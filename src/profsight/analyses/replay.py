@@ -404,6 +404,8 @@ class _LaneRun:
         self.shifts = np.zeros(len(g.waits) + 1)  # host time shift after each wait
         self.processed = 0
         self.edges = np.flatnonzero(g.dep >= 0) if len(g.dep) else np.zeros(0, np.int64)
+        self.after_dep = np.full(len(dur), _NEVER)
+        """Per item that waits for another stream: the earliest end that wait allows."""
 
     def shift_for(self, t: F64) -> F64:
         """What the waits so far moved host time by, at each time `t` (measured clock)."""
@@ -418,6 +420,9 @@ class _LaneRun:
         g = self.g
         idx = np.arange(a, upto + 1)
         r = self.ready[idx] + np.where(g.launched[idx], self.shift_for(g.launch[idx]), 0.0)
+        # (an item that waited for another stream: that item's replayed end, already on the
+        # replayed clock, so no shift is added to it)
+        np.maximum(r, self.after_dep[idx], out=r)
         c = np.cumsum(self.inc[idx])
         base = np.maximum(self.last[lane], np.maximum.accumulate(r - c))
         self.out_end[idx] = c + base
@@ -458,7 +463,7 @@ class _LaneRun:
                     continue
                 stack.append((ly, y))
                 continue
-            self.ready[x] = max(self.ready[x], float(self.out_end[y]) + g.dep_lag[x] + self.dur[x])
+            self.after_dep[x] = float(self.out_end[y]) + g.dep_lag[x] + self.dur[x]
             self._compute(ln, x)
 
 
