@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 import profsight
+from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS
 from profsight.cli.main import main
 from profsight.job import explain_job
 from profsight.renderers.html import (
@@ -194,6 +195,42 @@ def test_minimal_has_device_charts(minimal: Opened) -> None:
     kernels = page_data(minimal.report)["top_kernels"]
     assert page.locator("#ps-kernels-chart rect.ps-bar").count() == len(kernels) == 3
     assert page.locator("#ps-memory").is_hidden() == (not minimal.report.timelines.memory)  # type: ignore[union-attr]
+
+
+#: A real V100 trace whose GPU runs behind its host and whose launch queue fills (HTA).
+LAGGING = DATA / "shared/traces/hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"
+
+
+def test_a_lagging_gpus_steps_reach_the_end_of_its_work(pages: Any) -> None:
+    """The busy chart runs until the device's last item ends (the host stopped 89 ms
+    earlier); each step's band ends when the device finished it, the host's range drawn as a
+    bar above it; the launch queue's depth has its own chart, up to the 1022 the trace
+    plateaus at."""
+    report = profsight.explain(str(LAGGING))
+    o = pages(report, "lagging")
+    assert o.errors == []
+    page = o.page
+    def rects(selector: str) -> list[tuple[float, float]]:
+        return [
+            (x, x + w)
+            for x, w in page.evaluate(
+                f"""[...document.querySelectorAll('{selector}')].map(r =>
+                    [+r.getAttribute('x'), +r.getAttribute('width')])"""
+            )
+        ]
+
+    bands, hosts = rects("#ps-busy-chart rect.ps-band"), rects("#ps-busy-chart rect.ps-host-range")
+    assert len(bands) == 5 and len(hosts) == 5
+    t = report.timelines
+    assert t is not None and t.queue_limit == 1022
+    # the last step ends with the device's last item of it, 89 ms after its host range
+    name, _, end, _, host_end = t.steps[-1]
+    events = profsight.load(str(LAGGING)).events
+    device_end = float(events.end_of(events.mask(DEVICE_WORK_KINDS)).max()) / 1000.0
+    assert end + t.start_us == pytest.approx(device_end, abs=0.01)
+    assert end - host_end > 80_000.0
+    assert bands[-1][1] - hosts[-1][1] > 0.1 * (bands[-1][1] - bands[0][0])
+    assert page.locator("#ps-queue-chart path.ps-line").count() == 1
 
 
 def test_charts_have_their_elements(sample: Opened) -> None:
@@ -479,13 +516,22 @@ def test_each_evidence_label_shows_once(
     assert shown_in_label == named
 
 
-AXIS_LABEL = re.compile(r"^\d+(\.\d+)? ?(µs|ms|s|%|B|KB|MB|GB|GB/s)$")
+AXIS_LABEL = re.compile(r"^\d+(\.\d+)? ?(µs|ms|s|%|B|KB|MB|GB|GB/s|items)$")
 
 
 @pytest.mark.parametrize(
     ("name", "charts"),
     [
-        ("nccl", {"ps-breakdown-chart", "ps-ops-chart", "ps-kernels-chart", "ps-busy-chart"}),
+        (
+            "nccl",
+            {
+                "ps-breakdown-chart",
+                "ps-ops-chart",
+                "ps-kernels-chart",
+                "ps-busy-chart",
+                "ps-queue-chart",
+            },
+        ),
         (
             "fp32",
             {
@@ -493,6 +539,7 @@ AXIS_LABEL = re.compile(r"^\d+(\.\d+)? ?(µs|ms|s|%|B|KB|MB|GB|GB/s)$")
                 "ps-ops-chart",
                 "ps-kernels-chart",
                 "ps-busy-chart",
+                "ps-queue-chart",
                 "ps-memory-chart",
             },
         ),

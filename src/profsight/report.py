@@ -168,7 +168,7 @@ def build_report(profile: Profile | TextProfile) -> Report:
         breakdown=diagnosis.breakdown,
         findings=diagnosis.findings,
         verdict=diagnosis.verdict,
-        timelines=timelines(profile),
+        timelines=timelines(profile, diagnosis.breakdown),
         communication=diagnosis.communication,
         walkthrough=walkthrough(
             table, diagnosis.verdict, any(d.code == "partial_overlap" for d in profile.warnings)

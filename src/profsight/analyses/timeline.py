@@ -1,4 +1,5 @@
-"""Time series for charts: device busy share and memory allocated over the profiled window,
+"""Time series for charts: device busy share, memory allocated and the launch queues' depth
+over the profiled window (the device's work included, however long it runs after the host),
 downsampled to a fixed number of buckets so that a page stays small for any trace size."""
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from typing import Any
 import numpy as np
 
 from profsight.analyses import intervals
+from profsight.analyses.breakdown import Breakdown
+from profsight.analyses.launch_queue import launch_queue
 from profsight.knowledge.trace_schema import (
     CPU_MEMORY_DEVICE_TYPES,
     DEVICE_MEMORY_DEVICE_TYPES,
@@ -28,8 +31,12 @@ class Timelines:
     """Share (0..1) of each bucket in which the device ran work; empty without device work."""
     memory: dict[str, list[float]] = field(default_factory=dict)
     """``cpu``/``device`` -> bytes allocated at the end of each bucket (from ``[memory]``)."""
-    steps: list[tuple[str, float, float]] = field(default_factory=list)
-    """(name, start µs, end µs) of each profiler step, relative to `start_us`."""
+    steps: list[tuple[str, float, float, float, float]] = field(default_factory=list)
+    """(name, start µs, end µs, host start µs, host end µs) of each profiled step, relative
+    to `start_us`: its window on the slower clock (`analyses.clocks`) and its host range."""
+    queue_depth: list[float] = field(default_factory=list)
+    """Deepest launch queue of a stream at a launch in each bucket (empty: none counted)."""
+    queue_limit: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -38,20 +45,29 @@ class Timelines:
             "device_busy": self.device_busy,
             "memory": self.memory,
             "steps": [list(s) for s in self.steps],
+            "queue_depth": self.queue_depth,
+            "queue_limit": self.queue_limit,
         }
 
 
-def timelines(profile: Profile, buckets: int = BUCKETS) -> Timelines:
+def timelines(
+    profile: Profile, breakdown: Breakdown | None = None, buckets: int = BUCKETS
+) -> Timelines:
+    """The charts' series over the profiled window: from the first host row to the later of
+    the last host row's end and the last device item's (the device can run on after the
+    host), with the steps of `breakdown` as bands (else the ``ProfilerStep`` ranges)."""
     ev = profile.events
     at = profile.attribution
     rows = np.flatnonzero(at.is_row)
     if len(rows) == 0:
         return Timelines(0.0, 0.0)
+    work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS))
     lo, hi = int(ev.start[rows].min()), int(ev.end_of(rows).max())
+    if len(work):
+        hi = max(hi, int(ev.end_of(work).max()))
     width = max((hi - lo) / buckets, 1.0)
     edges = lo + np.arange(buckets + 1) * width
     busy: list[float] = []
-    work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS))
     if len(work):
         s, e = intervals.union(ev.start[work], ev.end_of(work))
         cum = _covered_before(s, e, edges)
@@ -65,18 +81,48 @@ def timelines(profile: Profile, buckets: int = BUCKETS) -> Timelines:
             pos = np.searchsorted(ev.start[sel], edges[1:], side="right") - 1
             values = np.where(pos >= 0, ev.allocated[sel][np.maximum(pos, 0)], 0)
             memory[label] = [float(v) for v in values]
-    step_ids = [i for i, n in enumerate(ev.strings) if n.startswith("ProfilerStep#")]
-    steps = rows[np.isin(ev.name[rows], step_ids)]
+    queue = launch_queue(profile) if len(work) else None
+    depth: list[float] = []
+    if queue is not None and len(queue.calls) and queue.max_depth > 1:
+        bucket = np.clip(((ev.start[queue.calls] - lo) / width).astype(np.int64), 0, buckets - 1)
+        deepest = np.zeros(buckets)
+        np.maximum.at(deepest, bucket, queue.depth.astype(np.float64))
+        depth = [float(d) for d in deepest]
     return Timelines(
         start_us=lo / 1000.0,
         bucket_us=width / 1000.0,
         device_busy=busy,
         memory=memory,
-        steps=[
-            (ev.strings[ev.name[s]], (ev.start[s] - lo) / 1000.0, (ev.end_of(s) - lo) / 1000.0)
-            for s in steps[np.argsort(ev.start[steps])].tolist()
-        ],
+        steps=_steps(profile, breakdown, lo, rows),
+        queue_depth=depth,
+        queue_limit=queue.limit if queue is not None and depth else 0,
     )
+
+
+def _steps(
+    profile: Profile, breakdown: Breakdown | None, lo: int, rows: np.ndarray[Any, Any]
+) -> list[tuple[str, float, float, float, float]]:
+    """Each step's window and host range (µs after `lo`)."""
+    origin = lo / 1000.0
+    if breakdown is not None and breakdown.windows == "profiler steps":
+        return [
+            (
+                s.name,
+                s.start_us - origin,
+                s.start_us + s.wall_us - origin,
+                s.host_start - origin,
+                s.host_start + s.host_range_us - origin,
+            )
+            for s in breakdown.steps
+        ]
+    ev = profile.events
+    step_ids = [i for i, n in enumerate(ev.strings) if n.startswith("ProfilerStep#")]
+    steps = rows[np.isin(ev.name[rows], step_ids)]
+    out = []
+    for s in steps[np.argsort(ev.start[steps])].tolist():
+        a, b = (ev.start[s] - lo) / 1000.0, (ev.end_of(s) - lo) / 1000.0
+        out.append((ev.strings[ev.name[s]], a, b, a, b))
+    return out
 
 
 def _covered_before(

@@ -672,13 +672,22 @@
       const plotH = H - bottom - top;
       const chart = svg("svg", { id: chartId, width: W, height: H });
       const xOf = (us) => left + (spanUs > 0 ? (us / spanUs) * plotW : 0);
-      (t.steps || []).forEach(([name, a, b], i) => {
+      // each step's window on the slower clock, and its host range as a bar along the top
+      (t.steps || []).forEach(([name, a, b, ha, hb], i) => {
         const cls = "ps-band" + (i % 2 ? " ps-band-alt" : "");
         const band = svg("rect", { class: cls, x: xOf(a), y: top, width: Math.max(1, xOf(b) - xOf(a)), height: plotH });
         const title = svg("title");
-        title.textContent = name + ": " + fmtTime(b - a);
+        const host = hb !== undefined ? hb - ha : b - a;
+        title.textContent = name + ": step " + fmtTime(b - a) + ", host range " + fmtTime(host);
         band.appendChild(title);
         chart.appendChild(band);
+        if (ha !== undefined && (ha !== a || hb !== b)) {
+          const bar = svg("rect", { class: "ps-host-range", x: xOf(ha), y: top, width: Math.max(1, xOf(hb) - xOf(ha)), height: 3 });
+          const tip = svg("title");
+          tip.textContent = name + ": the host's range, " + fmtTime(host);
+          bar.appendChild(tip);
+          chart.appendChild(bar);
+        }
       });
       chart.appendChild(svg("line", { class: "ps-axis", x1: left, y1: top + plotH, x2: left + plotW, y2: top + plotH }));
       chart.appendChild(svgText(left - 6, top + 10, fmtY(maxY), { "text-anchor": "end", class: "ps-axis-label" }));
@@ -716,7 +725,17 @@
       const s = timeline("ps-busy", "ps-busy-chart", [{ name: "busy", label: DEV + " busy share", values: t.device_busy }],
         (v) => (v * 100).toFixed(0) + "%", 1, true);
       s.insertBefore(el("p", "ps-muted", "Share of each time slice (" + fmtTime(t.bucket_us) +
-        ") in which the " + DEV + " ran kernels, copies or memsets; shaded bands are profiler steps."), s.children[1]);
+        ") in which the " + DEV + " ran kernels, copies or memsets; shaded bands are the profiled steps, " +
+        "each until the " + DEV + " finished what the host launched in it; the bar along the top is the host's range."),
+        s.children[1]);
+    }
+    if (t.queue_depth && t.queue_depth.length) {
+      const maxQ = Math.max(t.queue_limit || 0, ...t.queue_depth, 1);
+      const s = timeline("ps-queue", "ps-queue-chart", [{ name: "queue", label: "launched items waiting", values: t.queue_depth }],
+        (v) => v.toFixed(0) + " items", maxQ, false);
+      s.insertBefore(el("p", "ps-muted", "Most launched items waiting on one stream at a launch in each slice: the host " +
+        "runs that far ahead of the " + DEV + "; at " + (t.queue_limit || 1024) + " its launches block until an item ends."),
+        s.children[1]);
     }
     const mem = t.memory || {};
     const names = Object.keys(mem).filter((k) => mem[k] && mem[k].length);
