@@ -294,3 +294,38 @@ def test_a_host_bound_trace_keeps_its_host_ranges(tmp_path: Path) -> None:
     assert [s.start_us for s in bd.steps] == pytest.approx([s.host_start for s in bd.steps])
     assert bd.bound == HOST_CLOCK
     assert Phase.DEVICE_LAG.value not in bd.average().host_us
+
+
+def test_the_work_queued_ahead_of_the_first_step_is_the_previous_steps() -> None:
+    """A first step whose device work ends after its host range starts once the work queued
+    ahead of it (the backlog of the steps before the window) is done: with one step, there
+    is no steady period to go by."""
+    lo, hi = windows(
+        np.array([0], np.int64), np.array([100], np.int64), np.array([500.0]), backlog=380.0
+    )
+    assert lo.tolist() == [380] and hi.tolist() == [500]
+    lo, hi = windows(np.array([0], np.int64), np.array([100], np.int64), np.array([500.0]))
+    assert lo.tolist() == [0]  # no backlog: the host's start
+
+
+#: A real V100 trace whose GPU runs behind its host, its launch queue full (HTA's tests).
+LAGGING = (
+    Path(__file__).parent
+    / "data/shared/traces/hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"
+)
+
+
+def test_a_slice_of_one_lagging_step_reads_as_the_steady_step(tmp_path: Path) -> None:
+    """ProfilerStep#102 sliced out: it holds the step's own device work (which runs 90 ms
+    after its host range) and the previous step's still running ahead of it; read back, its
+    step is the whole trace's steady 95.7 ms, not host start to device end (162 ms)."""
+    from profsight.trace_slice import encode, slice_trace
+
+    whole = diagnose(profsight.load(LAGGING)).breakdown.average().wall_us
+    piece = slice_trace(str(LAGGING), (102, 102))
+    path = tmp_path / "step102.json"
+    path.write_bytes(encode(piece, gzipped=False))
+    bd = diagnose(profsight.load(path)).breakdown
+    assert len(bd.steps) == 1
+    assert bd.steps[0].wall_us == pytest.approx(whole, rel=0.05)
+    assert bd.steps[0].lag_us > 80_000.0

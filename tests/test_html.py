@@ -198,7 +198,9 @@ def test_minimal_has_device_charts(minimal: Opened) -> None:
 
 
 #: A real V100 trace whose GPU runs behind its host and whose launch queue fills (HTA).
-LAGGING = DATA / "shared/traces/hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"
+LAGGING = (
+    DATA / "shared/traces/hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"
+)
 
 
 def test_a_lagging_gpus_steps_reach_the_end_of_its_work(pages: Any) -> None:
@@ -210,6 +212,7 @@ def test_a_lagging_gpus_steps_reach_the_end_of_its_work(pages: Any) -> None:
     o = pages(report, "lagging")
     assert o.errors == []
     page = o.page
+
     def rects(selector: str) -> list[tuple[float, float]]:
         return [
             (x, x + w)

@@ -13,9 +13,12 @@ window on the slower clock:
   own completion. When the device lags, that is the interval between completions (the
   device's clock); when it does not, it is the host range exactly;
 * the first step has no previous completion in the trace. When its device work ends after
-  its host range, the window starts one steady-state period (the mean interval between the
-  later completions) before its completion, and never before its host start: otherwise the
-  pipeline's fill (the host's lead over a lagging device) would count as a step's time;
+  its host range, the window starts at the later of: its host start, the end of the device
+  work queued ahead of its own (launched before it, still running when it began: the
+  backlog of the steps before the window, which the previous step's completion cannot
+  precede), and one steady-state period (the mean interval between the later completions)
+  before its completion. Otherwise the pipeline's fill (the host's lead over a lagging
+  device) would count as a step's time;
 * a window is never shorter than its host range: the slower clock bounds every step.
 
 The step time is the mean window: the steady-state time between completions on whichever
@@ -31,7 +34,7 @@ import numpy as np
 
 from profsight.knowledge.advice import BORDERLINE_FRACTION
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS
-from profsight.model.events import F64, I64
+from profsight.model.events import F64, I64, Bool
 from profsight.model.profile import Profile
 
 #: Which clock bounds a profiled window (`StepClocks.bound`).
@@ -69,9 +72,12 @@ def clock_bound(step_us: float, waited_us: float) -> str:
     return DEVICE_CLOCK if waited_us > BORDERLINE_FRACTION * step_us else HOST_CLOCK
 
 
-def windows(host_lo: I64, host_hi: I64, device_hi: F64) -> tuple[I64, I64]:
+def windows(
+    host_lo: I64, host_hi: I64, device_hi: F64, backlog: float = float("nan")
+) -> tuple[I64, I64]:
     """Each step's window (lo, hi) from its host range and the end of its device work
-    (NaN: none), by the rules of the module docstring. Steps in order of host start."""
+    (NaN: none), by the rules of the module docstring; `backlog`: when the device work queued
+    ahead of the first step's ended (NaN: none). Steps in order of host start."""
     n = len(host_lo)
     if n == 0:
         empty = np.zeros(0, np.int64)
@@ -81,9 +87,13 @@ def windows(host_lo: I64, host_hi: I64, device_hi: F64) -> tuple[I64, I64]:
     done = np.maximum.accumulate(done)
     start = host_lo.astype(np.float64)
     start[1:] = np.maximum(start[1:], done[:-1])
-    if n >= 2 and done[0] > host_hi[0]:
-        period = (done[-1] - done[0]) / (n - 1)
-        start[0] = max(float(host_lo[0]), done[0] - period)
+    if done[0] > host_hi[0]:
+        # the previous completion: no earlier than the work queued ahead ended, and, in the
+        # steady state, one period before this one
+        previous = float(backlog) if backlog > host_lo[0] else float(host_lo[0])
+        if n >= 2:
+            previous = max(previous, done[0] - (done[-1] - done[0]) / (n - 1))
+        start[0] = previous
     wall = np.maximum(done - start, (host_hi - host_lo).astype(np.float64))
     hi = np.rint(done).astype(np.int64)
     lo = hi - np.rint(wall).astype(np.int64)
@@ -107,19 +117,32 @@ def step_clocks(profile: Profile, host_lo: I64, host_hi: I64) -> StepClocks:
     n = len(host_lo)
     device_hi = np.full(n, np.nan)
     launched = np.zeros(n, np.int64)
+    before = float("nan")
     if len(work) and n:
         at = launch_times(profile, work)
         step = np.searchsorted(host_lo, at, side="right") - 1
         inside = (at >= 0) & (step >= 0)
         inside[inside] &= at[inside] < host_hi[step[inside]]
-        step, ends = step[inside], ev.end_of(work[inside]).astype(np.float64)
+        start, end = ev.start[work], ev.end_of(work)
+        before = backlog_end(start, end, at, inside & (step == 0), int(host_lo[0]))
+        step, ends = step[inside], end[inside].astype(np.float64)
         if len(step):
             last = np.full(n, -np.inf)
             np.maximum.at(last, step, ends)
             device_hi = np.where(np.isfinite(last), last, np.nan)
             launched = np.bincount(step, minlength=n).astype(np.int64)
-    lo, hi = windows(host_lo, host_hi, device_hi)
+    lo, hi = windows(host_lo, host_hi, device_hi, before)
     return StepClocks(host_lo, host_hi, device_hi, lo, hi, launched)
+
+
+def backlog_end(start: I64 | F64, end: I64 | F64, launch_at: I64, first: Bool, lo: int) -> float:
+    """When the device work queued ahead of the first step's ended: items launched before
+    it (or by no call in the trace) that were still running at its start and began before
+    its own first item did (NaN: none, or the first step launched nothing)."""
+    if not first.any():
+        return float("nan")
+    ahead = (launch_at < lo) & (end > lo) & (start < start[first].min())
+    return float(end[ahead].max()) if ahead.any() else float("nan")
 
 
 __all__ = [

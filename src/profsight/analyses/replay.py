@@ -132,6 +132,8 @@ class StepGraph:
     """... and how long after that item's end it started (ns)."""
     queue_waits: Bool = field(default_factory=lambda: np.zeros(0, bool))
     """Which waits are launches made with their stream's queue full (no sync to remove)."""
+    ahead: Bool = field(default_factory=lambda: np.zeros(0, bool))
+    """Items queued ahead of the first step's work (`clocks.backlog_end`)."""
 
     @property
     def measured_us(self) -> float:
@@ -209,6 +211,10 @@ def step_graph(
     inside = launched & (item_step >= 0)
     inside[inside] &= lstart[inside] < step_hi[item_step[inside]]
     item_step = np.where(inside, item_step, -1)
+    first_step = item_step == 0
+    ahead = np.zeros(len(work), bool)
+    if first_step.any():
+        ahead = (lstart < step_lo[0]) & (end > step_lo[0]) & (start < start[first_step].min())
     return StepGraph(
         lo=lo,
         hi=hi,
@@ -234,6 +240,7 @@ def step_graph(
         dep=dep,
         dep_lag=dep_lag,
         queue_waits=queue_waits,
+        ahead=ahead,
     )
 
 
@@ -381,8 +388,12 @@ def _step_time(g: StepGraph, host_lo: F64 | I64, host_hi: F64 | I64, item_end: F
     if mine.any():
         np.maximum.at(device_hi, g.item_step[mine], item_end[mine])
     device_hi = np.where(np.isfinite(device_hi), device_hi, np.nan)
+    backlog = float(item_end[g.ahead].max()) if g.ahead.any() else float("nan")
     w_lo, w_hi = windows(
-        np.rint(host_lo).astype(np.int64), np.rint(host_hi).astype(np.int64), device_hi
+        np.rint(host_lo).astype(np.int64),
+        np.rint(host_hi).astype(np.int64),
+        device_hi,
+        backlog,
     )
     return float(np.mean(w_hi - w_lo)) / 1000.0
 
