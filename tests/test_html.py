@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 import profsight
-from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS
 from profsight.cli.main import main
 from profsight.job import explain_job
+from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS
 from profsight.renderers.html import (
     MAX_TABLE_ROWS,
     notebook_html,
@@ -227,7 +227,7 @@ def test_a_lagging_gpus_steps_reach_the_end_of_its_work(pages: Any) -> None:
     t = report.timelines
     assert t is not None and t.queue_limit == 1022
     # the last step ends with the device's last item of it, 89 ms after its host range
-    name, _, end, _, host_end = t.steps[-1]
+    _, _, end, _, host_end = t.steps[-1]
     events = profsight.load(str(LAGGING)).events
     device_end = float(events.end_of(events.mask(DEVICE_WORK_KINDS)).max()) / 1000.0
     assert end + t.start_us == pytest.approx(device_end, abs=0.01)
