@@ -329,3 +329,38 @@ def test_a_slice_of_one_lagging_step_reads_as_the_steady_step(tmp_path: Path) ->
     assert len(bd.steps) == 1
     assert bd.steps[0].wall_us == pytest.approx(whole, rel=0.05)
     assert bd.steps[0].lag_us > 80_000.0
+
+
+def _collectives(path: Path, per_step: int) -> Path:
+    """Three 10 ms steps of a GEMM, each with `per_step` 2 µs all-reduces."""
+    tb = TraceBuilder()
+    tb.gpu()
+    for i in range(3):
+        t0 = 10_000.0 * i
+        tb.step(i + 1, t0, 10_000.0)
+        tb.kernel("ampere_sgemm_128x64_tn", t0 + 10.0, t0 + 20.0, 9000.0)
+        for k in range(per_step):
+            tb.kernel(
+                "ncclKernel_AllReduce_RING_LL_Sum_float",
+                t0 + 30.0 + k,
+                t0 + 9100.0 + 10.0 * k,
+                2.0,
+                stream=13,
+            )
+    return tb.write(path)
+
+
+def test_diff_names_a_collective_called_less_often_under_the_noise_floor(
+    tmp_path: Path,
+) -> None:
+    """Two all-reduces a step become one: 2 µs of a 10 ms step, under diff's noise floor
+    (0.5% of the step), yet the run changed: the row is listed as recounted."""
+    before = profsight.explain(str(_collectives(tmp_path / "two.json", 2)))
+    after = profsight.explain(str(_collectives(tmp_path / "one.json", 1)))
+    moved = compare(before, after)
+    recounted = {r.name: r for r in moved.with_status("recounted")}
+    # the collective, and the launch calls that queue it (4 -> 3 a step)
+    assert set(recounted) == {"ncclKernel_AllReduce_RING_LL_Sum_float", "cudaLaunchKernel"}
+    row = recounted["ncclKernel_AllReduce_RING_LL_Sum_float"]
+    assert (row.calls.before, row.calls.after) == (2.0, 1.0)
+    assert row.name in {r["name"] for r in moved.to_dict()["rows"]["recounted"]}

@@ -4,7 +4,10 @@
 trace, a printed table and a saved ``profsight/1`` report compare alike. Every time is per
 profiled step (the run's totals divided by its steps), so runs of different lengths compare.
 A row is *slower* or *faster* when its time changed by more than `ROW_NOISE_US` and
-`ROW_NOISE_PCT` of the step; rows on one side only are *new* or *gone*.
+`ROW_NOISE_PCT` of the step; rows on one side only are *new* or *gone*; a row whose time
+moved less but whose calls per step changed by `CALLS_MOVED` or more is *recounted* (a
+collective that now runs once a step instead of twice changes the run even when its time
+is under the noise floor).
 """
 
 from __future__ import annotations
@@ -28,7 +31,10 @@ ROW_NOISE_PCT = 0.5
 
 By = Literal["total", "self"]
 BYS: tuple[By, ...] = ("total", "self")
-Status = Literal["slower", "faster", "unchanged", "new", "gone"]
+Status = Literal["slower", "faster", "unchanged", "new", "gone", "recounted"]
+#: Calls per step a row must gain or lose to be *recounted* below the noise floor: a whole
+#: call (calls per step are averages over the profiled steps).
+CALLS_MOVED = 1.0
 
 
 @dataclass(frozen=True)
@@ -182,7 +188,7 @@ class RunDiff:
             },
             "rows": {
                 status: [r.to_dict() for r in self.with_status(status)]
-                for status in ("slower", "faster", "new", "gone")
+                for status in ("slower", "faster", "new", "gone", "recounted")
             },
             "unchanged_rows": len(self.with_status("unchanged")),
             "findings": {
@@ -264,7 +270,7 @@ def _row_change(b: RowTimes | None, a: RowTimes | None, by: By, floor: float) ->
     elif a is None:
         status = "gone"
     elif abs(delta) < floor:
-        status = "unchanged"
+        status = "recounted" if abs(a.calls - b.calls) >= CALLS_MOVED else "unchanged"
     else:
         status = "slower" if delta > 0 else "faster"
     return RowChange(

@@ -38,6 +38,7 @@ _LISTS: tuple[tuple[Status, str], ...] = (
     ("faster", "Faster"),
     ("new", "New (only in the after run)"),
     ("gone", "Gone (only in the before run)"),
+    ("recounted", "Called more or less often (time under the noise floor)"),
 )
 
 
