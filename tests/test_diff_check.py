@@ -134,7 +134,7 @@ def test_diff_of_a_trace_and_its_saved_report_is_zero(
         doc = _diff(capsys, before, after)
         assert doc["step_us"]["change"] == 0
         assert all(c["change"] == 0 for c in doc["phases_us"].values())
-        assert doc["rows"] == {"slower": [], "faster": [], "new": [], "gone": []}
+        assert doc["rows"] == {"slower": [], "faster": [], "new": [], "gone": [], "recounted": []}
         assert doc["findings"]["resolved"] == doc["findings"]["new"] == []
         assert not doc["verdict"]["changed"]
 
