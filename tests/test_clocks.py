@@ -364,3 +364,82 @@ def test_diff_names_a_collective_called_less_often_under_the_noise_floor(
     row = recounted["ncclKernel_AllReduce_RING_LL_Sum_float"]
     assert (row.calls.before, row.calls.after) == (2.0, 1.0)
     assert row.name in {r["name"] for r in moved.to_dict()["rows"]["recounted"]}
+
+
+# --- real traces by others, with the expectations written before profsight ran on them -----
+# (tests/data/gpu_lagging/README.md)
+
+GPU_LAGGING = Path(__file__).parent / "data/gpu_lagging"
+#: file -> (window ms, clock, top findings accepted (None: any), findings that must be absent)
+LAGGING_EXPECTED: dict[str, tuple[float, str, set[str] | None, set[str]]] = {
+    "JeremyMorlier__GPUModel/trace.json.gz": (
+        81.0,
+        DEVICE_CLOCK,
+        None,
+        {"host_device_sync", "per_step_overhead", "gpu_idle", "launch_overhead"},
+    ),
+    "JeremyMorlier__GPUModel/trace2.json.gz": (
+        588.0,
+        DEVICE_CLOCK,
+        None,
+        {"host_device_sync", "per_step_overhead", "gpu_idle", "launch_overhead"},
+    ),
+    "tugot17__tokenomics-from-first-principles/llama_trace_4layers0_dim_1024.json.gz": (
+        820.0,
+        DEVICE_CLOCK,
+        {"profiler_setup", "communication"},
+        {"host_device_sync"},
+    ),
+    "tugot17__tokenomics-from-first-principles/llama_trace_4layers0_with_annotations.json.gz": (
+        1001.5,
+        DEVICE_CLOCK,
+        {"profiler_setup", "communication", "gpu_held"},
+        {"host_device_sync"},
+    ),
+    "tugot17__tokenomics-from-first-principles/llama_trace_4layers1_with_annotations.json.gz": (
+        1011.5,
+        DEVICE_CLOCK,
+        {"profiler_setup", "communication", "gpu_held"},
+        {"host_device_sync"},
+    ),
+    "tugot17__tokenomics-from-first-principles/trace1.json.gz": (84.1, DEVICE_CLOCK, None, set()),
+}
+UNRECORDED = [
+    "solangii__gpu-practice/default_trace.json.gz",
+    "solangii__gpu-practice/custom_trace_4.json.gz",
+    "Abenich7__CPU-GPU-inference-2024---V2/trace0.json.gz",
+    "harrymchugh__pinns/100x100_0_5_0.001_GPU_trace.json.gz",
+    "1997MarsRover__cuda-guide/trace.json.gz",
+]
+
+
+@pytest.mark.parametrize("name", sorted(LAGGING_EXPECTED))
+def test_real_lagging_traces_read_as_expected(name: str) -> None:
+    window_ms, clock, tops, absent = LAGGING_EXPECTED[name]
+    diagnosis = diagnose(profsight.load(GPU_LAGGING / name))
+    bd = diagnosis.breakdown
+    assert bd.average().wall_us / 1000.0 == pytest.approx(window_ms, rel=0.01)
+    assert bd.bound == clock
+    categories = {f.category for f in diagnosis.findings}
+    assert tops is None or diagnosis.findings[0].category in tops
+    assert not absent & categories
+
+
+def test_a_gpu_far_behind_its_host_is_saturated() -> None:
+    """Five fp16 GEMMs launched in 2.6 ms run 78 ms: the GPU is busy nearly all the window
+    and the model is heavy for it, not small (the host's 2.6 ms says nothing of the step)."""
+    diagnosis = diagnose(profsight.load(GPU_LAGGING / "JeremyMorlier__GPUModel/trace.json.gz"))
+    verdict = diagnosis.verdict
+    assert verdict is not None and verdict.judgement == "too_heavy_for_hardware"
+    assert verdict.device_busy_pct is not None and verdict.device_busy_pct >= 95.0
+
+
+@pytest.mark.parametrize("name", UNRECORDED)
+def test_real_traces_without_device_activity_are_not_judged(name: str) -> None:
+    diagnosis = diagnose(profsight.load(GPU_LAGGING / name))
+    top = diagnosis.findings[0]
+    assert top.title == NO_DEVICE_ACTIVITY_TITLE
+    assert diagnosis.verdict is not None and diagnosis.verdict.judgement == "not_judged"
+    assert "CPU-only" not in diagnosis.verdict.summary
+    nothing_launched = "Not one call launched work to the GPU" in top.explanation
+    assert nothing_launched == name.startswith(("harrymchugh", "1997MarsRover"))

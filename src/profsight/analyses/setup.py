@@ -20,7 +20,7 @@ from profsight.knowledge.advice import (
     STARTUP_FACTOR,
     STARTUP_MIN_US,
 )
-from profsight.knowledge.trace_schema import EventKind
+from profsight.knowledge.trace_schema import LAUNCH_KINDS, EventKind
 from profsight.model.events import MISSING
 
 #: Ops whose FLOPs need their input shapes (``record_shapes=True``).
@@ -37,12 +37,14 @@ def run(ctx: Context) -> list[Finding]:
             )
         )
     unrecorded = unrecorded_device(ctx.profile)
+    listed_only = not ctx.profile.events.mask(LAUNCH_KINDS).any()
     if unrecorded:
         findings.append(
             replace(
                 setup_finding(
                     advice.NO_DEVICE_ACTIVITY_TITLE,
-                    advice.NO_DEVICE_ACTIVITY_EXPLANATION.format(evidence="; ".join(unrecorded)),
+                    advice.NO_DEVICE_ACTIVITY_EXPLANATION.format(evidence="; ".join(unrecorded))
+                    + (advice.NOTHING_LAUNCHED if len(unrecorded) == 1 and listed_only else ""),
                     advice.NO_DEVICE_ACTIVITY_ADVICE,
                 ),
                 severity=Severity.HIGH,

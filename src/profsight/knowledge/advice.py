@@ -644,6 +644,11 @@ NO_DEVICE_ACTIVITY_ADVICE: Final = (
     "in a container with --cap-add=SYS_ADMIN) and check that torch's CUDA build matches "
     "the driver."
 )
+#: Added when only the listed devices show a GPU: nothing was launched to it.
+NOTHING_LAUNCHED: Final = (
+    " Not one call launched work to the GPU: the model and its data may not be on it "
+    "(model.to('cuda'), batch.to('cuda')), and then this is a CPU run on a GPU machine."
+)
 #: Op names that run only on a GPU (cuDNN, fused attention kernels, NCCL): seen without any
 #: device activity, they say the run used a GPU the profile did not record: ops of a
 #: namespace (``aten::cudnn_convolution``, ``flash_attn::…``, ``nccl:all_reduce``) and
