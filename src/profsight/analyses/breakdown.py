@@ -72,6 +72,13 @@ class StepBreakdown:
     on a full queue) while the device worked, and the window's ``device_lag``."""
     blocked_us: float = 0.0
     """Host time in launch calls made with their stream's queue full (`launch_queue`)."""
+    interval_us: float | None = None
+    """From the later of the host start and the previous step's completion to this one's
+    (`clocks.windows`): the step on the device's clock (None: `wall_us`)."""
+
+    @property
+    def interval(self) -> float:
+        return self.wall_us if self.interval_us is None else self.interval_us
 
     @property
     def host_range_us(self) -> float:
@@ -168,20 +175,53 @@ class Breakdown:
         busy = [s.device_busy_us for s in self.steps if s.device_busy_us is not None]
         ends = [s.lag_us for s in self.steps if s.device_end_us is not None]
         host_wall = sum(s.host_range_us for s in self.steps) / n
+        # the steady step: the slower clock's mean (`clocks.step_time`), not the mean of each
+        # step's longer clock
+        wall = max(host_wall, sum(s.interval for s in self.steps) / n)
+        lag = Phase.DEVICE_LAG.value
+        host = mean([{k: v for k, v in s.host_us.items() if k != lag} for s in self.steps])
+        if wall - host_wall > 0:
+            host[lag] = wall - host_wall
+        busy_us = sum(busy) / n if busy else None
         return StepBreakdown(
             name="average",
             start_us=0.0,
-            wall_us=sum(s.wall_us for s in self.steps) / n,
-            host_us=mean([s.host_us for s in self.steps]),
-            device_busy_us=sum(busy) / n if busy else None,
-            device_idle_us=mean([s.device_idle_us for s in self.steps]),
+            wall_us=wall,
+            host_us=host,
+            device_busy_us=busy_us,
+            device_idle_us=_idle_within(
+                mean([s.device_idle_us for s in self.steps]), wall - (busy_us or 0.0)
+            ),
             host_start_us=0.0,
             host_wall_us=host_wall,
             # the average lag, as the end of an average host range that starts at 0
             device_end_us=host_wall + sum(ends) / n if ends else None,
             waited_us=sum(s.waited_us for s in self.steps) / n,
             blocked_us=sum(s.blocked_us for s in self.steps) / n,
+            interval_us=sum(s.interval for s in self.steps) / n,
         )
+
+
+def _idle_within(idle: dict[str, float], room: float) -> dict[str, float]:
+    """Idle causes cut down to `room` (the steady step less its busy time): the per-step
+    figures are of each step's longer clock, whose mean passes the steady step by what the
+    two clocks traded between steps; that excess is idle time spent waiting on the host
+    first, then the rest in proportion."""
+    room = max(room, 0.0)
+    total = sum(idle.values())
+    excess = total - room
+    if excess <= 1e-9:
+        return idle
+    out = dict(idle)
+    taken = min(excess, out.get("host", 0.0))
+    if "host" in out:
+        out["host"] -= taken
+    rest = excess - taken
+    others = sum(v for k, v in out.items() if k != "host")
+    if rest > 0 and others > 0:
+        scale = max(others - rest, 0.0) / others
+        out = {k: (v if k == "host" else v * scale) for k, v in out.items()}
+    return out
 
 
 def breakdown(profile: Profile) -> Breakdown:
@@ -257,10 +297,14 @@ def breakdown(profile: Profile) -> Breakdown:
             lo,
             hi,
         )
+        # the step's interval on the device's clock; its figure is the longer of that and
+        # its host range, ending at its completion
         w_lo, w_hi = int(clocks.lo[k]), int(clocks.hi[k])
-        lag = (w_hi - w_lo - (hi - lo)) / 1000.0
+        interval = (w_hi - w_lo) / 1000.0
+        lag = interval - (hi - lo) / 1000.0
         if lag > 0:
             host[Phase.DEVICE_LAG.value] = lag
+        wall = max(interval, (hi - lo) / 1000.0)
         waited, blocked_us = (
             _host_waits(_near_sets(device, lo, hi), lo, hi) if device is not None else (0.0, 0.0)
         )
@@ -269,12 +313,14 @@ def breakdown(profile: Profile) -> Breakdown:
             if device is not None
             else (None, {})
         )
+        if device is not None and lag < 0:  # the device waited for a host slower than it
+            idle["host"] = idle.get("host", 0.0) - lag
         end = float(clocks.device_hi[k])
         out.append(
             StepBreakdown(
                 name,
-                w_lo / 1000.0,
-                (w_hi - w_lo) / 1000.0,
+                w_hi / 1000.0 - wall,
+                wall,
                 host,
                 busy_us,
                 idle,
@@ -283,6 +329,7 @@ def breakdown(profile: Profile) -> Breakdown:
                 device_end_us=None if np.isnan(end) else end / 1000.0,
                 waited_us=waited + max(lag, 0.0),
                 blocked_us=blocked_us,
+                interval_us=interval,
             )
         )
     del by_time

@@ -6,24 +6,28 @@ inside it (each item through its launch call's correlation; a CUDA graph's kerne
 their ``cudaGraphLaunch``). It completes when both are done.
 
 `windows` turns each step's host range and the end of its device work into the step's
-window on the slower clock:
+interval on the device's clock:
 
 * completions are monotone: ``c[i] = max(host end, device end)``, never before ``c[i - 1]``;
-* a step's window runs from the later of its host start and the previous completion to its
-  own completion. When the device lags, that is the interval between completions (the
-  device's clock); when it does not, it is the host range exactly;
+* a step's interval runs from the later of its host start and the previous completion to its
+  own completion: with a lagging device, the time between completions; without, the host
+  range exactly. Intervals never overlap;
 * the first step has no previous completion in the trace. When its device work ends after
-  its host range, the window starts at the later of: its host start, the end of the device
+  its host range, its interval starts at the later of: its host start, the end of the device
   work queued ahead of its own (launched before it, still running when it began: the
   backlog of the steps before the window, which the previous step's completion cannot
   precede), and one steady-state period (the mean interval between the later completions)
   before its completion. Otherwise the pipeline's fill (the host's lead over a lagging
-  device) would count as a step's time;
-* a window is never shorter than its host range: the slower clock bounds every step.
+  device) would count as a step's time.
 
-The step time is the mean window: the steady-state time between completions on whichever
-clock is slower. The replay (`analyses.replay`) computes the same windows from replayed
-host ranges and device ends, so what a fix saves is in the same currency.
+The step time (`step_time`) is the slower clock's steady pace: the mean host range or the
+mean interval, whichever is longer. It is an average, not a sum of per-step maxima: when
+the slower clock alternates between steps (a host range of 166 ms beside a device interval
+of 115 ms, then the reverse), the larger of each pair overstates the run (HTA's trace_diff
+trace: 135 ms of per-step maxima for a run whose completions come every 118 ms and whose
+host ranges average 124 ms). A step's own figure is the longer of its two lengths. The
+replay (`analyses.replay`) computes the same from replayed host ranges and device ends, so
+what a fix saves is in the same currency.
 """
 
 from __future__ import annotations
@@ -52,7 +56,7 @@ class StepClocks:
     """End of the last device item launched in the host range (NaN: none)."""
     lo: I64
     hi: I64
-    """The step's window on the slower clock (`windows`)."""
+    """The step's interval on the device's clock (`windows`)."""
     launched: I64
     """Device items launched in each host range."""
 
@@ -94,10 +98,17 @@ def windows(
         if n >= 2:
             previous = max(previous, done[0] - (done[-1] - done[0]) / (n - 1))
         start[0] = previous
-    wall = np.maximum(done - start, (host_hi - host_lo).astype(np.float64))
     hi = np.rint(done).astype(np.int64)
-    lo = hi - np.rint(wall).astype(np.int64)
+    lo = np.minimum(np.rint(start).astype(np.int64), hi)
     return lo, hi
+
+
+def step_time(host_lo: I64, host_hi: I64, lo: I64, hi: I64) -> float:
+    """The steady-state step (ns): the mean host range or the mean interval between
+    completions (`windows`), whichever is longer."""
+    if not len(lo):
+        return 0.0
+    return float(max(np.mean(host_hi - host_lo), np.mean(hi - lo)))
 
 
 def launch_times(profile: Profile, items: I64) -> I64:
@@ -152,5 +163,6 @@ __all__ = [
     "clock_bound",
     "launch_times",
     "step_clocks",
+    "step_time",
     "windows",
 ]

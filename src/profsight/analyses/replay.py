@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from profsight.analyses import intervals
-from profsight.analyses.clocks import windows
+from profsight.analyses.clocks import step_time, windows
 from profsight.analyses.held import held_items
 from profsight.analyses.launch_queue import launch_queue
 from profsight.analyses.startup import startup_events
@@ -389,13 +389,9 @@ def _step_time(g: StepGraph, host_lo: F64 | I64, host_hi: F64 | I64, item_end: F
         np.maximum.at(device_hi, g.item_step[mine], item_end[mine])
     device_hi = np.where(np.isfinite(device_hi), device_hi, np.nan)
     backlog = float(item_end[g.ahead].max()) if g.ahead.any() else float("nan")
-    w_lo, w_hi = windows(
-        np.rint(host_lo).astype(np.int64),
-        np.rint(host_hi).astype(np.int64),
-        device_hi,
-        backlog,
-    )
-    return float(np.mean(w_hi - w_lo)) / 1000.0
+    h_lo, h_hi = np.rint(host_lo).astype(np.int64), np.rint(host_hi).astype(np.int64)
+    w_lo, w_hi = windows(h_lo, h_hi, device_hi, backlog)
+    return step_time(h_lo, h_hi, w_lo, w_hi) / 1000.0
 
 
 class _LaneRun:
