@@ -1,13 +1,14 @@
 """Physics as a check (issue 22): on every real trace in tests/data, no figure breaks what
 the hardware can do. A share of the step above 100%, device busy longer than the step, a
-saving above 100% or below 0, FLOP/s above the device's peak for its precision: each is a
-bug in the model, whatever the trace.
+saving above 100% or below 0, FLOP/s above the device's peak for its precision, a bus
+bandwidth above the GPU's links: each is a bug in the model, whatever the trace.
 
 GIVEN real traces by others (torch 1.8 to 2.9, V100 to B200, MI250/MI300X; GPU runs that
 lag, sync, use several streams, CUDA graphs, or lack their device activity),
 WHEN profsight diagnoses them,
 THEN every step's phases add up to its window, device busy fits in it, every share and
-saving lies in [0, 100], and the achieved FLOP/s stays under the device's peak.
+saving lies in [0, 100], the achieved FLOP/s stays under the device's peak and a
+collective's bus bandwidth under the fastest link of its GPU.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pytest
 
 import profsight
 from profsight.analyses import diagnose
+from profsight.knowledge.hardware import PEER_LINKS_GBS, architecture
 
 from conftest import DATA, real_traces
 
@@ -40,7 +42,15 @@ TRACES = _traces()
 
 @pytest.mark.parametrize("path", TRACES, ids=[str(p.relative_to(DATA)) for p in TRACES])
 def test_no_figure_breaks_physics(path: Path) -> None:
-    diagnosis = diagnose(profsight.load(path))
+    profile = profsight.load(path)
+    diagnosis = diagnose(profile)
+    # a collective's bus bandwidth never above the fastest link its GPU has, per direction
+    devices = profile.meta.devices
+    links = PEER_LINKS_GBS.get(architecture(devices[0]) or "") if devices else None
+    if diagnosis.communication is not None and links is not None:
+        fastest = max(links[0], links[1] or 0.0)
+        for o in diagnosis.communication.operations():
+            assert o.bus_gbps is None or o.bus_gbps <= fastest, (o.operation, o.bus_gbps)
     bd = diagnosis.breakdown
     for step in (*bd.steps, *((bd.average(),) if bd.steps else ())):
         wall = step.wall_us
