@@ -20,6 +20,7 @@ from profsight.job.job_findings import job_findings, job_summary, straggler_of
 from profsight.job.summary import RankSummary, StepSummary
 from profsight.job.views import JobReport, OperationView, RankView, Straggler
 from profsight.knowledge.collectives import bus_factor
+from profsight.knowledge.phases import Phase
 
 
 def analyse(
@@ -140,9 +141,18 @@ def _view(rank: int, summary: RankSummary, alignment: Alignment) -> RankView:
     steps = _steps_of(summary, alignment)
     n = max(len(steps), 1)
     phases: dict[str, float] = defaultdict(float)
+    lag = Phase.DEVICE_LAG.value
     for s in steps:
         for phase, us in s.host_us.items():
-            phases[phase] += us / n
+            if phase != lag:
+                phases[phase] += us / n
+    # the steady step, as one rank's explanation gives it (`clocks.step_time`)
+    host = _mean([s.wall_us if s.host_wall_us is None else s.host_wall_us for s in steps])
+    step_us = max(
+        host, _mean([s.wall_us if s.interval_us is None else s.interval_us for s in steps])
+    )
+    if step_us > host:
+        phases[lag] = step_us - host
     busy = [s.device_busy_us for s in steps if s.device_busy_us is not None]
     matched = alignment.collectives
     exposed = _mean([s.comm_exposed_us for s in steps])
@@ -158,7 +168,7 @@ def _view(rank: int, summary: RankSummary, alignment: Alignment) -> RankView:
         host=summary.host,
         device=summary.device,
         steps=len(steps),
-        step_us=_mean([s.wall_us for s in steps]),
+        step_us=step_us,
         phases_us=dict(phases),
         device_busy_us=sum(busy) / n if busy else None,
         comm_busy_us=_mean([s.comm_busy_us for s in steps]),

@@ -42,6 +42,10 @@ class StepSummary:
     device_busy_us: float | None
     comm_busy_us: float
     comm_exposed_us: float
+    host_wall_us: float | None = None
+    interval_us: float | None = None
+    """The step's host range and its interval between completions (`analyses.clocks`): a
+    rank's steady step is the longer of their means (None: `wall_us`)."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +127,8 @@ def summarize_profile(profile: Profile, path: str, began: float | None = None) -
             device_busy_us=s.device_busy_us,
             comm_busy_us=comms.steps[i].busy_us if comms is not None and comms.steps else 0.0,
             comm_exposed_us=comms.steps[i].exposed_us if comms is not None and comms.steps else 0.0,
+            host_wall_us=s.host_range_us,
+            interval_us=s.interval,
         )
         for i, s in enumerate(diagnosis.breakdown.steps)
     )
