@@ -9,12 +9,14 @@ from typing import Any
 import numpy as np
 
 from profsight.analyses import intervals
+from profsight.analyses.clocks import DEVICE_CLOCK
 from profsight.analyses.context import Context
 from profsight.findings import CATEGORY_LABELS, Finding, Severity, ranked
 from profsight.knowledge import advice
 from profsight.knowledge.advice import (
     BORDERLINE_FRACTION,
     BUSY_SPLIT_SHOWN_PCT,
+    CLOCK_EVIDENCE,
     CPU_COMPUTE_PCT,
     CPU_ONLY,
     DOMINANT_PCT,
@@ -128,6 +130,13 @@ def trace_facts(ctx: Context) -> StepFacts:
         busy = steady_busy * 100 / ctx.steady_us  # the steady state's
     if busy is not None:
         compute = [*_busy_split(ctx), *compute]
+        if ctx.breakdown.bound == DEVICE_CLOCK:
+            compute.insert(
+                0,
+                CLOCK_EVIDENCE.format(
+                    host=short_time(avg.host_range_us), lag=short_time(avg.lag_us)
+                ),
+            )
     return StepFacts(
         step_us=step,
         steps=ctx.steps,

@@ -991,6 +991,11 @@ CLOCKS_LINE: Final = (
     "two clocks: the host spends {host} in each step's range, {lag}; steps complete every "
     "{step}: {clock} clock bounds them"
 )
+#: The verdict's line on the clocks, when the device's bounds the step.
+CLOCK_EVIDENCE: Final = (
+    "the device's clock bounds the step: the host's range is {host} of it, its device work "
+    "ends {lag} after that range"
+)
 CLOCK_LAG: Final = "its device work ends {lag} after it on average"
 CLOCK_NO_LAG: Final = "its device work ends inside it"
 #: ... and on the launch queues, when the host blocked on a full one.
