@@ -2,7 +2,8 @@
 
 Figures are the vendors' dense (no structured sparsity) peaks, in TFLOP/s, and memory
 bandwidth in GB/s, from their data sheets (NVIDIA V100/A100/H100/H200/B200/L4/T4/A10 and
-GeForce RTX 30/40 architecture white papers; AMD Instinct MI210/MI250/MI250X/MI300X data
+GeForce RTX 20/30/40 architecture white papers (Turing TU102, Ampere GA102/GA104/GA106,
+Ada); AMD Instinct MI210/MI250/MI250X/MI300X data
 sheets). "tensor" precisions use tensor cores / matrix cores; ``fp32`` is the plain vector
 rate. A device is matched by its ``deviceProperties`` name (substring rules, first match),
 then by compute capability.
@@ -202,6 +203,107 @@ ACCELERATORS: Final[tuple[tuple[re.Pattern[str], Accelerator], ...]] = tuple(
                 bf16=71,
                 int8=284,
             ),
+        ),
+        # GeForce Ampere (GA102/GA104/GA106 whitepaper): tensor FP16/BF16 with FP32
+        # accumulate, as autocast runs, is half the FP16-accumulate figure
+        (
+            r"3080",
+            _acc(
+                "GeForce RTX 3080",
+                "nvidia",
+                "ampere",
+                760,
+                10,
+                fp32=29.8,
+                tf32=29.8,
+                fp16=59.5,
+                bf16=59.5,
+                int8=238,
+            ),
+        ),
+        (
+            r"3070",
+            _acc(
+                "GeForce RTX 3070",
+                "nvidia",
+                "ampere",
+                448,
+                8,
+                fp32=20.3,
+                tf32=20.3,
+                fp16=40.6,
+                bf16=40.6,
+                int8=162.6,
+            ),
+        ),
+        (
+            r"3060",
+            _acc(
+                "GeForce RTX 3060",
+                "nvidia",
+                "ampere",
+                360,
+                12,
+                fp32=12.7,
+                tf32=12.7,
+                fp16=25.6,
+                bf16=25.6,
+                int8=102.4,
+            ),
+        ),
+        # GeForce Ada (Ada whitepaper): FP16 with FP32 accumulate at twice the FP32 rate
+        (
+            r"4080",
+            _acc(
+                "GeForce RTX 4080",
+                "nvidia",
+                "ada",
+                717,
+                16,
+                fp32=48.7,
+                tf32=48.7,
+                fp16=97.5,
+                bf16=97.5,
+                fp8=194.9,
+                int8=389.9,
+            ),
+        ),
+        (
+            r"4070",
+            _acc(
+                "GeForce RTX 4070",
+                "nvidia",
+                "ada",
+                504,
+                12,
+                fp32=29.1,
+                tf32=29.1,
+                fp16=58.3,
+                bf16=58.3,
+                fp8=116.6,
+                int8=233.2,
+            ),
+        ),
+        (
+            r"4060",
+            _acc(
+                "GeForce RTX 4060",
+                "nvidia",
+                "ada",
+                272,
+                8,
+                fp32=15.1,
+                tf32=15.1,
+                fp16=30.2,
+                bf16=30.2,
+                fp8=60.4,
+                int8=120.8,
+            ),
+        ),
+        # GeForce Turing (TU102 whitepaper): FP16 tensor with FP32 accumulate
+        (
+            r"2080 ti",
+            _acc("GeForce RTX 2080 Ti", "nvidia", "turing", 616, 11, fp32=13.4, fp16=53.8),
         ),
         (r"gp100", _acc("Quadro GP100", "nvidia", "pascal", 720, 16, fp64=5.2, fp32=10.3)),
         (r"1080", _acc("GeForce GTX 1080", "nvidia", "pascal", 320, 8, fp32=8.9)),
