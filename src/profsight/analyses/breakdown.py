@@ -74,11 +74,17 @@ class StepBreakdown:
     """Host time in launch calls made with their stream's queue full (`launch_queue`)."""
     interval_us: float | None = None
     """From the later of the host start and the previous step's completion to this one's
-    (`clocks.windows`): the step on the device's clock (None: `wall_us`)."""
+    (`clocks.windows`): the step on the device's clock (None: `wall_us`). Steps' intervals
+    never overlap (their `wall_us` windows can, where a host range is the longer)."""
 
     @property
     def interval(self) -> float:
         return self.wall_us if self.interval_us is None else self.interval_us
+
+    @property
+    def interval_start(self) -> float:
+        """Where `interval` starts (µs): it ends with the window, at the step's completion."""
+        return self.start_us + self.wall_us - self.interval
 
     @property
     def host_range_us(self) -> float:
@@ -136,6 +142,14 @@ class Breakdown:
         """From the first step's host start to the last one's host end (ns)."""
         first, last = self.steps[0], self.steps[-1]
         return round(first.host_start * 1000), round((last.host_start + last.host_range_us) * 1000)
+
+    @property
+    def intervals_ns(self) -> list[tuple[int, int]]:
+        """Each step's interval on the device's clock (ns; never overlapping)."""
+        return [
+            (round(s.interval_start * 1000), round((s.start_us + s.wall_us) * 1000))
+            for s in self.steps
+        ]
 
     @property
     def host_ranges_ns(self) -> tuple[I64, I64]:

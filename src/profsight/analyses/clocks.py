@@ -14,11 +14,12 @@ interval on the device's clock:
   range exactly. Intervals never overlap;
 * the first step has no previous completion in the trace. When its device work ends after
   its host range, its interval starts at the later of: its host start, the end of the device
-  work queued ahead of its own (launched before it, still running when it began: the
-  backlog of the steps before the window, which the previous step's completion cannot
-  precede), and one steady-state period (the mean interval between the later completions)
-  before its completion. Otherwise the pipeline's fill (the host's lead over a lagging
-  device) would count as a step's time.
+  work queued ahead of its own on its streams (launched before it and still running when it
+  began: the backlog of the steps before the window, which the previous step's completion
+  cannot precede), and one steady-state period (the mean interval between the later
+  completions) before its completion; and it is never shorter than its host range (so it
+  tends to the host range as the lag tends to nothing). Otherwise the pipeline's fill (the
+  host's lead over a lagging device) would count as a step's time.
 
 The step time (`step_time`) is the slower clock's steady pace: the mean host range or the
 mean interval, whichever is longer. It is an average, not a sum of per-step maxima: when
@@ -93,11 +94,12 @@ def windows(
     start[1:] = np.maximum(start[1:], done[:-1])
     if done[0] > host_hi[0]:
         # the previous completion: no earlier than the work queued ahead ended, and, in the
-        # steady state, one period before this one
+        # steady state, one period before this one; the interval never shorter than the host
+        # range, so that it tends to the host range as the device's lag tends to nothing
         previous = float(backlog) if backlog > host_lo[0] else float(host_lo[0])
         if n >= 2:
             previous = max(previous, done[0] - (done[-1] - done[0]) / (n - 1))
-        start[0] = previous
+        start[0] = min(previous, done[0] - float(host_hi[0] - host_lo[0]))
     hi = np.rint(done).astype(np.int64)
     lo = np.minimum(np.rint(start).astype(np.int64), hi)
     return lo, hi
@@ -135,7 +137,8 @@ def step_clocks(profile: Profile, host_lo: I64, host_hi: I64) -> StepClocks:
         inside = (at >= 0) & (step >= 0)
         inside[inside] &= at[inside] < host_hi[step[inside]]
         start, end = ev.start[work], ev.end_of(work)
-        before = backlog_end(start, end, at, inside & (step == 0), int(host_lo[0]))
+        lane = ev.device[work].astype(np.int64) * (1 << 32) + ev.stream[work]
+        before = backlog_end(start, end, at, lane, inside & (step == 0), int(host_lo[0]))
         step, ends = step[inside], end[inside].astype(np.float64)
         if len(step):
             last = np.full(n, -np.inf)
@@ -146,13 +149,20 @@ def step_clocks(profile: Profile, host_lo: I64, host_hi: I64) -> StepClocks:
     return StepClocks(host_lo, host_hi, device_hi, lo, hi, launched)
 
 
-def backlog_end(start: I64 | F64, end: I64 | F64, launch_at: I64, first: Bool, lo: int) -> float:
-    """When the device work queued ahead of the first step's ended: items launched before
-    it (or by no call in the trace) that were still running at its start and began before
-    its own first item did (NaN: none, or the first step launched nothing)."""
+def backlog_end(
+    start: I64 | F64, end: I64 | F64, launch_at: I64, lane: I64, first: Bool, lo: int
+) -> float:
+    """When the device work queued ahead of the first step's ended (NaN: none, or the first
+    step launched nothing): items on the streams the first step launched to, launched
+    before it (or by no call in the trace), still running at its start, that began before
+    its own first item on their stream did."""
     if not first.any():
         return float("nan")
-    ahead = (launch_at < lo) & (end > lo) & (start < start[first].min())
+    ahead = np.zeros(len(lane), bool)
+    queued = (launch_at < lo) & (end > lo)
+    for key in np.unique(lane[first]).tolist():
+        on = lane == key
+        ahead |= on & queued & (start < start[first & on].min())
     return float(end[ahead].max()) if ahead.any() else float("nan")
 
 

@@ -178,10 +178,12 @@ def communication(profile: Profile, breakdown: Breakdown) -> Communication | Non
         chosen, timed_on = np.flatnonzero(enqueue & at.is_row), ENQUEUE_ONLY
     if not len(chosen):
         return None
-    windows = [
-        (round(s.start_us * 1000), round((s.start_us + s.wall_us) * 1000)) for s in breakdown.steps
-    ]
-    collectives = tuple(_collective(profile, int(i), windows, sized_lut) for i in chosen.tolist())
+    # a collective belongs to the step whose host range issued it; its time is counted in the
+    # steps' intervals on the device's clock, which never overlap
+    host_lo, host_hi = breakdown.host_ranges_ns if breakdown.steps else ([], [])
+    issued_in = list(zip(np.asarray(host_lo).tolist(), np.asarray(host_hi).tolist(), strict=True))
+    windows = breakdown.intervals_ns
+    collectives = tuple(_collective(profile, int(i), issued_in, sized_lut) for i in chosen.tolist())
     steps: tuple[StepComms, ...] = ()
     if timed_on != ENQUEUE_ONLY:
         compute = _compute_set(profile, breakdown, comm_lut, on_device=timed_on == TIMED_ON_DEVICE)

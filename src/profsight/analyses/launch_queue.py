@@ -8,9 +8,12 @@ completes: the host then runs at the device's pace, whatever it has to do. Such 
 waits for the device (`analyses.replay` frees them when the device gets faster) and their
 time is the host's time blocked on a full queue, as HTA reports it.
 
-Depth at a launch call's start = items of its stream queued by then (their launch call
-ended, or they were queued before the trace began: no launch call in it) less those that
-have ended.
+Depth at a launch call's start = the launches queued on its stream by then (their call
+ended, or they were queued before the trace began: no launch call in it) less those whose
+work has ended. A launch is one entry however many items it starts (a CUDA graph's
+``cudaGraphLaunch`` starts all of its kernels). The queue was full when its depth
+plateaued: the deepest depth, within `QUEUE_PLATEAU_FRACTION` of the driver's, reached by
+more than one launch.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from profsight.model.profile import Profile
 #: Below this share of a stream's items linked to a launch call, its depth cannot be
 #: counted (a trace without correlation ids): its queue is not judged.
 _LINKED_SHARE = 0.5
+#: Launches at the deepest depth that make it a plateau, not one deep moment.
+_PLATEAU_LAUNCHES = 2
 
 
 @dataclass(frozen=True)
@@ -71,13 +76,17 @@ def launch_queue(profile: Profile) -> LaunchQueue:
     depths: list[I64] = []
     for key in np.unique(lane).tolist():
         items = work[lane == key]
-        call = launcher[items]
+        call = launcher[items].astype(np.int64)
         linked = call >= 0
         if not linked.any() or linked.mean() < _LINKED_SHARE:
             continue
-        queued = np.sort(np.where(linked, ev.end_of(np.maximum(call, 0)), np.iinfo(np.int64).min))
-        ended = np.sort(ev.end_of(items))
-        mine = call[linked].astype(np.int64)
+        # one entry per launch: queued when its call returned, gone when its last item ended
+        mine = np.unique(call[linked])
+        done = np.full(len(mine), np.iinfo(np.int64).min)
+        np.maximum.at(done, np.searchsorted(mine, call[linked]), ev.end_of(items[linked]))
+        before = ev.end_of(items[~linked])  # queued before the trace began
+        queued = np.sort(np.concatenate([ev.end_of(mine), np.full(len(before), -(2**62))]))
+        ended = np.sort(np.concatenate([done, before]))
         at = ev.start[mine]
         depth = np.searchsorted(queued, at, side="right") - np.searchsorted(ended, at, "right")
         calls.append(mine)
@@ -89,7 +98,9 @@ def launch_queue(profile: Profile) -> LaunchQueue:
     order = np.argsort(ev.start[all_calls], kind="stable")
     all_calls, depth = all_calls[order], depth[order]
     deepest = int(depth.max())
-    measured = deepest >= (1 - QUEUE_PLATEAU_FRACTION) * LAUNCH_QUEUE_DEPTH
+    held = int((depth >= deepest - 1).sum())
+    measured = abs(deepest - LAUNCH_QUEUE_DEPTH) <= QUEUE_PLATEAU_FRACTION * LAUNCH_QUEUE_DEPTH
+    measured &= held >= _PLATEAU_LAUNCHES
     limit = deepest if measured else LAUNCH_QUEUE_DEPTH
     # at the limit less one: an item that completes in the microsecond the next launch starts
     blocked = np.unique(all_calls[depth >= limit - 1]) if measured else empty

@@ -89,8 +89,9 @@ def _per_step_overhead(
     optimizer), spread over many small costs: when one phase with a finding of its own takes
     most of it (a heavy callback, slow data), that finding says it, not this one."""
     model = sum(share_of(p.value) for p in _MODEL_WORK)
-    # waiting for collectives is not a fixed cost: the communication finding covers it
-    share = 100.0 - model - share_of(Phase.COMMUNICATION.value)
+    # waiting for collectives is not a fixed cost (the communication finding covers it), nor
+    # is the device's lag behind the host (the step is then the device's)
+    share = 100.0 - model - share_of(Phase.COMMUNICATION.value) - share_of(Phase.DEVICE_LAG.value)
     dominant = max((share_of(p.value) for p in fired if p not in _MODEL_WORK), default=0.0)
     if share < PER_STEP_OVERHEAD_PCT or step_us >= SHORT_STEP_US or dominant >= share / 2:
         return []

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from profsight.analyses import intervals
-from profsight.analyses.clocks import step_time, windows
+from profsight.analyses.clocks import backlog_end, step_time, windows
 from profsight.analyses.held import held_items
 from profsight.analyses.launch_queue import launch_queue
 from profsight.analyses.startup import startup_events
@@ -119,8 +119,6 @@ class StepGraph:
     wait_end: F64
     wait_target: I64
     """Position (into `items`) of the item each wait waited for."""
-    busy_ns: float = 0.0
-    """How long the device was busy with the items (their union)."""
     step_lo: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
     step_hi: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
     """The steps' host ranges (ns; none: [lo, hi) is one step)."""
@@ -132,8 +130,8 @@ class StepGraph:
     """... and how long after that item's end it started (ns)."""
     queue_waits: Bool = field(default_factory=lambda: np.zeros(0, bool))
     """Which waits are launches made with their stream's queue full (no sync to remove)."""
-    ahead: Bool = field(default_factory=lambda: np.zeros(0, bool))
-    """Items queued ahead of the first step's work (`clocks.backlog_end`)."""
+    backlog: float = float("nan")
+    """When the work queued ahead of the first step's ended (`clocks.backlog_end`)."""
 
     @property
     def measured_us(self) -> float:
@@ -211,10 +209,9 @@ def step_graph(
     inside = launched & (item_step >= 0)
     inside[inside] &= lstart[inside] < step_hi[item_step[inside]]
     item_step = np.where(inside, item_step, -1)
-    first_step = item_step == 0
-    ahead = np.zeros(len(work), bool)
-    if first_step.any():
-        ahead = (lstart < step_lo[0]) & (end > step_lo[0]) & (start < start[first_step].min())
+    # the backlog ahead of the first step, as measured: pre-window work is not the steps'
+    # own, and no edit moves it (`clocks.backlog_end`)
+    backlog = backlog_end(start, end, lstart, lane, item_step == 0, int(step_lo[0]))
     return StepGraph(
         lo=lo,
         hi=hi,
@@ -233,20 +230,14 @@ def step_graph(
         wait_start=ev.start[waits].astype(np.float64),
         wait_end=ev.end_of(waits).astype(np.float64),
         wait_target=wait_target,
-        busy_ns=float(intervals.length(*intervals.clip(*busy, lo, hi_of(step_hi, end, hi)))),
         step_lo=step_lo,
         step_hi=step_hi,
         item_step=item_step,
         dep=dep,
         dep_lag=dep_lag,
         queue_waits=queue_waits,
-        ahead=ahead,
+        backlog=backlog,
     )
-
-
-def hi_of(step_hi: I64, end: F64, hi: int) -> int:
-    """Where the replayed window can end: the later of the host's end and the device's."""
-    return int(max(hi, float(end.max()) if len(end) else hi, int(step_hi.max(initial=hi))))
 
 
 def wait_calls(profile: Profile) -> I64:
@@ -343,8 +334,9 @@ def replay(graph: StepGraph, edit: Edit | None = None) -> float:
     latency = g.latency.copy()
     if edit.release_held:
         latency[g.held] = np.minimum(latency[g.held], g.typical)
-    if edit.no_latency is not None:
-        latency[edit.no_latency] = 0.0
+    if edit.no_latency is not None:  # (a graph's kernel that started before its launch
+        # call returned keeps its negative latency)
+        latency[edit.no_latency] = np.minimum(latency[edit.no_latency], 0.0)
     ready = np.where(g.launched, launch + latency + dur, _NEVER)
     ready = np.where(g.anchored, g.end - g.dur + dur, ready)
     lanes = _LaneRun(g, dur, ready)
@@ -370,12 +362,9 @@ def replay(graph: StepGraph, edit: Edit | None = None) -> float:
         lanes.ensure(lane, int(g.lane_start[lane + 1]) - 1)
     host_lo = mapped(g.step_lo.astype(np.float64)) + lanes.shift_for(g.step_lo.astype(np.float64))
     host_hi = mapped(g.step_hi.astype(np.float64)) + lanes.shift_for(g.step_hi.astype(np.float64))
-    step = _step_time(g, host_lo, host_hi, lanes.out_end)
-    if edit.device is None and not edit.drop_removed_work and len(g.step_lo):
-        # waits between streams that the trace does not show are not replayed: with the
-        # device's work unchanged, a step cannot take less than the device was busy in it
-        step = max(step, g.busy_ns / 1000.0 / len(g.step_lo))
-    return step / edit.per
+    # (no floor of the device's busy time: its work inside the steps' intervals never passes
+    # them, and the intervals are what the step time is made of)
+    return _step_time(g, host_lo, host_hi, lanes.out_end) / edit.per
 
 
 def _step_time(g: StepGraph, host_lo: F64 | I64, host_hi: F64 | I64, item_end: F64) -> float:
@@ -388,9 +377,8 @@ def _step_time(g: StepGraph, host_lo: F64 | I64, host_hi: F64 | I64, item_end: F
     if mine.any():
         np.maximum.at(device_hi, g.item_step[mine], item_end[mine])
     device_hi = np.where(np.isfinite(device_hi), device_hi, np.nan)
-    backlog = float(item_end[g.ahead].max()) if g.ahead.any() else float("nan")
     h_lo, h_hi = np.rint(host_lo).astype(np.int64), np.rint(host_hi).astype(np.int64)
-    w_lo, w_hi = windows(h_lo, h_hi, device_hi, backlog)
+    w_lo, w_hi = windows(h_lo, h_hi, device_hi, g.backlog)
     return step_time(h_lo, h_hi, w_lo, w_hi) / 1000.0
 
 

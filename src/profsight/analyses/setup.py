@@ -95,8 +95,8 @@ def run(ctx: Context) -> list[Finding]:
 
 
 def _startup(ctx: Context) -> list[Finding]:
-    """One-time start-up inside the profiled steps: ranked by the share it takes, because
-    until it is out of the window nothing else reads right."""
+    """One-time start-up inside the profiled steps, at stake by the share it takes (ranked,
+    as every finding, by what the replay says removing it saves)."""
     share = ctx.share(ctx.startup_us * ctx.steps)
     if share < PROFILER_OVERHEAD_PCT:
         return []
@@ -147,11 +147,12 @@ def _profiler_cost(ctx: Context) -> list[Finding]:
     findings: list[Finding] = []
     ev = ctx.profile.events
     steps = ctx.breakdown.steps
-    wall_us = sum(s.wall_us for s in steps)
+    # the profiler's host events inside the steps' host ranges (disjoint), over the steps
+    wall_us = ctx.step_us * len(steps)
     if not steps or wall_us <= 0:
         return findings
-    lo = np.array([s.start_us * 1000.0 for s in steps])
-    hi = lo + np.array([s.wall_us * 1000.0 for s in steps])
+    lo = np.array([s.host_start * 1000.0 for s in steps])
+    hi = lo + np.array([s.host_range_us * 1000.0 for s in steps])
     overhead = np.flatnonzero(ev.mask(frozenset({EventKind.OVERHEAD})))
     overhead_us = float(_inside(ev.start[overhead], ev.end_of(overhead), lo, hi).sum()) / 1000.0
     share = overhead_us * 100.0 / wall_us

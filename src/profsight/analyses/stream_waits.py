@@ -10,7 +10,8 @@ everything queued on the other before the record is done. Found, in order of tru
 2. a ``cudaStreamWaitEvent`` call without it: the waiting stream is the one its thread
    launches to next, the awaited one the stream its thread launched to last before the
    nearest earlier ``cudaEventRecord`` (the call itself when none was recorded), as
-   PyTorch records an event on the current stream and makes another wait for it;
+   PyTorch records an event on the current stream and makes another wait for it (when
+   both are the same stream, nothing waits);
 3. a trace that records no such call at all: each collective kernel waits for the item its
    thread launched last to another stream (ProcessGroupNCCL makes a collective's stream
    wait for the current stream before every collective).
@@ -174,7 +175,11 @@ def _from_calls(profile: Profile, calls: I64, by_thread: _ByThread, lane: I64) -
             continue
         mine = records[(track[records] == th) & (ev.start[records] < t)]
         t_record = float(ev.start[mine].max()) if len(mine) else t
-        ys.append(_other_lane(by_thread.before(th, t_record), lane, int(lane[x])))
+        # the event is recorded on the stream the thread launched to last before recording
+        # it: that item, unless it is on the waiting stream itself (then nothing waits)
+        latest = by_thread.before(th, t_record)
+        y = int(latest[0]) if len(latest) else -1
+        ys.append(y if y >= 0 and lane[y] != lane[x] else -1)
         xs.append(x)
     return np.array(xs, np.int64), np.array(ys, np.int64)
 

@@ -108,7 +108,7 @@ def _steps(
         return [
             (
                 s.name,
-                s.start_us - origin,
+                s.interval_start - origin,  # the device's clock: intervals never overlap
                 s.start_us + s.wall_us - origin,
                 s.host_start - origin,
                 s.host_start + s.host_range_us - origin,

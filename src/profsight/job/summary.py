@@ -35,7 +35,8 @@ class StepSummary:
     number: int | None
     """N of ``ProfilerStep#N``; None for a trace without steps (one whole-trace window)."""
     start_ns: int
-    """On the rank's own clock (`RankSummary.origin_ns` + this = absolute)."""
+    """The host range's start, on the rank's own clock (`RankSummary.origin_ns` + this =
+    absolute)."""
     wall_us: float
     host_us: dict[str, float]
     """Phase id -> µs of the step's thread (`analyses.breakdown`)."""
@@ -121,7 +122,7 @@ def summarize_profile(profile: Profile, path: str, began: float | None = None) -
     steps = tuple(
         StepSummary(
             number=_number(s.name),
-            start_ns=round(s.start_us * 1000),
+            start_ns=round(s.host_start * 1000),
             wall_us=s.wall_us,
             host_us=dict(s.host_us),
             device_busy_us=s.device_busy_us,

@@ -457,4 +457,5 @@ LAUNCH_QUEUE_DEPTH: Final = 1024
 QUEUE_PLATEAU_FRACTION: Final = 0.1
 """The spread of one run's recordings (`advice.BORDERLINE_FRACTION`): a few entries of the
 queue are the driver's own, and depth counted from a trace is off by the items whose
-completion and the next launch fall in the same microsecond."""
+completion and the next launch fall in the same microsecond (HTA's ns_resolution trace:
+2,065 launches at 1,021-1,022)."""
