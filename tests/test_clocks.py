@@ -57,17 +57,17 @@ def test_windows_follow_the_slower_clock() -> None:
     host_hi = np.array([100, 200, 300], np.int64)
     lo, hi = windows(host_lo, host_hi, np.array([90.0, np.nan, 280.0]))
     assert lo.tolist() == [0, 100, 200] and hi.tolist() == [100, 200, 300]
-    assert step_time(host_lo, host_hi, lo, hi) == 100.0
+    assert step_time(host_hi - host_lo, hi - lo) == 100.0
     lo, hi = windows(host_lo, host_hi, np.array([400.0, 800.0, 1200.0]))
     assert (hi - lo).tolist() == [400, 400, 400] and hi.tolist() == [400, 800, 1200]
-    assert step_time(host_lo, host_hi, lo, hi) == 400.0
+    assert step_time(host_hi - host_lo, hi - lo) == 400.0
     # the slower clock alternates: a 600 host range beside a 300 device interval
     host_hi = np.array([100, 700, 800], np.int64)
     lo, hi = windows(host_lo, host_hi, np.array([400.0, 500, 1100]))
     assert (hi - lo).tolist() == [350, 300, 400]  # the first: one steady period (350)
     # the host's mean (1300 / 3) is the slower clock, not the mean of the longer of each
     # pair ((350 + 600 + 600) / 3)
-    assert step_time(host_lo, host_hi, lo, hi) == pytest.approx(1300 / 3)
+    assert step_time(host_hi - host_lo, hi - lo) == pytest.approx(1300 / 3)
 
 
 def test_a_gpu_running_behind_sets_the_step(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from profsight.analyses import intervals
-from profsight.analyses.clocks import clock_bound, step_clocks
+from profsight.analyses.clocks import clock_bound, step_clocks, step_time
 from profsight.analyses.comms import host_collective_intervals
 from profsight.analyses.held import held_intervals
 from profsight.analyses.launch_queue import QueueSummary, launch_queue
@@ -191,7 +191,7 @@ class Breakdown:
         host_wall = sum(s.host_range_us for s in self.steps) / n
         # the steady step: the slower clock's mean (`clocks.step_time`), not the mean of each
         # step's longer clock
-        wall = max(host_wall, sum(s.interval for s in self.steps) / n)
+        wall = step_time([s.host_range_us for s in self.steps], [s.interval for s in self.steps])
         lag = Phase.DEVICE_LAG.value
         host = mean([{k: v for k, v in s.host_us.items() if k != lag} for s in self.steps])
         if wall - host_wall > 0:

@@ -33,6 +33,7 @@ what a fix saves is in the same currency.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,29 +43,20 @@ from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS
 from profsight.model.events import F64, I64, Bool
 from profsight.model.profile import Profile
 
-#: Which clock bounds a profiled window (`StepClocks.bound`).
+#: Which clock bounds the profiled steps (`clock_bound`).
 HOST_CLOCK = "host"
 DEVICE_CLOCK = "device"
 
 
 @dataclass(frozen=True)
 class StepClocks:
-    """Each step's host range, the end of the device work it launched and its window (ns)."""
+    """Each step's device end and its interval on the device's clock (ns)."""
 
-    host_lo: I64
-    host_hi: I64
     device_hi: F64
     """End of the last device item launched in the host range (NaN: none)."""
     lo: I64
     hi: I64
     """The step's interval on the device's clock (`windows`)."""
-    launched: I64
-    """Device items launched in each host range."""
-
-    @property
-    def wall_ns(self) -> I64:
-        wall: I64 = self.hi - self.lo
-        return wall
 
 
 def clock_bound(step_us: float, waited_us: float) -> str:
@@ -105,12 +97,22 @@ def windows(
     return lo, hi
 
 
-def step_time(host_lo: I64, host_hi: I64, lo: I64, hi: I64) -> float:
-    """The steady-state step (ns): the mean host range or the mean interval between
-    completions (`windows`), whichever is longer."""
-    if not len(lo):
+def step_time(host: Sequence[float] | F64 | I64, interval: Sequence[float] | F64 | I64) -> float:
+    """The steady-state step: the mean host range or the mean interval between completions
+    (`windows`), whichever is longer (in the unit they are given in)."""
+    if not len(host):
         return 0.0
-    return float(max(np.mean(host_hi - host_lo), np.mean(hi - lo)))
+    return float(max(np.mean(host), np.mean(interval)))
+
+
+def step_of(host_lo: I64, host_hi: I64, at: I64) -> I64:
+    """The step (index) whose host range [lo, hi) holds each time `at` (-1: none; a
+    negative time, no launch call, is in none)."""
+    step = np.searchsorted(host_lo, at, side="right") - 1
+    inside = (at >= 0) & (step >= 0)
+    inside[inside] &= at[inside] < host_hi[step[inside]]
+    found: I64 = np.where(inside, step, -1)
+    return found
 
 
 def launch_times(profile: Profile, items: I64) -> I64:
@@ -129,24 +131,26 @@ def step_clocks(profile: Profile, host_lo: I64, host_hi: I64) -> StepClocks:
     work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS))
     n = len(host_lo)
     device_hi = np.full(n, np.nan)
-    launched = np.zeros(n, np.int64)
     before = float("nan")
     if len(work) and n:
         at = launch_times(profile, work)
-        step = np.searchsorted(host_lo, at, side="right") - 1
-        inside = (at >= 0) & (step >= 0)
-        inside[inside] &= at[inside] < host_hi[step[inside]]
-        start, end = ev.start[work], ev.end_of(work)
-        lane = ev.device[work].astype(np.int64) * (1 << 32) + ev.stream[work]
-        before = backlog_end(start, end, at, lane, inside & (step == 0), int(host_lo[0]))
-        step, ends = step[inside], end[inside].astype(np.float64)
-        if len(step):
-            last = np.full(n, -np.inf)
-            np.maximum.at(last, step, ends)
-            device_hi = np.where(np.isfinite(last), last, np.nan)
-            launched = np.bincount(step, minlength=n).astype(np.int64)
+        step = step_of(host_lo, host_hi, at)
+        end = ev.end_of(work)
+        before = backlog_end(ev.start[work], end, at, ev.lane(work), step == 0, int(host_lo[0]))
+        device_hi = device_ends(step, end.astype(np.float64), n)
     lo, hi = windows(host_lo, host_hi, device_hi, before)
-    return StepClocks(host_lo, host_hi, device_hi, lo, hi, launched)
+    return StepClocks(device_hi, lo, hi)
+
+
+def device_ends(step: I64, end: F64, n: int) -> F64:
+    """Per step of `n`, the end of the last item launched in it (`step`: -1 none; NaN: it
+    launched nothing)."""
+    last = np.full(n, -np.inf)
+    mine = step >= 0
+    if mine.any():
+        np.maximum.at(last, step[mine], end[mine])
+    out: F64 = np.where(np.isfinite(last), last, np.nan)
+    return out
 
 
 def backlog_end(
@@ -170,9 +174,12 @@ __all__ = [
     "DEVICE_CLOCK",
     "HOST_CLOCK",
     "StepClocks",
+    "backlog_end",
     "clock_bound",
+    "device_ends",
     "launch_times",
     "step_clocks",
+    "step_of",
     "step_time",
     "windows",
 ]

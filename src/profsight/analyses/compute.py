@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from profsight.analyses import intervals
+from profsight.analyses.clocks import step_of
 from profsight.analyses.context import Context
 from profsight.analyses.startup import startup_intervals
 from profsight.findings import Evidence, Finding, Severity
@@ -49,9 +50,7 @@ def run(ctx: Context) -> list[Finding]:
     ops = np.flatnonzero(at.is_row & (ev.kind == EventKind.CPU_OP))
     # the steps' ops (their host ranges): the window's other ops are no step's compute
     if bd.steps:
-        host_lo, host_hi = bd.host_ranges_ns
-        k = np.searchsorted(host_lo, ev.start[ops], side="right") - 1
-        ops = ops[(k >= 0) & (ev.start[ops] < host_hi[np.maximum(k, 0)])]
+        ops = ops[step_of(*bd.host_ranges_ns, ev.start[ops]) >= 0]
     # ops run once while starting up (torch.compile tracing the model) are not its compute
     startup = startup_intervals(ctx.profile)
     ops = ops[~intervals.overlaps(ev.start[ops], ev.start[ops] + 1, startup)]

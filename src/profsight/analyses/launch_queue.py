@@ -71,7 +71,7 @@ def launch_queue(profile: Profile) -> LaunchQueue:
     ev = profile.events
     launcher = profile.attribution.launcher
     work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS))
-    lane = ev.device[work].astype(np.int64) * (1 << 32) + ev.stream[work]
+    lane = ev.lane(work)
     calls: list[I64] = []
     depths: list[I64] = []
     for key in np.unique(lane).tolist():

@@ -24,9 +24,9 @@
 removes, plus what each wait adds); each stream's items are computed, vectorised, up to the
 item the next wait needs (an item that waits for another stream, once that stream's item is
 computed). Each step then completes when its host range and the device work launched in it
-are done, and the replayed step time is the mean of the steps' windows on the slower clock
-(`analyses.clocks.windows`), as the breakdown measures it: what a fix saves is in the
-currency of the steady-state step.
+are done, and the replayed step time follows from those completions by the breakdown's own
+rule (`analyses.clocks.step_time`): what a fix saves is in the currency of the steady-state
+step.
 
 Every latency, gap and tail is measured on the item it belongs to, so replaying with no
 change reproduces the measured span exactly; an edit moves only what depends on it.
@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from profsight.analyses import intervals
-from profsight.analyses.clocks import backlog_end, step_time, windows
+from profsight.analyses.clocks import backlog_end, device_ends, step_of, step_time, windows
 from profsight.analyses.held import held_items
 from profsight.analyses.launch_queue import launch_queue
 from profsight.analyses.startup import startup_events
@@ -153,7 +153,7 @@ def step_graph(
     overlaps = (ev.end_of(work) > lo) & (ev.start[work] < hi)
     keep = launched | (overlaps & (launcher[work] < 0)) | (overlaps & (lstart < lo))
     work, launched, lstart, lend = work[keep], launched[keep], lstart[keep], lend[keep]
-    lane = ev.device[work].astype(np.int64) * (1 << 32) + ev.stream[work]
+    lane = ev.lane(work)
     order = np.lexsort((ev.start[work], lane))
     work, launched, lane = work[order], launched[order], lane[order]
     lstart, lend = lstart[order], lend[order]
@@ -205,10 +205,7 @@ def step_graph(
     if steps is None:
         steps = (np.array([lo], np.int64), np.array([hi], np.int64))
     step_lo, step_hi = steps
-    item_step = np.searchsorted(step_lo, lstart, side="right") - 1
-    inside = launched & (item_step >= 0)
-    inside[inside] &= lstart[inside] < step_hi[item_step[inside]]
-    item_step = np.where(inside, item_step, -1)
+    item_step = np.where(launched, step_of(step_lo, step_hi, lstart), -1)
     # the backlog ahead of the first step, as measured: pre-window work is not the steps'
     # own, and no edit moves it (`clocks.backlog_end`)
     backlog = backlog_end(start, end, lstart, lane, item_step == 0, int(step_lo[0]))
@@ -368,18 +365,14 @@ def replay(graph: StepGraph, edit: Edit | None = None) -> float:
 
 
 def _step_time(g: StepGraph, host_lo: F64 | I64, host_hi: F64 | I64, item_end: F64) -> float:
-    """The mean step window (µs) of host ranges and the items' ends (`clocks.windows`)."""
+    """The steady step (µs) of host ranges and the items' ends (`clocks.step_time`)."""
     n = len(g.step_lo)
     if n == 0:
         return 0.0
-    device_hi = np.full(n, -np.inf)
-    mine = g.item_step >= 0
-    if mine.any():
-        np.maximum.at(device_hi, g.item_step[mine], item_end[mine])
-    device_hi = np.where(np.isfinite(device_hi), device_hi, np.nan)
+    device_hi = device_ends(g.item_step, item_end, n)
     h_lo, h_hi = np.rint(host_lo).astype(np.int64), np.rint(host_hi).astype(np.int64)
     w_lo, w_hi = windows(h_lo, h_hi, device_hi, g.backlog)
-    return step_time(h_lo, h_hi, w_lo, w_hi) / 1000.0
+    return step_time(h_hi - h_lo, w_hi - w_lo) / 1000.0
 
 
 class _LaneRun:
@@ -447,14 +440,10 @@ class _LaneRun:
             ly = int(self.lane_of[y])
             if self.done[ly] <= y:
                 if any(s_ln == ly for s_ln, _ in stack):
-                    # that stream waits further down the stack: reach `y` only if no wait
-                    # of its own comes first (else the two wait on each other: not how it
-                    # ran, so this edge goes)
-                    j = int(np.searchsorted(self.edges, self.done[ly], side="left"))
-                    if j < len(self.edges) and int(self.edges[j]) <= y:
-                        self.edges = np.delete(self.edges, k)
-                        continue
-                    self._compute(ly, y)
+                    # that stream is blocked further down the stack at a wait of its own,
+                    # which `y` comes after: the two wait on each other, which is not how
+                    # it ran, so this edge goes
+                    self.edges = np.delete(self.edges, k)
                     continue
                 stack.append((ly, y))
                 continue

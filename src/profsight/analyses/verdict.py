@@ -169,7 +169,7 @@ def _busy_split(ctx: Context) -> list[str]:
             f"copying (no kernel meanwhile) {copying:.0f}%"
         )
     work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS))
-    lanes = ev.device[work].astype(np.int64) * (1 << 32) + ev.stream[work]
+    lanes = ev.lane(work)
     per_stream = [
         intervals.clip(*intervals.union(ev.start[on], ev.end_of(on)), lo, hi)
         for on in (work[lanes == lane] for lane in np.unique(lanes))

@@ -4,10 +4,10 @@ comes (its step time and verdict), printed above the bar on standard error."""
 from __future__ import annotations
 
 import os
-import statistics
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from profsight.analyses.clocks import step_time
 from profsight.cli.common import rich_bar
 from profsight.job import RankListener
 from profsight.job.summary import RankFailure, RankSummary
@@ -21,12 +21,10 @@ def rank_line(result: RankSummary | RankFailure, finished: int, total: int) -> s
     if isinstance(result, RankFailure):
         return f"{count} {name}: {result.message.split(': ', 1)[-1]} (left out of the job)"
     who = f"rank {result.rank} ({name})" if result.rank is not None else name
-    walls = [s.wall_us for s in result.steps]
-    # the steady step, as the rank's explanation gives it (`clocks.step_time`)
-    host = [s.wall_us if s.host_wall_us is None else s.host_wall_us for s in result.steps]
-    each = [s.wall_us if s.interval_us is None else s.interval_us for s in result.steps]
-    steady = max(statistics.fmean(host), statistics.fmean(each)) if walls else 0.0
-    step = f"{short_time(steady)}/step over {len(walls)} steps" if walls else ""
+    steps = result.steps
+    # the steady step, as the rank's explanation gives it
+    steady = step_time([s.host for s in steps], [s.interval for s in steps])
+    step = f"{short_time(steady)}/step over {len(steps)} steps" if steps else ""
     verdict = f"{result.verdict.bound}-bound" if result.verdict is not None else ""
     facts = ", ".join(part for part in (step, verdict) if part)
     return f"{count} {who}: {facts or 'no steps'} ({result.seconds:.1f} s)"

@@ -13,6 +13,7 @@ from collections import defaultdict
 from dataclasses import replace
 from typing import Any
 
+from profsight.analyses.clocks import step_time
 from profsight.analyses.comms import ENQUEUE_ONLY
 from profsight.findings import ranked
 from profsight.job.align import Alignment, MatchedCollective, align
@@ -147,10 +148,8 @@ def _view(rank: int, summary: RankSummary, alignment: Alignment) -> RankView:
             if phase != lag:
                 phases[phase] += us / n
     # the steady step, as one rank's explanation gives it (`clocks.step_time`)
-    host = _mean([s.wall_us if s.host_wall_us is None else s.host_wall_us for s in steps])
-    step_us = max(
-        host, _mean([s.wall_us if s.interval_us is None else s.interval_us for s in steps])
-    )
+    host = _mean([s.host for s in steps])
+    step_us = step_time([s.host for s in steps], [s.interval for s in steps])
     if step_us > host:
         phases[lag] = step_us - host
     busy = [s.device_busy_us for s in steps if s.device_busy_us is not None]

@@ -48,6 +48,14 @@ class StepSummary:
     """The step's host range and its interval between completions (`analyses.clocks`): a
     rank's steady step is the longer of their means (None: `wall_us`)."""
 
+    @property
+    def host(self) -> float:
+        return self.wall_us if self.host_wall_us is None else self.host_wall_us
+
+    @property
+    def interval(self) -> float:
+        return self.wall_us if self.interval_us is None else self.interval_us
+
 
 @dataclass(frozen=True)
 class RowSummary:

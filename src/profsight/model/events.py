@@ -117,6 +117,11 @@ class EventStore:
         it would take 8 bytes per event through every stage."""
         return self.start[index] + self.dur[index]
 
+    def lane(self, index: Sequence[int] | I64 | I32) -> I64:
+        """Each device event's stream as one key: its device and its stream."""
+        lane: I64 = self.device[index].astype(np.int64) * (1 << 32) + self.stream[index]
+        return lane
+
     def names(self, index: Sequence[int] | I64) -> list[str]:
         strings = self.strings
         return [strings[i] for i in np.asarray(self.name)[index]]
