@@ -29,8 +29,8 @@ def _reset_peak() -> None:
 
 
 def main() -> int:
-    from profsight.analyses import diagnose
-    from profsight.analyses.timeline import timelines
+    from profsight.analyses.pipeline import diagnose
+    from profsight.analyses.step.timeline import timelines
     from profsight.loaders import load
 
     began = time.perf_counter()

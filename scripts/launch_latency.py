@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 
 import profsight
-from profsight.analyses.held import ready_waits
-from profsight.analyses.startup import startup_events
+from profsight.analyses.step.held import ready_waits
+from profsight.analyses.step.startup import startup_events
 from profsight.knowledge.advice import HELD_BACK_US
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"

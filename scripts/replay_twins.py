@@ -1,6 +1,6 @@
 """Predicted vs measured savings: each planted scenario of `tests/scenarios.py` recorded with
 its bottleneck and with the fix made (its fixed twin), with plain torch.profiler and with
-Lightning, `RUNS` times each; prints the README's
+Lightning, `RUNS` times each; prints docs/measurements.md's
 Markdown table (medians over the runs).
 
     .venv/bin/python scripts/replay_twins.py          # about two minutes on 2 cores

@@ -5,7 +5,7 @@ printed form users keep (torch's ``key_averages().table()`` sorted by self CPU a
 the full table, Lightning's ``fit-*.txt``; and, where the scenario suits them, Lightning's
 ``SimpleProfiler`` and ``AdvancedProfiler`` reports of the same code) is compared with the
 top finding of the run's trace. ``python tests/agreement.py`` records every run and prints
-the matrix the README shows; `tests/test_printed_diagnosis.py` asserts the agreement.
+the matrix docs/measurements.md shows; `tests/test_printed_diagnosis.py` asserts the agreement.
 """
 
 from __future__ import annotations

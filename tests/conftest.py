@@ -14,6 +14,21 @@ DATA = Path(__file__).resolve().parent / "data"
 SHARED_REAL = Path(os.environ.get("PROFSIGHT_SHARED_DATA", DATA / "shared"))
 
 
+class KnownMiss(AssertionError):
+    """A known miss reading exactly its known wrong answer. Its test is marked
+    ``xfail(strict=True, raises=KnownMiss)`` (`known_miss`): that wrong answer xfails, any
+    other wrong answer fails, and a fixed reading passes, which strict makes a failure that
+    asks for the case to move to the expectations."""
+
+
+def known_miss(name: str, found: str | None, accepted: set[str], wrong: str) -> None:
+    """Assert `found` (a top finding) is in `accepted`; raise `KnownMiss` when it is the known
+    wrong reading `wrong`, and fail on any other."""
+    if found == wrong:
+        raise KnownMiss(f"{name}: reads {wrong}, as known")
+    assert found in accepted, f"{name}: known to read {wrong}, now reads {found}"
+
+
 def real_traces() -> list[Path]:
     """Every trace of the collection of real third-party traces."""
     root = SHARED_REAL / "traces"

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 import profsight
-from profsight.cli.main import EXIT_INPUT, EXIT_OUTPUT, EXIT_USAGE, main
+from profsight.cli.exit_codes import EXIT_INPUT, EXIT_OUTPUT, EXIT_USAGE
+from profsight.cli.main import main
 
 from conftest import DATA
 
@@ -147,8 +148,8 @@ def test_cli_choices_match_the_registries() -> None:
     from profsight.cli import choices
     from profsight.job.executors import EXECUTORS
     from profsight.model.table import GROUP_BYS
-    from profsight.renderers.explain import REPORT_FORMATS
-    from profsight.renderers.job import JOB_SUFFIXES
+    from profsight.renderers.job_text import JOB_SUFFIXES
+    from profsight.renderers.report_formats import REPORT_FORMATS
     from profsight.renderers.table_formats import TABLE_FORMATS
 
     assert tuple(TABLE_FORMATS) == choices.TABLE_FORMATS

@@ -14,17 +14,17 @@ import numpy as np
 import pytest
 
 import profsight
-from profsight.analyses import diagnose
-from profsight.analyses.clocks import DEVICE_CLOCK, HOST_CLOCK, step_time, windows
-from profsight.analyses.context import context
-from profsight.analyses.launch_queue import launch_queue
-from profsight.analyses.replay import Edit, replay
-from profsight.analyses.whatif import graph_of
-from profsight.budgets import check, parse_budget
-from profsight.diff import compare
-from profsight.findings import PER_SAMPLE, UPPER_BOUND
+from profsight.analyses.pipeline import diagnose
+from profsight.analyses.replay.engine import Edit, replay
+from profsight.analyses.replay.whatif import graph_of
+from profsight.analyses.step.clocks import DEVICE_CLOCK, HOST_CLOCK, step_time, windows
+from profsight.analyses.step.context import context
+from profsight.analyses.step.launch_queue import launch_queue
+from profsight.compare.budgets import check, parse_budget
+from profsight.compare.diff import compare
 from profsight.knowledge.advice import NO_DEVICE_ACTIVITY_TITLE
 from profsight.knowledge.phases import Phase
+from profsight.model.findings import PER_SAMPLE, UPPER_BOUND
 from tracebuilder import TraceBuilder
 
 STEPS = 4
@@ -326,7 +326,7 @@ def test_a_slice_of_one_lagging_step_reads_as_the_steady_step(tmp_path: Path) ->
     """ProfilerStep#102 sliced out: it holds the step's own device work (which runs 90 ms
     after its host range) and the previous step's still running ahead of it; read back, its
     step is the whole trace's steady 95.7 ms, not host start to device end (162 ms)."""
-    from profsight.trace_slice import encode, slice_trace
+    from profsight.slicing.window import encode, slice_trace
 
     whole = diagnose(profsight.load(LAGGING)).breakdown.average().wall_us
     piece = slice_trace(str(LAGGING), (102, 102))

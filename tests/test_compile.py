@@ -10,7 +10,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 import profsight
-from profsight.analyses import diagnose
+from profsight.analyses.pipeline import diagnose
 from profsight.knowledge.phases import Phase
 
 

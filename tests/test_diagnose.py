@@ -10,12 +10,12 @@ import pytest
 
 import profsight
 from agreement import RUNS
-from profsight.analyses import diagnose
-from profsight.analyses.breakdown import Breakdown, StepBreakdown, breakdown
-from profsight.analyses.phase_findings import from_breakdown
-from profsight.findings import CATEGORIES, Severity
+from profsight.analyses.findings.host import from_breakdown
+from profsight.analyses.pipeline import diagnose
+from profsight.analyses.step.breakdown import Breakdown, StepBreakdown, breakdown
 from profsight.knowledge import advice
 from profsight.knowledge.advice import NO_DEVICE_ACTIVITY_TITLE
+from profsight.model.findings import CATEGORIES, Severity
 from profsight.samples import sample_trace
 from scenarios import SCENARIOS
 from tracebuilder import TraceBuilder
@@ -87,7 +87,7 @@ def test_flops_of_the_sample_resnet() -> None:
     assert verdict is not None
     per_sample = next(e for e in verdict.evidence if "per sample" in e)
     assert per_sample.startswith("217 MFLOP per sample (batch 16, 3,072 input values")
-    from profsight.analyses.flops import op_flops
+    from profsight.analyses.step.flops import op_flops
 
     profile = profsight.load(sample_trace())
     flops = op_flops(profile)
@@ -380,7 +380,7 @@ def test_allocation_churn_threshold(tmp_path: Path) -> None:
     "path", sorted((Path(__file__).parent / "data/tables").glob("*.txt")), ids=lambda p: p.name
 )
 def test_table_breakdowns_add_up_to_the_step(path: Path) -> None:
-    from profsight.analyses import diagnose_table
+    from profsight.analyses.pipeline import diagnose_table
 
     profile = profsight.load(path)
     assert isinstance(profile, profsight.TextProfile)

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 import profsight
-from profsight.annotate import explain_row, row_kind
 from profsight.knowledge.ops import lookup_op
 from profsight.knowledge.rows import RowKind, classify
 from profsight.model.table import ProfilerTable, Row
+from profsight.report.annotate import explain_row, row_kind
 from profsight.samples import sample_trace
 
 from conftest import DATA, real_traces

@@ -9,9 +9,8 @@ from __future__ import annotations
 import pytest
 
 import profsight
-from profsight.annotate import explain_row
-from profsight.model.table import ProfilerTable, Row
-from profsight.model.torch_layout import render_torch_table
+from profsight.model.table import ProfilerTable, Row, render_torch_table
+from profsight.report.annotate import explain_row
 
 from recorders import Recorded, TorchRow, record_open_range
 

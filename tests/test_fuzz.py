@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import profsight
-from profsight.renderers.explain import render_report
-from profsight.report import build_report
+from profsight.renderers.report_formats import render_report
+from profsight.report.build import build_report
 
 from conftest import DATA
 

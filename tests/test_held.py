@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 import profsight
-from profsight.analyses import diagnose
-from profsight.analyses.held import ready_waits
-from profsight.analyses.startup import startup_events
+from profsight.analyses.pipeline import diagnose
+from profsight.analyses.step.held import ready_waits
+from profsight.analyses.step.startup import startup_events
 from profsight.knowledge.advice import HELD_BACK_US
 
 DATA = Path(__file__).parent / "data"

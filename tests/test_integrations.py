@@ -25,7 +25,8 @@ import torch
 from lightning.pytorch.utilities import rank_zero_only
 
 import profsight
-from profsight.cli.main import EXIT_USAGE, main
+from profsight.cli.exit_codes import EXIT_USAGE
+from profsight.cli.main import main
 from profsight.demo.training import DemoResult, run_demo
 from profsight.errors import UsageError
 from profsight.lightning import ExplainingProfiler
@@ -179,7 +180,7 @@ def test_explaining_profiler_never_stops_training(
     def broken(_: Any) -> None:
         raise ValueError("boom\nsecond line")
 
-    monkeypatch.setattr("profsight.lightning.explain", broken)
+    monkeypatch.setattr("profsight.integrations.lightning_profiler.explain", broken)
     profiler = ExplainingProfiler(dirpath=tmp_path)
     with quiet(), caplog.at_level(logging.WARNING, logger="profsight.lightning"):
         trainer(profiler, tmp_path, 5, 0).fit(Tiny(), tiny_loader(5))
@@ -238,7 +239,8 @@ def test_profile_without_steps_says_why() -> None:
 def test_import_profsight_stays_light() -> None:
     code = (
         "import sys, profsight; "
-        "assert 'torch' not in sys.modules and 'profsight.lightning' not in sys.modules; "
+        "assert 'torch' not in sys.modules; "
+        "assert 'profsight.integrations.lightning_profiler' not in sys.modules; "
         "assert 'profile' in profsight.__all__"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -12,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import profsight
-from profsight.analyses import diagnose, intervals
-from profsight.analyses.breakdown import breakdown
+from profsight.analyses.pipeline import diagnose
+from profsight.analyses.step import intervals
+from profsight.analyses.step.breakdown import breakdown
 from profsight.knowledge.phases import Phase
 from profsight.model import nesting
 

@@ -17,18 +17,23 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import profsight
-import profsight.model.ranks
-from profsight.analyses import intervals
-from profsight.analyses.breakdown import breakdown
-from profsight.analyses.comms import ENQUEUE_ONLY, TIMED_ON_DEVICE, TIMED_ON_HOST, communication
+import profsight.model.rank_split
+from profsight.analyses.step import intervals
+from profsight.analyses.step.breakdown import breakdown
+from profsight.analyses.step.comms import (
+    ENQUEUE_ONLY,
+    TIMED_ON_DEVICE,
+    TIMED_ON_HOST,
+    communication,
+)
+from profsight.api import JobReport, explain_job
 from profsight.cli.main import main
-from profsight.job import executors, explain_job
+from profsight.job import executors
 from profsight.job.discover import rank_from_name
 from profsight.job.executors import run_all
-from profsight.job.views import JobReport
 from profsight.knowledge.collectives import bus_factor, operation_of
 from profsight.loaders import load
-from profsight.renderers.job import job_document
+from profsight.renderers.job_text import job_document
 
 from conftest import DATA, DELAY_MS, SHARED_REAL, STEPS
 
@@ -354,7 +359,7 @@ def test_shared_distributed_traces_show_their_collectives(name: str) -> None:
 
 
 def test_rocm_traces_name_rccl() -> None:
-    from profsight.analyses.comms import _on_rocm
+    from profsight.analyses.step.comms import _on_rocm
 
     assert _on_rocm(load(DATA / "real" / "mi250_minitoy_train_ROCm6_2_kineto.json.gz"))
     assert not _on_rocm(load(DATA / "real" / "nccl_data.json.gz"))
@@ -519,7 +524,7 @@ def test_a_file_holding_several_ranks_is_explained_as_the_job(
     their pids are the same, by each event's ``args.rank``."""
     folder: Path = REAL_JOB if job == "real" else request.getfixturevalue(job)
     merged = _merge(_traces(folder), tmp_path / "merged.json", tagged)
-    parts = profsight.model.ranks.rank_parts(load(str(merged)))
+    parts = profsight.model.rank_split.rank_parts(load(str(merged)))
     assert [p.meta.distributed["rank"] for p in parts] == [0, 1]
     # each rank is made when asked for; its name is known without making it
     assert parts.sources == [p.source for p in parts] == [parts[-2].source, parts[-1].source]
@@ -541,7 +546,7 @@ def test_a_file_holding_several_ranks_is_explained_as_the_job(
 
 def test_a_single_rank_file_is_not_split() -> None:
     profile = load(str(REAL_JOB / "sampled_rank-0.json.gz"))
-    assert len(profsight.model.ranks.rank_parts(profile)) == 0
+    assert len(profsight.model.rank_split.rank_parts(profile)) == 0
 
 
 def test_ranks_with_the_same_correlation_ids_keep_their_own_gpu(tmp_path: Path) -> None:
@@ -564,7 +569,7 @@ def test_ranks_with_the_same_correlation_ids_keep_their_own_gpu(tmp_path: Path) 
     merged["traceEvents"] = first["traceEvents"] + second["traceEvents"]
     path = tmp_path / "copies.json"
     path.write_text(json.dumps(merged))
-    parts = profsight.model.ranks.rank_parts(load(str(path)))
+    parts = profsight.model.rank_split.rank_parts(load(str(path)))
     kernels = [np.isin(p.events.kind, [6, 7, 8]) for p in parts]
     assert [int(k.sum()) for k in kernels] == [1204, 1204]
     assert [

@@ -69,3 +69,108 @@ def test_no_function_imports_a_module_of_the_package() -> None:
                     f"{path.name}:{node.lineno} {n}" for n in names if n.startswith("profsight")
                 ]
     assert local == []
+
+
+#: The layers, top first (docs: design.md, "Layers"): a module imports only from its own
+#: layer and the layers below it, TYPE_CHECKING imports and the command line's deferred
+#: imports included. The longest matching prefix names a module's layer.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("cli", ("profsight", "profsight.__main__", "profsight.cli")),
+    ("integrations", ("profsight.integrations", "profsight.lightning", "profsight.demo")),
+    ("api", ("profsight.api",)),
+    ("renderers", ("profsight.renderers",)),
+    ("job", ("profsight.job", "profsight.slicing")),
+    ("compare", ("profsight.compare",)),
+    ("report", ("profsight.report",)),
+    ("analyses", ("profsight.analyses",)),
+    ("loaders", ("profsight.loaders",)),
+    ("model", ("profsight.model",)),
+    ("knowledge", ("profsight.knowledge",)),
+    ("base", ("profsight.units", "profsight.errors", "profsight.malloc_trim")),
+)
+
+
+def _layer(module: str) -> int:
+    matches = [
+        (len(prefix), rank)
+        for rank, (_, prefixes) in enumerate(LAYERS)
+        for prefix in prefixes
+        if module == prefix or module.startswith(prefix + ".")
+    ]
+    assert matches, f"{module} is in no layer of LAYERS"
+    return max(matches)[1]
+
+
+def _imports(module: str) -> set[str]:
+    """The package's modules `module` imports, anywhere in it (a name imported from a
+    package that is a module of it counts as that module)."""
+    path = PACKAGE.joinpath(*module.split(".")[1:])
+    path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("profsight")}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+            if not base.startswith("profsight"):
+                continue
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                found.add(sub if sub in MODULES else base)
+    return {m for m in found if m in MODULES and m != module}
+
+
+IMPORTS = {m: _imports(m) for m in MODULES}
+
+
+def test_imports_go_down_the_layers() -> None:
+    upward = [
+        f"{m} ({LAYERS[_layer(m)][0]}) imports {t} ({LAYERS[_layer(t)][0]})"
+        for m, targets in IMPORTS.items()
+        for t in sorted(targets)
+        if _layer(t) < _layer(m)
+    ]
+    assert upward == []
+
+
+def test_no_import_circle() -> None:
+    """No circle in the import graph, TYPE_CHECKING and deferred imports included (a circle
+    within a layer is as much a tangle as one across layers)."""
+    seen: dict[str, int] = {}  # 1: on the current path, 2: done
+    circles: list[str] = []
+
+    def walk(m: str, path: list[str]) -> None:
+        seen[m] = 1
+        for t in sorted(IMPORTS[m]):
+            if seen.get(t) == 1:
+                circles.append(" -> ".join([*path[path.index(t) :], t]))
+            elif t not in seen:
+                walk(t, [*path, t])
+        seen[m] = 2
+
+    for m in MODULES:
+        if m not in seen:
+            walk(m, [m])
+    assert circles == []
+
+
+def test_no_module_name_is_used_twice() -> None:
+    """A module's name says what it holds, once in the package; the command line's commands
+    (``cli/commands/``) are each named as the command they run, and are left out."""
+    names: dict[str, list[str]] = {}
+    for p in PACKAGE.rglob("*.py"):
+        if p.name not in ("__init__.py", "__main__.py") and p.parent.name != "commands":
+            names.setdefault(p.stem, []).append(str(p.relative_to(PACKAGE)))
+    assert {n: where for n, where in names.items() if len(where) > 1} == {}
+
+
+def test_the_layer_check_sees_an_upward_import() -> None:
+    """The checks read real edges: the model imports knowledge (down), and the renderers'
+    report document comes from the report layer, not the other way round."""
+    assert "profsight.knowledge.trace_schema" in IMPORTS["profsight.model.tree"]
+    assert "profsight.report.document" in IMPORTS["profsight.renderers.report_formats"]
+    assert _layer("profsight.renderers.report_formats") < _layer("profsight.report.document")

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 import profsight
-from profsight.cli.main import EXIT_BUDGET, EXIT_INPUT, EXIT_OK, EXIT_USAGE, main
+from profsight.cli.exit_codes import EXIT_BUDGET, EXIT_INPUT, EXIT_OK, EXIT_USAGE
+from profsight.cli.main import main
 from profsight.model.diagnostics import Diagnostic, Level
 from profsight.model.text_profile import TextProfile
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import profsight
-from profsight.analyses import diagnose
+from profsight.analyses.pipeline import diagnose
 from profsight.knowledge.hardware import PEER_LINKS_GBS, architecture
 
 from conftest import DATA, real_traces

@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 
 import profsight
-from profsight.cli.main import EXIT_USAGE, main
-from profsight.trace_slice import FINDINGS_PID, slice_trace
+from profsight.cli.exit_codes import EXIT_USAGE
+from profsight.cli.main import main
+from profsight.slicing.window import FINDINGS_PID, slice_trace
 
 from conftest import DATA
 from recorders import Recorded

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import profsight
-from profsight.loaders import json_split, kineto, kineto_stream, reading
+from profsight.loaders import input_files, json_split, kineto, kineto_stream
 from profsight.model.profile import Profile
 from profsight.samples import sample_trace
 
@@ -39,8 +39,8 @@ def whole() -> Profile:
 def windows(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Small chunks, blocks and tail; yields the sizes the window had, as they were read."""
     monkeypatch.setattr(kineto, "CHUNK_BYTES", SMALL)
-    monkeypatch.setattr(reading, "BLOCK", SMALL)
-    monkeypatch.setattr(reading, "GZIP_BLOCK", 4 << 10)
+    monkeypatch.setattr(input_files, "BLOCK", SMALL)
+    monkeypatch.setattr(input_files, "GZIP_BLOCK", 4 << 10)
     monkeypatch.setattr(kineto_stream, "BLOCK", SMALL)
     monkeypatch.setattr(json_split, "TAIL_LIMIT", SMALL)
     monkeypatch.setenv("PROFSIGHT_SEQUENTIAL", "1")
@@ -224,7 +224,7 @@ def test_a_slice_is_cut_through_the_same_small_window(
     """`slice` passes over the trace chunk by chunk too: the same slice, in the same order,
     from a window of a few KB as from one window holding the whole file."""
     from profsight.loaders import event_chunks
-    from profsight.trace_slice import slice_trace
+    from profsight.slicing.window import slice_trace
 
     path = tmp_path / "t.json.gz"
     path.write_bytes(gzip.compress(sample_json))

@@ -17,12 +17,12 @@ __version__ = "0.1.0"
 
 _EXPORTS = {
     "explain": "profsight.api",
-    "explain_job": "profsight.job",
-    "JobReport": "profsight.job",
-    "profile": "profsight.torch_profile",
+    "explain_job": "profsight.api",
+    "JobReport": "profsight.api",
+    "profile": "profsight.integrations.torch_profile",
     "load": "profsight.loaders",
     "load_text": "profsight.loaders",
-    "Report": "profsight.report",
+    "Report": "profsight.api",
     "TextProfile": "profsight.model.text_profile",
     "Profile": "profsight.model.profile",
     "ProfilerTable": "profsight.model.table",
@@ -57,17 +57,15 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from profsight.api import explain
+    from profsight.api import JobReport, Report, explain, explain_job
     from profsight.errors import InputError, ProfsightError, UsageError
-    from profsight.job import JobReport, explain_job
+    from profsight.integrations.torch_profile import profile
     from profsight.loaders import load, load_text
     from profsight.model.diagnostics import Diagnostic
     from profsight.model.profile import Profile
     from profsight.model.table import ProfilerTable, Row
     from profsight.model.text_profile import TextProfile
     from profsight.model.tree import CallTree, TreeNode
-    from profsight.report import Report
-    from profsight.torch_profile import profile
 
 
 def __getattr__(name: str) -> Any:

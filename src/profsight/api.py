@@ -3,13 +3,55 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from dataclasses import fields
 from typing import Any
 
+from profsight.job import RankListener
+from profsight.job import explain_job as _explain_job
+from profsight.job.views import JobData
 from profsight.loaders import load, load_text
 from profsight.loaders.live import is_profiler, load_live
 from profsight.model.profile import Profile
 from profsight.model.text_profile import TextProfile
-from profsight.report import Report, build_report
+from profsight.renderers.html import notebook_html, render_html
+from profsight.renderers.job_html import notebook_job_html, render_job_html
+from profsight.renderers.job_text import render_job_json, render_job_markdown, render_job_text
+from profsight.renderers.report_formats import (
+    render_json_report,
+    render_markdown_report,
+    render_text,
+)
+from profsight.report.build import ReportData, build_report
+
+
+class Report(ReportData):
+    """One profile explained: its table, call tree, findings and verdict, and its renderings
+    (``print(report)``, ``.markdown()``, ``.json()``, ``.html()``; Jupyter shows the page)."""
+
+    @classmethod
+    def of(cls, data: ReportData) -> Report:
+        return cls(**{f.name: getattr(data, f.name) for f in fields(data)})
+
+    def text(self, width: int = 120, color: bool = False) -> str:
+        return render_text(self, width=width, color=color)
+
+    def markdown(self) -> str:
+        return render_markdown_report(self)
+
+    def json(self) -> str:
+        return render_json_report(self)
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows the page inline, in a frame of its own (its ids, styles, script)."""
+        return notebook_html(self)
+
+    def html(self) -> str:
+        """The self-contained HTML page (``profsight explain X -o report.html``)."""
+        return render_html(self)
+
+    def __str__(self) -> str:
+        return self.text()
 
 
 def explain(source: Any) -> Report:
@@ -18,7 +60,7 @@ def explain(source: Any) -> Report:
 
     The `Report` prints as text (``print(report)``), and has ``.markdown()`` and ``.json()``.
     """
-    return build_report(_profile_of(source))
+    return Report.of(build_report(_profile_of(source)))
 
 
 def _profile_of(source: Any) -> Profile | TextProfile:
@@ -36,3 +78,43 @@ def _profile_of(source: Any) -> Profile | TextProfile:
         "explain() takes a path, the text of a printed table, a profsight profile or a "
         f"torch profiler, not {type(source).__name__}"
     )
+
+
+class JobReport(JobData):
+    """A job of several ranks explained (`explain_job`), with its renderings."""
+
+    @classmethod
+    def of(cls, data: JobData) -> JobReport:
+        return cls(**{f.name: getattr(data, f.name) for f in fields(data)})
+
+    def text(self, width: int = 120, color: bool = False) -> str:
+        return render_job_text(self, width=width, color=color)
+
+    def markdown(self) -> str:
+        return render_job_markdown(self)
+
+    def json(self) -> str:
+        return render_job_json(self)
+
+    def html(self) -> str:
+        return render_job_html(self)
+
+    def _repr_html_(self) -> str:
+        return notebook_job_html(self)
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+def explain_job(
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    executor: str = "process",
+    workers: int | None = None,
+    scheduler: str | None = None,
+    worker_memory: int | None = None,
+    on_rank: RankListener | None = None,
+) -> JobReport:
+    """Explain a job from a directory of per-rank traces, or the trace files themselves
+    (`profsight.job.explain_job` says what each argument does)."""
+    data = _explain_job(paths, executor, workers, scheduler, worker_memory, on_rank)
+    return JobReport.of(data)

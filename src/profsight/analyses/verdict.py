@@ -8,10 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from profsight.analyses import intervals
-from profsight.analyses.clocks import DEVICE_CLOCK
-from profsight.analyses.context import Context
-from profsight.findings import CATEGORY_LABELS, Finding, Severity, ranked
+from profsight.analyses.step import intervals
+from profsight.analyses.step.clocks import DEVICE_CLOCK
+from profsight.analyses.step.context import Context
 from profsight.knowledge import advice
 from profsight.knowledge.advice import (
     BORDERLINE_FRACTION,
@@ -37,6 +36,7 @@ from profsight.knowledge.kernels import decode_kernel
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.rows import RowKind
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
+from profsight.model.findings import CATEGORY_LABELS, Finding, Severity, ranked
 from profsight.units import short_flops, short_time
 
 #: The judgement of a run the profile cannot judge (its GPU's work was not recorded).

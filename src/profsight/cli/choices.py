@@ -7,14 +7,14 @@ from __future__ import annotations
 
 #: `profsight.renderers.table_formats.TABLE_FORMATS`
 TABLE_FORMATS = ("text", "json", "csv", "markdown")
-#: `profsight.renderers.explain.REPORT_FORMATS`
+#: `profsight.renderers.report_formats.REPORT_FORMATS`
 REPORT_FORMATS = ("text", "markdown", "json", "html")
 #: `profsight.model.table.GROUP_BYS`
 GROUP_BYS = ("name", "shape", "module")
 TREE_FORMATS = ("text", "json")
 #: `profsight.renderers.diff_render.DIFF_FORMATS`
 DIFF_FORMATS = ("text", "markdown", "json", "html")
-#: `profsight.diff.BYS`
+#: `profsight.compare.diff.BYS`
 DIFF_BYS = ("total", "self")
 #: `profsight.job.executors.EXECUTORS`
 EXECUTORS = ("process", "serial", "dask")

@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from profsight.analyses.clocks import step_time
+from profsight.analyses.step.clocks import step_time
 from profsight.cli.common import rich_bar
 from profsight.job import RankListener
 from profsight.job.summary import RankFailure, RankSummary

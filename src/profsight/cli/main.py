@@ -15,14 +15,14 @@ from collections.abc import Sequence
 from profsight import __version__
 from profsight.cli.commands import check, demo, diff, explain, job, slice, table, tree
 from profsight.cli.common import OutputError
+from profsight.cli.exit_codes import (
+    EXIT_INPUT,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_OUTPUT,
+    EXIT_USAGE,
+)
 from profsight.errors import InputError, UsageError
-
-EXIT_OK = 0
-EXIT_INPUT = 1
-EXIT_USAGE = 2
-EXIT_OUTPUT = 3
-EXIT_INTERNAL = 4
-EXIT_BUDGET = 5
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -12,9 +12,9 @@ from typing import Any
 
 def load_document(path: str, args: argparse.Namespace) -> dict[str, Any]:
     from profsight.cli.common import load_profile, warn_analysis
-    from profsight.loaders.report_json import load_report_document, saved_schema
-    from profsight.renderers.explain import report_document
-    from profsight.report import build_report
+    from profsight.compare.saved_report import load_report_document, saved_schema
+    from profsight.report.build import build_report
+    from profsight.report.document import report_document
 
     if saved_schema(path) is not None:
         return load_report_document(path)

@@ -26,7 +26,7 @@ from torch import nn
 
 from profsight.demo.resnet import resnet18_backbone
 from profsight.errors import UsageError
-from profsight.lightning import ExplainingProfiler, StageReport
+from profsight.integrations.lightning_profiler import ExplainingProfiler, StageReport
 
 NUM_CLASSES = 10
 IMAGE_SHAPE = (3, 32, 32)

@@ -13,16 +13,16 @@ import time
 from collections.abc import Callable, Sequence
 
 from profsight.errors import InputError
-from profsight.heap import release_free_memory
 from profsight.job.analysis import analyse
 from profsight.job.discover import TraceFile, find_traces
 from profsight.job.executors import planned_workers, run_all
-from profsight.job.ranks import assign_ranks
+from profsight.job.rank_ids import assign_ranks
 from profsight.job.summary import RankFailure, RankSummary, summarize, summarize_profile
-from profsight.job.views import JobReport
+from profsight.job.views import JobData
 from profsight.loaders import load
+from profsight.malloc_trim import release_free_memory
 from profsight.model.profile import Profile
-from profsight.model.ranks import RankParts, rank_parts
+from profsight.model.rank_split import RankParts, rank_parts
 
 RankListener = Callable[[RankSummary | RankFailure, int, int], None]
 """Told (a rank's summary or failure, ranks finished, ranks in all) as each rank is done."""
@@ -35,7 +35,7 @@ def explain_job(
     scheduler: str | None = None,
     worker_memory: int | None = None,
     on_rank: RankListener | None = None,
-) -> JobReport:
+) -> JobData:
     """Explain a job from a directory of per-rank traces, or the trace files themselves.
 
     `executor`: ``process`` (a local process pool, the default), ``serial`` or ``dask``
@@ -92,7 +92,7 @@ def _merged_ranks(path: str) -> RankParts | None:
     return rank_parts(profile) if isinstance(profile, Profile) else None
 
 
-def explain_ranks(parts: RankParts, path: str, began: float | None = None) -> JobReport:
+def explain_ranks(parts: RankParts, path: str, began: float | None = None) -> JobData:
     """A job from the ranks of one merged trace (`rank_parts`), analysed in this process one
     rank at a time: each rank's copy of its events, and what its analysis kept, is freed
     before the next rank is made."""
@@ -119,4 +119,4 @@ def explain_ranks(parts: RankParts, path: str, began: float | None = None) -> Jo
     return analyse(ranks, world, diagnostics, run)
 
 
-__all__ = ["JobReport", "RankListener", "explain_job", "explain_ranks"]
+__all__ = ["JobData", "RankListener", "explain_job", "explain_ranks"]

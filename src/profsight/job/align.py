@@ -23,7 +23,7 @@ import statistics
 from collections import defaultdict
 from dataclasses import dataclass
 
-from profsight.analyses.comms import Collective
+from profsight.analyses.step.comms import Collective
 from profsight.job.summary import RankSummary
 
 Key = tuple[int | None, str, str, int]

@@ -1,4 +1,4 @@
-"""`analyse`: a distributed job explained as one (`JobReport`), from the summaries of its ranks.
+"""`analyse`: a distributed job explained as one (`JobData`), from the summaries of its ranks.
 
 Per rank, over the steps every rank profiled: step time and its breakdown, communication
 (busy, exposed) and the time spent waiting for other ranks at collectives. Across ranks:
@@ -13,15 +13,15 @@ from collections import defaultdict
 from dataclasses import replace
 from typing import Any
 
-from profsight.analyses.clocks import step_time
-from profsight.analyses.comms import ENQUEUE_ONLY
-from profsight.findings import ranked
+from profsight.analyses.step.clocks import step_time
+from profsight.analyses.step.comms import ENQUEUE_ONLY
 from profsight.job.align import Alignment, MatchedCollective, align
 from profsight.job.job_findings import job_findings, job_summary, straggler_of
 from profsight.job.summary import RankSummary, StepSummary
-from profsight.job.views import JobReport, OperationView, RankView, Straggler
+from profsight.job.views import JobData, OperationView, RankView, Straggler
 from profsight.knowledge.collectives import bus_factor
 from profsight.knowledge.phases import Phase
+from profsight.model.findings import ranked
 
 
 def analyse(
@@ -29,7 +29,7 @@ def analyse(
     world_size: int | None,
     diagnostics: list[str],
     run: dict[str, Any] | None = None,
-) -> JobReport:
+) -> JobData:
     alignment = align(ranks)
     if len(ranks) > 1 and not alignment.steps:
         diagnostics.append(
@@ -49,7 +49,7 @@ def analyse(
     views = _with_roles(views, straggler)
     backends = sorted({s.backend for s in ranks.values() if s.backend})
     timed = sorted({s.timed_on for s in ranks.values() if s.timed_on})
-    report = JobReport(
+    report = JobData(
         sources=tuple(s.path for _, s in sorted(ranks.items())),
         world_size=world_size,
         ranks=views,
@@ -66,7 +66,7 @@ def analyse(
     findings = tuple(ranked(job_findings(report)))
     if len(ranks) == 1:  # nothing to compare: the rank's own findings are the job's
         findings = next(iter(ranks.values())).findings
-    return JobReport(
+    return JobData(
         **{**report.__dict__, "findings": findings, "summary": job_summary(report, findings)}
     )
 
@@ -223,4 +223,4 @@ def _operation_view(
     return OperationView(operation, backend, len(calls) / steps, size, transfer, rate)
 
 
-__all__ = ["JobReport", "OperationView", "RankView", "Straggler", "analyse"]
+__all__ = ["JobData", "OperationView", "RankView", "Straggler", "analyse"]

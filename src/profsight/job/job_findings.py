@@ -6,13 +6,13 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 
-from profsight.analyses.comm_findings import collective_evidence
-from profsight.findings import UPPER_BOUND, Evidence, Finding, severity_for
+from profsight.analyses.findings.communication import collective_evidence
 from profsight.job.align import Alignment
-from profsight.job.views import JobReport, OperationView, RankView, Straggler
+from profsight.job.views import JobData, OperationView, RankView, Straggler
 from profsight.knowledge import advice
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.rows import RowKind
+from profsight.model.findings import UPPER_BOUND, Evidence, Finding, severity_for
 from profsight.units import short_time
 
 #: Row kinds whose self time is the model's work (ops, kernels). A module's or a range's own
@@ -145,11 +145,11 @@ def _cause_of(kind: str) -> str:
     return "untraced"
 
 
-def job_findings(report: JobReport) -> list[Finding]:
+def job_findings(report: JobData) -> list[Finding]:
     return [*_straggler_finding(report), *_communication_finding(report), *_imbalance(report)]
 
 
-def _straggler_finding(report: JobReport) -> list[Finding]:
+def _straggler_finding(report: JobData) -> list[Finding]:
     s = report.straggler
     if s is None or s.share_pct < advice.STRAGGLER_PCT:
         return []
@@ -212,7 +212,7 @@ def _straggler_finding(report: JobReport) -> list[Finding]:
     ]
 
 
-def _communication_finding(report: JobReport) -> list[Finding]:
+def _communication_finding(report: JobData) -> list[Finding]:
     """The exposed communication that is not waiting for a straggler: the transfer itself."""
     ranks = [v for v in report.ranks if v.wait_us is not None]
     if len(ranks) < 2 or not report.step_us:
@@ -258,7 +258,7 @@ def _operation_evidence(o: OperationView) -> Evidence:
     )
 
 
-def _imbalance(report: JobReport) -> list[Finding]:
+def _imbalance(report: JobData) -> list[Finding]:
     """Without timed collectives to match, a rank whose steps are longer than the others'."""
     if report.straggler is not None or len(report.ranks) < 2 or not report.steps:
         return []
@@ -287,7 +287,7 @@ def _imbalance(report: JobReport) -> list[Finding]:
     ]
 
 
-def job_summary(report: JobReport, findings: tuple[Finding, ...]) -> str:
+def job_summary(report: JobData, findings: tuple[Finding, ...]) -> str:
     n = len(report.ranks)
     world = f" of {report.world_size}" if report.world_size and report.world_size != n else ""
     head = (

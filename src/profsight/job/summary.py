@@ -12,17 +12,17 @@ import re
 import time
 from dataclasses import dataclass
 
-from profsight.analyses import diagnose
-from profsight.analyses.comms import Collective
+from profsight.analyses.pipeline import diagnose
+from profsight.analyses.step.comms import Collective
 from profsight.analyses.verdict import Verdict
-from profsight.annotate import row_kind
 from profsight.errors import ProfsightError
-from profsight.findings import Finding
 from profsight.knowledge.rows import RowKind
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PREFIX
 from profsight.loaders import load
+from profsight.model.findings import Finding
 from profsight.model.profile import Profile
-from profsight.model.table import device_label
+from profsight.model.row_kind import row_kind
+from profsight.model.table_build import device_label
 
 #: Findings and rows of each rank kept for the job's per-rank view.
 TOP_FINDINGS = 5

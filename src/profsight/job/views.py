@@ -1,4 +1,4 @@
-"""What a job's explanation holds (`JobReport` and its views), as data: `job.analysis` makes
+"""What a job's explanation holds (`JobData` and its views), as data: `job.analysis` makes
 it, `job.findings` reads it, the renderers draw it."""
 
 from __future__ import annotations
@@ -7,10 +7,8 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-from profsight.findings import Evidence, Finding
 from profsight.job.summary import RowSummary
-from profsight.renderers.job import render_job_json, render_job_markdown, render_job_text
-from profsight.renderers.job_html import notebook_job_html, render_job_html
+from profsight.model.findings import Evidence, Finding
 
 
 @dataclass(frozen=True)
@@ -82,7 +80,7 @@ class Straggler:
 
 
 @dataclass(frozen=True)
-class JobReport:
+class JobData:
     sources: tuple[str, ...]
     world_size: int | None
     ranks: tuple[RankView, ...]
@@ -101,23 +99,5 @@ class JobReport:
     def step_us(self) -> float:
         return statistics.median(r.step_us for r in self.ranks) if self.ranks else 0.0
 
-    def text(self, width: int = 120, color: bool = False) -> str:
-        return render_job_text(self, width=width, color=color)
 
-    def markdown(self) -> str:
-        return render_job_markdown(self)
-
-    def json(self) -> str:
-        return render_job_json(self)
-
-    def html(self) -> str:
-        return render_job_html(self)
-
-    def _repr_html_(self) -> str:
-        return notebook_job_html(self)
-
-    def __str__(self) -> str:
-        return self.text()
-
-
-__all__ = ["JobReport", "OperationView", "RankView", "Straggler"]
+__all__ = ["JobData", "OperationView", "RankView", "Straggler"]

@@ -6,10 +6,7 @@ import os
 from pathlib import Path
 
 from profsight.errors import InputError
-from profsight.loaders.kineto import load_kineto
-from profsight.loaders.lightning_text import looks_like_lightning_report, parse_lightning_report
-from profsight.loaders.progress import Progress, no_progress
-from profsight.loaders.reading import (
+from profsight.loaders.input_files import (
     UTF16_BOMS,
     Input,
     RawInput,
@@ -17,6 +14,9 @@ from profsight.loaders.reading import (
     open_input,
     read_errors,
 )
+from profsight.loaders.kineto import load_kineto
+from profsight.loaders.lightning_text import looks_like_lightning_report, parse_lightning_report
+from profsight.loaders.progress import Progress, no_progress
 from profsight.loaders.sniff import SNIFF_BYTES, Format, sniff
 from profsight.loaders.table_headerless import looks_like_rows, parse_rows
 from profsight.loaders.table_text import looks_like_table, parse_tables

@@ -16,9 +16,9 @@ import msgspec
 
 from profsight.errors import InputError
 from profsight.loaders import json_split
+from profsight.loaders.input_files import Input
 from profsight.loaders.kineto_schema import ANY_DECODER
 from profsight.loaders.kineto_stream import Window, find_events, last_boundary
-from profsight.loaders.reading import Input
 
 CHUNK_BYTES = 8 << 20
 RAW_DECODER = msgspec.json.Decoder(list[msgspec.Raw])

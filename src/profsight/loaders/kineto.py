@@ -16,8 +16,8 @@ from typing import Any
 import msgspec
 
 from profsight.errors import InputError
-from profsight.heap import release_free_memory
 from profsight.loaders import json_split, parallel
+from profsight.loaders.input_files import Input, open_input
 from profsight.loaders.kineto_columns import NOT_OBJECTS, ColumnBuilder
 from profsight.loaders.kineto_schema import ANY_DECODER
 from profsight.loaders.kineto_stream import (
@@ -28,9 +28,10 @@ from profsight.loaders.kineto_stream import (
     decode_stream,
     find_events,
 )
-from profsight.loaders.reading import Input, open_input
+from profsight.malloc_trim import release_free_memory
 from profsight.model.diagnostics import Diagnostic, Level
-from profsight.model.profile import LoadStats, Profile, TraceMeta
+from profsight.model.profile import Profile
+from profsight.model.trace_meta import LoadStats, TraceMeta
 
 CHUNK_BYTES = 8 << 20
 """Size of the pieces the event array is decoded in (``PROFSIGHT_CHUNK_BYTES`` overrides)."""

@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 
-from profsight.heap import release_free_memory
 from profsight.knowledge.collectives import COMMUNICATION_NAME
 from profsight.knowledge.trace_schema import (
     DEVICE_ROW_KINDS,
@@ -33,6 +32,7 @@ from profsight.knowledge.trace_schema import (
 )
 from profsight.loaders.kineto_comms import comm_columns
 from profsight.loaders.kineto_schema import Event
+from profsight.malloc_trim import release_free_memory
 from profsight.model.diagnostics import Diagnostic
 from profsight.model.events import EventStore, Flows, Track
 

@@ -21,6 +21,7 @@ import msgspec
 
 from profsight.errors import InputError
 from profsight.loaders import json_split
+from profsight.loaders.input_files import BLOCK, Input
 from profsight.loaders.kineto_columns import ColumnBuilder
 from profsight.loaders.kineto_salvage import (
     decode_events,
@@ -29,7 +30,6 @@ from profsight.loaders.kineto_salvage import (
     salvage_tail,
 )
 from profsight.loaders.kineto_schema import Event
-from profsight.loaders.reading import BLOCK, Input
 from profsight.model.diagnostics import Diagnostic
 
 #: The first read, doubled until the event array's start is found (what precedes it is small).

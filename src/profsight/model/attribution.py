@@ -22,11 +22,10 @@ All arrays are indexed by event (`EventStore` position) and hold microseconds or
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
-from profsight.heap import release_free_memory
 from profsight.knowledge.trace_schema import (
     CPU_MEMORY_DEVICE_TYPES,
     DEVICE_MEMORY_DEVICE_TYPES,
@@ -43,15 +42,14 @@ from profsight.knowledge.trace_schema import (
     EventKind,
     table_key,
 )
+from profsight.malloc_trim import release_free_memory
 from profsight.model.diagnostics import Diagnostic, Level
 from profsight.model.events import F64, I32, I64, Bool, EventStore
 from profsight.model.nesting import NO_PARENT, nest
+from profsight.model.trace_meta import TraceMeta
 
 #: Host events taken at once where each needs many temporaries.
 CHUNK = 1 << 20
-
-if TYPE_CHECKING:
-    from profsight.model.profile import Profile
 
 T = TypeVar("T", bound=np.ndarray[Any, Any])
 
@@ -119,11 +117,11 @@ class Attribution:
         return total
 
 
-def attribute(profile: Profile) -> Attribution:
+def attribute(events: EventStore) -> Attribution:
     """Written for memory: a trace can hold tens of millions of events, so indices are int32,
     a column no event needs is one value broadcast (`_constant`), and every temporary is freed
     as soon as it was used."""
-    ev = profile.events
+    ev = events
     n = len(ev)
     diagnostics: list[Diagnostic] = []
     key, key_names = _table_keys(ev)
@@ -534,3 +532,17 @@ def _memory(ev: EventStore, host: Bool, is_row: Bool, dur_us: F64) -> tuple[I64,
             inside[~is_row] = 0
     uncovered = np.cumsum(cover)[:-1] == 0
     return sides[0], sides[1], records[by_time[uncovered]]
+
+
+class Attributed(Protocol):
+    """What the table and tree builders read of a profile (`model.profile.Profile`): its
+    events, their attribution and the trace's metadata."""
+
+    @property
+    def events(self) -> EventStore: ...
+
+    @property
+    def attribution(self) -> Attribution: ...
+
+    @property
+    def meta(self) -> TraceMeta: ...

@@ -7,21 +7,18 @@ duration. Time outside any module is one more row, so self times add up to the t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from profsight.knowledge.lightning_names import is_module_name, module_label
+from profsight.model.attribution import Attributed
 from profsight.model.events import I32, Bool
-from profsight.model.table import ProfilerTable, Row, _pct, device_label
-
-if TYPE_CHECKING:
-    from profsight.model.profile import Profile
+from profsight.model.table import ProfilerTable, Row
+from profsight.model.table_build import _pct, device_label
 
 OUTSIDE_MODULES = "(outside any module)"
 
 
-def module_rows(profile: Profile) -> Bool:
+def module_rows(profile: Attributed) -> Bool:
     """Rows that are module ranges."""
     ev = profile.events
     module_ids = [i for i, s in enumerate(ev.strings) if is_module_name(s)]
@@ -29,7 +26,7 @@ def module_rows(profile: Profile) -> Bool:
     return is_module
 
 
-def innermost_module(profile: Profile) -> I32:
+def innermost_module(profile: Attributed) -> I32:
     """Per event: the innermost module range (itself included) around it, or -1 (int32:
     one per event of a huge trace)."""
     ev = profile.events
@@ -48,7 +45,7 @@ def innermost_module(profile: Profile) -> I32:
     return inner
 
 
-def module_table(profile: Profile) -> ProfilerTable:
+def module_table(profile: Attributed) -> ProfilerTable:
     ev = profile.events
     at = profile.attribution
     rows_idx = np.flatnonzero(at.is_row)

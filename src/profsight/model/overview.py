@@ -13,7 +13,7 @@ from profsight.knowledge.trace_schema import (
     EventKind,
     torch_era,
 )
-from profsight.model.profile import LoadStats
+from profsight.model.trace_meta import LoadStats
 
 if TYPE_CHECKING:
     from profsight.model.profile import Profile

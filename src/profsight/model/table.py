@@ -15,21 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, fields, replace
-from typing import TYPE_CHECKING, Any, Literal
-
-import numpy as np
+from typing import Any, Literal
 
 from profsight.errors import UsageError
 from profsight.knowledge.trace_schema import (
-    CPU_MEMORY_DEVICE_TYPES,
-    DEVICE_MEMORY_DEVICE_TYPES,
     EventKind,
 )
-from profsight.model.events import I64
-from profsight.model.torch_layout import render_torch_table
-
-if TYPE_CHECKING:
-    from profsight.model.profile import Profile
+from profsight.units import torch_memory, torch_percent, torch_time
 
 GroupBy = Literal["name", "shape", "module"]
 GROUP_BYS: tuple[GroupBy, ...] = ("name", "shape", "module")
@@ -216,145 +208,77 @@ def kind_label(kind: int) -> str:
     return _KIND_LABELS[EventKind(kind)]
 
 
-def build_table(profile: Profile, group_by: GroupBy = "name") -> ProfilerTable:
-    """The table grouped by name or by name and input shapes (by module:
-    `model.modules.module_table`)."""
-    if group_by not in GROUP_BYS or group_by == "module":
-        raise UsageError(f"unknown group-by {group_by!r}; use one of: {', '.join(GROUP_BYS)}")
-    ev = profile.events
-    at = profile.attribution
-    members = _members_in_torch_order(profile)
-    # one int64 key per event: (name, host/device, annotation, shapes), made in place (a
-    # huge trace has tens of millions of members)
-    group_key = at.key[members].astype(np.int64)
-    group_key *= 4
-    group_key += at.is_table_device_row[members] * 2
-    kind = ev.kind[members]
-    group_key += (kind == EventKind.ANNOTATION) | (kind == EventKind.GPU_ANNOTATION)
-    del kind
-    if group_by == "shape":
-        shapes = ev.shapes[members].astype(np.int64)
-        group_key *= int(shapes.max(initial=-1)) + 2
-        shapes += 1
-        group_key += shapes
-        del shapes
-    _, first, inverse = np.unique(group_key, return_index=True, return_inverse=True)
-    del group_key
-    inverse = inverse.reshape(-1)
-    n_groups = len(first)
+# ----------------------------------------------------- torch's layout of the table
 
-    def total(values: Any) -> Any:
-        if values.strides == (0,):  # one value broadcast: no column to gather
-            return calls * float(values[0]) if len(values) else np.zeros(n_groups)
-        return np.bincount(inverse, weights=values[members], minlength=n_groups)
-
-    calls = np.bincount(inverse, minlength=n_groups)
-    self_cpu = total(at.cpu_self)
-    cpu_total = np.bincount(inverse, weights=at.cpu_total_of(members), minlength=n_groups)
-    self_dev = total(at.table_device_self)
-    dev_total = total(at.table_device_total)
-    cpu_mem = total(at.cpu_mem).astype(np.int64)
-    self_cpu_mem = total(at.cpu_mem_self).astype(np.int64)
-    dev_mem = total(at.device_mem).astype(np.int64)
-    self_dev_mem = total(at.device_mem_self).astype(np.int64)
-    memory_rows = np.isin(members, at.memory_rows)
-    if memory_rows.any():
-        cpu_mem, dev_mem, self_cpu_mem, self_dev_mem = _add_memory_records(
-            profile,
-            members,
-            memory_rows,
-            inverse,
-            n_groups,
-            (cpu_mem, dev_mem, self_cpu_mem, self_dev_mem),
-        )
-    sum_self_cpu = float(self_cpu.sum())
-    device_members = members[at.is_table_device_row[members]]
-    counted = device_members[ev.kind[device_members] != EventKind.GPU_ANNOTATION]
-    sum_self_dev = float(at.table_device_self[counted].sum())
-    group_device = at.is_table_device_row[members[first]]
-    strings = ev.strings
-    row_order = np.argsort(first, kind="stable")
-    rows = []
-    for g in row_order.tolist():
-        m = members[first[g]]
-        is_async = bool(at.is_async[m])
-        rows.append(
-            Row(
-                name=at.key_names[at.key[m]],
-                event_kind=kind_label(int(ev.kind[m])),
-                calls=int(calls[g]),
-                self_cpu_us=float(self_cpu[g]),
-                cpu_total_us=float(cpu_total[g]),
-                self_device_us=float(self_dev[g]),
-                device_total_us=float(dev_total[g]),
-                self_cpu_pct=_pct(self_cpu[g], sum_self_cpu),
-                cpu_total_pct=0.0 if is_async else _pct(cpu_total[g], sum_self_cpu),
-                self_device_pct=_pct(self_dev[g], sum_self_dev),
-                cpu_mem=int(cpu_mem[g]),
-                self_cpu_mem=int(self_cpu_mem[g]),
-                device_mem=int(dev_mem[g]),
-                self_device_mem=int(self_dev_mem[g]),
-                shapes=strings[ev.shapes[m]]
-                if group_by == "shape" and ev.shapes[m] >= 0
-                else ("[]" if group_by == "shape" else ""),
-                is_device=bool(group_device[g]),
-                is_async=is_async,
-            )
-        )
-    # (every host event with memory is a member: the others hold none)
-    has_memory = bool(memory_rows.any()) or bool(np.any(at.cpu_mem))
-    return ProfilerTable(
-        rows=tuple(rows),
-        group_by=group_by,
-        self_cpu_total_us=sum_self_cpu,
-        self_device_total_us=sum_self_dev,
-        has_device=bool(np.any(self_dev > 0)),
-        has_memory=has_memory or profile.meta.flag("profile_memory") is True,
-        has_device_memory=bool(np.any(self_dev_mem != 0)),
-        has_shapes=group_by == "shape",
-        device_name=device_label(profile),
-        total_rows=len(rows),
-        longest_name=max((len(r.name) for r in rows), default=0),
-        longest_shapes=max((len(r.shapes) for r in rows), default=0),
-    )
+_COLUMN = 12
+_SPACING = 2
+_MAX_NAME = 55
+_MAX_SHAPES = 80
 
 
-def _members_in_torch_order(profile: Profile) -> I64:
-    """Every event that is a row, ordered by (start, -end) as torch orders its events."""
-    ev = profile.events
-    at = profile.attribution
-    idx = np.flatnonzero(at.is_row | at.is_table_device_row)
-    idx = np.concatenate([idx, at.memory_rows]).astype(np.int64)
-    order = np.lexsort((idx, -ev.end_of(idx), ev.start[idx]))
-    return idx[order]
+def render_torch_table(table: ProfilerTable, header: str | None = None) -> str:
+    dev = table.device_name
+    headers = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg"]
+    if table.has_device:
+        headers += [f"Self {dev}", f"Self {dev} %", f"{dev} total", f"{dev} time avg"]
+    if table.has_memory:
+        headers += ["CPU Mem", "Self CPU Mem"]
+        if table.has_device_memory:
+            headers += [f"{dev} Mem", f"Self {dev} Mem"]
+    headers.append("# of Calls")
+    rows = table.rows
+    name_width = min(table.longest_name + 4, _MAX_NAME)
+    widths = [name_width] + [_COLUMN] * (len(headers) - 1)
+    if table.has_shapes:
+        headers.append("Input Shapes")
+        widths.append(min(table.longest_shapes + 4, _MAX_SHAPES))
+    rule = "".join("-" * w + " " * _SPACING for w in widths)
+    line_length = sum(widths) + _SPACING * (len(widths) - 1)
+    out: list[str] = []
+    if header is not None:
+        out += ["=" * line_length, header]
+    out += [rule, _format_row(headers, widths), rule]
+    cpu_total_ok = table.self_cpu_total_us != 0
+    dev_total_ok = table.self_device_total_us != 0
+    for row in rows:
+        out.append(_format_row(_cells(row, table, name_width, cpu_total_ok, dev_total_ok), widths))
+    out.append(rule)
+    out.append(f"Self CPU time total: {torch_time(table.self_cpu_total_us)}")
+    if table.has_device:
+        out.append(f"Self {dev} time total: {torch_time(table.self_device_total_us)}")
+    return "\n".join(out) + "\n"
 
 
-def _add_memory_records(
-    profile: Profile,
-    members: I64,
-    memory_rows: Any,
-    inverse: Any,
-    n_groups: int,
-    current: tuple[Any, Any, Any, Any],
-) -> tuple[Any, Any, Any, Any]:
-    """``[memory]`` rows hold the bytes of the records no host event covers."""
-    ev = profile.events
-    rec = members[memory_rows]
-    dtype = ev.mem_device_type[rec]
-    cpu = np.where(np.isin(dtype, list(CPU_MEMORY_DEVICE_TYPES)), ev.nbytes[rec], 0)
-    dev = np.where(np.isin(dtype, list(DEVICE_MEMORY_DEVICE_TYPES)), ev.nbytes[rec], 0)
-    groups = inverse[memory_rows]
-    add_cpu = np.bincount(groups, weights=cpu, minlength=n_groups).astype(np.int64)
-    add_dev = np.bincount(groups, weights=dev, minlength=n_groups).astype(np.int64)
-    cpu_mem, dev_mem, self_cpu_mem, self_dev_mem = current
-    return cpu_mem + add_cpu, dev_mem + add_dev, self_cpu_mem + add_cpu, self_dev_mem + add_dev
+def _cells(
+    row: Row, table: ProfilerTable, name_width: int, cpu_ok: bool, dev_ok: bool
+) -> list[str]:
+    name = row.name
+    if len(name) >= _MAX_NAME - 3:
+        name = name[: _MAX_NAME - 3] + "..."
+    cells = [
+        name,
+        torch_percent(row.self_cpu_pct, cpu_ok or row.self_cpu_us != 0),
+        torch_time(row.self_cpu_us),
+        torch_percent(row.cpu_total_pct, cpu_ok or row.cpu_total_us != 0),
+        torch_time(row.cpu_total_us),
+        torch_time(row.cpu_avg_us),
+    ]
+    if table.has_device:
+        cells += [
+            torch_time(row.self_device_us),
+            torch_percent(row.self_device_pct, dev_ok or row.self_device_us != 0),
+            torch_time(row.device_total_us),
+            torch_time(row.device_avg_us),
+        ]
+    if table.has_memory:
+        cells += [torch_memory(row.cpu_mem), torch_memory(row.self_cpu_mem)]
+        if table.has_device_memory:
+            cells += [torch_memory(row.device_mem), torch_memory(row.self_device_mem)]
+    cells.append(str(row.calls))
+    if table.has_shapes:
+        cells.append(row.shapes[: min(table.longest_shapes + 4, _MAX_SHAPES)])
+    return cells
 
 
-def _pct(value: float, total: float) -> float:
-    return float(value) * 100.0 / total if total else 0.0
-
-
-def device_label(profile: Profile) -> str:
-    """Device column label as torch prints it: XPU for Intel, CUDA otherwise (ROCm too)."""
-    names = {profile.events.strings[c].lower() for c in np.unique(profile.events.category)}
-    return "XPU" if "xpu_runtime" in names else "CUDA"
+def _format_row(cells: list[str], widths: list[int]) -> str:
+    return "".join(f"{c:>{w}}" + " " * _SPACING for c, w in zip(cells, widths, strict=True))

@@ -18,16 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
+from profsight.model.attribution import Attributed
 from profsight.model.events import I8, I32, I64
 from profsight.model.table import kind_label
-
-if TYPE_CHECKING:
-    from profsight.model.profile import Profile
 
 ROOT_NAME = "(all threads)"
 
@@ -122,7 +119,7 @@ class CallTree:
     """The depth this view was cut at although deeper nodes exist (see `MAX_TREE_DEPTH`)."""
 
     @classmethod
-    def build(cls, profile: Profile) -> CallTree:
+    def build(cls, profile: Attributed) -> CallTree:
         return cls(_build(profile))
 
     def pruned(self, depth: int | None = None, min_share: float = 0.0) -> CallTree:
@@ -151,7 +148,7 @@ class CallTree:
         return CallTree(root, cut_at=cut_at)
 
 
-def _build(profile: Profile) -> TreeNode:
+def _build(profile: Attributed) -> TreeNode:
     ev = profile.events
     at = profile.attribution
     rows = np.flatnonzero(at.is_row & ~at.is_async)  # torch nests no async (open) range
@@ -253,7 +250,9 @@ def _assign_paths(
         path[events[lo : lo + CHUNK]] = ids[np.searchsorted(unique, pairs(lo))]
 
 
-def _accumulate(profile: Profile, rows: I64, device: I64, path: I32, nodes: list[TreeNode]) -> None:
+def _accumulate(
+    profile: Attributed, rows: I64, device: I64, path: I32, nodes: list[TreeNode]
+) -> None:
     at = profile.attribution
     n = len(nodes)
 

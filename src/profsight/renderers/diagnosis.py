@@ -3,11 +3,10 @@ as data."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from profsight.analyses.breakdown import Breakdown, StepBreakdown
-from profsight.analyses.comms import Communication
-from profsight.findings import Finding, Severity
+from profsight.analyses.step.breakdown import Breakdown
+from profsight.analyses.step.comms import Communication
 from profsight.knowledge.advice import (
     CLOCK_LAG,
     CLOCK_NAMES,
@@ -18,12 +17,13 @@ from profsight.knowledge.advice import (
     QUEUE_LINE,
     saving_phrase,
 )
-from profsight.knowledge.collectives import OPERATION_MEANING
 from profsight.knowledge.phases import PHASE_LABELS, Phase
+from profsight.model.findings import Finding, Severity
+from profsight.report.document import communication_dict
 from profsight.units import short_bytes, short_rate, short_time
 
 if TYPE_CHECKING:
-    from profsight.report import Report
+    from profsight.report.build import ReportData
 
 _IDLE_LABELS = {
     "host": "waiting for the host",
@@ -35,7 +35,7 @@ _IDLE_LABELS = {
 }
 
 
-def verdict_lines(report: Report) -> list[str]:
+def verdict_lines(report: ReportData) -> list[str]:
     v = report.verdict
     if v is None:
         return []
@@ -112,67 +112,6 @@ def finding_lines(findings: tuple[Finding, ...]) -> list[str]:
         if f.confidence:
             lines.append(f"     note: {f.confidence}")
     return lines
-
-
-def step_dict(step: StepBreakdown) -> dict[str, Any]:
-    return {
-        "name": step.name,
-        "wall_us": step.wall_us,
-        "host_us": step.host_us,
-        "device_busy_us": step.device_busy_us,
-        "device_idle_us": step.device_idle_us,
-        "host_wall_us": step.host_range_us,
-        "device_lag_us": step.lag_us if step.device_end_us is not None else None,
-        "host_waited_us": step.waited_us,
-        "host_blocked_on_queue_us": step.blocked_us,
-    }
-
-
-def breakdown_dict(breakdown: Breakdown | None) -> dict[str, Any] | None:
-    if breakdown is None or not breakdown.steps:
-        return None
-    return {
-        "windows": breakdown.windows,
-        "scope": breakdown.described,
-        "thread": breakdown.thread,
-        "average": step_dict(breakdown.average()),
-        "steps": [step_dict(s) for s in breakdown.steps],
-        "clock": breakdown.bound,
-        "launch_queue": None
-        if breakdown.queue is None
-        else {
-            "limit": breakdown.queue.limit,
-            "limit_measured": breakdown.queue.measured,
-            "max_depth": breakdown.queue.max_depth,
-        },
-    }
-
-
-def communication_dict(comms: Communication | None) -> dict[str, Any] | None:
-    """The collectives of one trace, per operation and per step (JSON ``communication``)."""
-    if comms is None:
-        return None
-    steps = comms.step_count
-    average = comms.average()
-    return {
-        "timed_on": comms.timed_on,
-        "backend": comms.backend,
-        "busy_us": average.busy_us if comms.timed else None,
-        "exposed_us": average.exposed_us if comms.timed else None,
-        "overlapped_us": average.overlapped_us if comms.timed else None,
-        "operations": [
-            {
-                "operation": o.operation,
-                "backend": o.backend,
-                "calls_per_step": o.calls / steps,
-                "bytes": o.nbytes / o.calls if o.nbytes > 0 else None,
-                "transfer_us": o.total_us / o.calls if comms.timed and o.calls else None,
-                "bus_gbps": o.bus_gbps,
-                "meaning": OPERATION_MEANING.get(o.operation, ""),
-            }
-            for o in comms.operations()
-        ],
-    }
 
 
 def communication_lines(comms: Communication | None) -> list[str]:

@@ -15,13 +15,13 @@ from typing import Any
 
 import msgspec
 
-from profsight.diff import Change, FindingChange, RowChange, RunDiff, Status
+from profsight.compare.diff import Change, FindingChange, RowChange, RunDiff, Status
+from profsight.compare.facts import RunFacts
 from profsight.errors import UsageError
-from profsight.findings import Severity
 from profsight.knowledge.phases import PHASE_LABELS, Phase
+from profsight.model.findings import Severity
 from profsight.renderers.escape import markdown_cell
 from profsight.renderers.template import fill, script_json
-from profsight.run_facts import RunFacts
 from profsight.units import short_time
 
 #: Rows shown per list (slower, faster, new, gone) in text and Markdown; JSON has them all.

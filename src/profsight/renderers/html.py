@@ -1,33 +1,36 @@
 """A report as one self-contained HTML page: charts, the call tree as an icicle, the table.
 
-The page is ``html_assets/report.html`` with the stylesheet, the script and the report's
-data inlined: it loads nothing from anywhere. The data goes in as JSON inside a
-``<script type="application/json">`` element, escaped so that no input string can end that
-element; the script builds every view with DOM calls and ``textContent``, so names from a
-trace are shown as text, never parsed as markup. Large traces are capped (table rows, tree
-nodes) so that a page stays a few MB at most.
+The page is ``html_assets/report.html`` with the stylesheets, the scripts (uPlot, vendored
+in ``html_assets``, and the page's own) and the report's data inlined: it loads nothing from
+anywhere, and its Content-Security-Policy runs only those inline scripts, by their hashes.
+The data goes in as JSON inside a ``<script type="application/json">`` element, escaped so
+that no input string can end that element; the script builds every view with DOM calls and
+``textContent``, so names from a trace are shown as text, never parsed as markup. Large
+traces are capped (table rows, tree nodes) so that a page stays a few MB at most.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import heapq
 import html
 from importlib import resources
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
-from profsight.analyses.comms import Communication
+from profsight.analyses.step.comms import Communication
 from profsight.knowledge.advice import saving_phrase
 from profsight.knowledge.collectives import bus_factor
 from profsight.knowledge.phases import PHASE_LABELS
 from profsight.knowledge.rows import RowKind, classify
 from profsight.model.table import Row
 from profsight.model.tree import TreeNode
-from profsight.renderers.diagnosis import breakdown_dict, communication_dict
 from profsight.renderers.template import fill, script_json
+from profsight.report.document import breakdown_dict, communication_dict
 
 if TYPE_CHECKING:
-    from profsight.report import ExplainedRow, Report
+    from profsight.report.build import ExplainedRow, ReportData
 
 SCHEMA = "profsight-html/1"
 #: Table rows a page holds: the largest by total (CPU or device), the rest left out.
@@ -44,25 +47,46 @@ OPERATOR_KINDS = frozenset(
 _ASSETS = "html_assets"
 
 
-def render_html(report: Report) -> str:
+def render_html(report: ReportData) -> str:
     """The whole page, as text (writing it to a file is the caller's job)."""
     title = f"profsight: {PurePath(report.source).name or report.source}"
     return page(title, "profsight report", page_data(report))
 
 
 def page(title: str, heading: str, data: dict[str, Any]) -> str:
-    """The page template with its stylesheet, script and `data` inlined."""
+    """The page template with its stylesheets, scripts (uPlot, then the page's own) and
+    `data` inlined."""
+    css = _asset("uPlot.min.css") + _asset("report.css")
+    uplot, js = _asset("uPlot.iife.min.js"), _asset("report.js")
     slots = {
         "title": html.escape(title),
         "heading": html.escape(heading),
-        "css": _asset("report.css"),
-        "js": _asset("report.js"),
+        "csp": content_policy(styles=[css], scripts=[uplot, js]),
+        "css": css,
+        "uplot": uplot,
+        "js": js,
         "data": script_json(data),
     }
     return fill(_asset("report.html"), slots)
 
 
-def notebook_html(report: Report, height_px: int = 900) -> str:
+def content_policy(styles: list[str], scripts: list[str]) -> str:
+    """The page's Content-Security-Policy: nothing loads from anywhere, and only the inline
+    ``<style>`` and ``<script>`` elements whose text is one of these run (by their SHA-256,
+    so markup that got into the page could run no script of its own). The data's
+    ``<script type="application/json">`` is not run, so it needs no hash."""
+
+    def hashes(texts: list[str]) -> str:
+        digests = (hashlib.sha256(t.encode("utf-8")).digest() for t in texts)
+        return " ".join(f"'sha256-{base64.b64encode(d).decode('ascii')}'" for d in digests)
+
+    return (
+        f"default-src 'none'; style-src {hashes(styles)}; script-src {hashes(scripts)}; "
+        "img-src data:"
+    )
+
+
+def notebook_html(report: ReportData, height_px: int = 900) -> str:
     """The page inside an ``<iframe srcdoc>``, for Jupyter: a notebook holds many outputs in
     one document, and the frame keeps this page's ids, styles and script to itself."""
     return in_frame(render_html(report), height_px)
@@ -76,7 +100,7 @@ def in_frame(document: str, height_px: int = 900) -> str:
     )
 
 
-def page_data(report: Report) -> dict[str, Any]:
+def page_data(report: ReportData) -> dict[str, Any]:
     """Everything the page's script draws, as plain data."""
     has_device = report.table.has_device
     return {
@@ -99,7 +123,7 @@ def page_data(report: Report) -> dict[str, Any]:
     }
 
 
-def _collectives(report: Report) -> list[dict[str, Any]]:
+def _collectives(report: ReportData) -> list[dict[str, Any]]:
     comms = report.communication
     data = communication_dict(comms)
     if comms is None or data is None:
@@ -197,7 +221,7 @@ def _asset(name: str) -> str:
     )
 
 
-def _breakdown(report: Report) -> dict[str, Any] | None:
+def _breakdown(report: ReportData) -> dict[str, Any] | None:
     data = breakdown_dict(report.breakdown)
     if data is None:
         return None

@@ -7,17 +7,17 @@ from __future__ import annotations
 import statistics
 from typing import TYPE_CHECKING, Any
 
-from profsight.analyses.comms import ENQUEUE_ONLY
+from profsight.analyses.step.comms import ENQUEUE_ONLY
 from profsight.knowledge.collectives import OPERATION_MEANING
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.renderers.html import SCHEMA, collective_gaps, findings_data, in_frame, page
-from profsight.renderers.job import _facts, job_document
+from profsight.renderers.job_text import _facts, job_document
 
 if TYPE_CHECKING:
-    from profsight.job.views import JobReport
+    from profsight.job.views import JobData
 
 
-def job_page_data(report: JobReport) -> dict[str, Any]:
+def job_page_data(report: JobData) -> dict[str, Any]:
     doc = job_document(report)
     straggler = report.straggler.rank if report.straggler else None
     data_wait = [
@@ -69,11 +69,11 @@ def job_page_data(report: JobReport) -> dict[str, Any]:
     }
 
 
-def render_job_html(report: JobReport) -> str:
+def render_job_html(report: JobData) -> str:
     return page(
         f"profsight job: {len(report.ranks)} ranks", "profsight job report", job_page_data(report)
     )
 
 
-def notebook_job_html(report: JobReport, height_px: int = 900) -> str:
+def notebook_job_html(report: JobData, height_px: int = 900) -> str:
     return in_frame(render_job_html(report), height_px)

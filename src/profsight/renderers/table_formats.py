@@ -9,8 +9,7 @@ from collections.abc import Callable
 import msgspec
 
 from profsight.errors import UsageError
-from profsight.model.table import ProfilerTable, Row
-from profsight.model.torch_layout import render_torch_table
+from profsight.model.table import ProfilerTable, Row, render_torch_table
 from profsight.renderers.escape import markdown_cell
 from profsight.units import short_time
 

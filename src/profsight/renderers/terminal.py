@@ -12,19 +12,19 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from profsight.analyses.breakdown import Breakdown
-from profsight.findings import Finding, Severity
+from profsight.analyses.step.breakdown import Breakdown
 from profsight.knowledge.advice import saving_phrase
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.knowledge.rows import RowKind
-from profsight.model.torch_layout import render_torch_table
+from profsight.model.findings import Finding, Severity
+from profsight.model.table import render_torch_table
 from profsight.renderers.console import render_to_text
 from profsight.renderers.diagnosis import clock_lines, communication_lines
 from profsight.renderers.tree_text import tree_renderable
 from profsight.units import short_time
 
 if TYPE_CHECKING:
-    from profsight.report import ExplainedRow, Report
+    from profsight.report.build import ExplainedRow, ReportData
 
 KIND_STYLES: dict[RowKind, str] = {
     RowKind.STEP: "bold white",
@@ -76,7 +76,7 @@ def _bar(share: float, style: str) -> Text:
     return Text("█" * filled, style=style) + Text("·" * (BAR - filled), style="bright_black")
 
 
-def _verdict(report: Report) -> RenderableType | None:
+def _verdict(report: ReportData) -> RenderableType | None:
     v = report.verdict
     if v is None:
         return None
@@ -153,7 +153,7 @@ def _indented(text: str, style: str = "", left: int = 5) -> RenderableType:
     return Padding(Text(text, style=style), (0, 0, 0, left))
 
 
-def _rows(report: Report, width: int) -> RenderableType:
+def _rows(report: ReportData, width: int) -> RenderableType:
     dev = report.device_name
     has_dev = report.table.has_device
     numbers = 5 * 11 + (2 * 12 if has_dev else 0)
@@ -244,7 +244,7 @@ def _row_note(e: ExplainedRow) -> RenderableType:
     return Group(*lines)
 
 
-def report_renderable(report: Report, width: int) -> RenderableType:
+def report_renderable(report: ReportData, width: int) -> RenderableType:
     parts: list[RenderableType] = [Text("\n".join(report.summary))]
     # a diagnostic names its own level ("info: ...", "warning: ...")
     parts += [_indented(str(d), "yellow", left=0) for d in report.diagnostics]
@@ -267,13 +267,13 @@ def report_renderable(report: Report, width: int) -> RenderableType:
     return Group(*parts)
 
 
-def _torch_table(report: Report) -> str:
+def _torch_table(report: ReportData) -> str:
     """torch's table of the top rows, full width: wider than the terminal, it is not cut."""
     key = "device_total_us" if report.table.has_device else "cpu_total_us"
     return render_torch_table(report.table.sorted(key).head(len(report.top)))
 
 
-def render_terminal(report: Report, width: int = 120, color: bool = False) -> str:
+def render_terminal(report: ReportData, width: int = 120, color: bool = False) -> str:
     """The report at `width`, except torch's table: printed whole (every column, however
     wide), as `profsight table` prints it."""
     title = Text("Profiler table, as torch prints it (top rows by total):", style="bold")

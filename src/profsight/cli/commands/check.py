@@ -47,9 +47,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
-    from profsight.budgets import check, parse_budget, parse_fail_on
-    from profsight.cli.main import EXIT_BUDGET, EXIT_OK
+    from profsight.cli.exit_codes import EXIT_BUDGET, EXIT_OK
     from profsight.cli.reports import load_document
+    from profsight.compare.budgets import check, parse_budget, parse_fail_on
     from profsight.errors import UsageError
 
     budgets = [parse_budget(a, "max") for a in args.max]

@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     from profsight.demo.training import run_demo
-    from profsight.renderers.explain import render_text
+    from profsight.renderers.report_formats import render_text
 
     # the console script sets one BLAS/OpenMP thread for profsight's own decoding; the demo's
     # training should run as the user's would, on every core it may use

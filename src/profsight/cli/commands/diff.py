@@ -32,7 +32,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def run(args: argparse.Namespace) -> int:
     from profsight.cli.common import write_output
     from profsight.cli.reports import load_document
-    from profsight.diff import compare
+    from profsight.compare.diff import compare
     from profsight.renderers.diff_render import (
         DIFF_SUFFIXES,
         ROWS_SHOWN,

@@ -12,7 +12,7 @@ from profsight.cli.choices import REPORT_FORMATS
 from profsight.cli.common import add_output_arguments, format_from
 
 if TYPE_CHECKING:
-    from profsight.model.ranks import RankParts
+    from profsight.model.rank_split import RankParts
 
 HELP = "explain a profile (no PATH: a bundled Lightning ResNet-18 sample trace)"
 
@@ -33,10 +33,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     from profsight.cli.common import load_profile, warn_analysis, write_output
-    from profsight.model.ranks import rank_parts
+    from profsight.model.rank_split import rank_parts
     from profsight.model.text_profile import TextProfile
-    from profsight.renderers.explain import REPORT_SUFFIXES, render_report, render_text
-    from profsight.report import build_report
+    from profsight.renderers.report_formats import REPORT_SUFFIXES, render_report, render_text
+    from profsight.report.build import build_report
     from profsight.samples import sample_trace
 
     path = args.path or str(sample_trace())
@@ -66,7 +66,8 @@ def _job(parts: RankParts, path: str, args: argparse.Namespace) -> int:
     """A trace that holds several ranks, explained as `profsight job` explains a job."""
     from profsight.cli.common import write_output
     from profsight.job import explain_ranks
-    from profsight.renderers.job import JOB_SUFFIXES, render_job
+    from profsight.renderers.job_formats import render_job
+    from profsight.renderers.job_text import JOB_SUFFIXES
 
     report = explain_ranks(parts, path)
     fmt = format_from(args, JOB_SUFFIXES, "text")

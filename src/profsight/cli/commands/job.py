@@ -51,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
     from profsight.cli.common import write_output
     from profsight.cli.job_progress import rank_progress
     from profsight.job import explain_job
-    from profsight.renderers.job import JOB_SUFFIXES, render_job
+    from profsight.renderers.job_formats import render_job
+    from profsight.renderers.job_text import JOB_SUFFIXES
 
     show = sys.stderr.isatty() if args.progress is None else args.progress
     with rank_progress(show) as on_rank:

@@ -37,7 +37,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     from profsight.cli.common import warn, write_output
-    from profsight.trace_slice import encode, explained_slice, parse_steps, slice_job
+    from profsight.slicing.window import encode, explained_slice, parse_steps, slice_job
 
     if args.output is None:
         raise UsageError("slice needs -o FILE (.json or .json.gz): a trace is no terminal text")

@@ -29,7 +29,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     from profsight.cli.common import load_profile, warn_analysis, write_output
-    from profsight.model.table import device_label
+    from profsight.model.table_build import device_label
     from profsight.model.text_profile import TextProfile
     from profsight.renderers.tree_text import render_tree_json, render_tree_text
 

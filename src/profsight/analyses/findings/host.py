@@ -1,0 +1,135 @@
+"""Findings from the step breakdown: a phase past its share of the step (`PHASE_RULES`),
+and per-step fixed cost that a small batch cannot amortise."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from profsight.analyses.step.breakdown import Breakdown
+from profsight.analyses.step.context import Context
+from profsight.knowledge.advice import (
+    BATCH_SCALE,
+    EXPLAINED_BY,
+    MEASURED,
+    PER_STEP_ADVICE,
+    PER_STEP_EXPLANATION,
+    PER_STEP_OVERHEAD_PCT,
+    PHASE_RULES,
+    SHORT_STEP_OPTIMIZER,
+    SHORT_STEP_US,
+)
+from profsight.knowledge.phases import PHASE_LABELS, Phase
+from profsight.model.findings import PER_SAMPLE, Evidence, Finding, Severity, severity_for
+from profsight.units import short_time
+
+#: The model's own work in a step; the rest is the fixed cost a larger batch amortises.
+_MODEL_WORK = (Phase.FORWARD, Phase.BACKWARD, Phase.OPTIMIZER)
+
+
+def run(ctx: Context) -> list[Finding]:
+    return from_breakdown(ctx.breakdown)
+
+
+def from_breakdown(breakdown: Breakdown, per_step: bool | None = None) -> list[Finding]:
+    """Phase findings of any breakdown: a trace's, or one rebuilt from a table's rows.
+    `per_step`: whether the breakdown's steps are real training steps, so that fixed
+    per-step cost can be told from the rest (default: a trace's ProfilerStep windows)."""
+    if not breakdown.steps:
+        return []
+    avg = breakdown.average()
+
+    def share_of(phase: str) -> float:
+        return avg.host_us.get(phase, 0.0) * 100.0 / avg.wall_us if avg.wall_us else 0.0
+
+    findings = []
+    fired: set[Phase] = set()
+    for rule in PHASE_RULES:
+        share = share_of(rule.phase.value)
+        if share < rule.threshold_pct:
+            continue
+        fired.add(rule.phase)
+        us = avg.host_us.get(rule.phase.value, 0.0)
+        findings.append(
+            Finding(
+                category=rule.category,
+                severity=severity_for(share),
+                title=f"{rule.title}: {share:.0f}% of the step",
+                evidence=(
+                    Evidence(PHASE_LABELS[rule.phase], f"{short_time(us)} per step ({share:.1f}%)"),
+                    Evidence("step time", short_time(avg.wall_us)),
+                ),
+                explanation=rule.explanation
+                + (
+                    SHORT_STEP_OPTIMIZER if _short_update(rule.phase, avg.wall_us, per_step) else ""
+                ),
+                recommendation=rule.recommendation,
+                at_stake_pct=share,
+                gain_pct=share,  # the fix takes the phase out of the step (a trace replays it)
+                trigger=f"{rule.phase.value} >= {rule.threshold_pct:g}% of the step "
+                f"({rule.source})",
+            )
+        )
+    if per_step is None:
+        per_step = breakdown.windows == "profiler steps"
+    if not per_step or avg.wall_us <= 0:
+        return findings  # without real steps (a trace without ProfilerStep, a table without
+        # a step row), per-step cost cannot be told from the rest
+    findings.extend(_per_step_overhead(avg.wall_us, share_of, fired))
+    return findings
+
+
+def _short_update(phase: Phase, step_us: float, per_step: bool | None) -> bool:
+    return phase is Phase.OPTIMIZER and per_step is not False and step_us < SHORT_STEP_US
+
+
+def _per_step_overhead(
+    step_us: float, share_of: Callable[[str], float], fired: set[Phase]
+) -> list[Finding]:
+    """A short step whose time is mostly not the model's math (forward, backward, the
+    optimizer), spread over many small costs: when one phase with a finding of its own takes
+    most of it (a heavy callback, slow data), that finding says it, not this one."""
+    model = sum(share_of(p.value) for p in _MODEL_WORK)
+    # waiting for collectives is not a fixed cost (the communication finding covers it), nor
+    # is the device's lag behind the host (the step is then the device's)
+    share = 100.0 - model - share_of(Phase.COMMUNICATION.value) - share_of(Phase.DEVICE_LAG.value)
+    dominant = max((share_of(p.value) for p in fired if p not in _MODEL_WORK), default=0.0)
+    if share < PER_STEP_OVERHEAD_PCT or step_us >= SHORT_STEP_US or dominant >= share / 2:
+        return []
+    fixed = [Phase.FRAMEWORK, Phase.OTHER, Phase.CALLBACKS_LOGGING, Phase.DATA_LOADING]
+    parts = [
+        Evidence(PHASE_LABELS[p], f"{share_of(p.value):.1f}% of the step")
+        for p in fixed
+        if share_of(p.value) >= 1.0
+    ]
+    return [
+        Finding(
+            category="per_step_overhead",
+            severity=severity_for(share) if share < 50 else Severity.HIGH,
+            title=f"Each step is short ({short_time(step_us)}) and {share:.0f}% of it is "
+            "fixed cost",
+            evidence=(
+                Evidence("step time", short_time(step_us)),
+                Evidence("model work (forward, backward, optimizer)", f"{model:.1f}% of the step"),
+                *parts,
+            ),
+            explanation=PER_STEP_EXPLANATION,
+            recommendation=PER_STEP_ADVICE,
+            at_stake_pct=share,
+            # per sample, BATCH_SCALE times the batch shares the fixed cost (a trace replays it)
+            gain_pct=share * (1 - 1 / BATCH_SCALE),
+            basis=PER_SAMPLE,
+            trigger=f"non-model time >= {PER_STEP_OVERHEAD_PCT:g}% of a step shorter than "
+            f"{short_time(SHORT_STEP_US)} ({MEASURED})",
+        )
+    ]
+
+
+def without_explained(findings: list[Finding]) -> list[Finding]:
+    """Drop a finding when another one names its cause and takes at least half of its share
+    (`knowledge.advice.EXPLAINED_BY`): the per-step overhead that is a module's Python loop,
+    the module's own time that is a copy it makes."""
+    kept = list(findings)
+    for effect, causes in EXPLAINED_BY.items():
+        own = max((f.at_stake_pct for f in kept if f.category in causes), default=0.0)
+        kept = [f for f in kept if f.category != effect or own < f.at_stake_pct / 2]
+    return kept

@@ -1,0 +1,109 @@
+"""A printed table's verdict facts, and what its rows say about the profile itself."""
+
+from __future__ import annotations
+
+from profsight.analyses.findings.setup import setup_finding
+from profsight.analyses.findings.table_rules import idle_causes
+from profsight.analyses.step.table_device import PrintedDevice
+from profsight.analyses.step.table_step import PrintedStep
+from profsight.analyses.verdict import StepFacts
+from profsight.knowledge import advice
+from profsight.knowledge.advice import PARTIAL_TABLE_PCT, PROFILER_OVERHEAD_PCT
+from profsight.knowledge.phases import Phase
+from profsight.knowledge.rows import LIGHTNING_ACTION_EVENT, PROFILER_OVERHEAD_ROWS, STARTUP_ROWS
+from profsight.model.findings import Finding
+from profsight.model.table import ProfilerTable
+
+
+def printed_facts(
+    step: PrintedStep,
+    device: PrintedDevice | None,
+    table: ProfilerTable,
+    flops: tuple[float | None, ...] = (),
+) -> StepFacts:
+    """What the verdict reads, from the table's step model."""
+    return StepFacts(
+        step_us=step.step_us,
+        steps=step.steps,
+        phase_pct={p.value: step.phase_share(p) for p in Phase},
+        unknown=_unknown(step),
+        device_busy_pct=None if device is None else device.busy_pct,
+        device_idle_pct=idle_causes(step, device),
+        compute=(_flops(step, flops),),
+        busy_basis="busy at most",
+        host_only=_host_only(table, device),
+    )
+
+
+def _unknown(step: PrintedStep) -> frozenset[str]:
+    """Phases a partial table may hide: no row of theirs is printed."""
+    if step.coverage_pct >= PARTIAL_TABLE_PCT:
+        return frozenset()
+    return frozenset({Phase.DATA_LOADING.value} - step.phases.keys())
+
+
+def _host_only(table: ProfilerTable, device: PrintedDevice | None) -> str:
+    """Why the run is judged on host times without being known CPU-only ("" when it is)."""
+    if table.rows and all(r.event_kind == LIGHTNING_ACTION_EVENT for r in table.rows):
+        return advice.LIGHTNING_REPORT_HOST_ONLY
+    if table.has_device and device is None:
+        return advice.UNREADABLE_DEVICE_HOST_ONLY
+    return ""
+
+
+def _flops(step: PrintedStep, flops: tuple[float | None, ...]) -> str:
+    counted = [f for f in flops if f]
+    if not counted:
+        return advice.PRINTED_FLOPS_UNKNOWN
+    per_step = sum(counted) / step.steps
+    achieved = per_step / (step.step_us * 1e-6) if step.step_us else 0.0
+    return f"{_si(per_step)}FLOP per step in the printed rows, {_si(achieved)}FLOP/s achieved"
+
+
+def _si(value: float) -> str:
+    for scale, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "K")):
+        if value >= scale:
+            return f"{value / scale:.3g} {prefix}"
+    return f"{value:.3g} "
+
+
+def printed_setup(step: PrintedStep, table: ProfilerTable) -> list[Finding]:
+    findings = []
+    total = table.self_cpu_total_us
+    bookkeeping = [r for r in table.rows if r.name in PROFILER_OVERHEAD_ROWS]
+    overhead = sum(r.self_cpu_us for r in bookkeeping)
+    if total and overhead * 100 / total >= PROFILER_OVERHEAD_PCT:
+        findings.append(
+            setup_finding(
+                advice.PRINTED_PROFILER_COST_TITLE.format(share=overhead * 100 / total),
+                advice.PRINTED_PROFILER_COST_EXPLANATION.format(
+                    names=", ".join(sorted({r.name for r in bookkeeping}))
+                ),
+                advice.PROFILER_COST_ADVICE,
+            )
+        )
+    startup = [r for r in table.rows if r.name in STARTUP_ROWS and r.cpu_total_us]
+    startup_us = sum(r.cpu_total_us for r in startup)
+    if total and startup_us * 100 / total >= PROFILER_OVERHEAD_PCT:
+        findings.append(
+            setup_finding(
+                advice.PRINTED_STARTUP_TITLE.format(share=startup_us * 100 / total),
+                advice.PRINTED_STARTUP_EXPLANATION.format(names=", ".join(r.name for r in startup)),
+                advice.PRINTED_STARTUP_ADVICE,
+            )
+        )
+    if step.evaluation_only:
+        findings.append(
+            setup_finding(
+                advice.EVALUATION_TABLE_TITLE,
+                advice.EVALUATION_TABLE_EXPLANATION,
+                advice.EVALUATION_TABLE_ADVICE,
+            )
+        )
+    if "whole window" in step.basis:
+        findings.append(
+            setup_finding(
+                advice.WHOLE_TABLE_TITLE, advice.WHOLE_TABLE_EXPLANATION, advice.WHOLE_TABLE_ADVICE
+            )
+        )
+    return findings

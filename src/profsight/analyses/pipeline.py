@@ -1,0 +1,128 @@
+"""Analyses: each turns a profile into plain data (breakdowns, findings), never text.
+
+`diagnose` runs every analysis of `ANALYSES` on a trace and ranks what they find by the
+share of step time at stake.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from profsight.analyses.findings import (
+    communication,
+    compute,
+    device,
+    held_back,
+    host,
+    model_habits,
+    modules,
+    setup,
+)
+from profsight.analyses.findings.memory import copy_churn
+from profsight.analyses.findings.table_python import (
+    hotspot_notes,
+    with_metric_rows,
+    with_python_hotspots,
+)
+from profsight.analyses.findings.table_rules import breakdown_of, printed_findings
+from profsight.analyses.findings.table_setup import printed_facts, printed_setup
+from profsight.analyses.replay.whatif import with_savings
+from profsight.analyses.step.breakdown import Breakdown
+from profsight.analyses.step.comms import Communication
+from profsight.analyses.step.context import Context, context
+from profsight.analyses.step.table_device import printed_device
+from profsight.analyses.step.table_step import PrintedStep, printed_step
+from profsight.analyses.verdict import Verdict, trace_facts, verdict
+from profsight.knowledge.advice import (
+    INCLUSIVE_DEVICE,
+    READABLE_TABLE_PCT,
+    TOO_LITTLE,
+    TOO_LITTLE_TRACE,
+)
+from profsight.malloc_trim import release_free_memory
+from profsight.model.findings import Finding, ranked
+from profsight.model.profile import Profile
+from profsight.model.text_profile import PrintedRun
+
+ANALYSES: tuple[Callable[[Context], list[Finding]], ...] = (
+    host.run,
+    modules.run,
+    compute.run,
+    model_habits.run,
+    device.run,
+    held_back.run,
+    communication.run,
+    setup.run,
+)
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    breakdown: Breakdown
+    findings: tuple[Finding, ...]
+    verdict: Verdict | None
+    communication: Communication | None = None
+    limits: tuple[str, ...] = ()
+    """What the input could not tell (a printed table's step model says it)."""
+
+
+def diagnose(profile: Profile) -> Diagnosis:
+    ctx = context(profile)
+    if not ctx.breakdown.steps:
+        return Diagnosis(ctx.breakdown, (), None, ctx.comms)
+    if not len(ctx.breakdown.row_events) and not ctx.breakdown.has_device:
+        # steps that hold no op, range or device work (a window the schedule left empty)
+        return Diagnosis(ctx.breakdown, (), None, ctx.comms, limits=(TOO_LITTLE_TRACE,))
+    findings = host.without_explained(_run_all(ctx))
+    findings = with_savings(ctx, findings)
+    result = verdict(trace_facts(ctx), findings)
+    findings += model_habits.complexity(result.judgement, result.summary, result.evidence)
+    return Diagnosis(ctx.breakdown, tuple(ranked(findings)), result, ctx.comms)
+
+
+def _run_all(ctx: Context) -> list[Finding]:
+    """Every analysis's findings; the memory each freed goes back to the system before the
+    next (`heap`)."""
+    release_free_memory()
+    found: list[Finding] = []
+    for analysis in ANALYSES:
+        found += analysis(ctx)
+        release_free_memory()
+    return found
+
+
+def _too_little(step: PrintedStep, run: PrintedRun, device: bool) -> bool:
+    """A fragment without steps or totals, or rows that hold too little of the self time and
+    name no phase (device figures, when the table has them, still tell something)."""
+    if not run.whole and step.steps == 1:
+        return True
+    named = [p for p in step.parts if p.rows]
+    return step.coverage_pct < READABLE_TABLE_PCT and not named and not device
+
+
+def diagnose_table(run: PrintedRun) -> Diagnosis:
+    """The same diagnosis from a printed table's rows (or a Lightning report's actions): the
+    step they allow (`printed_step`), the trace's rules on it, and the verdict in the
+    trace's words."""
+    table = with_metric_rows(run.table, run.profiles)
+    step = printed_step(table, exclusive=run.exclusive)
+    device = None
+    if step is not None and not run.inclusive_device:
+        device = printed_device(table, step)
+    if step is None or _too_little(step, run, device is not None):
+        return Diagnosis(Breakdown((), "", "none"), (), None, limits=(TOO_LITTLE,))
+    limits = (INCLUSIVE_DEVICE,) if run.inclusive_device else ()
+    findings = printed_findings(step, device, table)
+    findings += copy_churn(table.rows, step.steps, step.share, device is not None)
+    findings = host.without_explained(findings)
+    findings = with_python_hotspots(findings, step, run.profiles)
+    findings += printed_setup(step, table)
+    result = verdict(printed_facts(step, device, table, run.flops), findings)
+    findings += model_habits.complexity(result.judgement, result.summary, result.evidence)
+    return Diagnosis(
+        breakdown_of(step, device),
+        tuple(ranked(findings)),
+        result,
+        limits=step.limits + limits + hotspot_notes(run.profiles),
+    )

@@ -1,0 +1,626 @@
+"""What each finding's fix would save: its edit of the step graph, replayed (`replay`).
+
+Each finding category maps to the change its recommendation makes, built from the trace
+itself: the phase it removes, the waits it frees, the kernels it speeds up by the device's
+own peak ratio, the ops a vectorised or multi-tensor version issues once instead of once per
+element. "Could save" is the measured span minus the replayed one, as a share of the
+measured span.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+import numpy as np
+
+from profsight.analyses.findings.device import peer_copy_events
+from profsight.analyses.replay.engine import Edit, StepGraph, replay, step_graph
+from profsight.analyses.step import intervals
+from profsight.analyses.step.breakdown import phase_code, phase_intervals
+from profsight.analyses.step.context import Context
+from profsight.analyses.step.startup import startup_intervals
+from profsight.knowledge import advice
+from profsight.knowledge.collectives import COMMUNICATION_NAME
+from profsight.knowledge.hardware import PEER_LINKS_GBS, tensor_core_speedup
+from profsight.knowledge.kernels import decode_kernel
+from profsight.knowledge.lightning_names import module_label
+from profsight.knowledge.ops import EVALUATE_FUNCTION_PREFIX
+from profsight.knowledge.phases import PHASE_LABELS, Phase
+from profsight.knowledge.trace_schema import EventKind
+from profsight.malloc_trim import release_free_memory
+from profsight.model.events import F64, I8, I32, I64, Indices
+from profsight.model.findings import (
+    PER_SAMPLE,
+    REPLAYED,
+    UPPER_BOUND,
+    Evidence,
+    Finding,
+    Severity,
+    severity_for,
+)
+from profsight.model.module_table import innermost_module, module_rows
+from profsight.units import short_time
+
+_MODEL = (Phase.FORWARD, Phase.BACKWARD, Phase.OPTIMIZER, Phase.ZERO_GRAD)
+#: Finding categories whose fix removes a phase's host time, and whether the device work
+#: launched from it goes with it (a metric computed less often: yes; data made ready ahead
+#: of the step still has to be copied: no).
+_PHASE_FIXES: dict[str, tuple[Phase, bool]] = {
+    "data_loading": (Phase.DATA_LOADING, False),
+    "metrics": (Phase.METRICS, True),
+    "callbacks_logging": (Phase.CALLBACKS_LOGGING, True),
+    "validation": (Phase.VALIDATION, True),
+}
+
+
+def graph_of(ctx: Context) -> StepGraph | None:
+    if not ctx.breakdown.steps or ctx.breakdown.segments is None:
+        return None
+    lo, hi = ctx.breakdown.host_span_ns
+    steps = ctx.breakdown.host_ranges_ns
+    return step_graph(ctx.profile, lo, hi, steps) if hi > lo else None
+
+
+def with_savings(ctx: Context, findings: list[Finding]) -> list[Finding]:
+    """Each finding with what its fix saves, replayed; severity follows it. The memory each
+    edit and replay freed goes back to the system before the next (`heap`): on a huge
+    trace an edit holds a few floats per event."""
+    graph = graph_of(ctx)
+    release_free_memory()
+    measured = replay(graph) if graph is not None else 0.0
+    if graph is None or measured <= 0:
+        return [_not_estimated(f) for f in findings]
+    out = []
+    for f in findings:
+        edit = edit_for(ctx, graph, f)
+        release_free_memory()
+        if edit is None:
+            out.append(_not_estimated(f))
+            continue
+        after = replay(graph, edit)
+        release_free_memory()
+        saved = max(measured - after, 0.0) * 100.0 / measured
+        line = Evidence(
+            "what-if replay",
+            f"{edit.label}: {short_time(measured)} → {short_time(after)} per step"
+            + (" per sample" if edit.per != 1.0 else ""),
+        )
+        severity = f.severity if f.severity is Severity.INFO else severity_for(saved)
+        out.append(
+            replace(
+                f,
+                gain_pct=saved,
+                basis=edit.basis,
+                severity=severity,
+                evidence=(*f.evidence, line),
+            )
+        )
+    return out
+
+
+def _not_estimated(f: Finding) -> Finding:
+    """A trace's finding that no edit prices: its saving is not estimated (a share it
+    concerns is not what its fix saves)."""
+    return replace(f, gain_pct=None, basis="")
+
+
+def edit_for(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
+    if f.category in _PHASE_FIXES:
+        phase, drop = _PHASE_FIXES[f.category]
+        spans = _minus(phase_intervals(ctx.breakdown, phase), startup_intervals(ctx.profile))
+        return Edit(
+            f"without {phase.value.replace('_', ' ')}",
+            host=(_removed(spans),),
+            drop_removed_work=drop,
+        )
+    build = _EDITS.get(f.category)
+    return build(ctx, graph, f) if build is not None else None
+
+
+def _removed(spans: tuple[I64, I64], factor: float = 0.0) -> tuple[I64, I64, F64]:
+    return spans[0], spans[1], np.full(len(spans[0]), factor)
+
+
+def _minus(spans: tuple[I64, I64], cut: tuple[I64, I64]) -> tuple[I64, I64]:
+    """`spans` without `cut` (both sorted disjoint interval sets): one-time start-up has a
+    finding of its own, and a wait is not host work an edit can remove."""
+    if len(cut[0]) == 0 or len(spans[0]) == 0:
+        return spans
+    lo, hi = int(spans[0].min()), int(spans[1].max())
+    blocked = intervals.union(*_concat(intervals.complement(*spans, lo, hi), cut))
+    return intervals.complement(*blocked, lo, hi)
+
+
+def _startup(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
+    if not ctx.startup_us or not f.at_stake_pct:
+        return None  # the other profiler_setup findings are about the profile, not the run
+    return Edit("without the one-time start-up", host=(_removed(startup_intervals(ctx.profile)),))
+
+
+def _held(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
+    return Edit("held work starting when launched", release_held=True)
+
+
+def _syncs(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
+    pageable = _pageable_copy_calls(ctx, graph)
+    return Edit("no host-device syncs in the step", free_waits=np.setdiff1d(graph.waits, pageable))
+
+
+def _pageable_copy_calls(ctx: Context, graph: StepGraph) -> I64:
+    """Wait calls that waited for their own copy from pageable host memory to the device
+    (a read back to the host waits for its value however it is copied: a sync)."""
+    ev = ctx.profile.events
+    targets = graph.items[graph.wait_target]
+    pageable = np.array(["Pageable -> Device" in ev.strings[ev.name[t]] for t in targets], bool)
+    return graph.waits[pageable] if len(targets) else graph.waits
+
+
+def _copies(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
+    """The copies finding's fix: pageable copies pinned, or peer copies overlapped."""
+    if f.title.startswith(advice.PEER_COPY_TITLE):
+        peer = peer_copy_events(ctx)
+        return Edit(
+            "peer copies overlapped with compute (an upper bound)",
+            device=(peer, np.zeros(len(peer))),
+            basis=UPPER_BOUND,
+        )
+    return _pinned(ctx, graph, f)
+
+
+def _pinned(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
+    """Pinned, asynchronous copies: the calls no longer wait, and the copies run at the
+    bandwidth the trace's own pinned copies reached, else at most the PCIe link's peak for
+    the architecture (`PEER_LINKS_GBS`)."""
+    ev = ctx.profile.events
+    copies = np.flatnonzero(ev.kind == EventKind.MEMCPY)
+    names = ev.names(copies)
+    pageable = copies[np.array(["Pageable" in n for n in names], bool)]
+    pinned = copies[np.array(["Pinned" in n for n in names], bool)]
+    rate_pinned, basis = 0.0, ""
+    if len(pinned) and ev.nbytes[pinned].sum() > 0:
+        rate_pinned, basis = ev.nbytes[pinned].sum() / max(ev.dur[pinned].sum(), 1), "measured"
+    elif ctx.arch in PEER_LINKS_GBS:
+        rate_pinned, basis = PEER_LINKS_GBS[ctx.arch or ""][0], "at most the PCIe link's peak"
+    device = None
+    if len(pageable) and rate_pinned > 0 and ev.nbytes[pageable].sum() > 0:
+        rate_pageable = ev.nbytes[pageable].sum() / max(ev.dur[pageable].sum(), 1)
+        device = (pageable, np.full(len(pageable), min(1.0, rate_pageable / rate_pinned)))
+    return Edit(
+        "pinned, asynchronous copies" + (f" ({basis}: {rate_pinned:.1f} GB/s)" if device else ""),
+        free_waits=_pageable_copy_calls(ctx, graph),
+        device=device,
+        basis=UPPER_BOUND if device is not None and basis != "measured" else REPLAYED,
+    )
+
+
+def _precision(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
+    """FP32 matrix kernels at the device's tensor-core peak ratio: an upper bound, as
+    memory-bound kernels gain less."""
+    acc = ctx.device
+    speedup = tensor_core_speedup(acc) if acc is not None else None
+    if acc is None or speedup is None:
+        return None
+    ev = ctx.profile.events
+    items = graph.items[ev.kind[graph.items] == EventKind.KERNEL]
+    fp32 = []
+    for e in items.tolist():
+        k = decode_kernel(ev.strings[ev.name[e]])
+        matrix = k.operation is not None and k.operation.startswith(("gemm", "conv", "attention"))
+        if matrix and k.precision == "fp32" and k.tensor_cores is not True:
+            fp32.append(e)
+    kernels = np.array(fp32, np.int64)
+    return Edit(
+        f"FP32 matrix math at the {acc.name}'s tensor-core peak ({speedup:.0f}x, an upper bound)",
+        device=(kernels, np.full(len(kernels), 1 / speedup)),
+        basis=UPPER_BOUND,
+    )
+
+
+def _model_spans(ctx: Context) -> tuple[I64, I64]:
+    """Host time of the model's work: its phases on the step thread, and backward on
+    autograd's own thread."""
+    spans = phase_intervals(ctx.breakdown, *_MODEL)
+    elsewhere = ctx.breakdown.backward_elsewhere
+    if elsewhere is not None and len(elsewhere[0]):
+        spans = intervals.union(*_concat(spans, elsewhere))
+    return spans
+
+
+def _graphs(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
+    """CUDA graphs: the model's host work and launch latency gone, its kernels back to back
+    (its waits and one-time start-up stay: a graph cannot hold a sync)."""
+    ev = ctx.profile.events
+    startup = startup_intervals(ctx.profile)
+    kept = intervals.union(
+        np.concatenate([ev.start[graph.waits], startup[0]]),
+        np.concatenate([ev.end_of(graph.waits), startup[1]]),
+    )
+    spans = _minus(_model_spans(ctx), kept)
+    at = graph.launch.astype(np.int64)
+    return Edit(
+        "launches replayed as a CUDA graph",
+        host=(_removed(spans),),
+        no_latency=graph.launched & intervals.overlaps(at, at + 1, spans),
+    )
+
+
+def _free_host(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
+    """The host never late: every host stretch but the waits and the one-time start-up (a
+    finding of its own) takes no time; what is left is what the device alone needs."""
+    if not graph.launched.any():
+        return None  # no device work the host launched: nothing to keep fed
+    ev = ctx.profile.events
+    startup = startup_intervals(ctx.profile)
+    kept = intervals.union(
+        np.concatenate([ev.start[graph.waits], startup[0]]),
+        np.concatenate([ev.end_of(graph.waits), startup[1]]),
+    )
+    rest = intervals.complement(*kept, graph.lo, graph.hi)
+    return Edit("the host never late", host=(_removed(rest),))
+
+
+def _batch(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
+    """A batch `BATCH_SCALE` times larger, per sample. Loading data is paid per sample, the
+    optimizer and the step's fixed cost once per step. In the forward and backward, an op's
+    work is its FLOPs at the best rate the trace's matrix ops reached: that part grows with
+    the batch, the op's dispatch and Python do not; without shapes to count FLOPs, the whole
+    op grows (the saving is then the fixed cost's share alone). Device work launched in the
+    forward and backward grows with the batch."""
+    k = advice.BATCH_SCALE
+    passes = phase_intervals(ctx.breakdown, Phase.FORWARD, Phase.BACKWARD)
+    seg_s, seg_e, owner = _op_segments(ctx, passes)
+    factor = _batch_factors(ctx, seg_s, seg_e, owner, k)
+    del owner
+    data = phase_intervals(ctx.breakdown, Phase.DATA_LOADING)
+    if len(data[0]):  # both sets are in order of start: the data's stretches go in between
+        at = np.searchsorted(seg_s, data[0], side="right")
+        seg_s, seg_e = np.insert(seg_s, at, data[0]), np.insert(seg_e, at, data[1])
+        factor = np.insert(factor, at, float(k))
+    spans, factors = _disjoint(seg_s, seg_e, factor)
+    del seg_s, seg_e, factor
+    elsewhere = ctx.breakdown.backward_elsewhere
+    if elsewhere is not None and len(elsewhere[0]):
+        passes = intervals.union(*_concat(passes, elsewhere))
+    at = graph.launch.astype(np.int64)
+    grows = graph.launched & intervals.overlaps(at, at + 1, passes)
+    kernels = graph.items[grows]
+    return Edit(
+        f"{k}x the batch",
+        host=((*spans, factors),),
+        device=(kernels, np.full(len(kernels), float(k))),
+        per=float(k),
+        basis=PER_SAMPLE,
+    )
+
+
+def _batch_factors(ctx: Context, seg_s: I64, seg_e: I64, owner: I32, k: int) -> F64:
+    """Per segment, what a `k` times larger batch scales it by: its op's time t, of which w
+    is work (`_work_ns`; without FLOPs all of t), becomes t + (k - 1) w. Computed per event
+    in place, then read per segment: a huge trace's segments take one float each here."""
+    size = int(owner.max()) + 1 if len(owner) else 0
+    t = np.bincount(owner, weights=np.subtract(seg_e, seg_s, dtype=np.float64), minlength=size)
+    if ctx.flops.complete and ctx.flops.total > 0:
+        w = _work_ns(ctx, size)
+        np.minimum(w, t, out=w)
+    else:
+        w = t.copy()
+    w *= k - 1
+    w += t
+    np.divide(w, np.maximum(t, 1.0), out=w, where=t > 0)
+    w[t <= 0] = 1.0
+    del t
+    factor: F64 = w[owner]
+    return factor
+
+
+def _work_ns(ctx: Context, size: int) -> F64:
+    """Per event (dense, `size`): its FLOPs at the best FLOP rate of the trace's ops (ns)."""
+    flops = ctx.flops
+    work = np.zeros(size)
+    ev = ctx.profile.events
+    events = flops.events[flops.events < size]
+    if len(events) == 0:
+        return work
+    values = np.asarray(flops.flops, np.float64)[: len(flops.events)][flops.events < size]
+    dur = np.maximum(ev.dur[events].astype(np.float64), 1.0)
+    rate = float(np.max(values / dur))
+    if rate > 0:
+        work[events] = values / rate
+    return work
+
+
+def _leaves(ctx: Context, ops: I64) -> I64:
+    """The ops of `ops` with no row inside them."""
+    parent = ctx.profile.attribution.parent
+    leaves: I64 = ops[~np.isin(ops, parent[parent >= 0])]
+    return leaves
+
+
+def _optimizer(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
+    """A fused optimizer: each run of its per-tensor ops becomes one op per name; or, for
+    the zero_grad finding, gradients freed instead of zeroed (its time gone)."""
+    if any(e.label == PHASE_LABELS[Phase.ZERO_GRAD] for e in f.evidence):
+        spans = phase_intervals(ctx.breakdown, Phase.ZERO_GRAD)
+        return Edit("gradients set to None", host=(_removed(spans),))
+    ops, phase = _top_ops(ctx)
+    starts, ends, factors, _ = _runs(ctx, ops, phase == phase_code(Phase.OPTIMIZER))
+    if not len(starts):
+        return None
+    spans, factors = _disjoint(starts, ends, factors)
+    return Edit("a fused optimizer", host=((*spans, factors),))
+
+
+def _module(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
+    """A module's own time or the forward's tiny ops: its loops of tiny ops vectorised
+    (inside the module's own ranges when the finding names one)."""
+    names = {r for e in f.evidence for r in e.rows}
+    ev = ctx.profile.events
+    inner = innermost_module(ctx.profile)
+    modules = np.flatnonzero(module_rows(ctx.profile))
+    mine = modules[np.array([module_label(ev.strings[n]) in names for n in ev.name[modules]], bool)]
+    if len(mine):
+        return _loops(ctx, graph, np.isin(inner, mine))
+    return _loops(ctx, graph)
+
+
+def _loops(ctx: Context, graph: StepGraph, within: np.ndarray | None = None) -> Edit | None:
+    """Python loops of tiny ops in the forward, vectorised: each run of consecutive tiny
+    ops (the Python between them shorter than a tiny op) becomes one op per name, and so do
+    the backward nodes those ops created (the same names, in runs of their own). `within`:
+    per event, whether its loop counts (a module's own ops)."""
+    ev = ctx.profile.events
+    ops, phase = _top_ops(ctx)
+    total = ctx.profile.attribution.cpu_total_of(ops)
+    forward = phase == phase_code(Phase.FORWARD)
+    if within is not None:
+        forward &= within[ops]
+    # "tiny" against the machine that recorded it: a loop's ops are the module's typical
+    # ones (twice their median, at least TINY_OP_US): on a loaded 2-core machine the same
+    # loop's ops took 30-60 µs and fell out of a fixed 25 µs bound
+    typical = float(np.median(total[forward])) if within is not None and forward.any() else 0.0
+    bound = max(advice.TINY_OP_US, 2.0 * typical)
+    # an op is in a loop by what it is, not by one timing: a name whose typical call in the
+    # forward is tiny. One call slowed by the machine (a preemption, an allocation) would
+    # otherwise cut the loop in two and leave both halves a worse factor. A call that waited
+    # for the device (a copy back to the host, a sync: the replay's waits) is long for a
+    # reason no vectorising removes: the loop runs on through it, its own time is not claimed
+    tiny = forward & (_median_by_name(ev.name[ops], total, forward) < bound)
+    waited = _holding(ctx, ops, graph.waits)
+    fwd_s, fwd_e, fwd_f, names = _runs(ctx, ops, tiny, gap_us=bound, short=~waited)
+    if not len(fwd_s):
+        return None
+    created = (phase == phase_code(Phase.BACKWARD)) & np.array(
+        [_forward_name(ev.strings[n]) in names for n in ev.name[ops]], bool
+    )
+    bwd_s, bwd_e, bwd_f, _ = _runs(ctx, ops, created, gap_us=float("inf"))
+    spans, factors = _disjoint(
+        np.concatenate([fwd_s, bwd_s]),
+        np.concatenate([fwd_e, bwd_e]),
+        np.concatenate([fwd_f, bwd_f]),
+    )
+    return Edit("the loops of tiny ops vectorised", host=((*spans, factors),))
+
+
+def _holding(ctx: Context, ops: Indices, calls: I64) -> np.ndarray:
+    """Which of `ops` hold one of `calls` (the op itself or a descendant of it)."""
+    parent = ctx.profile.attribution.parent
+    is_op = np.zeros(len(parent), bool)
+    is_op[ops] = True
+    up = calls.copy()
+    climbing = (up >= 0) & ~is_op[np.maximum(up, 0)]
+    while climbing.any():  # one level per pass: as many passes as the calls are deep
+        up[climbing] = parent[up[climbing]]
+        climbing = (up >= 0) & ~is_op[np.maximum(up, 0)]
+    return np.isin(ops, up[up >= 0])
+
+
+def _median_by_name(names: np.ndarray, values: F64, among: np.ndarray) -> F64:
+    """For each position, the median of `values` over the positions in `among` with its
+    name (inf for a name none of them has)."""
+    out = np.full(len(names), np.inf)
+    if not among.any():
+        return out
+    ids, inverse = np.unique(names[among], return_inverse=True)
+    medians = np.array([np.median(values[among][inverse == k]) for k in range(len(ids))])
+    pos = np.searchsorted(ids, names)
+    found = (pos < len(ids)) & (ids[np.minimum(pos, len(ids) - 1)] == names)
+    out[found] = medians[pos[found]]
+    return out
+
+
+def _top_ops(ctx: Context) -> tuple[I32, I8]:
+    """The step thread's ops that no other op contains, in time order, and their phases
+    (`phase_code`)."""
+    bd = ctx.breakdown
+    ev = ctx.profile.events
+    rows, phases = bd.row_events, bd.row_phase
+    is_op = ev.kind[rows] == EventKind.CPU_OP if len(rows) else np.zeros(0, bool)
+    rows, phases = rows[is_op], phases[is_op]
+    top = ~np.isin(ctx.profile.attribution.parent[rows], rows)
+    rows, phases = rows[top], phases[top]
+    order = np.argsort(ev.start[rows], kind="stable")
+    return rows[order], phases[order]
+
+
+def _runs(
+    ctx: Context,
+    ops: Indices,
+    member: np.ndarray,
+    gap_us: float = advice.TINY_OP_US,
+    short: np.ndarray | None = None,
+) -> tuple[I64, I64, F64, set[str]]:
+    """Runs of consecutive `member` ops of `ops` (time order) with gaps under `gap_us`, that
+    repeat a name: the spans each run covers, the factor one op per name gives it, and their
+    names. Where `short` is False a member call neither cuts its run nor lies in its spans
+    (the run's spans stop before it and start again after it)."""
+    ev = ctx.profile.events
+    keep = np.ones(len(ops), bool) if short is None else short
+    starts: list[int] = []
+    ends: list[int] = []
+    factors: list[float] = []
+    names: set[str] = set()
+    run: list[tuple[int, bool]] = []
+
+    def close() -> None:
+        kinds = {int(ev.name[e]) for e, _ in run}
+        if len(run) > 1 and len(kinds) < len(run):
+            factor = len(kinds) / len(run)
+            for piece in _pieces(run):
+                starts.append(int(ev.start[piece[0]]))
+                ends.append(int(ev.end_of(piece[-1])))
+                factors.append(factor)
+            names.update(_forward_name(ev.strings[k]) for k in kinds)
+        run.clear()
+
+    for e, inside, own in zip(ops.tolist(), member.tolist(), keep.tolist(), strict=True):
+        if not inside or (run and (ev.start[e] - ev.end_of(run[-1][0])) / 1000.0 > gap_us):
+            close()
+        if inside:
+            run.append((e, own))
+    close()
+    return (
+        np.array(starts, np.int64),
+        np.array(ends, np.int64),
+        np.array(factors, np.float64),
+        names,
+    )
+
+
+def _pieces(run: list[tuple[int, bool]]) -> list[list[int]]:
+    """A run's ops split where a call is not its own (`short` False): the spans it covers."""
+    pieces: list[list[int]] = [[]]
+    for e, own in run:
+        if own:
+            pieces[-1].append(e)
+        elif pieces[-1]:
+            pieces.append([])
+    return [p for p in pieces if p]
+
+
+def _forward_name(name: str) -> str:
+    """``aten::mul`` of ``aten::mul`` and of ``autograd::engine::evaluate_function:
+    MulBackward0``: the op a backward node differentiates, in lower case without
+    underscores."""
+    if name.startswith(EVALUATE_FUNCTION_PREFIX):
+        node = name[len(EVALUATE_FUNCTION_PREFIX) :]
+        return node.split("Backward", 1)[0].lower().replace("_", "")
+    return name.split("::", 1)[-1].lower().replace("_", "")
+
+
+def _churn(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
+    """A copy that grows a tensor every step replaced by appends: the copy ops gone, and the
+    release of each old copy (the host time from the free of a block the size one of them
+    allocated to the thread's next event: returning its pages to the system, in no op)."""
+    names = {r for e in f.evidence for r in e.rows}
+    if not names:
+        return None
+    ev = ctx.profile.events
+    ids = [i for i, s in enumerate(ev.strings) if s in names]
+    events = np.flatnonzero(np.isin(ev.name, ids) & ctx.profile.attribution.is_row)
+    memory = np.flatnonzero(ev.kind == EventKind.MEMORY)
+    inside = intervals.overlaps(
+        ev.start[memory], ev.start[memory] + 1, intervals.union(ev.start[events], ev.end_of(events))
+    )
+    sizes = np.unique(ev.nbytes[memory[inside & (ev.nbytes[memory] > 0)]])
+    frees = memory[np.isin(-ev.nbytes[memory], sizes)]
+    release_s, release_e = _until_next_event(ctx, frees)
+    spans = intervals.union(
+        np.concatenate([ev.start[events], release_s]),
+        np.concatenate([ev.end_of(events), release_e]),
+    )
+    return Edit(f"no {'/'.join(sorted(names))} copies", host=(_removed(spans),))
+
+
+def _until_next_event(ctx: Context, instants: I64) -> tuple[I64, I64]:
+    """From each instant event to the next host event on its thread that starts after it."""
+    ev = ctx.profile.events
+    host = np.flatnonzero(ev.mask(frozenset({EventKind.CPU_OP, EventKind.ANNOTATION})))
+    starts, ends = [], []
+    for track in np.unique(ev.track[instants]).tolist():
+        mine = instants[ev.track[instants] == track]
+        on = np.sort(ev.start[host[ev.track[host] == track]])
+        k = np.searchsorted(on, ev.start[mine], side="right")
+        ok = k < len(on)
+        starts.append(ev.start[mine][ok])
+        ends.append(on[k[ok]])
+    if not starts:
+        z = np.zeros(0, np.int64)
+        return z, z
+    return np.concatenate(starts), np.concatenate(ends)
+
+
+def _op_segments(ctx: Context, spans: tuple[I64, I64]) -> tuple[I64, I64, I32]:
+    """Self segments of the step thread inside `spans` (in order of start), and the event
+    each belongs to."""
+    assert ctx.breakdown.segments is not None
+    seg_s, seg_e, _, owner = ctx.breakdown.segments
+    inside = intervals.overlaps(seg_s, seg_e, spans)
+    return seg_s[inside], seg_e[inside], owner[inside]
+
+
+def _disjoint(seg_s: I64, seg_e: I64, factor: F64) -> tuple[tuple[I64, I64], F64]:
+    """The stretches in order of start, empty ones dropped, each cut at the next one's
+    start. Takes its arrays over: those already in order are cut in place (a huge trace's
+    segments are not copied again)."""
+    if not intervals.ascending(seg_s):
+        order = np.argsort(seg_s, kind="stable")
+        seg_s, seg_e, factor = seg_s[order], seg_e[order], factor[order]
+        del order
+    keep = seg_e > seg_s
+    if not keep.all():
+        seg_s, seg_e, factor = seg_s[keep], seg_e[keep], factor[keep]
+    del keep
+    if len(seg_s) > 1:
+        np.minimum(seg_e[:-1], seg_s[1:], out=seg_e[:-1])
+    return (seg_s, seg_e), factor
+
+
+def _concat(a: tuple[I64, I64], b: tuple[I64, I64]) -> tuple[I64, I64]:
+    return np.concatenate([a[0], b[0]]), np.concatenate([a[1], b[1]])
+
+
+def _hidden_collectives(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
+    """Collectives wholly hidden behind compute (bucketing, overlap): their kernels take no
+    time on the critical path, and the host no longer waits for a collective on a worker
+    thread (gloo). No fix hides everything: an upper bound."""
+    comms = ctx.comms
+    if comms is None or not comms.timed:
+        return None
+    ev = ctx.profile.events
+    items = (
+        graph.items[
+            np.array(
+                [COMMUNICATION_NAME.search(n) is not None for n in ev.names(graph.items)], bool
+            )
+        ]
+        if len(graph.items)
+        else graph.items
+    )
+    waits = phase_intervals(ctx.breakdown, Phase.COMMUNICATION)
+    if not len(items) and not len(waits[0]):
+        return None
+    return Edit(
+        "collectives hidden behind compute (an upper bound)",
+        host=(_removed(waits),) if len(waits[0]) else (),
+        device=(items, np.zeros(len(items))) if len(items) else None,
+        basis=UPPER_BOUND,
+    )
+
+
+_EDITS: dict[str, Callable[[Context, StepGraph, Finding], Edit | None]] = {
+    "profiler_setup": _startup,
+    "host_device_sync": _syncs,
+    "memcpy": _copies,
+    "low_precision": _precision,
+    "launch_overhead": _graphs,
+    "gpu_idle": _free_host,
+    "gpu_held": _held,
+    "per_step_overhead": _batch,
+    "optimizer": _optimizer,
+    "module_overhead": _module,
+    "memory": _churn,
+    "communication": _hidden_collectives,
+}
+
+__all__ = ["edit_for", "graph_of", "with_savings"]

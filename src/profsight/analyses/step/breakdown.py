@@ -1,0 +1,695 @@
+"""Where the time of each profiled step goes.
+
+**The step** is what the host launched inside its ``ProfilerStep#N`` range (the whole
+profiled span when there are none), wherever that work runs: its window on the slower of
+the two clocks (`analyses.clocks`). Without a lagging device it is the host range exactly;
+when the device runs behind, the step ends when the device finishes the work launched in
+it, and steps are the intervals between those completions.
+
+**Host side.** The thread that holds the steps is the step's thread; its rows (steps
+excluded) are nested again into a forest, and each row's *self segments* (its interval
+minus its children) are given the row's phase (`knowledge.phases`: declared by the row or
+its nearest declaring ancestor). Clipped to a step's host range, the segments' lengths per
+phase add up, with the time in no row ("other"), to the host range exactly; the rest of the
+step's window, when the device runs behind, is ``device_lag``: the host ran ahead, and in
+steady state waits for the device there. Work on other threads (autograd's backward thread
+on GPU runs) runs in parallel and is reported by the device view and the table.
+
+**Device side.** Busy = the union of kernels, copies and memsets inside the step's window
+(never more than the window); the idle rest is split by what the host did meanwhile:
+waiting in a synchronisation call, fetching data, anything else (the device waits for the
+host to launch work).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from profsight.analyses.step import intervals
+from profsight.analyses.step.clocks import clock_bound, step_clocks, step_time
+from profsight.analyses.step.comm_names import host_collective_intervals
+from profsight.analyses.step.held import held_intervals
+from profsight.analyses.step.launch_queue import QueueSummary, launch_queue
+from profsight.analyses.step.startup import startup_events
+from profsight.knowledge.phases import FALLBACK_PHASES, Phase, declared_phase
+from profsight.knowledge.rows import HOST_READ_NAME, RowKind, classify
+from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PREFIX, EventKind
+from profsight.malloc_trim import release_free_memory
+from profsight.model.events import I8, I32, I64, Bool
+from profsight.model.nesting import nest
+from profsight.model.profile import Profile
+from profsight.model.table import kind_label
+
+_PHASES = list(Phase)
+
+
+@dataclass(frozen=True)
+class StepBreakdown:
+    name: str
+    start_us: float
+    wall_us: float
+    """The step's window on the slower clock (`analyses.clocks`): it ends when the host range
+    and the device work launched in it are both done."""
+    host_us: dict[str, float]
+    """Phase id -> µs of the step's thread in its host range, and ``device_lag`` for the rest
+    of the window; the values add up to `wall_us`."""
+    device_busy_us: float | None
+    """The union of device work inside the window (None when the trace has no device
+    activity at all)."""
+    device_idle_us: dict[str, float] = field(default_factory=dict)
+    """Idle device time by cause: ``startup``, ``held``, ``sync``, ``copy``, ``input``,
+    ``host``."""
+    host_start_us: float | None = None
+    host_wall_us: float | None = None
+    """The host's ``ProfilerStep`` range (the whole span's, without steps); None: the window."""
+    device_end_us: float | None = None
+    """When the last device item launched in the host range ended (None: it launched none)."""
+    waited_us: float = 0.0
+    """Host time waiting for a busy device: in a wait call (a sync, a blocking copy, a launch
+    on a full queue) while the device worked, and the window's ``device_lag``."""
+    blocked_us: float = 0.0
+    """Host time in launch calls made with their stream's queue full (`launch_queue`)."""
+    interval_us: float | None = None
+    """From the later of the host start and the previous step's completion to this one's
+    (`clocks.windows`): the step on the device's clock (None: `wall_us`). Steps' intervals
+    never overlap (their `wall_us` windows can, where a host range is the longer)."""
+
+    @property
+    def interval(self) -> float:
+        return self.wall_us if self.interval_us is None else self.interval_us
+
+    @property
+    def interval_start(self) -> float:
+        """Where `interval` starts (µs): it ends with the window, at the step's completion."""
+        return self.start_us + self.wall_us - self.interval
+
+    @property
+    def host_range_us(self) -> float:
+        """The host range's length (the window's, when not recorded apart)."""
+        return self.wall_us if self.host_wall_us is None else self.host_wall_us
+
+    @property
+    def host_start(self) -> float:
+        return self.start_us if self.host_start_us is None else self.host_start_us
+
+    @property
+    def lag_us(self) -> float:
+        """How long after the host range its device work ended (0: it ended inside)."""
+        if self.device_end_us is None:
+            return 0.0
+        return max(self.device_end_us - (self.host_start + self.host_range_us), 0.0)
+
+
+_NO_ROWS: I32 = np.zeros(0, np.int32)
+_NO_PHASES: I8 = np.zeros(0, np.int8)
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    steps: tuple[StepBreakdown, ...]
+    thread: str
+    """Label of the step's thread."""
+    windows: str
+    """``profiler steps`` or ``whole trace`` (no ProfilerStep ranges)."""
+    row_events: I32 = field(default_factory=lambda: _NO_ROWS, compare=False, repr=False)
+    """Events of the step thread's rows (steps excluded) ..."""
+    row_phase: I8 = field(default_factory=lambda: _NO_PHASES, compare=False, repr=False)
+    """... and the phase each belongs to (`phase_code`; one byte a row: a huge trace has tens
+    of millions; `rows_in` tests them)."""
+    scope: str = ""
+    """What the steps are, when not one window each (a table's: an average of its totals)."""
+    segments: tuple[I64, I64, I8, I32] | None = field(default=None, compare=False, repr=False)
+    """The step thread's self segments in order of start (start, end in ns), the
+    `phase_code` of each (-1: a row of no phase) and the event each is the self time of:
+    where each phase's time lies, for the what-if replay."""
+    backward_elsewhere: tuple[I64, I64] | None = field(default=None, compare=False, repr=False)
+    """Where backward ran on autograd's own thread (GPU runs), for the replay."""
+    queue: QueueSummary | None = None
+    """The device's launch queues (None without device work)."""
+
+    @property
+    def span_ns(self) -> tuple[int, int]:
+        """From the first step's window start to the last one's end (ns, the trace's clock):
+        the steps on the slower clock."""
+        first, last = self.steps[0], self.steps[-1]
+        return round(first.start_us * 1000), round((last.start_us + last.wall_us) * 1000)
+
+    @property
+    def host_span_ns(self) -> tuple[int, int]:
+        """From the first step's host start to the last one's host end (ns)."""
+        first, last = self.steps[0], self.steps[-1]
+        return round(first.host_start * 1000), round((last.host_start + last.host_range_us) * 1000)
+
+    @property
+    def intervals_ns(self) -> list[tuple[int, int]]:
+        """Each step's interval on the device's clock (ns; never overlapping)."""
+        return [
+            (round(s.interval_start * 1000), round((s.start_us + s.wall_us) * 1000))
+            for s in self.steps
+        ]
+
+    @property
+    def host_ranges_ns(self) -> tuple[I64, I64]:
+        """Each step's host range (ns)."""
+        lo = np.array([round(s.host_start * 1000) for s in self.steps], np.int64)
+        hi = np.array(
+            [round((s.host_start + s.host_range_us) * 1000) for s in self.steps], np.int64
+        )
+        return lo, hi
+
+    @property
+    def bound(self) -> str:
+        """Which clock bounds the steps (`clocks.clock_bound`)."""
+        avg = self.average()
+        return clock_bound(avg.wall_us, avg.waited_us)
+
+    @property
+    def described(self) -> str:
+        """``3 profiler steps``, or the `scope`."""
+        return self.scope or f"{len(self.steps)} {self.windows}"
+
+    @property
+    def has_device(self) -> bool:
+        return any(s.device_busy_us is not None for s in self.steps)
+
+    def rows_in(self, *phases: Phase) -> Bool:
+        """Which of `row_events` belong to one of `phases`."""
+        return np.isin(self.row_phase, [phase_code(p) for p in phases])
+
+    def average(self) -> StepBreakdown:
+        n = max(len(self.steps), 1)
+
+        def mean(values: list[dict[str, float]]) -> dict[str, float]:
+            keys = dict.fromkeys(k for v in values for k in v)  # in order: reproducible output
+            return {k: sum(v.get(k, 0.0) for v in values) / n for k in keys}
+
+        busy = [s.device_busy_us for s in self.steps if s.device_busy_us is not None]
+        ends = [s.lag_us for s in self.steps if s.device_end_us is not None]
+        host_wall = sum(s.host_range_us for s in self.steps) / n
+        # the steady step: the slower clock's mean (`clocks.step_time`), not the mean of each
+        # step's longer clock
+        wall = step_time([s.host_range_us for s in self.steps], [s.interval for s in self.steps])
+        lag = Phase.DEVICE_LAG.value
+        host = mean([{k: v for k, v in s.host_us.items() if k != lag} for s in self.steps])
+        if wall - host_wall > 0:
+            host[lag] = wall - host_wall
+        busy_us = sum(busy) / n if busy else None
+        return StepBreakdown(
+            name="average",
+            start_us=0.0,
+            wall_us=wall,
+            host_us=host,
+            device_busy_us=busy_us,
+            device_idle_us=_idle_within(
+                mean([s.device_idle_us for s in self.steps]), wall - (busy_us or 0.0)
+            ),
+            host_start_us=0.0,
+            host_wall_us=host_wall,
+            # the average lag, as the end of an average host range that starts at 0
+            device_end_us=host_wall + sum(ends) / n if ends else None,
+            waited_us=sum(s.waited_us for s in self.steps) / n,
+            blocked_us=sum(s.blocked_us for s in self.steps) / n,
+            interval_us=sum(s.interval for s in self.steps) / n,
+        )
+
+
+def _idle_within(idle: dict[str, float], room: float) -> dict[str, float]:
+    """Idle causes cut down to `room` (the steady step less its busy time): the per-step
+    figures are of each step's longer clock, whose mean passes the steady step by what the
+    two clocks traded between steps; that excess is idle time spent waiting on the host
+    first, then the rest in proportion."""
+    room = max(room, 0.0)
+    total = sum(idle.values())
+    excess = total - room
+    if excess <= 1e-9:
+        return idle
+    out = dict(idle)
+    taken = min(excess, out.get("host", 0.0))
+    if "host" in out:
+        out["host"] -= taken
+    rest = excess - taken
+    others = sum(v for k, v in out.items() if k != "host")
+    if rest > 0 and others > 0:
+        scale = max(others - rest, 0.0) / others
+        out = {k: (v if k == "host" else v * scale) for k, v in out.items()}
+    return out
+
+
+def breakdown(profile: Profile) -> Breakdown:
+    ev = profile.events
+    at = profile.attribution
+    rows = np.flatnonzero(at.is_row & ~at.is_async)
+    step_ids = [i for i, s in enumerate(ev.strings) if s.startswith(PROFILER_STEP_PREFIX)]
+    is_step = np.isin(ev.name, step_ids) & at.is_row & ~at.is_async
+    steps = np.flatnonzero(is_step)
+    if len(steps):
+        track = int(np.bincount(ev.track[steps]).argmax())
+        steps = steps[ev.track[steps] == track]
+        steps = steps[np.argsort(ev.start[steps], kind="stable")]
+        windows = [(int(ev.start[s]), int(ev.end_of(s)), ev.strings[ev.name[s]]) for s in steps]
+        label = "profiler steps"
+    elif len(rows):
+        busy_by_track = np.bincount(ev.track[rows], weights=at.cpu_self[rows])
+        track = int(busy_by_track.argmax())
+        on = rows[ev.track[rows] == track]
+        windows = [(int(ev.start[on].min()), int(ev.end_of(on).max()), "whole trace")]
+        label = "whole trace"
+    else:
+        return Breakdown((), "", "none")
+    main = rows[(ev.track[rows] == track) & ~is_step[rows]]
+    seg_s, seg_e, seg_phase, row_phase, seg_owner = _host_segments(profile, main)
+    release_free_memory()  # the nesting's and the sort's temporaries (`heap`)
+    # self time of ranges (not ops): where the thread can sit waiting for a collective
+    in_range = (ev.kind[main] != EventKind.CPU_OP)[seg_owner]
+    device = _device_sets(profile)
+    covered = intervals.union(ev.start[main], ev.end_of(main))
+    elsewhere = _backward_elsewhere(profile, rows[ev.track[rows] != track])
+    collectives = host_collective_intervals(profile)
+    # gaps in which backward runs elsewhere were counted as backward: not a collective wait
+    covered_or_backward = intervals.union(*_concat(covered, elsewhere))
+    events = startup_events(profile)
+    startup = intervals.union(ev.start[events], ev.end_of(events))
+    queue = None
+    if device is not None:
+        held = held_intervals(profile, events)
+        queues = launch_queue(profile)
+        queue = queues.summary()
+        calls = queues.blocked
+        del queues
+        blocked = intervals.union(ev.start[calls], ev.end_of(calls))
+        device = _DeviceSets(
+            device.busy, device.sync, device.copy, device.data, startup, held, blocked
+        )
+    out = []
+    host_lo = np.array([w[0] for w in windows], np.int64)
+    host_hi = np.array([w[1] for w in windows], np.int64)
+    clocks = step_clocks(profile, host_lo, host_hi)
+    # each window reads only what lies near it (found by bisection): a trace of thousands of
+    # steps is not scanned whole once per step
+    by_time = intervals.Bisected(seg_s, seg_e)
+    for k, (lo, hi, name) in enumerate(windows):
+        near = by_time.around(lo, hi)
+        s, e, phase, ranges = seg_s[near], seg_e[near], seg_phase[near], in_range[near]
+        host = _phase_times(s, e, phase, lo, hi)
+        _move_startup(host, (s, e, phase), intervals.near(*startup, lo, hi), lo, hi)
+        _move_waiting(
+            host,
+            intervals.near(*covered, lo, hi),
+            intervals.near(*elsewhere, lo, hi),
+            lo,
+            hi,
+            Phase.BACKWARD,
+        )
+        _move_collective_waits(
+            host,
+            (s[ranges], e[ranges], phase[ranges]),
+            intervals.near(*covered_or_backward, lo, hi),
+            intervals.near(*collectives, lo, hi),
+            lo,
+            hi,
+        )
+        # the step's interval on the device's clock; its figure is the longer of that and
+        # its host range, ending at its completion
+        w_lo, w_hi = int(clocks.lo[k]), int(clocks.hi[k])
+        interval = (w_hi - w_lo) / 1000.0
+        lag = interval - (hi - lo) / 1000.0
+        if lag > 0:
+            host[Phase.DEVICE_LAG.value] = lag
+        wall = max(interval, (hi - lo) / 1000.0)
+        waited, blocked_us = (
+            _host_waits(_near_sets(device, lo, hi), lo, hi) if device is not None else (0.0, 0.0)
+        )
+        busy_us, idle = (
+            _device_times(_near_sets(device, w_lo, w_hi), w_lo, w_hi)
+            if device is not None
+            else (None, {})
+        )
+        if device is not None and lag < 0:  # the device waited for a host slower than it
+            idle["host"] = idle.get("host", 0.0) - lag
+        end = float(clocks.device_hi[k])
+        out.append(
+            StepBreakdown(
+                name,
+                w_hi / 1000.0 - wall,
+                wall,
+                host,
+                busy_us,
+                idle,
+                host_start_us=lo / 1000.0,
+                host_wall_us=(hi - lo) / 1000.0,
+                device_end_us=None if np.isnan(end) else end / 1000.0,
+                waited_us=waited + max(lag, 0.0),
+                blocked_us=blocked_us,
+                interval_us=interval,
+            )
+        )
+    del by_time
+    del in_range
+    return Breakdown(
+        tuple(out),
+        ev.tracks[track].label,
+        label,
+        main.astype(np.int32),
+        np.where(row_phase >= 0, row_phase, phase_code(Phase.OTHER)).astype(np.int8),
+        segments=(seg_s, seg_e, seg_phase, main[seg_owner].astype(np.int32)),
+        backward_elsewhere=elsewhere,
+        queue=queue,
+    )
+
+
+def phase_code(phase: Phase | None) -> int:
+    """A phase as the byte `Breakdown` keeps per row and segment (-1: none)."""
+    return -1 if phase is None else _PHASES.index(phase)
+
+
+def phase_intervals(breakdown: Breakdown, *phases: Phase) -> tuple[I64, I64]:
+    """Where the step thread spent its time in `phases` (sorted disjoint ns intervals)."""
+    if breakdown.segments is None:
+        empty = np.zeros(0, np.int64)
+        return empty, empty
+    seg_s, seg_e, seg_phase, _ = breakdown.segments
+    keep = np.isin(seg_phase, [phase_code(p) for p in phases])
+    return intervals.union(seg_s[keep], seg_e[keep])
+
+
+def _move_startup(
+    host: dict[str, float],
+    segments: tuple[I64, I64, I8],
+    startup: tuple[I64, I64],
+    lo: int,
+    hi: int,
+) -> None:
+    """The step thread's time inside one-time start-up calls, taken from the phases it was
+    counted in (the forward of a first convolution, ...) into the ``startup`` phase."""
+    spans = intervals.clip(*startup, lo, hi)
+    if len(spans[0]) == 0:
+        return
+    seg_s, seg_e, phase = segments
+    for a, b in zip(*spans, strict=True):
+        overlap = np.minimum(seg_e, b) - np.maximum(seg_s, a)
+        hit = overlap > 0
+        for k, ns in zip(phase[hit].tolist(), overlap[hit].tolist(), strict=True):
+            name = _PHASES[k].value if k >= 0 else Phase.OTHER.value
+            us = min(ns / 1000.0, host.get(name, 0.0))
+            host[name] = host.get(name, 0.0) - us
+            host[Phase.STARTUP.value] = host.get(Phase.STARTUP.value, 0.0) + us
+
+
+def _backward_elsewhere(profile: Profile, others: I64) -> tuple[I64, I64]:
+    """When autograd's own thread runs backward (GPU runs): the union of its ranges."""
+    ev = profile.events
+    kinds = _RowKinds(profile, others)
+    backward = others[kinds.of(RowKind.BACKWARD)]
+    return intervals.union(ev.start[backward], ev.end_of(backward))
+
+
+def _move_waiting(
+    host: dict[str, float],
+    covered: tuple[I64, I64],
+    elsewhere: tuple[I64, I64],
+    lo: int,
+    hi: int,
+    phase: Phase,
+) -> None:
+    """Time the step's thread spends in no range while work it waits for runs on another
+    thread is that wait, not "other": backward on autograd's thread (``loss.backward()``
+    blocks), a collective on gloo's worker thread (DDP waits for the gradient all-reduce)."""
+    if len(elsewhere[0]) == 0:
+        return
+    gaps = intervals.complement(*intervals.clip(*covered, lo, hi), lo, hi)
+    moved = intervals.overlap(gaps, intervals.clip(*elsewhere, lo, hi)) / 1000.0
+    moved = min(moved, host.get(Phase.OTHER.value, 0.0))
+    if moved > 0:
+        host[Phase.OTHER.value] -= moved
+        host[phase.value] = host.get(phase.value, 0.0) + moved
+
+
+def _move_collective_waits(
+    host: dict[str, float],
+    range_segments: tuple[I64, I64, I8],
+    covered: tuple[I64, I64],
+    collectives: tuple[I64, I64],
+    lo: int,
+    hi: int,
+) -> None:
+    """A thread blocked until a collective on a worker thread (gloo) completes sits outside any
+    op: in no range, or in a range's own time (Lightning's backward). For each collective, the
+    stretch of such time it overlaps most is the wait for it (gloo closes its range a little
+    after the waiting thread resumes, so the end alone does not tell). It is taken from the
+    phase it was counted in."""
+    waits = intervals.clip(*collectives, lo, hi)
+    if len(waits[0]) == 0:
+        return
+    gaps = intervals.complement(*intervals.clip(*covered, lo, hi), lo, hi)
+    other = _PHASES.index(Phase.OTHER)
+    seg_s = np.concatenate([gaps[0], np.maximum(range_segments[0], lo)])
+    seg_e = np.concatenate([gaps[1], np.minimum(range_segments[1], hi)])
+    phase = np.concatenate([np.full(len(gaps[0]), other), np.maximum(range_segments[2], 0)])
+    keep = seg_e > seg_s
+    seg_s, seg_e, phase = seg_s[keep], seg_e[keep], phase[keep]
+    order = np.argsort(seg_s, kind="stable")
+    seg_s, seg_e, phase = seg_s[order], seg_e[order], phase[order]
+    waited: dict[int, list[tuple[int, int]]] = {}
+    for cs, ce in zip(*waits, strict=True):
+        a, b = np.maximum(seg_s, cs), np.minimum(seg_e, ce)
+        k = int(np.argmax(b - a))
+        if b[k] > a[k]:
+            waited.setdefault(k, []).append((int(a[k]), int(b[k])))
+    for k, spans in waited.items():
+        starts = np.array([a for a, _ in spans], np.int64)
+        ends = np.array([b for _, b in spans], np.int64)
+        name = _PHASES[int(phase[k])].value
+        us = min(intervals.length(*intervals.union(starts, ends)) / 1000.0, host.get(name, 0.0))
+        if us > 0:
+            host[name] -= us
+            host[Phase.COMMUNICATION.value] = host.get(Phase.COMMUNICATION.value, 0.0) + us
+
+
+def _host_segments(profile: Profile, main: I64) -> tuple[I64, I64, I8, I8, I32]:
+    """Self segments of the step thread's rows in order of start, the phase index of each,
+    each row's phase, and the row (index into `main`) each segment belongs to. A row's
+    segments are the gaps before each of its children (from the previous sibling's end, or
+    its own start), the stretch after its last child, or, for a leaf, the whole row. Each
+    temporary is freed once used: a row makes about two segments, and a huge trace has tens
+    of millions of rows."""
+    ev = profile.events
+    if len(main) == 0:
+        empty = np.zeros(0, np.int64)
+        return empty, empty, np.zeros(0, np.int8), np.zeros(0, np.int8), np.zeros(0, np.int32)
+    start, end = ev.start[main], ev.end_of(main)
+    nesting = nest(np.zeros(len(main), np.int8), start, end)  # one thread
+    parent = nesting.parent
+    phase = _phases(profile, main, parent, nesting.depth)
+    del nesting
+    kids = np.flatnonzero(parent >= 0)
+    # the children, grouped by parent, each group in order of start
+    order = kids[np.lexsort((start[kids], parent[kids]))].astype(np.int32)
+    leaves = np.flatnonzero(np.bincount(parent[kids], minlength=len(main)) == 0)
+    del kids
+    owner = parent[order]
+    first = np.ones(len(order), bool)
+    first[1:] = owner[1:] != owner[:-1]
+    last = np.ones(len(order), bool)
+    last[:-1] = first[1:]
+    previous = np.empty_like(order)  # the sibling before each child (a first child: itself)
+    previous[:1] = order[:1]
+    previous[1:] = order[:-1]
+    gap_s = end[previous]
+    del previous
+    gap_s[first] = start[owner[first]]
+    del first
+    tail = order[last]
+    del last
+    tail_owner = parent[tail]
+    seg_s = np.concatenate([gap_s, end[tail], start[leaves]])
+    del gap_s
+    # in order of start: the analyses' unions and merges then need no sort of their own
+    by_start = np.argsort(seg_s, kind="stable")
+    seg_s = seg_s[by_start]
+    seg_e = np.concatenate([start[order], end[tail_owner], end[leaves]])[by_start]
+    del order, tail
+    seg_owner = np.concatenate([owner, tail_owner, leaves.astype(np.int32)])[by_start]
+    # a thread whose ranges overlap without nesting (nested the way torch does) has self
+    # segments that overlap: each is cut where the next one starts, so that no instant is
+    # counted twice and the phases never add up to more than the step
+    if len(seg_s) > 1:
+        np.minimum(seg_e[:-1], seg_s[1:], out=seg_e[:-1])
+    return seg_s, seg_e, phase[seg_owner], phase, seg_owner
+
+
+def _phases(profile: Profile, main: I64, parent: I32, depth: I32) -> I8:
+    """Phase index of each row (a byte): declared, else its nearest declaring ancestor's, else
+    its kind's. Each distinct (name, event kind) is classified once."""
+    row_kinds = _RowKinds(profile, main)
+    inverse, names, kinds = row_kinds.inverse, row_kinds.names, row_kinds.kinds
+    declared = np.array(
+        [phase_code(declared_phase(n, k)) for n, k in zip(names, kinds, strict=True)], np.int8
+    )[inverse]
+    fallback = np.array([phase_code(FALLBACK_PHASES.get(k, Phase.OTHER)) for k in kinds], np.int8)[
+        inverse
+    ]
+    of_kind = row_kinds.of
+    if any(n.startswith("[pl]") for n in names):
+        # Lightning runs every op of a step inside one of its ranges; an op with none started
+        # after the step window opened inside optimizer_step (Lightning steps the profiler when
+        # training_step returns), so it is the optimizer's work whose range began earlier
+        aten = of_kind(RowKind.ATEN) | of_kind(RowKind.RUNTIME)
+        fallback[aten] = phase_code(Phase.OPTIMIZER)
+    inherited = declared
+    for d in np.unique(depth).tolist():
+        level = np.flatnonzero((depth == d) & (inherited < 0) & (parent >= 0))
+        inherited[level] = inherited[parent[level]]
+    step = of_kind(RowKind.STEP)
+    fallback[step] = -1
+    unset = inherited < 0
+    inherited[unset] = fallback[unset]
+    return inherited
+
+
+class _RowKinds:
+    """The `RowKind` of each of `events`, classified once per distinct (name, event kind): a
+    huge trace has tens of millions of rows and a few thousand names."""
+
+    def __init__(self, profile: Profile, events: I64) -> None:
+        ev = profile.events
+        pair = ev.name[events].astype(np.int64)
+        pair *= 64
+        pair += ev.kind[events]
+        unique, inverse = np.unique(pair, return_inverse=True)
+        del pair
+        self.inverse: I64 = inverse.reshape(-1)
+        self.names = [ev.strings[int(u) // 64] for u in unique.tolist()]
+        self.kinds = [
+            classify(n, kind_label(int(u) % 64))
+            for n, u in zip(self.names, unique.tolist(), strict=True)
+        ]
+
+    def where(self, test: Callable[[str, RowKind], bool]) -> Bool:
+        """Which events pass `test` (of their name and kind)."""
+        passed = np.array([test(n, k) for n, k in zip(self.names, self.kinds, strict=True)], bool)
+        found: Bool = passed[self.inverse] if len(passed) else np.zeros(len(self.inverse), bool)
+        return found
+
+    def of(self, kind: RowKind) -> Bool:
+        return self.where(lambda _, k: k is kind)
+
+
+def _phase_times(seg_s: I64, seg_e: I64, seg_phase: I8, lo: int, hi: int) -> dict[str, float]:
+    s, e = np.maximum(seg_s, lo), np.minimum(seg_e, hi)
+    keep = e > s
+    per = np.bincount(
+        np.maximum(seg_phase[keep], 0), weights=(e - s)[keep] / 1000.0, minlength=len(_PHASES)
+    )
+    times = {p.value: float(per[i]) for i, p in enumerate(_PHASES) if per[i] > 0}
+    covered = float(np.sum((e - s)[keep])) / 1000.0
+    other = (hi - lo) / 1000.0 - covered
+    times[Phase.OTHER.value] = times.get(Phase.OTHER.value, 0.0) + max(other, 0.0)
+    return times
+
+
+@dataclass(frozen=True)
+class _DeviceSets:
+    busy: tuple[I64, I64]
+    sync: tuple[I64, I64]
+    copy: tuple[I64, I64]
+    data: tuple[I64, I64]
+    startup: tuple[I64, I64]
+    held: tuple[I64, I64]
+    blocked: tuple[I64, I64]
+    """Launch calls made with their stream's queue full."""
+
+
+def _device_sets(profile: Profile) -> _DeviceSets | None:
+    ev = profile.events
+    work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS))
+    if len(work) == 0:
+        return None
+    at = profile.attribution
+    rows = np.flatnonzero(at.is_row)
+    kinds = _RowKinds(profile, rows)
+    sync = rows[kinds.of(RowKind.SYNC)]
+    data = rows[kinds.of(RowKind.DATALOADER)]
+    copies = rows[kinds.where(lambda name, kind: kind is RowKind.RUNTIME and "Memcpy" in name)]
+    del kinds
+    # a copy call that reads back to the host (.item(), .cpu()) is a sync
+    blocking = host_read_calls(profile)
+    copies = copies[~np.isin(copies, blocking)]
+    sync = np.union1d(sync, blocking)
+    return _DeviceSets(
+        busy=intervals.union(ev.start[work], ev.end_of(work)),
+        sync=intervals.union(ev.start[sync], ev.end_of(sync)),
+        copy=intervals.union(ev.start[copies], ev.end_of(copies)),
+        data=intervals.union(ev.start[data], ev.end_of(data)),
+        startup=(np.zeros(0, np.int64), np.zeros(0, np.int64)),
+        held=(np.zeros(0, np.int64), np.zeros(0, np.int64)),
+        blocked=(np.zeros(0, np.int64), np.zeros(0, np.int64)),
+    )
+
+
+def host_read_calls(profile: Profile) -> I64:
+    """The host calls that launched device-to-host copies (`HOST_READ_NAME`): syncs."""
+    ev = profile.events
+    names = [i for i, s in enumerate(ev.strings) if HOST_READ_NAME.search(s)]
+    copies = np.flatnonzero((ev.kind == EventKind.MEMCPY) & np.isin(ev.name, names))
+    launchers = profile.attribution.launcher[copies]
+    return np.unique(launchers[launchers >= 0])
+
+
+def _device_times(sets: _DeviceSets, lo: int, hi: int) -> tuple[float, dict[str, float]]:
+    """Busy time, and idle time by cause, in order of precedence: one-time start-up,
+    launched work held back (`held`), the host in a sync, in a copy call (a blocking
+    cudaMemcpy), fetching data, anything else."""
+    busy = intervals.clip(*sets.busy, lo, hi)
+    seen = busy
+    idle: dict[str, float] = {}
+    causes = (
+        ("startup", sets.startup),
+        ("held", sets.held),
+        ("sync", sets.sync),
+        ("copy", sets.copy),
+        ("input", sets.data),
+    )
+    for cause, during in causes:
+        rest = intervals.complement(*seen, lo, hi)
+        clipped = intervals.clip(*during, lo, hi)
+        idle[cause] = intervals.overlap(rest, clipped) / 1000.0
+        seen = intervals.union(*_concat(seen, clipped))
+    idle["host"] = intervals.length(*intervals.complement(*seen, lo, hi)) / 1000.0
+    return intervals.length(*busy) / 1000.0, idle
+
+
+def _near_sets(sets: _DeviceSets, lo: int, hi: int) -> _DeviceSets:
+    """The device's interval sets cut to what overlaps [lo, hi) (by bisection)."""
+
+    def cut(pair: tuple[I64, I64]) -> tuple[I64, I64]:
+        return intervals.near(pair[0], pair[1], lo, hi)
+
+    return _DeviceSets(
+        cut(sets.busy),
+        cut(sets.sync),
+        cut(sets.copy),
+        cut(sets.data),
+        cut(sets.startup),
+        cut(sets.held),
+        cut(sets.blocked),
+    )
+
+
+def _host_waits(sets: _DeviceSets, lo: int, hi: int) -> tuple[float, float]:
+    """Host time in [lo, hi) waiting for a busy device (in a sync, a blocking copy or a
+    launch on a full queue while the device worked), and the part on a full queue (µs)."""
+    blocked = intervals.clip(*sets.blocked, lo, hi)
+    waits = intervals.union(
+        *_concat(
+            _concat(intervals.clip(*sets.sync, lo, hi), blocked), intervals.clip(*sets.copy, lo, hi)
+        )
+    )
+    busy = intervals.clip(*sets.busy, lo, hi)
+    return intervals.overlap(waits, busy) / 1000.0, intervals.length(*blocked) / 1000.0
+
+
+def _concat(a: tuple[I64, I64], b: tuple[I64, I64]) -> tuple[I64, I64]:
+    return np.concatenate([a[0], b[0]]), np.concatenate([a[1], b[1]])

@@ -1,0 +1,275 @@
+"""The collectives of one profile: when each ran, how big it was, and how much compute hid.
+
+A collective is *timed* by its device kernel (NCCL/RCCL) where the trace has one, else by the
+backend's range on its worker thread (gloo, MPI, UCC); when neither exists, only the enqueue
+calls (``nccl:all_reduce`` on the host) are known: counts and sizes, no timing
+(`knowledge.collectives` says which event is which).
+
+*Exposed* communication is the part of a step during which a collective runs and nothing
+computes: on a GPU, no other kernel, copy or memset; on the CPU, the step's thread runs no
+op (it may be inside a range, such as Lightning's backward, while it waits). That is the
+time the step waits for communication, whether for the transfer or for a slower rank
+(only a job of all ranks tells the two apart: `profsight.job`).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from profsight.analyses.step import intervals
+from profsight.analyses.step.comm_names import name_lut
+from profsight.knowledge.collectives import (
+    backend_of,
+    bus_factor,
+    operation_of,
+)
+from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
+from profsight.model.events import I64, Bool, EventStore
+from profsight.model.profile import Profile
+
+if TYPE_CHECKING:
+    from profsight.analyses.step.breakdown import Breakdown
+
+#: How far up the call chain a kernel's size and operation are looked for.
+_CHAIN = 6
+
+TIMED_ON_DEVICE = "device kernels"
+TIMED_ON_HOST = "host ranges"
+ENQUEUE_ONLY = "enqueue calls only"
+
+
+@dataclass(frozen=True)
+class Collective:
+    operation: str
+    """Canonical id (`knowledge.collectives.OPERATIONS`): ``all_reduce``, ``all_gather``, ..."""
+    name: str
+    backend: str
+    step: int
+    """Index of the breakdown window it was issued in, -1 outside every window."""
+    start_ns: int
+    """Same clock as the profile's events."""
+    end_ns: int
+    nbytes: int
+    """Message bytes, -1 when the trace does not say."""
+    group_size: int
+    """Ranks taking part, -1 when unknown."""
+    process_group: str = ""
+    """``Process Group Name`` where the trace states it (torch >= 2.1), else empty."""
+
+    @property
+    def dur_us(self) -> float:
+        return (self.end_ns - self.start_ns) / 1000.0
+
+    def bus_gbps(self) -> float | None:
+        """Bus bandwidth in GB/s (NCCL tests' convention), None without size or ranks."""
+        factor = bus_factor(self.operation, self.group_size)
+        if factor is None or self.nbytes <= 0 or self.end_ns <= self.start_ns:
+            return None
+        return self.nbytes / (self.end_ns - self.start_ns) * factor
+
+
+@dataclass(frozen=True)
+class StepComms:
+    busy_us: float
+    """Time in the window during which some collective runs."""
+    exposed_us: float
+    """The part of `busy_us` during which nothing computes."""
+
+    @property
+    def overlapped_us(self) -> float:
+        return max(self.busy_us - self.exposed_us, 0.0)
+
+
+@dataclass(frozen=True)
+class OperationStats:
+    operation: str
+    backend: str
+    calls: int
+    total_us: float
+    nbytes: int
+    """Sum of the known message sizes (-1 when none is known)."""
+    bus_gbps: float | None
+    """Median bus bandwidth of the calls whose size is known."""
+
+
+@dataclass(frozen=True)
+class Communication:
+    timed_on: str
+    """`TIMED_ON_DEVICE`, `TIMED_ON_HOST` or `ENQUEUE_ONLY`."""
+    backend: str
+    collectives: tuple[Collective, ...]
+    steps: tuple[StepComms, ...]
+    """One per breakdown window (empty when `ENQUEUE_ONLY`)."""
+    step_count: int = 1
+    """Breakdown windows (the per-step divisor, timed or not)."""
+
+    @property
+    def timed(self) -> bool:
+        return self.timed_on != ENQUEUE_ONLY
+
+    def average(self) -> StepComms:
+        n = max(self.step_count, 1)
+        return StepComms(
+            sum(s.busy_us for s in self.steps) / n, sum(s.exposed_us for s in self.steps) / n
+        )
+
+    def operations(self) -> list[OperationStats]:
+        groups: dict[tuple[str, str], list[Collective]] = defaultdict(list)
+        for c in self.collectives:
+            groups[(c.operation, c.backend)].append(c)
+        out = []
+        for (operation, backend), calls in groups.items():
+            sizes = [c.nbytes for c in calls if c.nbytes > 0]
+            rates = [r for r in (c.bus_gbps() for c in calls) if r is not None]
+            out.append(
+                OperationStats(
+                    operation,
+                    backend,
+                    len(calls),
+                    sum(c.dur_us for c in calls) if self.timed else 0.0,
+                    sum(sizes) if sizes else -1,
+                    float(np.median(rates)) if rates and self.timed else None,
+                )
+            )
+        return sorted(out, key=lambda o: (-o.total_us, -o.calls))
+
+
+def communication(profile: Profile, breakdown: Breakdown) -> Communication | None:
+    """The profile's collectives, or None when it has none."""
+    ev = profile.events
+    if not len(ev):
+        return None
+    device_lut, host_lut, sized_lut, comm_lut = name_lut(ev)
+    kernels = np.flatnonzero((ev.kind == EventKind.KERNEL) & device_lut[ev.name])
+    host = np.flatnonzero(host_lut[ev.name] & ~ev.unfinished & (ev.kind != EventKind.KERNEL))
+    if len(kernels):
+        chosen, timed_on = kernels, TIMED_ON_DEVICE
+    elif len(host):
+        chosen, timed_on = host, TIMED_ON_HOST
+    else:
+        at = profile.attribution
+        enqueue = sized_lut[ev.name] & ~np.isin(ev.name, _ids(ev, "record_param_comms"))
+        chosen, timed_on = np.flatnonzero(enqueue & at.is_row), ENQUEUE_ONLY
+    if not len(chosen):
+        return None
+    # a collective belongs to the step whose host range issued it; its time is counted in the
+    # steps' intervals on the device's clock, which never overlap
+    host_lo, host_hi = breakdown.host_ranges_ns if breakdown.steps else ([], [])
+    issued_in = list(zip(np.asarray(host_lo).tolist(), np.asarray(host_hi).tolist(), strict=True))
+    windows = breakdown.intervals_ns
+    collectives = tuple(_collective(profile, int(i), issued_in, sized_lut) for i in chosen.tolist())
+    steps: tuple[StepComms, ...] = ()
+    if timed_on != ENQUEUE_ONLY:
+        compute = _compute_set(profile, breakdown, comm_lut, on_device=timed_on == TIMED_ON_DEVICE)
+        busy = intervals.union(ev.start[chosen], ev.end_of(chosen))
+        steps = tuple(_step(busy, compute, lo, hi) for lo, hi in windows)
+    backends = sorted({c.backend for c in collectives})
+    return Communication(timed_on, ", ".join(backends), collectives, steps, max(len(windows), 1))
+
+
+def _ids(ev: EventStore, name: str) -> list[int]:
+    return [i for i, s in enumerate(ev.strings) if s == name]
+
+
+def _step(busy: tuple[I64, I64], compute: tuple[I64, I64], lo: int, hi: int) -> StepComms:
+    clipped = intervals.clip(*busy, lo, hi)
+    total = intervals.length(*clipped)
+    hidden = intervals.overlap(clipped, intervals.clip(*compute, lo, hi))
+    return StepComms(total / 1000.0, (total - hidden) / 1000.0)
+
+
+def _compute_set(
+    profile: Profile, breakdown: Breakdown, comm_lut: Bool, on_device: bool
+) -> tuple[I64, I64]:
+    """What computes: other device work on a GPU run; the step thread's ops on the CPU."""
+    ev = profile.events
+    if on_device:
+        work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS) & ~comm_lut[ev.name])
+    else:  # ops on any thread (autograd's too), not ranges: a range (Lightning's backward) can
+        # be what the thread waits in
+        at = profile.attribution
+        work = np.flatnonzero(
+            at.is_row & ~at.is_async & (ev.kind == EventKind.CPU_OP) & ~comm_lut[ev.name]
+        )
+    return intervals.union(ev.start[work], ev.end_of(work))
+
+
+def _collective(
+    profile: Profile, i: int, windows: list[tuple[int, int]], sized: Bool
+) -> Collective:
+    ev, at = profile.events, profile.attribution
+    name = ev.strings[ev.name[i]]
+    chain = _chain(profile, i)
+    # the largest size on the chain: an all-gather's range states its input shard, its c10d
+    # op the gathered output
+    nbytes = max((int(ev.comm_bytes[j]) for j in chain), default=-1)
+    group = next((int(ev.group_size[j]) for j in chain if ev.group_size[j] > 0), -1)
+    if group < 0:
+        group = _declared_group(profile)
+    operation = _operation(ev, chain, sized)
+    issued = i
+    if ev.kind[i] == EventKind.KERNEL and at.launcher[i] >= 0:
+        issued = int(at.launcher[i])
+    t = int(ev.start[issued])
+    step = next((k for k, (lo, hi) in enumerate(windows) if lo <= t < hi), -1)
+    backend = backend_of(name, str(profile.meta.distributed.get("backend", "")))
+    if backend == "NCCL" and _on_rocm(profile):
+        backend = "RCCL"  # ROCm's RCCL keeps NCCL's kernel and range names
+    pg = next((ev.strings[ev.process_group[j]] for j in chain if ev.process_group[j] >= 0), "")
+    return Collective(
+        operation, name, backend, step, int(ev.start[i]), int(ev.end_of(i)), nbytes, group, pg
+    )
+
+
+def _operation(ev: EventStore, chain: list[int], sized: Bool) -> str:
+    """The collective's own ``Collective name``; else its host call's (an NCCL kernel named
+    ``SendRecv`` may run an all-to-all); else what the event's own name says."""
+    i = chain[0]
+    named = [j for j in chain if ev.collective[j] >= 0]
+    callers = [j for j in chain[1:] if sized[ev.name[j]]]
+    for j in (*named, *callers, i):
+        collective = ev.strings[ev.collective[j]] if ev.collective[j] >= 0 else ""
+        operation = operation_of(ev.strings[ev.name[j]], collective)
+        if operation != "other":
+            return operation
+    return "other"
+
+
+def _chain(profile: Profile, i: int) -> list[int]:
+    """The event, then (for device work) the host row it is attributed to and its parents."""
+    at = profile.attribution
+    chain = [i]
+    j = int(at.owner[i]) if profile.events.kind[i] == EventKind.KERNEL else int(at.parent[i])
+    while j >= 0 and len(chain) < _CHAIN:
+        chain.append(j)
+        j = int(at.parent[j])
+    return chain
+
+
+def _on_rocm(profile: Profile) -> bool:
+    header = profile.meta.header
+    return any(k.startswith(("hip_", "roctracer")) for k in header) or any(
+        "AMD" in str(d.get("name", "")) or "Instinct" in str(d.get("name", ""))
+        for d in profile.meta.devices
+    )
+
+
+def _declared_group(profile: Profile) -> int:
+    size = profile.meta.distributed.get("world_size")
+    return size if isinstance(size, int) and size > 0 else -1
+
+
+__all__ = [
+    "ENQUEUE_ONLY",
+    "TIMED_ON_DEVICE",
+    "TIMED_ON_HOST",
+    "Collective",
+    "Communication",
+    "OperationStats",
+    "StepComms",
+    "communication",
+]

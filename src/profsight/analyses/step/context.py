@@ -1,0 +1,126 @@
+"""What every analysis reads: the profile, its table with row kinds, the step breakdown."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from profsight.analyses.step.breakdown import Breakdown, StepBreakdown, breakdown
+from profsight.analyses.step.comms import Communication, communication
+from profsight.analyses.step.flops import OpFlops, op_flops
+from profsight.analyses.step.unrecorded import unrecorded_device
+from profsight.knowledge.hardware import Accelerator, accelerator, architecture
+from profsight.knowledge.phases import Phase
+from profsight.knowledge.rows import RowKind
+from profsight.model.profile import Profile
+from profsight.model.row_kind import row_kind
+from profsight.model.table import ProfilerTable, Row
+
+
+@dataclass
+class Context:
+    profile: Profile
+    table: ProfilerTable
+    breakdown: Breakdown
+
+    @cached_property
+    def average(self) -> StepBreakdown:
+        return self.breakdown.average()
+
+    @property
+    def steps(self) -> int:
+        return max(len(self.breakdown.steps), 1)
+
+    @property
+    def step_us(self) -> float:
+        return self.average.wall_us
+
+    @property
+    def startup_us(self) -> float:
+        """One-time start-up per step (the ``startup`` phase)."""
+        return self.average.host_us.get(Phase.STARTUP.value, 0.0)
+
+    @property
+    def held_us(self) -> float:
+        """Device idle time per step while launched work was held back (`analyses.held`)."""
+        return self.average.device_idle_us.get("held", 0.0)
+
+    @property
+    def steady_us(self) -> float:
+        """The step without its one-time start-up and the time launched work was held back
+        by something the trace does not show: what the recorded steady state takes."""
+        return max(self.step_us - self.startup_us - self.held_us, 0.0)
+
+    @property
+    def steady_note(self) -> str:
+        """What the steady state leaves out, as the evidence says it ("" when nothing)."""
+        parts = [
+            label
+            for label, us in (("one-time start-up", self.startup_us), ("held work", self.held_us))
+            if us
+        ]
+        return f" outside {' and '.join(parts)}" if parts else ""
+
+    @property
+    def steady_busy_us(self) -> float | None:
+        """Device busy time outside the one-time start-up (None without device work)."""
+        busy = self.average.device_busy_us
+        if busy is None:
+            return None
+        during = self.startup_us - self.average.device_idle_us.get("startup", 0.0)
+        return max(busy - max(during, 0.0), 0.0)
+
+    def share(self, us: float) -> float:
+        """`us` of the whole profiled window, as a % of the average step, at most all of it:
+        the steady step is the slower clock's mean, and one-time work of a step (a warm-up
+        kernel in the first) can pass it; no part of a step is more than the step."""
+        return min(us / self.steps * 100.0 / self.step_us, 100.0) if self.step_us else 0.0
+
+    def host_at_stake(self, share: float) -> float:
+        """What host-side time can cost the step: on a GPU run, no more than the device
+        idles (host work that overlaps device work is hidden by it)."""
+        busy = self.average.device_busy_us
+        if busy is None or not self.step_us:
+            return share
+        return min(share, max(0.0, 100.0 - busy * 100.0 / self.step_us))
+
+    def phase_share(self, phase: str) -> float:
+        return self.average.host_us.get(phase, 0.0) * 100.0 / self.step_us if self.step_us else 0.0
+
+    @cached_property
+    def kinds(self) -> dict[int, RowKind]:
+        return {id(r): row_kind(r, self.table) for r in self.table.rows}
+
+    def rows(self, *kinds: RowKind) -> list[Row]:
+        return [r for r in self.table.rows if self.kinds[id(r)] in kinds]
+
+    @property
+    def has_device(self) -> bool:
+        return self.table.has_device
+
+    @cached_property
+    def device(self) -> Accelerator | None:
+        devices = self.profile.meta.devices
+        return accelerator(devices[0]) if devices else None
+
+    @cached_property
+    def unrecorded(self) -> tuple[str, ...]:
+        """What shows a GPU whose work the profile did not record (`analyses.unrecorded`)."""
+        return unrecorded_device(self.profile)
+
+    @cached_property
+    def comms(self) -> Communication | None:
+        return communication(self.profile, self.breakdown)
+
+    @cached_property
+    def flops(self) -> OpFlops:
+        return op_flops(self.profile)
+
+    @cached_property
+    def arch(self) -> str | None:
+        devices = self.profile.meta.devices
+        return architecture(devices[0]) if devices else None
+
+
+def context(profile: Profile) -> Context:
+    return Context(profile, profile.table(), breakdown(profile))

@@ -1,0 +1,182 @@
+"""The device side of a printed table: how busy the device can have been, and where the host
+waited for it.
+
+``Self CUDA time total`` (torch's footer) sums the device work of the window: kernels, copies
+and memsets, without the device-side spans of ``record_function`` labels. Per step, against
+the step's wall time, it bounds how busy the device was from above: kernels on several
+streams may overlap, and the table cannot show it. The host's waits are the self CPU time of
+the calls that block it: synchronisations, copies that return only when the device is done,
+and a full launch queue.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from profsight.analyses.step.table_step import PrintedStep
+from profsight.knowledge.advice import BLOCKING_CALL_US, BLOCKING_COPY_FRACTION
+from profsight.knowledge.hardware import TENSOR_CORE_ARCHS
+from profsight.knowledge.kernels import decode_kernel
+from profsight.knowledge.op_families import COPIES, kernel_family, op_family
+from profsight.knowledge.ops import lookup_op
+from profsight.knowledge.rows import (
+    BLOCKING_COPY_CALLS,
+    LAUNCH_CALLS,
+    QUEUE_FULL_ROWS,
+    RowKind,
+)
+from profsight.model.row_kind import row_kind
+from profsight.model.table import ProfilerTable, Row
+
+#: Host waits by what the host waits in.
+SYNC = "sync"
+BLOCKING_COPY = "blocking_copy"
+QUEUE_FULL = "queue_full"
+#: Architectures in the order they came (a kernel built for one runs only on it or later).
+_ARCH_ORDER = ("maxwell", "pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell")
+
+
+@dataclass(frozen=True)
+class PrintedDevice:
+    name: str
+    """``CUDA``, ``XPU``, ... as the table's columns name it."""
+    work_us: float
+    """Device work per step: the footer's device time total over the steps."""
+    busy_pct: float
+    """`work_us` as a share of the step, at most 100: an upper bound on how busy it was."""
+    family_us: dict[str, float]
+    """Device time per step by family, from the kernel rows or the ops' self device time
+    (whichever covers more of the total)."""
+    family_rows: dict[str, tuple[Row, ...]]
+    family_basis: str
+    launches: float
+    """Kernel launch calls per step (0 when the table shows none)."""
+    launch_rows: tuple[Row, ...]
+    waits: dict[str, float]
+    """Host time per step blocked in `SYNC`, `BLOCKING_COPY` or `QUEUE_FULL` calls."""
+    wait_rows: dict[str, tuple[Row, ...]]
+    copy_us: float
+    """Device time per step of copies."""
+    fp32_matrix_us: float
+    """Device time per step of FP32 GEMM/convolution kernels not on tensor cores."""
+    fp32_rows: tuple[Row, ...]
+    arch: str | None
+    """The newest architecture a kernel in the table was built for (the GPU is at least
+    that); None when no kernel name tells."""
+
+    @property
+    def idle_pct(self) -> float:
+        return max(100.0 - self.busy_pct, 0.0)
+
+    @property
+    def mean_kernel_us(self) -> float | None:
+        return self.work_us / self.launches if self.launches else None
+
+    @property
+    def tensor_cores(self) -> bool:
+        return self.arch in TENSOR_CORE_ARCHS
+
+
+def printed_device(table: ProfilerTable, step: PrintedStep) -> PrintedDevice | None:
+    """The device facts of a table with device columns and device time; else None."""
+    if not table.has_device or table.self_device_total_us <= 0 or not step.step_us:
+        return None
+    steps = step.steps
+    work = table.self_device_total_us / steps
+    kinds = {id(r): row_kind(r, table) for r in table.rows}
+    families, family_rows, basis = _families(table, kinds, steps)
+    waits: dict[str, float] = {}
+    wait_rows: dict[str, list[Row]] = {}
+    copy_us = families.get(COPIES, 0.0)
+    for row in table.rows:
+        what = _wait(row, kinds[id(row)], copy_us * steps)
+        if what is not None:
+            waits[what] = waits.get(what, 0.0) + row.self_cpu_us / steps
+            wait_rows.setdefault(what, []).append(row)
+    launches = [r for r in table.rows if r.name in LAUNCH_CALLS]
+    fp32, arch = _fp32_matrix(table, kinds)
+    return PrintedDevice(
+        name=table.device_name,
+        work_us=work,
+        busy_pct=min(work * 100.0 / step.step_us, 100.0),
+        family_us=families,
+        family_rows=family_rows,
+        family_basis=basis,
+        launches=sum(r.calls for r in launches) / steps,
+        launch_rows=tuple(launches),
+        waits=waits,
+        wait_rows={k: tuple(v) for k, v in wait_rows.items()},
+        copy_us=copy_us,
+        fp32_matrix_us=sum(r.self_device_us for r in fp32) / steps,
+        fp32_rows=tuple(sorted(fp32, key=lambda r: -r.self_device_us)),
+        arch=arch,
+    )
+
+
+def _families(
+    table: ProfilerTable, kinds: dict[int, RowKind], steps: int
+) -> tuple[dict[str, float], dict[str, tuple[Row, ...]], str]:
+    """Device time by family from the kernel rows and from the ops' self device time; the
+    two count the same work, so the one that covers more of the total is used."""
+    by_kernel: dict[str, list[Row]] = {}
+    by_op: dict[str, list[Row]] = {}
+    for row in table.rows:
+        if row.self_device_us <= 0:
+            continue
+        kind = kinds[id(row)]
+        if kind in (RowKind.KERNEL, RowKind.MEMCPY, RowKind.MEMSET, RowKind.COMMUNICATION):
+            if row.cpu_total_us <= 0:
+                family = (
+                    COPIES
+                    if kind is RowKind.MEMCPY
+                    else kernel_family(decode_kernel(row.name).operation)
+                )
+                by_kernel.setdefault(family, []).append(row)
+        elif kind is RowKind.ATEN:
+            info = lookup_op(row.name)
+            by_op.setdefault(op_family(info.category if info else None), []).append(row)
+
+    def covered(groups: dict[str, list[Row]]) -> float:
+        return sum(r.self_device_us for rows in groups.values() for r in rows)
+
+    use, basis = (
+        (by_kernel, "kernel rows")
+        if covered(by_kernel) >= covered(by_op)
+        else (by_op, "ops' self device time")
+    )
+    spent = {f: sum(r.self_device_us for r in rows) / steps for f, rows in use.items()}
+    ordered = {f: tuple(sorted(rows, key=lambda r: -r.self_device_us)) for f, rows in use.items()}
+    return spent, ordered, basis
+
+
+def _wait(row: Row, kind: RowKind, copies_device_us: float) -> str | None:
+    if row.cpu_total_us <= 0:
+        return None
+    if row.name in QUEUE_FULL_ROWS:
+        return QUEUE_FULL
+    if kind is RowKind.SYNC:
+        return SYNC
+    if row.name not in BLOCKING_COPY_CALLS or not row.calls:
+        return None
+    # a copy call waited: its host time is not far below its copies' device time, or (no
+    # copy printed to compare with) each call took longer than an asynchronous one does
+    if copies_device_us > 0:
+        blocked = row.self_cpu_us >= BLOCKING_COPY_FRACTION * copies_device_us
+    else:
+        blocked = row.self_cpu_us / row.calls >= BLOCKING_CALL_US
+    return BLOCKING_COPY if blocked else None
+
+
+def _fp32_matrix(table: ProfilerTable, kinds: dict[int, RowKind]) -> tuple[list[Row], str | None]:
+    fp32: list[Row] = []
+    newest = -1
+    for row in table.rows:
+        if kinds[id(row)] is not RowKind.KERNEL:
+            continue
+        k = decode_kernel(row.name)
+        if k.arch in _ARCH_ORDER:
+            newest = max(newest, _ARCH_ORDER.index(k.arch))
+        matrix = k.operation is not None and k.operation.startswith(("gemm", "conv", "attention"))
+        if matrix and k.precision == "fp32" and k.tensor_cores is not True:
+            fp32.append(row)
+    return fp32, (_ARCH_ORDER[newest] if newest >= 0 else None)

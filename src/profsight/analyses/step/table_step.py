@@ -1,0 +1,604 @@
+"""The training step as far as a printed table's rows allow.
+
+A printed table (torch's ``key_averages().table()``, Lightning's ``fit-*.txt`` or
+``SimpleProfiler`` report) holds totals over the profiled window, not a timeline. Two facts
+make a step model possible anyway:
+
+* **Totals are durations.** A range's CPU total is the sum of its calls' lengths, whatever
+  torch made of its nesting, so totals per step are the phases' durations. Self times are
+  not: Lightning steps the profiler inside ``optimizer_step`` (ranges overlap without
+  nesting) and torch then gives ``ProfilerStep*`` and ``Optimizer.step#`` the self time of
+  ops that ran in other ranges. So phases come from totals, with Lightning's nesting
+  (`profsight.knowledge.lightning_names.NESTED_IN`) subtracted, never from a range's self time.
+* **Self times add up.** Over all rows they sum to ``Self CPU time total``, so the self time
+  of the ops of one family (`profsight.knowledge.op_families`) is that family's share.
+
+What a table cannot tell (overlap of host and device, order, one step from another) is said
+in `PrintedStep.limits`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from profsight.knowledge import advice
+from profsight.knowledge.advice import (
+    EVALUATION_ONLY,
+    MANUAL_OPTIMIZATION_FRACTION,
+    METRIC_HOLDER_SLACK,
+    OVERSHOOT_NOTED,
+    PARTIAL_TABLE_PCT,
+    PHASE_RULES_BY_PHASE,
+)
+from profsight.knowledge.lightning_names import (
+    CUT_MARK,
+    EVALUATION_ACTIONS,
+    EVALUATION_FETCHES,
+    FETCH_ACTIONS,
+    LIGHTNING_ACTION_PREFIX,
+    LIGHTNING_MODULE_PREFIX,
+    NESTED_IN,
+    ONCE_PER_RUN,
+    action_candidates,
+    action_of,
+    module_class,
+)
+from profsight.knowledge.op_families import OPTIMIZER, op_family
+from profsight.knowledge.ops import lookup_op
+from profsight.knowledge.phases import ACTION_PHASES, Phase, declared_phase
+from profsight.knowledge.rows import LIGHTNING_ACTION_EVENT, METRIC_EVENT, METRIC_IN, RowKind
+from profsight.model.row_kind import row_kind
+from profsight.model.table import ProfilerTable, Row
+
+#: Lightning's step action in its reports (SimpleProfiler) and ranges.
+STEP_ACTION = "run_training_batch"
+EPOCH_ACTION = "run_training_epoch"
+FORWARD_ACTION = "training_step"
+OPTIMIZER_ACTION = "optimizer_step"
+OPTIMIZER_STEP_PREFIX = "Optimizer.step#"
+ZERO_GRAD_PREFIX = "Optimizer.zero_grad#"
+ENGINE_PREFIX = "autograd::engine::evaluate_function"
+RESIDUAL = "the step less its named phases and its own self time"
+
+
+@dataclass(frozen=True)
+class PhasePart:
+    """How much of a step one phase takes, and the rows that say so."""
+
+    phase: str
+    us: float
+    """Per step."""
+    rows: tuple[str, ...]
+    how: str
+    """How the figure was derived from the rows."""
+
+
+@dataclass(frozen=True)
+class PrintedStep:
+    steps: int
+    """Steps the rows cover (1 when the table names none: the whole window is one)."""
+    step_us: float
+    basis: str
+    """How the step time was found."""
+    parts: tuple[PhasePart, ...]
+    """Per phase, adding up to `step_us` with `Phase.OTHER`."""
+    family_self_us: dict[str, float]
+    """Self CPU time per step of the ops of each family (`op_families`)."""
+    family_rows: dict[str, tuple[Row, ...]]
+    """The printed ops of each family, largest self time first."""
+    coverage_pct: float
+    """The printed rows' share of ``Self CPU time total`` (100 for a full table)."""
+    lightning: bool
+    """Lightning's ranges are in the table."""
+    evaluation_only: bool
+    """The steps are validation (test, predict) steps: the table holds no training."""
+    backward_thread: bool
+    """Backward ran on autograd's own thread (a device run without Lightning's ranges)."""
+    model_us: float = 0.0
+    """Per step, the totals of the model's top-level module rows (0 without module rows)."""
+    limits: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def phases(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for part in self.parts:
+            out[part.phase] = out.get(part.phase, 0.0) + part.us
+        return out
+
+    def share(self, us: float) -> float:
+        """Per-step `us` as a % of the step."""
+        return us * 100.0 / self.step_us if self.step_us else 0.0
+
+    def phase_share(self, phase: Phase) -> float:
+        return self.share(self.phases.get(phase.value, 0.0))
+
+    def part(self, phase: Phase) -> PhasePart | None:
+        return next((p for p in self.parts if p.phase == phase.value), None)
+
+
+def printed_step(table: ProfilerTable, exclusive: bool = False) -> PrintedStep | None:
+    """The step model of a printed table; None when the rows hold nothing to build it on.
+    `exclusive`: the rows' times exclude the rows inside them (AdvancedProfiler's actions),
+    so they add up instead of nesting."""
+    return _Builder(table, exclusive).build()
+
+
+class _Builder:
+    def __init__(self, table: ProfilerTable, exclusive: bool) -> None:
+        self.table = table
+        self.exclusive = exclusive
+        self.rows = [r for r in table.rows if r.cpu_total_us > 0 and not r.is_device]
+        self.kinds = {id(r): row_kind(r, table) for r in self.rows}
+        self.actions = {id(r): _action(r, self.kinds[id(r)]) for r in self.rows}
+        # a negative total (a profiler clock fault, kept as printed) measures nothing
+        self.self_total = max(table.self_cpu_total_us, 0.0)
+        # Lightning's action ranges, or its module ranges (a table cut to the rows of most
+        # self time keeps those and drops the actions, whose self time is tiny)
+        self.lightning = any(a is not None for a in self.actions.values()) or any(
+            r.name.startswith(LIGHTNING_MODULE_PREFIX) for r in self.rows
+        )
+        self.backward_thread = table.has_device and not self._action_rows("backward")
+        self.limits: list[str] = []
+
+    # ---------------------------------------------------------------- lookups
+
+    def _action_rows(self, action: str) -> list[Row]:
+        return [r for r in self.rows if self.actions[id(r)] == action]
+
+    def _total(self, rows: Sequence[Row]) -> float:
+        return sum(r.cpu_total_us for r in rows)
+
+    def _kind_rows(self, kind: RowKind) -> list[Row]:
+        return [r for r in self.rows if self.kinds[id(r)] is kind]
+
+    # ---------------------------------------------------------------- the step
+
+    def _step(self) -> tuple[int, float, str] | None:
+        if not self.rows:
+            return None  # nothing but totals (a SimpleProfiler report's Total row alone)
+        step_row = next((r for r in self._kind_rows(RowKind.STEP) if r.calls), None)
+        if step_row is not None:
+            return (
+                step_row.calls,
+                step_row.cpu_total_us / step_row.calls,
+                f"{step_row.name} CPU total / its {step_row.calls} calls",
+            )
+        if self.exclusive:
+            return self._exclusive_step()
+        batches = [r for r in self._action_rows(STEP_ACTION) if r.calls]
+        if batches:
+            steps = batches[0].calls
+            epoch = self._action_rows(EPOCH_ACTION)
+            if epoch:
+                return (
+                    steps,
+                    self._total(epoch) / steps,
+                    f"{EPOCH_ACTION} total / {steps} {STEP_ACTION} calls (all a training "
+                    "batch costs, validation and hooks included)",
+                )
+            fetch = [r for a in FETCH_ACTIONS for r in self._action_rows(a)]
+            return (
+                steps,
+                (self._total(batches) + self._total(fetch)) / steps,
+                f"{STEP_ACTION} plus the batch fetch, per call",
+            )
+        for rows, what in (
+            (self._action_rows(FORWARD_ACTION), FORWARD_ACTION),
+            (self._prefixed(OPTIMIZER_STEP_PREFIX), OPTIMIZER_STEP_PREFIX + "..."),
+        ):
+            if rows and rows[0].calls and self.self_total:
+                steps = rows[0].calls
+                self.limits.append(advice.NO_STEP_ROW_NOTE.format(steps=steps, what=what))
+                return (steps, self.self_total / steps, f"Self CPU time total / {steps} steps")
+        phased = [r for r in self.rows if self._phase(r) is not None and r.calls > 1]
+        if phased and all(r.event_kind == LIGHTNING_ACTION_EVENT for r in self.rows):
+            # Lightning 1.0/1.1 reports (or a report cut before its batch action): the
+            # phases' calls count the steps, the evaluation loops' not (a val fetch's 19
+            # calls against 16 training fetches), and the step is the sum of the recorded
+            # phases (what else ran is unknown)
+            evaluation = EVALUATION_FETCHES.union(EVALUATION_ACTIONS)
+            training = [r for r in phased if self.actions[id(r)] not in evaluation]
+            steps = max(r.calls for r in training or phased)
+            present = {self.actions[id(r)] for r in phased}
+            outer = [r for r in phased if NESTED_IN.get(self.actions[id(r)] or "") not in present]
+            self.limits.append(advice.NO_STEP_ACTION_NOTE)
+            return (steps, self._total(outer) / steps, "the sum of the recorded phases per step")
+        if self.self_total:
+            self.limits.append(advice.WHOLE_WINDOW_NOTE)
+            return (1, self.self_total, "Self CPU time total (the whole window as one step)")
+        return None
+
+    def _exclusive_step(self) -> tuple[int, float, str] | None:
+        """AdvancedProfiler: the steps from its batch action's calls (its time may read 0);
+        the step as the sum of the actions that run every batch (their times add up)."""
+        marker = [r for r in self.table.rows if _action(r, row_kind(r, self.table)) == STEP_ACTION]
+        marker = marker or self._action_rows(FORWARD_ACTION)
+        if not marker or not marker[0].calls:
+            return None
+        steps = marker[0].calls
+        self.limits.append(advice.ADVANCED_PROFILER_NOTE)
+        actions = [
+            r
+            for r in self.rows
+            if r.event_kind == LIGHTNING_ACTION_EVENT and self.actions[id(r)] not in ONCE_PER_RUN
+        ]
+        return (
+            steps,
+            self._total(actions) / steps,
+            "the sum of the actions' times per training batch, once-per-run hooks left out "
+            "(AdvancedProfiler's profilers cannot nest: an action stops counting when one "
+            "inside it starts, so its times add up)",
+        )
+
+    def _prefixed(self, prefix: str) -> list[Row]:
+        return [r for r in self.rows if r.name.startswith(prefix)]
+
+    # ---------------------------------------------------------------- phases
+
+    def build(self) -> PrintedStep | None:
+        found = self._step()
+        if found is None:
+            return None
+        steps, step_us, basis = found
+        if self.rows and all(r.event_kind == LIGHTNING_ACTION_EVENT for r in self.rows):
+            self.limits.append(advice.LIGHTNING_HOST_TIMING_NOTE)
+        parts = self._parts(steps, step_us)
+        if self.evaluation_only:
+            self.limits.append(EVALUATION_ONLY)
+        families, family_rows = self._families(steps)
+        shown = sum(r.self_cpu_us for r in self.table.rows)
+        coverage = min(100.0, shown * 100.0 / self.self_total) if self.self_total else 100.0
+        if self.table.rows and all(r.event_kind == LIGHTNING_ACTION_EVENT for r in self.table.rows):
+            coverage = 100.0  # a Lightning report lists every action (and no self times)
+        if (
+            coverage < PARTIAL_TABLE_PCT
+            and any(p.how.startswith(RESIDUAL) for p in parts)
+            and not any(p.phase == Phase.BACKWARD.value for p in parts)
+        ):
+            self.limits.append(advice.FORWARD_HOLDS_BACKWARD_NOTE)
+        if coverage < PARTIAL_TABLE_PCT:
+            self.limits.append(advice.PARTIAL_TABLE_NOTE.format(coverage=coverage))
+        return PrintedStep(
+            steps=steps,
+            step_us=step_us,
+            basis=basis,
+            parts=tuple(parts),
+            family_self_us=families,
+            family_rows=family_rows,
+            coverage_pct=coverage,
+            lightning=self.lightning,
+            evaluation_only=self.evaluation_only,
+            backward_thread=self.backward_thread,
+            model_us=self._model_total() / steps,
+            limits=tuple(self.limits),
+        )
+
+    def _parts(self, steps: int, step_us: float) -> list[PhasePart]:
+        parts: list[PhasePart] = []
+        nested: dict[str, float] = {}  # action -> total of rows nested in its range
+
+        def add(phase: Phase, total_us: float, rows: Sequence[Row], how: str) -> None:
+            if total_us > 0:
+                names = tuple(r.name for r in rows)
+                parts.append(PhasePart(phase.value, total_us / steps, names, how))
+
+        present = {a for a in self.actions.values() if a}
+        for row in [] if self.exclusive else self.rows:  # exclusive times: nothing nests
+            holder = NESTED_IN.get(self.actions[id(row)] or "")
+            if holder is not None and (holder in present or holder == OPTIMIZER_ACTION):
+                nested[holder] = nested.get(holder, 0.0) + row.cpu_total_us
+
+        used: set[int] = set()
+        # the optimizer's own update: Optimizer.step minus what Lightning's closure ran in it
+        update, how, rows = self._update(steps, step_us)
+        used.update(id(r) for r in rows)
+        add(Phase.OPTIMIZER, update * steps, rows, how)
+        # metrics: their own phase, taken out of the step they ran in (training_step's or
+        # validation_step's, told by their calls), then forward
+        metrics = self._metric_rows()
+        used.update(id(r) for r in metrics)
+        add(Phase.METRICS, self._total(metrics), metrics, "metric rows' totals")
+        for row in metrics:
+            for holder, us in self._metric_holders(row):
+                nested[holder] = nested.get(holder, 0.0) + us
+        forward = self._action_rows(FORWARD_ACTION)
+        used.update(id(r) for r in forward)
+        if forward:
+            inner = nested.get(FORWARD_ACTION, 0.0)
+            add(
+                Phase.FORWARD,
+                max(self._total(forward) - inner, 0.0),
+                forward,
+                "training_step total" + (" less the metrics it ran" if inner else ""),
+            )
+        elif self.lightning and self._model_total():
+            model = self._model_rows()
+            used.update(id(r) for r in model)
+            add(
+                Phase.FORWARD,
+                self._total(model),
+                model,
+                "the model's top-level module rows' totals (training_step is not printed)",
+            )
+        # every other row that names a phase, its total less what nests in it
+        evaluating = self.evaluation_only
+        for row in self.rows:
+            if id(row) in used:
+                continue
+            phase = self._phase(row)
+            if phase is None:
+                continue
+            if evaluating and phase is Phase.VALIDATION:
+                phase = Phase.FORWARD  # the window's own model work
+            action = self.actions[id(row)]
+            own = row.cpu_total_us - nested.get(action or "", 0.0)
+            add(phase, max(own, 0.0), (row,), _HOW.get(phase, "row total"))
+        # what ran in no phase row: the step's self time (plain torch nests properly)
+        named = sum(p.us for p in parts)
+        other = max(step_us - named, 0.0)
+        if not any(p.phase == Phase.FORWARD.value for p in parts) and not self.lightning:
+            other = self._unranged(steps, parts)
+            forward_us = max(step_us - named - other, 0.0)
+            if forward_us > 0:
+                parts.append(
+                    PhasePart(
+                        Phase.FORWARD.value,
+                        forward_us,
+                        (),
+                        RESIDUAL + " (the ops between recorded ranges: the model's forward)",
+                    )
+                )
+        named = sum(p.us for p in parts)
+        if named > step_us * (1 + OVERSHOOT_NOTED):
+            self.limits.append(advice.OVERSHOOT_NOTE.format(ratio=named / step_us))
+        parts = _fit(parts, step_us)
+        other = max(step_us - sum(p.us for p in parts), 0.0)
+        if other > 0:
+            parts.append(
+                PhasePart(
+                    Phase.OTHER.value,
+                    other,
+                    (),
+                    "the step less every phase the rows name (Python between ranges, "
+                    "framework code, ranges that name no phase)",
+                )
+            )
+        return parts
+
+    @property
+    def evaluation_only(self) -> bool:
+        """A Lightning window of validation (or test, predict) steps only: Lightning writes
+        its report from the last recorded window, which after fit is often validation."""
+        training = self._action_rows(FORWARD_ACTION) or self._action_rows("backward")
+        training = training or self._prefixed(OPTIMIZER_STEP_PREFIX)
+        evaluating = [r for r in self.rows if self._phase(r) is Phase.VALIDATION]
+        return self.lightning and bool(evaluating) and not training
+
+    def _phase(self, row: Row) -> Phase | None:
+        """The phase a row's total counts for here; None for rows counted elsewhere (the
+        optimizer, metrics, training_step) or inside another phase row."""
+        kind = self.kinds[id(row)]
+        name = row.name
+        if row.event_kind == LIGHTNING_ACTION_EVENT:
+            name = LIGHTNING_ACTION_PREFIX + name
+        phase = declared_phase(name, kind)
+        if phase in (None, Phase.FRAMEWORK, Phase.OTHER, Phase.METRICS, Phase.OPTIMIZER):
+            return None
+        if self.actions[id(row)] in ONCE_PER_RUN:
+            return None  # setup and teardown hooks run once, not in every step
+        if kind is RowKind.DATALOADER and not self.actions[id(row)] and self._fetch_rows():
+            return None  # enumerate(DataLoader) runs inside Lightning's fetch range
+        if kind is RowKind.BACKWARD and (
+            not name.startswith(ENGINE_PREFIX) or self._action_rows("backward")
+        ):
+            return None  # nodes sit in the engine's rows, which sit in Lightning's backward
+        if name.startswith(ZERO_GRAD_PREFIX) and self._action_rows("optimizer_zero_grad"):
+            return None  # inside Lightning's optimizer_zero_grad
+        return phase
+
+    def _fetch_rows(self) -> list[Row]:
+        return [r for a in FETCH_ACTIONS for r in self._action_rows(a)]
+
+    def _metric_rows(self) -> list[Row]:
+        """The outermost metric rows (a MetricCollection's members sit inside it)."""
+        metrics = [
+            r
+            for r in self.rows
+            if self.kinds[id(r)] is RowKind.METRIC
+            or (
+                self.kinds[id(r)] is RowKind.USER
+                and declared_phase(r.name, RowKind.USER) is Phase.METRICS
+            )
+        ]
+        paths = {_module_path(r.name) for r in metrics} - {""}
+        return [
+            r
+            for r in metrics
+            if not any(
+                p and _module_path(r.name).startswith(p + ".")
+                for p in paths
+                if p != _module_path(r.name)
+            )
+        ]
+
+    def _metric_holders(self, row: Row) -> list[tuple[str, float]]:
+        """The Lightning steps a metric row ran in, with its time in each: named in an
+        AdvancedProfiler metric row; else one metric call per call of each step long enough
+        to hold one, training_step's first, then the evaluation steps', until the metric's
+        calls are used up."""
+        if row.event_kind == METRIC_EVENT:
+            return [(action_of(row.name.rsplit(METRIC_IN, 1)[-1]), row.cpu_total_us)]
+        if not row.calls:
+            return []
+        per_call = row.cpu_total_us / row.calls
+        left = row.calls
+        holders = []
+        for action in (FORWARD_ACTION, *EVALUATION_ACTIONS):
+            rows = self._action_rows(action)
+            if not rows or not rows[0].calls:
+                continue
+            if self._total(rows) / rows[0].calls < METRIC_HOLDER_SLACK * per_call:
+                continue  # a step shorter than one metric call cannot hold it
+            calls = min(rows[0].calls, left)
+            holders.append((action, calls * per_call))
+            left -= calls
+            if not left:
+                break
+        return holders
+
+    def _update(self, steps: int, step_us: float) -> tuple[float, str, list[Row]]:
+        """The optimizer's own update per step: ``Optimizer.step#`` (or Lightning's
+        optimizer_step) less the closure Lightning runs inside it (training_step, zero_grad,
+        backward, hooks), per call, times the calls per step (fewer with gradient
+        accumulation, more with several optimizers)."""
+        rows = self._prefixed(OPTIMIZER_STEP_PREFIX)
+        if not rows:
+            rows = self._action_rows(OPTIMIZER_ACTION)  # Lightning reports name no optimizer
+            if not rows:
+                return 0.0, "", []
+        total = self._total(rows)
+        calls = max(max(r.calls for r in rows), 1)
+        forward_rows = self._action_rows(FORWARD_ACTION)
+        forward = self._total(forward_rows)
+        manual = forward and total < MANUAL_OPTIMIZATION_FRACTION * forward
+        if self.exclusive or not self.lightning or manual:
+            # AdvancedProfiler's exclusive times, plain torch (or Lightning's manual
+            # optimisation, where the optimizer runs inside training_step): the update itself
+            return total / steps, f"{rows[0].name} total per step", rows
+        known = "training_step"
+        forward_avg = forward / forward_rows[0].calls if forward_rows else 0.0
+        if not forward and self._model_total():
+            model = self._model_rows()
+            forward_avg = self._total(model) / max(max(r.calls for r in model), 1)
+            known = "the model's top-level module rows (training_step is not printed)"
+        closure_avg = sum(
+            r.cpu_total_us / r.calls
+            for r in self.rows
+            if r.calls
+            and NESTED_IN.get(self.actions[id(r)] or "") == OPTIMIZER_ACTION
+            and self.actions[id(r)] != FORWARD_ACTION
+        )
+        # the window shape (one optimizer range per training_step, the first one begun
+        # before the window): not with gradient accumulation (fewer optimizer ranges)
+        forward_calls = forward_rows[0].calls if forward_rows else calls
+        windowed = bool(self._kind_rows(RowKind.STEP)) and calls == forward_calls
+        if windowed and calls == 1:
+            self.limits.append(advice.ONE_LIGHTNING_STEP_NOTE)
+            return 0.0, "", rows
+        if windowed:
+            # Lightning with a schedule: the window opens inside an optimizer_step, so of the
+            # `calls` recorded ranges `calls - 1` are complete and the last holds only its
+            # training_step
+            per = (total - forward_avg - (calls - 1) * (forward_avg + closure_avg)) / (calls - 1)
+        else:
+            per = total / calls - forward_avg - closure_avg
+        how = (
+            f"{rows[0].name} less the closure Lightning runs in it ({known}, zero_grad, "
+            f"backward, hooks), per {'complete ' if windowed else ''}call, {calls} calls in "
+            f"{steps} steps"
+        )
+        per_step = per * calls / steps
+        if not forward_avg or not self._action_rows("backward"):
+            # the closure is not all printed: this is an upper bound, usable only when small
+            if per_step * 100.0 / step_us >= PHASE_RULES_BY_PHASE[Phase.OPTIMIZER].threshold_pct:
+                self.limits.append(advice.CLOSURE_NOT_PRINTED_NOTE)
+                return 0.0, "", rows
+            how += "; the closure is not all printed, so this is at most the update"
+        if per < 0:
+            self.limits.append(advice.UPDATE_IN_NOISE_NOTE)
+        return max(per_step, 0.0), how, rows
+
+    def _model_total(self) -> float:
+        return self._total(self._model_rows())
+
+    def _model_rows(self) -> list[Row]:
+        """The top-level module rows (those whose path no other row's path holds): the
+        model's forward. When the table cut names before their paths, only the largest
+        module row is known to be at the top: it alone (a lower bound) stands for them."""
+        modules = [r for r in self._kind_rows(RowKind.MODULE) if r.cpu_total_us]
+        if any(r.name.endswith(CUT_MARK) or not _module_path(r.name) for r in modules):
+            return [max(modules, key=lambda r: r.cpu_total_us)] if modules else []
+        paths = [_module_path(r.name) for r in modules]
+        return [
+            r
+            for r, p in zip(modules, paths, strict=True)
+            if not any(q != p and p.startswith(q + ".") for q in paths)
+        ]
+
+    def _unranged(self, steps: int, parts: Sequence[PhasePart]) -> float:
+        """Per step, the step row's self time: ops and Python outside every recorded range.
+        On a device run without Lightning, autograd runs backward on a thread of its own
+        while the main thread waits in no op, so that wait is backward, not 'other'."""
+        step_rows = self._kind_rows(RowKind.STEP)
+        if not step_rows:
+            return 0.0
+        own = sum(r.self_cpu_us for r in step_rows) / steps
+        if self.backward_thread:
+            backward = sum(p.us for p in parts if p.phase == Phase.BACKWARD.value)
+            own = max(own - backward, 0.0)
+        return own
+
+    # ---------------------------------------------------------------- op families
+
+    def _families(self, steps: int) -> tuple[dict[str, float], dict[str, tuple[Row, ...]]]:
+        spent: dict[str, float] = {}
+        rows: dict[str, list[Row]] = {}
+        for row in self.rows:
+            kind = self.kinds[id(row)]
+            if kind not in (RowKind.ATEN, RowKind.SYNC, RowKind.RUNTIME, RowKind.COMMUNICATION):
+                continue
+            info = lookup_op(row.name)
+            family = op_family(info.category if info else None)
+            if family == OPTIMIZER and kind is not RowKind.ATEN:
+                continue
+            spent[family] = spent.get(family, 0.0) + row.self_cpu_us / steps
+            rows.setdefault(family, []).append(row)
+        ordered = {f: tuple(sorted(rs, key=lambda r: -r.self_cpu_us)) for f, rs in rows.items()}
+        return spent, ordered
+
+
+_HOW: dict[Phase, str] = {
+    Phase.DATA_LOADING: "fetch and transfer rows' totals",
+    Phase.BACKWARD: "backward rows' totals, less the hooks inside them",
+    Phase.ZERO_GRAD: "zero_grad rows' totals",
+    Phase.VALIDATION: "validation rows' totals",
+    Phase.CALLBACKS_LOGGING: "hook and callback rows' totals",
+    Phase.COMMUNICATION: "collective rows' totals",
+}
+
+
+def _action(row: Row, kind: RowKind) -> str | None:
+    """The Lightning action a row times, when its (possibly cut) name tells one."""
+    if kind not in (
+        RowKind.LIGHTNING,
+        RowKind.STRATEGY,
+        RowKind.OPTIMIZER,
+        RowKind.DATALOADER,
+        RowKind.CALLBACK,
+    ):
+        return None
+    name = row.name
+    if row.event_kind == LIGHTNING_ACTION_EVENT:
+        name = LIGHTNING_ACTION_PREFIX + name
+    if not name.startswith(LIGHTNING_ACTION_PREFIX):
+        return None
+    candidates = action_candidates(name)
+    known = [a for a in candidates if a in ACTION_PHASES or a in NESTED_IN]
+    if len(known) == 1:
+        return known[0]
+    return candidates[0] if len(candidates) == 1 else None
+
+
+def _module_path(name: str) -> str:
+    return name.partition(": ")[2] if module_class(name) != name else ""
+
+
+def _fit(parts: list[PhasePart], step_us: float) -> list[PhasePart]:
+    """Scale the parts down to the step when they overshoot it: totals of rows that nest in
+    ways the table does not show, or (rounded) rows outside the steps."""
+    named = sum(p.us for p in parts)
+    if named <= step_us or named <= 0:
+        return parts
+    scale = step_us / named
+    return [PhasePart(p.phase, p.us * scale, p.rows, p.how) for p in parts]

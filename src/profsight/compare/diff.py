@@ -1,0 +1,314 @@
+"""Comparing two runs: what got faster or slower, which findings went or came, per step.
+
+`compare(before, after)` reads both reports as their JSON documents (`RunFacts`), so a
+trace, a printed table and a saved ``profsight/1`` report compare alike. Every time is per
+profiled step (the run's totals divided by its steps), so runs of different lengths compare.
+A row is *slower* or *faster* when its time changed by more than `ROW_NOISE_US` and
+`ROW_NOISE_PCT` of the step; rows on one side only are *new* or *gone*; a row whose time
+moved less but whose calls per step changed by `CALLS_MOVED` or more is *recounted* (a
+collective that now runs once a step instead of twice changes the run even when its time
+is under the noise floor).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from profsight.compare.facts import FindingFacts, RowTimes, RunFacts
+from profsight.errors import UsageError
+from profsight.model.findings import Severity
+
+if TYPE_CHECKING:
+    from profsight.report.build import ReportData
+
+SCHEMA = "profsight/diff/1"
+#: A row changed when its time moved by at least this much ...
+ROW_NOISE_US = 1.0
+#: ... and by at least this share of the (longer) step.
+ROW_NOISE_PCT = 0.5
+
+By = Literal["total", "self"]
+BYS: tuple[By, ...] = ("total", "self")
+Status = Literal["slower", "faster", "unchanged", "new", "gone", "recounted"]
+#: Calls per step a row must gain or lose to be *recounted* below the noise floor: a whole
+#: call (calls per step are averages over the profiled steps).
+CALLS_MOVED = 1.0
+
+
+@dataclass(frozen=True)
+class Change:
+    """One number before and after (None where a side lacks it)."""
+
+    before: float | None
+    after: float | None
+
+    @property
+    def delta(self) -> float | None:
+        if self.before is None or self.after is None:
+            return None
+        return self.after - self.before
+
+    @property
+    def pct(self) -> float | None:
+        """The change as a % of `before` (None when before is 0 or missing)."""
+        delta = self.delta
+        if delta is None or not self.before:
+            return None
+        return delta * 100.0 / self.before
+
+    def to_dict(self) -> dict[str, float | None]:
+        pct = self.pct
+        return {
+            "before": self.before,
+            "after": self.after,
+            "change": self.delta,
+            "change_pct": None if pct is None else round(pct, 2),
+        }
+
+
+_TIMES = ("self_cpu_us", "cpu_total_us", "self_device_us", "device_total_us")
+
+
+@dataclass(frozen=True)
+class RowChange:
+    name: str
+    event_kind: str
+    is_device: bool
+    status: Status
+    calls: Change
+    """Calls per step."""
+    times: dict[str, Change]
+    """``self_cpu_us``, ``cpu_total_us``, ``self_device_us``, ``device_total_us`` per step."""
+    key: str
+    """The time `status` and the order go by: the one (CPU or device) that changed most."""
+
+    @property
+    def change(self) -> Change:
+        return self.times[self.key]
+
+    @property
+    def delta_us(self) -> float:
+        """Change of `key` per step; a new row counts its whole time, a gone one minus it."""
+        c = self.change
+        return (c.after or 0.0) - (c.before or 0.0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "event_kind": self.event_kind,
+            "is_device": self.is_device,
+            "status": self.status,
+            "key": self.key,
+            "change_us": self.delta_us,
+            "calls": self.calls.to_dict(),
+            **{name: change.to_dict() for name, change in self.times.items()},
+        }
+
+
+@dataclass(frozen=True)
+class FindingChange:
+    category: str
+    title: str
+    """The title in the run that has it (the after run's when both have it)."""
+    severity: Change
+    """Severity as a number (`Severity`: info 0 ... high 3)."""
+    at_stake: Change
+    """Share of the step at stake, %."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "category": self.category,
+            "title": self.title,
+            "severity": {k: _severity_name(v) for k, v in self.severity.to_dict().items()},
+            "at_stake_pct": self.at_stake.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class RunDiff:
+    before: RunFacts
+    after: RunFacts
+    by: By
+    step: Change
+    phases: dict[str, Change]
+    """Phase id -> µs per step, largest after first."""
+    device_busy: Change | None
+    """None when neither run recorded device work."""
+    rows: tuple[RowChange, ...]
+    """Every row, by absolute change of its time per step, largest first."""
+    resolved: tuple[FindingChange, ...]
+    new_findings: tuple[FindingChange, ...]
+    kept: tuple[FindingChange, ...]
+    """Findings in both runs (matched by category and title, numbers aside)."""
+    verdict: tuple[tuple[str | None, str | None], tuple[str | None, str | None]]
+    """(bound, judgement) before and after."""
+
+    def with_status(self, status: Status) -> tuple[RowChange, ...]:
+        return tuple(r for r in self.rows if r.status == status)
+
+    @property
+    def slower(self) -> tuple[RowChange, ...]:
+        return self.with_status("slower")
+
+    @property
+    def faster(self) -> tuple[RowChange, ...]:
+        return self.with_status("faster")
+
+    @property
+    def new(self) -> tuple[RowChange, ...]:
+        return self.with_status("new")
+
+    @property
+    def gone(self) -> tuple[RowChange, ...]:
+        return self.with_status("gone")
+
+    @property
+    def verdict_changed(self) -> bool:
+        return self.verdict[0] != self.verdict[1]
+
+    def to_dict(self) -> dict[str, Any]:
+        def side(run: RunFacts) -> dict[str, Any]:
+            return {"source": run.source, "format": run.format, "steps": run.steps}
+
+        (b_bound, b_judgement), (a_bound, a_judgement) = self.verdict
+        return {
+            "schema": SCHEMA,
+            "before": side(self.before),
+            "after": side(self.after),
+            "by": self.by,
+            "step_us": self.step.to_dict(),
+            "phases_us": {phase: c.to_dict() for phase, c in self.phases.items()},
+            "device_busy_us": None if self.device_busy is None else self.device_busy.to_dict(),
+            "verdict": {
+                "before": {"bound": b_bound, "judgement": b_judgement},
+                "after": {"bound": a_bound, "judgement": a_judgement},
+                "changed": self.verdict_changed,
+            },
+            "rows": {
+                status: [r.to_dict() for r in self.with_status(status)]
+                for status in ("slower", "faster", "new", "gone", "recounted")
+            },
+            "unchanged_rows": len(self.with_status("unchanged")),
+            "findings": {
+                "resolved": [f.to_dict() for f in self.resolved],
+                "new": [f.to_dict() for f in self.new_findings],
+                "kept": [f.to_dict() for f in self.kept],
+            },
+        }
+
+
+def compare(
+    before: ReportData | Mapping[str, Any],
+    after: ReportData | Mapping[str, Any],
+    by: By = "total",
+) -> RunDiff:
+    """Compare two runs: reports, or their ``profsight/1`` JSON documents.
+
+    `by` picks the row times that rank the changes: ``total`` (CPU or device total) or
+    ``self``.
+    """
+    if by not in BYS:
+        raise UsageError(f"unknown comparison {by!r}; use one of: {', '.join(BYS)}")
+    old = RunFacts.of(before, "<before>")
+    new = RunFacts.of(after, "<after>")
+    phases = {
+        p: Change(
+            old.phases_us.get(p, 0.0) if old.step_us else None,
+            new.phases_us.get(p, 0.0) if new.step_us else None,
+        )
+        for p in sorted(
+            {*old.phases_us, *new.phases_us},
+            key=lambda p: -max(new.phases_us.get(p, 0.0), old.phases_us.get(p, 0.0)),
+        )
+    }
+    busy = None
+    if old.device_busy_us is not None or new.device_busy_us is not None:
+        busy = Change(old.device_busy_us, new.device_busy_us)
+    floor = max(ROW_NOISE_US, ROW_NOISE_PCT / 100.0 * max(old.step_us or 0, new.step_us or 0))
+    rows = [_row_change(old.rows.get(k), new.rows.get(k), by, floor) for k in _keys(old, new)]
+    rows.sort(key=lambda r: -abs(r.delta_us))
+    resolved, appeared, kept = _findings(old.findings, new.findings)
+    return RunDiff(
+        before=old,
+        after=new,
+        by=by,
+        step=Change(old.step_us, new.step_us),
+        phases=phases,
+        device_busy=busy,
+        rows=tuple(rows),
+        resolved=resolved,
+        new_findings=appeared,
+        kept=kept,
+        verdict=((old.bound, old.judgement), (new.bound, new.judgement)),
+    )
+
+
+def _keys(old: RunFacts, new: RunFacts) -> list[tuple[str, bool]]:
+    return [*old.rows, *(k for k in new.rows if k not in old.rows)]
+
+
+def _row_change(b: RowTimes | None, a: RowTimes | None, by: By, floor: float) -> RowChange:
+    first = a if a is not None else b
+    assert first is not None
+    times = {
+        t: Change(None if b is None else getattr(b, t), None if a is None else getattr(a, t))
+        for t in _TIMES
+    }
+    cpu, device = ("self_cpu_us", "self_device_us") if by == "self" else _TIMES[1::2]
+
+    def moved(t: str) -> float:
+        c = times[t]
+        return abs((c.after or 0.0) - (c.before or 0.0))
+
+    key = device if moved(device) > moved(cpu) else cpu
+    delta = (times[key].after or 0.0) - (times[key].before or 0.0)
+    status: Status
+    if b is None:
+        status = "new"
+    elif a is None:
+        status = "gone"
+    elif abs(delta) < floor:
+        status = "recounted" if abs(a.calls - b.calls) >= CALLS_MOVED else "unchanged"
+    else:
+        status = "slower" if delta > 0 else "faster"
+    return RowChange(
+        name=first.name,
+        event_kind=first.event_kind,
+        is_device=first.is_device,
+        status=status,
+        calls=Change(None if b is None else b.calls, None if a is None else a.calls),
+        times=times,
+        key=key,
+    )
+
+
+def _severity_name(value: float | None) -> str | None:
+    return None if value is None else Severity(int(value)).name.lower()
+
+
+def _severity(f: FindingFacts | None) -> float | None:
+    return None if f is None else float(f.level)
+
+
+def _findings(
+    old: tuple[FindingFacts, ...], new: tuple[FindingFacts, ...]
+) -> tuple[tuple[FindingChange, ...], tuple[FindingChange, ...], tuple[FindingChange, ...]]:
+    before = {f.key: f for f in old}
+    after = {f.key: f for f in new}
+
+    def change(b: FindingFacts | None, a: FindingFacts | None) -> FindingChange:
+        f = a if a is not None else b
+        assert f is not None
+        return FindingChange(
+            f.category,
+            f.title,
+            Change(_severity(b), _severity(a)),
+            Change(None if b is None else b.at_stake_pct, None if a is None else a.at_stake_pct),
+        )
+
+    resolved = tuple(change(f, None) for k, f in before.items() if k not in after)
+    appeared = tuple(change(None, f) for k, f in after.items() if k not in before)
+    kept = tuple(change(before[k], f) for k, f in after.items() if k in before)
+    return resolved, appeared, kept

@@ -1,0 +1,175 @@
+"""`RunFacts`: what comparisons and budgets read from a report, per profiled step.
+
+Both work on the report's JSON document (output contract ``profsight/1``): a live `ReportData`
+goes through `report_document` first, so a saved report and a fresh one share one code path
+and compare equal.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from profsight.compare.saved_report import checked_document
+from profsight.knowledge.lightning_names import action_of
+from profsight.knowledge.trace_schema import PROFILER_STEP_ROW
+from profsight.model.findings import Severity
+from profsight.report.document import report_document
+
+if TYPE_CHECKING:
+    from profsight.report.build import ReportData
+
+#: Breakdown windows that are one profiled step each (`Breakdown.windows`).
+_STEP_WINDOWS = "profiler steps"
+#: Lightning's action that runs once per training batch (the step marker of its reports).
+_LIGHTNING_STEP_ACTION = "run_training_batch"
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def as_document(source: ReportData | Mapping[str, Any], label: str = "<report>") -> dict[str, Any]:
+    """The ``profsight/1`` document of a report (a `ReportData`, or its document already)."""
+    if isinstance(source, Mapping):
+        return checked_document(dict(source), label)
+    return report_document(source)
+
+
+@dataclass(frozen=True)
+class RowTimes:
+    """One table row, per profiled step. Times in microseconds."""
+
+    name: str
+    event_kind: str
+    is_device: bool
+    calls: float
+    self_cpu_us: float
+    cpu_total_us: float
+    self_device_us: float
+    device_total_us: float
+
+
+@dataclass(frozen=True)
+class FindingFacts:
+    category: str
+    title: str
+    severity: str
+    """``info``, ``low``, ``medium`` or ``high``."""
+    at_stake_pct: float
+
+    @property
+    def level(self) -> Severity:
+        return Severity.__members__.get(self.severity.upper(), Severity.INFO)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """Category and title with the numbers blanked: the same finding in another run."""
+        return self.category, _NUMBER.sub("#", self.title)
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    source: str
+    format: str
+    steps: int
+    """Profiled steps the table's totals are divided by (1 when the run marks none)."""
+    step_us: float | None
+    """Average step time; None when the input has no step breakdown."""
+    phases_us: dict[str, float]
+    """Phase id -> µs per step (empty without a breakdown)."""
+    device_busy_us: float | None
+    rows: dict[tuple[str, bool], RowTimes]
+    """By name and host/device side, step marker rows left out."""
+    findings: tuple[FindingFacts, ...]
+    bound: str | None = None
+    judgement: str | None = None
+
+    @classmethod
+    def of(cls, source: ReportData | Mapping[str, Any], label: str = "<report>") -> RunFacts:
+        doc = as_document(source, label)
+        facts = doc.get("source") or {}
+        average = (doc.get("breakdown") or {}).get("average") or {}
+        steps = _steps(doc)
+        verdict = doc.get("verdict") or {}
+        return cls(
+            source=str(facts.get("path", label)),
+            format=str(facts.get("format", "")),
+            steps=steps,
+            step_us=_number(average.get("wall_us")),
+            phases_us={str(k): float(v) for k, v in (average.get("host_us") or {}).items()},
+            device_busy_us=_number(average.get("device_busy_us")),
+            rows=_rows(doc.get("table") or [], steps),
+            findings=tuple(
+                FindingFacts(
+                    str(f.get("category", "")),
+                    str(f.get("title", "")),
+                    str(f.get("severity", "info")),
+                    float(f.get("at_stake_pct") or 0.0),
+                )
+                for f in doc.get("findings") or []
+            ),
+            bound=verdict.get("bound"),
+            judgement=verdict.get("judgement"),
+        )
+
+    def phase_pct(self, phase: str) -> float | None:
+        if not self.step_us:
+            return None
+        return self.phases_us.get(phase, 0.0) * 100.0 / self.step_us
+
+    def device_busy_pct(self) -> float | None:
+        if not self.step_us or self.device_busy_us is None:
+            return None
+        return self.device_busy_us * 100.0 / self.step_us
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _is_step_marker(name: str) -> bool:
+    return name == PROFILER_STEP_ROW or action_of(name) == _LIGHTNING_STEP_ACTION
+
+
+def _steps(doc: Mapping[str, Any]) -> int:
+    """Profiler step windows of a trace; else the calls of a table's step marker row."""
+    breakdown = doc.get("breakdown") or {}
+    if breakdown.get("windows") == _STEP_WINDOWS and breakdown.get("steps"):
+        return len(breakdown["steps"])
+    for row in doc.get("table") or []:
+        if _is_step_marker(str(row.get("name", ""))) and row.get("calls"):
+            return int(row["calls"])
+    return 1
+
+
+def _rows(table: list[Mapping[str, Any]], steps: int) -> dict[tuple[str, bool], RowTimes]:
+    rows: dict[tuple[str, bool], RowTimes] = {}
+    for r in table:
+        name = str(r.get("name", ""))
+        if _is_step_marker(name):
+            continue  # the step time is compared on its own
+        key = (name, bool(r.get("is_device")))
+        row = RowTimes(
+            name=name,
+            event_kind=str(r.get("event_kind", "")),
+            is_device=key[1],
+            calls=float(r.get("calls") or 0) / steps,
+            self_cpu_us=float(r.get("self_cpu_us") or 0.0) / steps,
+            cpu_total_us=float(r.get("cpu_total_us") or 0.0) / steps,
+            self_device_us=float(r.get("self_device_us") or 0.0) / steps,
+            device_total_us=float(r.get("device_total_us") or 0.0) / steps,
+        )
+        if key in rows:  # the same name in two groups (e.g. by input shapes): add them up
+            old = rows[key]
+            row = RowTimes(
+                name,
+                old.event_kind,
+                key[1],
+                old.calls + row.calls,
+                old.self_cpu_us + row.self_cpu_us,
+                old.cpu_total_us + row.cpu_total_us,
+                old.self_device_us + row.self_device_us,
+                old.device_total_us + row.device_total_us,
+            )
+        rows[key] = row
+    return rows

@@ -1,0 +1,228 @@
+"""`ExplainingProfiler`: Lightning's `PyTorchProfiler` that explains what it recorded.
+
+    from profsight.integrations.lightning_profiler import ExplainingProfiler
+
+    trainer = L.Trainer(profiler=ExplainingProfiler())
+    trainer.fit(model, loader)
+    # ./profsight/fit-[Strategy]SingleDeviceStrategy.training_step.<ns>.pt.trace.json (Lightning)
+    # ./profsight/fit-report.html, fit-report.md, fit-report.json               (profsight)
+
+It records exactly as `PyTorchProfiler` does (same arguments, same trace files), with
+defaults that make a useful trace: a schedule of one wait, one warm-up and three recorded
+steps, once; module names, input shapes and memory recorded; Chrome traces exported into
+``./profsight`` when no ``dirpath`` is given. Lightning calls ``describe()`` once at the end
+of each stage (fit, validate, test, predict), after the stage's traces are written; there it
+explains the stage's main trace (``training_step`` for fit, ``validation_step`` for
+validate, ...), logs the explanation and writes ``{stage}-report.{html,md,json}`` next to
+the traces (replacing those of an earlier run in the same folder).
+
+Under DDP every rank records and exports its own trace, as with `PyTorchProfiler`; only
+global rank 0 explains its trace and writes the reports. A failed explanation never stops
+training: it is logged in one line.
+
+Needs torch and Lightning; ``import profsight`` does not import this module.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+import torch
+from lightning.pytorch.profilers import PyTorchProfiler
+from lightning.pytorch.utilities import rank_zero_info, rank_zero_only
+
+from profsight.api import Report, explain
+
+__all__ = ["DEFAULT_DIRPATH", "ExplainingProfiler", "StageReport", "default_schedule"]
+
+#: The logger users configure: named where they import the profiler from.
+_log = logging.getLogger("profsight.lightning")
+
+#: Where traces and reports go when no ``dirpath`` is given.
+DEFAULT_DIRPATH = "profsight"
+#: The step hook whose trace is a stage's main trace (Lightning's action names end with it).
+STAGE_STEP = {
+    "fit": "training_step",
+    "validate": "validation_step",
+    "test": "test_step",
+    "predict": "predict_step",
+}
+#: The trace files ``tensorboard_trace_handler`` writes (``.gz`` when it compresses).
+TRACE_GLOB = "*.pt.trace.json*"
+#: Report files written per stage: ``{stage}-report{suffix}``.
+REPORT_SUFFIXES: dict[str, Callable[[Report], str]] = {
+    ".html": Report.html,
+    ".md": Report.markdown,
+    ".json": Report.json,
+}
+
+_WAIT, _WARMUP, _ACTIVE = 1, 1, 3
+
+
+def default_schedule() -> Any:
+    """One wait step, one warm-up step, three recorded steps, once."""
+    return torch.profiler.schedule(wait=_WAIT, warmup=_WARMUP, active=_ACTIVE, repeat=1)
+
+
+@dataclass(frozen=True)
+class StageReport:
+    """What `ExplainingProfiler` produced at the end of one stage."""
+
+    stage: str
+    trace: Path
+    """The trace that was explained."""
+    report: Report
+    files: tuple[Path, ...]
+    """The report files written (html, md, json)."""
+    seconds: float
+    """How long loading the trace, explaining it and writing the reports took."""
+
+
+class ExplainingProfiler(PyTorchProfiler):
+    """`PyTorchProfiler` that explains each stage's trace when the stage ends.
+
+    Takes `PyTorchProfiler`'s arguments (and, through them, ``torch.profiler.profile``'s);
+    ``log_explanation=False`` keeps the explanation out of the log (the reports are still
+    written and kept in `reports`).
+    """
+
+    def __init__(
+        self,
+        dirpath: str | Path | None = None,
+        filename: str | None = None,
+        group_by_input_shapes: bool = False,
+        emit_nvtx: bool = False,
+        export_to_chrome: bool = True,
+        row_limit: int = 20,
+        sort_by_key: str | None = None,
+        record_module_names: bool = True,
+        table_kwargs: dict[str, Any] | None = None,
+        *,
+        log_explanation: bool = True,
+        **profiler_kwargs: Any,
+    ) -> None:
+        self._own_schedule = "schedule" not in profiler_kwargs
+        profiler_kwargs.setdefault("schedule", default_schedule())
+        profiler_kwargs.setdefault("record_shapes", True)
+        profiler_kwargs.setdefault("profile_memory", True)
+        super().__init__(
+            dirpath=DEFAULT_DIRPATH if dirpath is None else dirpath,
+            filename=filename,
+            group_by_input_shapes=group_by_input_shapes,
+            emit_nvtx=emit_nvtx,
+            export_to_chrome=export_to_chrome,
+            row_limit=row_limit,
+            sort_by_key=sort_by_key,
+            record_module_names=record_module_names,
+            table_kwargs=table_kwargs,
+            **profiler_kwargs,
+        )
+        self.log_explanation = log_explanation
+        self.reports: dict[str, StageReport] = {}
+        """Each explained stage's report, by stage name."""
+        self._traces_before: set[Path] = set()
+
+    def setup(self, stage: str, local_rank: int | None = None, log_dir: str | None = None) -> None:
+        super().setup(stage=stage, local_rank=local_rank, log_dir=log_dir)
+        # the traces already there belong to earlier stages or runs, not to this one
+        self._traces_before = set(_traces(self.dirpath))
+
+    def _should_override_schedule(self) -> bool:
+        # Lightning records every step of a stage too short for its default schedule; ours has
+        # the same shape, so the same, but judged on the stage's own steps only (a short
+        # sanity check must not switch the schedule off for a whole fit).
+        if super()._should_override_schedule():
+            return True
+        schedule = self._schedule
+        if not self._own_schedule or self._lightning_module is None or schedule is None:
+            return False
+        current = {
+            "fit": schedule.is_training,
+            "validate": schedule.is_validating,
+            "test": schedule.is_testing,
+            "predict": schedule.is_predicting,
+        }.get(_stage_name(self._stage), False)
+        return bool(current and self._total_steps < _WAIT + _WARMUP + _ACTIVE)
+
+    def describe(self) -> None:
+        super().describe()  # Lightning's summary; stops the profiler, so the traces are written
+        if getattr(rank_zero_only, "rank", 0) != 0 or self.dirpath is None:
+            return
+        stage = _stage_name(self._stage)
+        try:
+            self._explain_stage(stage)
+        except Exception as exc:  # never stop training because an explanation failed
+            _log.warning("profsight: could not explain the %s profile: %s", stage, _one_line(exc))
+
+    def _explain_stage(self, stage: str) -> None:
+        assert self.dirpath is not None
+        started = time.perf_counter()
+        trace = self._main_trace(stage)
+        if trace is None:
+            _log.warning(
+                "profsight: no trace of the %s stage in %s (it needs at least %d steps, or "
+                "export_to_chrome=True)",
+                stage,
+                self.dirpath,
+                _WAIT + _WARMUP + 1,
+            )
+            return
+        report = explain(trace)
+        files = []
+        for suffix, render in REPORT_SUFFIXES.items():
+            path = Path(self.dirpath) / f"{stage}-report{suffix}"
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_text(render(report), encoding="utf-8")
+            tmp.replace(path)
+            files.append(path)
+        self.reports[stage] = StageReport(
+            stage, trace, report, tuple(files), time.perf_counter() - started
+        )
+        if self.log_explanation:
+            width = shutil.get_terminal_size((120, 24)).columns
+            written = ", ".join(map(str, files))
+            rank_zero_info(f"{report.text(width=width)}\nprofsight: wrote {written}")
+
+    def _main_trace(self, stage: str) -> Path | None:
+        """The newest trace this stage wrote for its step hook, else its largest new trace."""
+        prefix = self._prepare_filename(extension="") + "-"
+        new = [
+            p
+            for p in _traces(self.dirpath)
+            if p.name.startswith(prefix) and p not in self._traces_before
+        ]
+        if not new:
+            return None
+        hook = STAGE_STEP.get(stage)
+        main = [p for p in new if hook and re.search(rf"\.{hook}\.\d+\.pt\.trace\.json", p.name)]
+        if main:
+            return max(main, key=lambda p: (p.stat().st_mtime_ns, p.name))
+        return max(new, key=lambda p: p.stat().st_size)
+
+
+def _traces(dirpath: str | Path | None) -> list[Path]:
+    if dirpath is None:
+        return []
+    directory = Path(dirpath)
+    if not directory.is_dir():
+        return []
+    return [p for p in directory.glob(TRACE_GLOB) if p.is_file()]
+
+
+def _stage_name(stage: Any) -> str:
+    """Lightning passes its ``TrainerFn`` enum (a ``str`` subclass); None outside a Trainer."""
+    if stage is None:
+        return "profile"
+    return str(stage.value if isinstance(stage, Enum) else stage)
+
+
+def _one_line(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"

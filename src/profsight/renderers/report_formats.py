@@ -1,0 +1,140 @@
+"""An explanation of a profile as text, Markdown or JSON (output contract ``profsight/1``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from profsight.errors import UsageError
+from profsight.model.tree import TreeNode
+from profsight.renderers.diagnosis import breakdown_lines, communication_lines
+from profsight.renderers.escape import markdown_cell
+from profsight.renderers.html import render_html
+from profsight.renderers.terminal import render_terminal
+from profsight.report.document import report_document
+from profsight.units import short_time
+
+if TYPE_CHECKING:
+    from profsight.report.build import ReportData
+
+_NAME_WIDTH = 58
+
+
+def render_text(report: ReportData, width: int = 120, color: bool = False) -> str:
+    """The terminal report (plain text without colour)."""
+    return render_terminal(report, width=width, color=color)
+
+
+def render_markdown_report(report: ReportData) -> str:
+    lines = ["# profsight report", ""]
+    lines += [f"- {markdown_cell(line)}" for line in report.summary]
+    if report.verdict is not None:
+        lines += ["", "## Verdict", "", markdown_cell(report.verdict.summary)]
+    if report.breakdown is not None and report.breakdown.steps:
+        lines += [
+            "",
+            "## Step time",
+            "",
+            "```",
+            *breakdown_lines(report.breakdown, report.device_name),
+            "```",
+        ]
+    if report.communication is not None:
+        lines += [
+            "",
+            "## Collectives",
+            "",
+            "```",
+            *communication_lines(report.communication),
+            "```",
+        ]
+    if report.findings:
+        lines += ["", "## Findings", ""]
+        for i, f in enumerate(report.findings, 1):
+            lines.append(
+                f"{i}. **{markdown_cell(f.title)}** ({f.category}, {f.severity.name.lower()})"
+            )
+            for item in f.evidence:
+                lines.append(f"   - {markdown_cell(item.label)}: {markdown_cell(item.value)}")
+            lines.append(f"   - why: {markdown_cell(f.explanation)}")
+            lines.append(f"   - fix: {markdown_cell(f.recommendation)}")
+            if f.confidence:
+                lines.append(f"   - note: {markdown_cell(f.confidence)}")
+    if report.diagnostics:
+        lines += ["", "## Notes on the input", ""]
+        lines += [f"- {markdown_cell(str(d))}" for d in report.diagnostics]
+    dev = report.device_name
+    lines += ["", "## The rows that matter most", ""]
+    head = ["Kind", "Name", "Calls", "Self CPU", "CPU total"]
+    if report.table.has_device:
+        head += [f"Self {dev}", f"{dev} total"]
+    lines += ["| " + " | ".join(head) + " |", "|---|---|" + "---:|" * (len(head) - 2)]
+    for e in report.top:
+        r = e.row
+        cells = [
+            e.explanation.kind.value,
+            markdown_cell(r.name),
+            str(r.calls),
+            short_time(r.self_cpu_us),
+            short_time(r.cpu_total_us),
+        ]
+        if report.table.has_device:
+            cells += [short_time(r.self_device_us), short_time(r.device_total_us)]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "## What they are", ""]
+    for e in report.noted:
+        lines.append(
+            f"- **{markdown_cell(e.row.name)}** ({e.explanation.kind.value}: "
+            f"{markdown_cell(e.explanation.layer)}): {markdown_cell(e.explanation.meaning)}"
+        )
+        if e.explanation.reading:
+            lines.append(f"  - {markdown_cell(e.explanation.reading)}")
+    lines += [""] + [f"- {markdown_cell(n)}" for n in report.notes]
+    if report.walkthrough:
+        lines += ["", "## Reading the table, step by step", ""]
+        lines += [f"{i}. {markdown_cell(t)}" for i, t in enumerate(report.walkthrough, 1)]
+    if report.tree is not None:
+        lines += ["", "## Call tree", ""]
+        _tree_markdown(report.tree.root, 0, lines)
+    return "\n".join(lines) + "\n"
+
+
+def _tree_markdown(node: TreeNode, depth: int, lines: list[str]) -> None:
+    for child in node.children:
+        device = f", device {short_time(child.device_total_us)}" if child.device_total_us else ""
+        lines.append(
+            f"{'  ' * depth}- {markdown_cell(child.name)} ×{child.calls}: "
+            f"CPU {short_time(child.cpu_total_us)} (self {short_time(child.cpu_self_us)}){device}"
+        )
+        _tree_markdown(child, depth + 1, lines)
+
+
+def render_json_report(report: ReportData) -> str:
+    text = msgspec.json.encode(report_document(report)).decode()
+    return msgspec.json.format(text, indent=2) + "\n"
+
+
+REPORT_FORMATS: dict[str, Callable[[ReportData], str]] = {
+    "text": render_text,
+    "markdown": render_markdown_report,
+    "json": render_json_report,
+    "html": render_html,
+}
+REPORT_SUFFIXES = {
+    ".txt": "text",
+    ".md": "markdown",
+    ".json": "json",
+    ".html": "html",
+    ".htm": "html",
+}
+
+
+def render_report(report: ReportData, fmt: str) -> str:
+    try:
+        return REPORT_FORMATS[fmt](report)
+    except KeyError:
+        raise UsageError(
+            f"unknown format {fmt!r}; use one of: {', '.join(REPORT_FORMATS)}"
+        ) from None

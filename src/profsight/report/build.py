@@ -1,0 +1,241 @@
+"""`Report`: everything a renderer shows about one profile, computed once, as plain data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from profsight.analyses.pipeline import diagnose, diagnose_table
+from profsight.analyses.step.breakdown import Breakdown
+from profsight.analyses.step.comms import Communication
+from profsight.analyses.step.timeline import Timelines, timelines
+from profsight.analyses.verdict import Verdict
+from profsight.knowledge.rows import LIGHTNING_ACTION_EVENT as LIGHTNING_ACTION
+from profsight.knowledge.rows import RowKind
+from profsight.model.diagnostics import Diagnostic
+from profsight.model.findings import Finding
+from profsight.model.overview import overview
+from profsight.model.profile import Profile
+from profsight.model.table import ProfilerTable, Row
+from profsight.model.table_build import device_label
+from profsight.model.text_profile import TextProfile
+from profsight.model.tree import CallTree
+from profsight.report.annotate import RowExplanation, explain_row, table_notes
+from profsight.report.walkthrough import walkthrough
+from profsight.units import short_time
+
+#: Rows of the table an explanation shows (the full table is ``profsight table``).
+REPORT_ROWS = 25
+#: Python frames among the rows that matter (the largest; the others are in the table).
+PYTHON_ROWS = 3
+#: Rows that get a written note.
+NOTED_ROWS = 8
+#: Tree nodes under this share of the run are left out of an explanation.
+REPORT_MIN_SHARE = 2.0
+REPORT_DEPTH = 8
+
+
+@dataclass(frozen=True)
+class ExplainedRow:
+    row: Row
+    explanation: RowExplanation
+
+
+@dataclass(frozen=True)
+class ReportData:
+    """Everything a renderer shows about one profile, computed once (`api.Report` adds the
+    renderings)."""
+
+    source: str
+    format: str
+    summary: tuple[str, ...]
+    """What was profiled, one fact a line."""
+    facts: dict[str, Any]
+    """The same facts as data (the JSON ``source`` object)."""
+    table: ProfilerTable
+    """The full table, in the input's order."""
+    rows: tuple[ExplainedRow, ...]
+    """Every row with its kind and meaning, in `table` order."""
+    top: tuple[ExplainedRow, ...]
+    """The rows that matter most, largest first."""
+    tree: CallTree | None
+    """The call tree, pruned for reading (traces only)."""
+    notes: tuple[str, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    device_name: str = "CUDA"
+    sections: dict[str, Any] = field(default_factory=dict)
+    """Input-specific extras (e.g. a Lightning report's advanced profiles)."""
+    breakdown: Breakdown | None = None
+    findings: tuple[Finding, ...] = ()
+    verdict: Verdict | None = None
+    timelines: Timelines | None = None
+    """Device busy share and memory over time (traces only), downsampled for charts."""
+    communication: Communication | None = None
+    """The trace's collectives (distributed runs)."""
+    walkthrough: tuple[str, ...] = ()
+    """The table read step by step, as the tutorial reads it, ending with the verdict."""
+
+    @property
+    def noted(self) -> tuple[ExplainedRow, ...]:
+        return self.top[:NOTED_ROWS]
+
+
+def build_report(profile: Profile | TextProfile) -> ReportData:
+    if isinstance(profile, TextProfile):
+        return _text_report(profile)
+    table = profile.table()
+    tree = profile.tree()
+    rows = tuple(ExplainedRow(r, explain_row(r, table, tree)) for r in table.rows)
+    o = overview(profile)
+    summary = [
+        f"Source: {o.source} ({o.format} trace, {o.events:,} events)",
+        f"Profiled: {o.steps} step(s) over {short_time(o.window_us)} on {o.threads} thread(s)"
+        + (
+            f" (the host's last event ends at {short_time(o.host_window_us)}: the device ran on)"
+            if o.window_us > o.host_window_us
+            else ""
+        ),
+        f"Recorded by: {o.torch_era}"
+        + (", Lightning's PyTorchProfiler" if o.lightning else ", torch.profiler"),
+    ]
+    if o.devices:
+        summary.append(f"Devices listed: {', '.join(sorted(set(o.devices)))}")
+    if o.device_events:
+        summary.append(
+            f"Device work: {o.device_events:,} kernels/copies, {short_time(o.device_busy_us)} busy"
+        )
+    elif o.counted_kernels:
+        summary.append(
+            f"Device work: {o.counted_kernels:,} kernels measured by CUPTI's range profiler "
+            "(counters, no run times)"
+        )
+    else:
+        summary.append("Device work: none recorded")
+    if o.world_size is not None:
+        summary.append(f"Distributed: rank {o.rank} of {o.world_size}")
+    facts = {
+        "path": o.source,
+        "format": o.format,
+        "events": o.events,
+        "threads": o.threads,
+        "steps": o.steps,
+        "window_us": o.window_us,
+        "host_window_us": o.host_window_us,
+        "devices": list(o.devices),
+        "device_busy_us": o.device_busy_us,
+        "rank": o.rank,
+        "world_size": o.world_size,
+        "decoded_bytes": o.load.size,
+        "decoded_in_chunks": o.load.chunks,
+        "decoding_processes": o.load.workers,
+        "torch_era": o.torch_era,
+        "lightning": o.lightning,
+    }
+    diagnosis = diagnose(profile)
+    return ReportData(
+        source=profile.source,
+        format=profile.format,
+        summary=tuple(summary),
+        facts=facts,
+        table=table,
+        rows=rows,
+        top=_top(rows, table),
+        tree=tree.pruned(depth=REPORT_DEPTH, min_share=REPORT_MIN_SHARE),
+        notes=(
+            *table_notes(table, any(d.code == "partial_overlap" for d in profile.warnings)),
+            *diagnosis.limits,
+        ),
+        diagnostics=tuple(profile.warnings),
+        device_name=device_label(profile),
+        breakdown=diagnosis.breakdown,
+        findings=diagnosis.findings,
+        verdict=diagnosis.verdict,
+        timelines=timelines(profile, diagnosis.breakdown),
+        communication=diagnosis.communication,
+        walkthrough=walkthrough(
+            table, diagnosis.verdict, any(d.code == "partial_overlap" for d in profile.warnings)
+        ),
+    )
+
+
+def _top(rows: tuple[ExplainedRow, ...], table: ProfilerTable) -> tuple[ExplainedRow, ...]:
+    """By device total when the run has device time, else by CPU total; biggest first. At
+    most `PYTHON_ROWS` Python frames (``with_stack``): each one's total repeats the ops below
+    it, and dozens of nested frames would leave no room for the ops."""
+    key = "device_total_us" if table.has_device else "cpu_total_us"
+    ordered = sorted(rows, key=lambda e: getattr(e.row, key), reverse=True)
+    frames = [e for e in ordered if e.explanation.kind is RowKind.PYTHON]
+    dropped = {id(e) for e in frames[PYTHON_ROWS:]}
+    kept = [e for e in ordered if id(e) not in dropped]
+    return tuple(kept[:REPORT_ROWS])
+
+
+def _text_report(profile: TextProfile) -> ReportData:
+    table = profile.table()
+    rows = tuple(ExplainedRow(r, explain_row(r, table)) for r in table.rows)
+    summary = [f"Source: {profile.source} ({_FORMAT_NAMES[profile.format]})"]
+    facts: dict[str, Any] = {"path": profile.source, "format": profile.format}
+    if profile.tables:
+        summary.append(
+            f"Tables: {len(profile.tables)}; the largest has {len(table)} rows "
+            f"({', '.join(sorted({t.layout for t in profile.tables}))} layout)"
+        )
+        facts["tables"] = [
+            {"title": t.title, "layout": t.layout, "rows": len(t.table), "footer": t.footer}
+            for t in profile.tables
+        ]
+    if profile.lightning is not None:
+        lr = profile.lightning
+        summary.append(
+            f"Lightning {lr.kind} profiler report"
+            + (f" of {lr.stage}" if lr.stage else "")
+            + f": {len(lr.actions) or len(lr.profiles)} actions"
+            + (f", {lr.total_s:.3f} s in total" if lr.total_s else "")
+        )
+        facts["lightning"] = {"kind": lr.kind, "stage": lr.stage, "total_s": lr.total_s}
+    summary.append("No call tree: a printed table holds aggregated rows only (a trace has more)")
+    notes = table_notes(table)
+    if any(r.event_kind == LIGHTNING_ACTION for r in table.rows):
+        notes = [
+            "Lightning's actions nest: optimizer_step contains the closure that runs "
+            "training_step and backward, and run_training_epoch contains validation run inside "
+            "the epoch, so totals overlap and do not add up.",
+            "SimpleProfiler records totals and calls only: no self time, no device time.",
+        ]
+    diagnosis = diagnose_table(profile.run())
+    breakdown = diagnosis.breakdown
+    notes += diagnosis.limits
+    if breakdown.steps:
+        notes.append(
+            "From a table: the breakdown divides row totals by the steps; it cannot show "
+            "overlap between host and device, per-step variation or where untagged time goes "
+            "(a trace can)."
+        )
+    sections: dict[str, Any] = {}
+    if profile.lightning is not None and profile.lightning.advanced:
+        sections["advanced"] = dict(profile.lightning.advanced)
+    return ReportData(
+        source=profile.source,
+        format=profile.format,
+        summary=tuple(summary),
+        facts=facts,
+        table=table,
+        rows=rows,
+        top=_top(rows, table),
+        tree=None,
+        notes=tuple(notes),
+        diagnostics=tuple(profile.warnings),
+        device_name=table.device_name,
+        sections=sections,
+        breakdown=breakdown if breakdown.steps else None,
+        findings=diagnosis.findings,
+        verdict=diagnosis.verdict,
+        walkthrough=walkthrough(table, diagnosis.verdict),
+    )
+
+
+_FORMAT_NAMES = {
+    "torch_table": "printed torch profiler table",
+    "lightning_simple": "Lightning SimpleProfiler report",
+    "lightning_advanced": "Lightning AdvancedProfiler report",
+}
