@@ -1,7 +1,12 @@
 """The HTML report, opened in a real browser (Playwright driving Debian's chromium).
 
 GIVEN a report rendered to a file, WHEN the page is opened from disk, THEN it loads with no
-error and no network request, its charts and table work, and hostile names stay text.
+error, no network request and no Content-Security-Policy violation, its charts (uPlot,
+inlined) and table work, and hostile names stay text.
+
+The uPlot charts draw on a canvas: the tests read what they draw from the page's
+``window.profsight.charts`` (each one's data, series and tick labels) and from the tooltip a
+hover shows at a data point.
 """
 
 from __future__ import annotations
@@ -18,8 +23,8 @@ from typing import Any
 import pytest
 
 import profsight
+from profsight.api import Report, explain_job
 from profsight.cli.main import main
-from profsight.job import explain_job
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS
 from profsight.renderers.html import (
     MAX_TABLE_ROWS,
@@ -28,7 +33,6 @@ from profsight.renderers.html import (
 )
 from profsight.renderers.job_html import job_page_data
 from profsight.renderers.template import script_json
-from profsight.report import Report
 from profsight.samples import sample_trace
 from profsight.units import short_time
 from tracebuilder import TraceBuilder
@@ -102,6 +106,15 @@ class Opened:
     requests: list[str] = field(default_factory=list)
     dialogs: list[str] = field(default_factory=list)
 
+    def violations(self) -> list[str]:
+        """The Content-Security-Policy directives the page broke so far."""
+        return self.page.evaluate("window.__csp || []")  # type: ignore[no-any-return]
+
+
+#: Records the page's CSP violations (an init script runs before the page's own, outside it).
+WATCH_CSP = """document.addEventListener('securitypolicyviolation',
+    e => (window.__csp = window.__csp || []).push(e.effectiveDirective))"""
+
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
@@ -128,6 +141,7 @@ def pages(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[An
         path = folder / f"{name}.html"
         path.write_text(report.html(), encoding="utf-8")  # a Report's or a JobReport's page
         page = browser.new_page(viewport={"width": width, "height": 900})
+        page.add_init_script(WATCH_CSP)
         opened.append(page)
         o = Opened(page, report, path.as_uri(), path.stat().st_size)
         page.on("console", lambda m: o.errors.append(m.text) if m.type == "error" else None)
@@ -158,6 +172,46 @@ def minimal(pages: Any) -> Opened:
     return pages(profsight.explain(MINIMAL), "minimal")  # type: ignore[no-any-return]
 
 
+def chart(page: Any, chart_id: str) -> dict[str, Any]:
+    """The uPlot chart `chart_id` as drawn: its series' labels, data, width (and its box's),
+    the tick labels of each axis (uPlot's own list of what it drew)."""
+    return page.evaluate(  # type: ignore[no-any-return]
+        """id => { const u = window.profsight.charts[id];
+            return u && u.root.id === id ? {labels: u.series.slice(1).map(s => s.label),
+                data: u.data, width: u.width, box: u.root.parentElement.clientWidth,
+                ticks: u.axes.map(a => a._values)} : null; }""",
+        chart_id,
+    )
+
+
+def tooltip(page: Any) -> dict[str, Any] | None:
+    """The tooltip's name and its rows' values by field; None when it is hidden."""
+    return page.evaluate(  # type: ignore[no-any-return]
+        """() => { const tip = document.getElementById('ps-tooltip');
+            return tip.hidden ? null : {name: tip.querySelector('.ps-tip-name').textContent,
+                fields: Object.fromEntries([...tip.querySelectorAll('tr[data-field]')]
+                    .map(tr => [tr.dataset.field, tr.cells[1].textContent]))}; }"""
+    )
+
+
+def hover_chart(page: Any, chart_id: str, x: float, y: float) -> dict[str, Any] | None:
+    """The tooltip with the mouse on the point (`x`, `y`), in data units, of a uPlot chart."""
+    at = page.evaluate(
+        """([id, x, y]) => { const u = window.profsight.charts[id];
+            u.root.scrollIntoView({block: 'center'});
+            const r = u.over.getBoundingClientRect();
+            return [r.left + u.valToPos(x, 'x'), r.top + u.valToPos(y, 'y')]; }""",
+        [chart_id, x, y],
+    )
+    page.mouse.move(*at)
+    return tooltip(page)
+
+
+def percent(share: float) -> str:
+    """A share as the page's tooltips print it (0.25 as 25.0%)."""
+    return f"{share * 100:.1f}%"
+
+
 def visible_cells(page: Any, key: str) -> list[str]:
     """The text of column `key` in the table's visible rows, top to bottom."""
     return page.evaluate(  # type: ignore[no-any-return]
@@ -174,12 +228,18 @@ def visible_cells(page: Any, key: str) -> list[str]:
 def test_sample_loads_offline_without_errors(sample: Opened) -> None:
     assert sample.errors == []
     assert sample.requests == [sample.url]
+    assert sample.violations() == []
     assert sample.size < 3 * 2**20
     page = sample.page
+    assert page.evaluate("typeof uPlot") == "function"
     assert page.locator("#ps-summary li").count() == len(sample.report.summary)
     assert page.locator("#ps-verdict").is_visible()
     assert page.locator("#ps-busy").is_hidden()  # a CPU-only run: no device timeline
-    assert page.locator("#ps-memory-chart path.ps-line").count() == 1
+    assert chart(page, "ps-busy-chart") is None
+    memory = chart(page, "ps-memory-chart")
+    cpu = sample.report.timelines.memory["cpu"]  # type: ignore[union-attr]
+    assert memory["labels"] == ["CPU memory allocated"]
+    assert memory["data"][1] == pytest.approx(list(cpu), abs=1)
     order = page.evaluate(
         "[...document.querySelectorAll('main > section:not([hidden])')].map(s => s.id)"
     )
@@ -189,12 +249,22 @@ def test_sample_loads_offline_without_errors(sample: Opened) -> None:
 def test_minimal_has_device_charts(minimal: Opened) -> None:
     assert minimal.errors == []
     assert minimal.requests == [minimal.url]
+    assert minimal.violations() == []
     page = minimal.page
-    assert page.locator("#ps-busy-chart path.ps-area").count() == 1
-    assert page.locator("#ps-busy-chart rect.ps-band").count() == 2  # two profiler steps
+    t = minimal.report.timelines
+    assert t is not None
+    busy = chart(page, "ps-busy-chart")
+    assert busy["labels"] == ["CUDA busy share"] and busy["data"][1] == pytest.approx(
+        t.device_busy, abs=1e-3
+    )
+    # two profiler steps, each a band: the tooltip names the step the mouse is in
+    for name, start, end, *_ in t.steps:
+        tip = hover_chart(page, "ps-busy-chart", (start + end) / 2, 0.5)
+        assert tip is not None and tip["fields"]["step"] == name
+    assert len(t.steps) == 2
     kernels = page_data(minimal.report)["top_kernels"]
-    assert page.locator("#ps-kernels-chart rect.ps-bar").count() == len(kernels) == 3
-    assert page.locator("#ps-memory").is_hidden() == (not minimal.report.timelines.memory)  # type: ignore[union-attr]
+    assert page.locator("#ps-kernels-chart .ps-bar").count() == len(kernels) == 3
+    assert page.locator("#ps-memory").is_hidden() == (not t.memory)
 
 
 #: A real V100 trace whose GPU runs behind its host and whose launch queue fills (HTA).
@@ -210,42 +280,66 @@ def test_a_lagging_gpus_steps_reach_the_end_of_its_work(pages: Any) -> None:
     plateaus at."""
     report = profsight.explain(str(LAGGING))
     o = pages(report, "lagging")
-    assert o.errors == []
+    assert o.errors == [] and o.violations() == []
     page = o.page
-
-    def rects(selector: str) -> list[tuple[float, float]]:
-        return [
-            (x, x + w)
-            for x, w in page.evaluate(
-                f"""[...document.querySelectorAll('{selector}')].map(r =>
-                    [+r.getAttribute('x'), +r.getAttribute('width')])"""
-            )
-        ]
-
-    bands, hosts = rects("#ps-busy-chart rect.ps-band"), rects("#ps-busy-chart rect.ps-host-range")
-    assert len(bands) == 5 and len(hosts) == 5
     t = report.timelines
-    assert t is not None and t.queue_limit == 1022
+    assert t is not None and t.queue_limit == 1022 and len(t.steps) == 5
     # the last step ends with the device's last item of it, 89 ms after its host range
     _, _, end, _, host_end = t.steps[-1]
     events = profsight.load(str(LAGGING)).events
     device_end = float(events.end_of(events.mask(DEVICE_WORK_KINDS)).max()) / 1000.0
     assert end + t.start_us == pytest.approx(device_end, abs=0.01)
     assert end - host_end > 80_000.0
-    assert bands[-1][1] - hosts[-1][1] > 0.1 * (bands[-1][1] - bands[0][0])
-    assert page.locator("#ps-queue-chart path.ps-line").count() == 1
+    busy = chart(page, "ps-busy-chart")
+    assert busy["data"][0][-1] >= end - t.bucket_us  # the chart runs to the device's end
+    # each step a band on the device's clock: over the middle of each, its name
+    for name, start, stop, host_start, host_stop in t.steps:
+        tip = hover_chart(page, "ps-busy-chart", (start + stop) / 2, 0.5)
+        assert tip is not None and tip["fields"]["step"] == name
+        assert tip["fields"]["host_range"] == short_time(host_stop - host_start)
+    # after the host's range of the last step, in a slice's middle: the device catches up
+    i = int((host_end + end) / 2 // t.bucket_us)
+    tip = hover_chart(page, "ps-busy-chart", (i + 0.5) * t.bucket_us, 0.5)
+    assert tip is not None and tip["fields"]["step"] == t.steps[-1][0]
+    assert tip["fields"]["host"].startswith("done")
+    assert tip["fields"]["busy"] == percent(t.device_busy[i])
+    queue = chart(page, "ps-queue-chart")
+    assert queue["labels"] == ["launched items waiting"]
+    assert queue["data"][1] == pytest.approx(t.queue_depth, abs=1e-3)
+    assert max(queue["data"][1]) == 1022
 
 
 def test_charts_have_their_elements(sample: Opened) -> None:
     page = sample.page
-    steps = len(sample.report.breakdown.steps)  # type: ignore[union-attr]
-    assert page.locator("#ps-breakdown-chart g.ps-step-bar").count() == steps + 1
-    assert page.locator("#ps-breakdown-chart g.ps-average rect.ps-seg").count() > 0
-    assert page.locator("#ps-icicle rect.ps-node").count() > 0
-    assert page.locator("#ps-ops-chart rect.ps-bar").count() == len(
-        page_data(sample.report)["top_ops"]
+    data = page_data(sample.report)["breakdown"]
+    bars = [*data["steps"], data["average"]]
+    phases = [p for p in data["phases"] if any(b["host_us"].get(p["id"], 0) > 0 for b in bars)]
+    drawn = chart(page, "ps-breakdown-chart")
+    assert len(drawn["data"][0]) == len(sample.report.breakdown.steps) + 1  # type: ignore[union-attr]
+    # a series per phase with time, last phase first; each bar is the running total
+    assert drawn["labels"] == [p["label"] for p in reversed(phases)]
+    assert drawn["data"][1] == pytest.approx([sum(b["host_us"].values()) for b in bars], abs=0.01)
+    assert drawn["ticks"][0][-1] == "average"
+    assert page.locator("#ps-icicle .ps-node").count() > 0
+    assert page.locator("#ps-ops-chart .ps-bar").count() == len(page_data(sample.report)["top_ops"])
+    assert page.locator("#ps-ops-chart .ps-bar").count() > 0
+
+
+def test_breakdown_hover_names_the_phase(sample: Opened) -> None:
+    page = sample.page
+    average = page_data(sample.report)["breakdown"]["average"]
+    optimizer = average["host_us"]["optimizer"]
+    below = (
+        sum(us for phase, us in average["host_us"].items() if phase in ("data_loading", "forward"))
+        + average["host_us"]["backward"]
     )
-    assert page.locator("#ps-ops-chart rect.ps-bar").count() > 0
+    n = len(sample.report.breakdown.steps)  # type: ignore[union-attr]
+    tip = hover_chart(page, "ps-breakdown-chart", n, below + optimizer / 2)  # the average
+    assert tip is not None and tip["name"] == "average: optimizer step"
+    assert tip["fields"]["time"] == short_time(optimizer)
+    assert tip["fields"]["share"] == percent(optimizer / average["wall_us"])
+    page.mouse.move(0, 0)
+    assert tooltip(page) is None
 
 
 def test_header_click_sorts_the_rows(sample: Opened) -> None:
@@ -288,7 +382,7 @@ def test_kind_and_text_filters(sample: Opened) -> None:
 
 def test_icicle_hover_shows_the_node(sample: Opened) -> None:
     page = sample.page
-    rect = page.locator("#ps-icicle rect.ps-node[data-depth='1']").first
+    rect = page.locator("#ps-icicle .ps-node[data-depth='1']").first
     name = rect.get_attribute("data-name")
     node = next(c for c in sample.report.tree.root.children if c.name == name)  # type: ignore[union-attr]
     rect.hover()
@@ -310,15 +404,15 @@ def test_icicle_click_zooms_in_and_out(sample: Opened) -> None:
     page = sample.page
     root = page.locator("#ps-tree-root")
     assert root.inner_text() == "(all threads)"
-    rect = page.locator("#ps-icicle rect.ps-node[data-depth='1']").first
+    rect = page.locator("#ps-icicle .ps-node[data-depth='1']").first
     name = rect.get_attribute("data-name")
     rect.click()
     assert root.inner_text() == name
-    assert page.get_attribute("#ps-icicle rect.ps-node[data-depth='0']", "data-name") == name
+    assert page.get_attribute("#ps-icicle .ps-node[data-depth='0']", "data-name") == name
     assert page.locator("#ps-tree-crumbs .ps-crumb").count() == 2
-    page.click("#ps-icicle rect.ps-node[data-depth='0']")
+    page.click("#ps-icicle .ps-node[data-depth='0']")
     assert root.inner_text() == "(all threads)"
-    page.locator("#ps-icicle rect.ps-node[data-depth='2']").first.click()
+    page.locator("#ps-icicle .ps-node[data-depth='2']").first.click()
     assert page.locator("#ps-tree-crumbs .ps-crumb").count() == 3
     page.locator("#ps-tree-crumbs .ps-crumb").first.click()
     assert root.inner_text() == "(all threads)"
@@ -335,6 +429,87 @@ def test_findings_expand_to_evidence_and_fix(sample: Opened) -> None:
     assert second.locator(".ps-recommendation").is_visible()
     assert findings[1].recommendation in second.locator(".ps-recommendation").inner_text()
     assert second.locator(".ps-evidence tr").count() == len(findings[1].evidence)
+
+
+def test_the_policy_runs_only_the_pages_own_scripts(browser: Any, tmp_path: Path) -> None:
+    """The CSP names each inline script by its hash: the page's own run, with no violation;
+    a script put into the page, or one of the page's changed, does not."""
+    text = profsight.explain(MINIMAL).html()
+    own = "<script>/* profsight HTML report"
+    assert text.count(own) == 1 and "'unsafe-inline'" not in text
+    changed = text.replace(own, "<script>window.__changed = 1; /* profsight HTML report")
+    changed = changed.replace("</body>", "<script>window.__injected = 1</script></body>")
+    for name, page_text, blocked in [("kept", text, []), ("changed", changed, [1, 1])]:
+        path = tmp_path / f"{name}.html"
+        path.write_text(page_text, encoding="utf-8")
+        page = browser.new_page()
+        try:
+            page.add_init_script(WATCH_CSP)
+            page.goto(path.as_uri())
+            page.wait_for_load_state("load")
+            ran = page.evaluate(
+                "[typeof uPlot, typeof window.profsight, window.__changed, window.__injected]"
+            )
+            violations = page.evaluate("window.__csp || []")
+            if not blocked:
+                assert ran == ["function", "object", None, None] and violations == []
+            else:  # uPlot still runs; the changed script and the injected one do not
+                assert ran == ["function", "undefined", None, None]
+                assert violations == ["script-src-elem"] * len(blocked)
+        finally:
+            page.close()
+
+
+def test_charts_follow_the_window_width(pages: Any, fp32_report: Report) -> None:
+    """Made at 1280 px, then the window narrows to a phone's: each uPlot chart takes its
+    box's new width, the HTML bars and the icicle fit, and nothing scrolls sideways."""
+    o = pages(fp32_report, "fp32-resized")
+    page = o.page
+    ids = page.evaluate("Object.keys(window.profsight.charts)")
+    assert set(ids) == {
+        "ps-breakdown-chart",
+        "ps-busy-chart",
+        "ps-queue-chart",
+        "ps-memory-chart",
+    }
+    wide = {i: chart(page, i)["width"] for i in ids}
+    assert all(w > 1000 for w in wide.values())
+    page.set_viewport_size({"width": NARROW, "height": 900})
+    resized = """Object.values(window.profsight.charts)
+        .every(u => u.width === u.root.parentElement.clientWidth)"""
+    for _ in range(40):  # the page redraws 150 ms after the last resize event
+        if page.evaluate(resized):
+            break
+        page.wait_for_timeout(50)
+    for i in ids:
+        drawn = chart(page, i)
+        assert drawn["width"] == drawn["box"] < NARROW
+        assert drawn["data"] and len(drawn["data"]) == len(drawn["labels"]) + 1
+    fits = page.evaluate(
+        """() => [...document.querySelectorAll('#ps-icicle, .ps-bars')].map(c =>
+            c.scrollWidth <= c.clientWidth && c.getBoundingClientRect().right <= innerWidth)"""
+    )
+    assert fits and all(fits)
+    width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1] == NARROW
+    assert o.errors == [] and o.violations() == []
+
+
+def test_theme_toggle_draws_the_charts_again(pages: Any, fp32_report: Report) -> None:
+    """A canvas takes its colours once: the toggle makes each uPlot chart anew, with the
+    dark theme's axis colour, and the same data."""
+    o = pages(fp32_report, "fp32-themed")
+    page = o.page
+    axis_colour = "window.profsight.charts['ps-busy-chart'].axes[0].stroke(null, 0)"
+    light = page.evaluate(axis_colour)
+    before = chart(page, "ps-busy-chart")
+    page.click("#ps-theme-toggle")
+    assert page.evaluate(axis_colour) not in (light, "")
+    assert chart(page, "ps-busy-chart") == before
+    assert page.locator(".uplot").count() == 4
+    page.click("#ps-theme-toggle")
+    assert page.evaluate(axis_colour) == light
+    assert o.errors == []
 
 
 def test_theme_toggle_switches_colours(sample: Opened) -> None:
@@ -362,13 +537,13 @@ def test_hostile_names_render_as_text(pages: Any, tmp_path: Path) -> None:
     assert o.requests == [o.url]
     assert page.evaluate("typeof window.__pwned") == "undefined"
     assert page.locator("img").count() == 0
-    assert page.locator("script").count() == 2  # the data and the page's own script
+    assert page.locator("script").count() == 3  # the data, uPlot and the page's own script
     table = page.inner_text("#ps-table")
     for name in HOSTILE:
         assert name in table
     assert 'evil<b>"x"' in page.inner_text("#ps-summary")
     assert page.title() == 'profsight: evil<b>"x".pt.trace.json'
-    hover = page.locator("#ps-icicle rect.ps-node[data-name='\"quotes\"']")
+    hover = page.locator("#ps-icicle .ps-node[data-name='\"quotes\"']")
     hover.hover()
     assert page.locator("#ps-tooltip .ps-tip-name").inner_text() == '"quotes"'
 
@@ -383,6 +558,7 @@ def test_job_page_shows_ranks_side_by_side(
     path = tmp_path / "job.html"
     path.write_text(report.html(), encoding="utf-8")
     page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.add_init_script(WATCH_CSP)
     errors: list[str] = []
     requests: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -392,15 +568,27 @@ def test_job_page_shows_ranks_side_by_side(
     page.wait_for_load_state("load")
     try:
         assert errors == [] and requests == [path.as_uri()]
+        assert page.evaluate("window.__csp || []") == []
         assert page.locator("h1").inner_text() == "profsight job report"
-        bars = page.locator("#ps-ranks-chart g.ps-rank-bar")
+        bars = page.locator("#ps-ranks-chart .ps-rank-bar")
         assert bars.count() == 2
-        assert page.locator("g.ps-rank-bar.ps-straggler").get_attribute("data-rank") == "1"
+        assert page.locator(".ps-rank-bar.ps-straggler").get_attribute("data-rank") == "1"
         # rank 0's bar is mostly waiting for the all-reduce
-        wait = page.locator("g.ps-rank-bar[data-rank='0'] rect.ps-seg[data-phase='communication']")
-        whole = page.locator("g.ps-rank-bar[data-rank='0'] rect.ps-seg")
-        widths = [float(whole.nth(i).get_attribute("width")) for i in range(whole.count())]
-        assert float(wait.get_attribute("width")) > 0.5 * sum(widths)
+        wait = page.locator(".ps-rank-bar[data-rank='0'] .ps-seg[data-phase='communication']")
+        whole = page.locator(".ps-rank-bar[data-rank='0'] .ps-seg")
+        widths = [whole.nth(i).bounding_box()["width"] for i in range(whole.count())]
+        assert wait.bounding_box()["width"] > 0.5 * sum(widths)
+        # each bar as long as its rank's step: the bars' lengths stand as the steps do
+        lengths = [
+            sum(s.bounding_box()["width"] for s in bar.locator(".ps-seg").all())
+            for bar in bars.all()
+        ]
+        steps = [v.step_us for v in report.ranks]
+        assert lengths[0] / lengths[1] == pytest.approx(steps[0] / steps[1], rel=0.02)
+        wait.hover()
+        assert page.locator("#ps-tooltip .ps-tip-name").inner_text() == (
+            "rank 0: waiting for collectives (all-reduce, ...) to finish"
+        )
         rows = page.locator("#ps-rank-table tbody tr")
         assert rows.count() == 2
         assert "straggler" in page.inner_text(
@@ -465,9 +653,15 @@ def test_no_sideways_scroll_at_a_phones_width(
     o = pages(report, f"{name}-narrow", width=NARROW)
     page = o.page
     open_all_findings(page)
-    assert o.errors == []
+    assert o.errors == [] and o.violations() == []
     width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert width[0] <= width[1] == NARROW
+    # every uPlot chart as wide as its box, which fits the window
+    ids = page.evaluate("Object.keys(window.profsight.charts)")
+    assert bool(ids) == (name != "job")
+    for chart_id in ids:
+        drawn = chart(page, chart_id)
+        assert drawn["width"] == drawn["box"] < NARROW, chart_id
     # the wide tables are whole: they scroll sideways in their own box
     wide = "#ps-collective-table" if name != "fp32" else "#ps-table"
     boxes = page.evaluate(
@@ -552,23 +746,34 @@ AXIS_LABEL = re.compile(r"^\d+(\.\d+)? ?(µs|ms|s|%|B|KB|MB|GB|GB/s|items)$")
 def test_every_chart_axis_has_its_unit(
     name: str, charts: set[str], request: pytest.FixtureRequest
 ) -> None:
+    """Every value axis, a uPlot one (its ticks) or an HTML bar chart's scale, has numbers
+    with their unit; the breakdown's x axis names the steps."""
     o: Opened = request.getfixturevalue(name)
-    axes: dict[str, list[str]] = o.page.evaluate(
-        """Object.fromEntries([...document.querySelectorAll('svg[id]')]
-            .filter(svg => svg.id !== 'ps-icicle')
-            .map(svg => [svg.id, [...svg.querySelectorAll('text.ps-axis-label')]
-                .map(t => t.textContent)]))"""
+    axes: dict[str, list[list[str]]] = o.page.evaluate(
+        """() => Object.fromEntries([
+            ...Object.entries(window.profsight.charts).map(([id, u]) =>
+                [id, u.axes.map(a => a._values)]),
+            ...[...document.querySelectorAll('.ps-bars[id]')].map(c =>
+                [c.id, [[...c.querySelectorAll('.ps-axis-label')].map(t => t.textContent)]]),
+        ])"""
     )
     assert set(axes) == charts
-    for chart, labels in axes.items():
-        assert len(labels) >= 2, chart
-        for label in labels:
-            assert AXIS_LABEL.match(label), (chart, label)
+    if "ps-breakdown-chart" in axes:
+        steps, values = axes.pop("ps-breakdown-chart")
+        assert steps[-1] == "average" and all(re.match(r"^#\d+$", s) for s in steps[:-1])
+        axes["ps-breakdown-chart"] = [values]
+    for drawn, labels in axes.items():
+        for ticks in labels:
+            assert len(ticks) >= 2, drawn
+            for label in ticks:
+                assert AXIS_LABEL.match(label), (drawn, label)
     if name != "real_job":
         data = page_data(o.report)
-        assert axes["ps-ops-chart"] == ["0 ms", short_time(data["top_ops"][0]["us"])]
-        assert axes["ps-kernels-chart"] == ["0 ms", short_time(data["top_kernels"][0]["us"])]
-        assert axes["ps-busy-chart"][:2] == ["100%", "0%"]
+        assert axes["ps-ops-chart"] == [["0 ms", short_time(data["top_ops"][0]["us"])]]
+        assert axes["ps-kernels-chart"] == [["0 ms", short_time(data["top_kernels"][0]["us"])]]
+        time, share = axes["ps-busy-chart"]
+        assert share[0] == "0%" and share[-1] == "100%"
+        assert time[0] in ("0 ms", "0 s")
 
 
 def collective_cells(page: Any) -> dict[str, dict[str, dict[str, str]]]:

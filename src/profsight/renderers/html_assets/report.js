@@ -1,7 +1,14 @@
 /* profsight HTML report: builds every view from the JSON in #profsight-data.
  *
- * Safety: strings from the trace are only ever set with textContent, setAttribute or as
- * SVG <title> text; nothing here parses markup (no innerHTML, no insertAdjacentHTML).
+ * Charts: the step breakdown and the timelines are uPlot charts (the library is inlined
+ * before this script, see html_assets/README.md): canvas, so their numbers are in the
+ * uPlot instances, window.profsight.charts[id], and in the tooltip they show on hover. Bars
+ * of names (top operators, kernels, ranks) and the call tree are plain HTML boxes whose
+ * widths are shares of the row, so they follow the page's width by themselves.
+ *
+ * Safety: strings from the trace are only ever set with textContent or setAttribute;
+ * nothing here parses markup (no innerHTML, no insertAdjacentHTML), and uPlot is given no
+ * string from the trace (its series labels are ours, its legend is off).
  *
  * Stable ids and classes (tests and users rely on them):
  *   html[data-theme]            "light" / "dark" once the toggle was used; CSS var --bg etc.
@@ -12,26 +19,32 @@
  *                               .ps-evidence tr (one per evidence item; a run of items under
  *                               one label shows td.ps-evidence-label once), .ps-explanation,
  *                               .ps-recommendation
- *   #ps-breakdown               svg#ps-breakdown-chart, g.ps-step-bar[data-step] (one per
- *                               step, then g.ps-step-bar.ps-average), rect.ps-seg[data-phase]
+ *   window.profsight.charts     {id: uPlot} of the uPlot charts below; each one's root is
+ *                               div.uplot#<id>; data[0] the x values, data[k] series k,
+ *                               series[k].label; tick labels carry their unit (0 ms, 100%)
+ *   #ps-breakdown               uPlot #ps-breakdown-chart: x = one bar per step, then the
+ *                               average; one series per phase with time, drawn as bars from
+ *                               0 to the running total of the phases before it and its own
+ *                               (last phase first, so the bars stack)
+ *   #ps-busy, #ps-queue,        uPlot #ps-busy-chart (one series, an area), #ps-queue-chart,
+ *   #ps-memory                  #ps-memory-chart (a series per memory: "cpu", "device"); each
+ *                               profiler step a shaded band, its host range a bar on top
+ *   #ps-tooltip                 the hover box: .ps-tip-name, tr[data-field] cells; on a
+ *                               timeline: time, the series' names, step, step_time,
+ *                               host_range, host ("done, ..." once the host left the step)
  *   #ps-tree                    #ps-tree-root (name of the zoomed node), #ps-tree-crumbs
- *                               button.ps-crumb, svg#ps-icicle rect.ps-node[data-depth]
- *                               [data-name] (depth 0 = the zoomed node; click it to zoom out),
- *                               text.ps-node-label
- *   #ps-tooltip                 the hover box: .ps-tip-name, tr[data-field] cells
- *   #ps-top-ops, #ps-top-kernels  svg#ps-ops-chart / svg#ps-kernels-chart, g.ps-hbar[data-name]
- *                               rect.ps-bar
- *   #ps-busy, #ps-memory        svg#ps-busy-chart (path.ps-area, path.ps-line),
- *                               svg#ps-memory-chart (path.ps-line.ps-series-cpu|device),
- *                               rect.ps-band per profiler step
- *   #ps-ranks (jobs)            svg#ps-ranks-chart g.ps-rank-bar[data-rank] (.ps-straggler on the
- *                               straggler) rect.ps-seg[data-phase]; table#ps-rank-table
+ *                               button.ps-crumb, div#ps-icicle div.ps-node[data-depth]
+ *                               [data-name] (depth 0 = the zoomed node; click it to zoom out)
+ *   #ps-top-ops, #ps-top-kernels  div#ps-ops-chart / div#ps-kernels-chart .ps-hbar[data-name]
+ *                               .ps-bar (width: its share of the largest)
+ *   #ps-ranks (jobs)            div#ps-ranks-chart .ps-rank-bar[data-rank] (.ps-straggler on
+ *                               the straggler) .ps-seg[data-phase]; table#ps-rank-table
  *                               tr[data-rank] td[data-field]; details.ps-rank[data-rank]
+ *   .ps-bar-axis .ps-axis-label  an HTML bar chart's scale: "0 <unit>" and its largest value
  *   #ps-collectives             table#ps-collective-table tr[data-operation] td[data-field]
  *                               (bytes, transfer_us, bus_gbps, meaning): a dash's title says
  *                               why the value is unknown
  *   .ps-scroll                  the box a wide table scrolls sideways in (never the page)
- *   text.ps-axis-label          an axis's numbers, each with its unit (0 ms, 100%, 204.83 MB)
  *   #ps-table-section           select#ps-kind-filter, input#ps-text-filter (matches names,
  *                               case-insensitive), #ps-table-count, table#ps-table,
  *                               th[data-key][aria-sort], tbody tr[data-kind] (hidden when
@@ -40,8 +53,6 @@
  */
 (function () {
   "use strict";
-
-  const SVG_NS = "http://www.w3.org/2000/svg";
   const D = JSON.parse(document.getElementById("profsight-data").textContent);
   const DEV = D.device || "device";
   const SAFE_CLASS = /^[a-z_]+$/;
@@ -53,18 +64,6 @@
     if (cls) e.className = cls;
     if (text !== undefined && text !== null) e.textContent = String(text);
     return e;
-  }
-
-  function svg(tag, attrs) {
-    const e = document.createElementNS(SVG_NS, tag);
-    for (const k in attrs || {}) e.setAttribute(k, String(attrs[k]));
-    return e;
-  }
-
-  function svgText(x, y, text, attrs) {
-    const t = svg("text", Object.assign({ x: x, y: y }, attrs || {}));
-    t.textContent = text;
-    return t;
   }
 
   function kindClass(kind) {
@@ -113,35 +112,11 @@
     return text.length <= chars ? text : text.slice(0, chars - 1) + "…";
   }
 
-  function widthOf(node, fallback) {
-    return Math.max(node.clientWidth || 0, 320) || fallback;
-  }
-
   /** A wide table in a box that scrolls sideways by itself, not the page. */
   function scrolling(table) {
     const box = el("div", "ps-scroll");
     box.appendChild(table);
     return box;
-  }
-
-  /** The unit of an axis label ("ms" of "224.9 ms", "%" of "100%"). */
-  function unitOf(label) {
-    const m = /^[-−]?[\d.]+\s*(\S.*)?$/.exec(label);
-    return m && m[1] ? m[1] : "";
-  }
-
-  /** Zero in the unit of `label`: "0 ms" beside "224.9 ms", "0%" beside "100%". */
-  function zeroLike(label) {
-    const unit = unitOf(label);
-    return "0" + (unit === "%" || !unit ? unit : " " + unit);
-  }
-
-  /** A value axis along the bottom of a chart: a line from x0 to x1 at y, "0 <unit>" at
-   * its start and `maxLabel` at its end. */
-  function bottomAxis(chart, x0, x1, y, maxLabel) {
-    chart.appendChild(svg("line", { class: "ps-axis", x1: x0, y1: y, x2: x1, y2: y }));
-    chart.appendChild(svgText(x0, y + 13, zeroLike(maxLabel), { class: "ps-axis-label" }));
-    chart.appendChild(svgText(x1, y + 13, maxLabel, { "text-anchor": "end", class: "ps-axis-label" }));
   }
 
   function show(section) {
@@ -193,6 +168,108 @@
     target.addEventListener("mouseleave", hideTip);
   }
 
+  // ---- charts: uPlot for steps and timelines, HTML bars for names ----------------------
+
+  /** id -> uPlot instance, for tests and for a reader's console. */
+  const charts = {};
+  window.profsight = { charts: charts };
+
+  function cssVar(name) {
+    return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+  }
+
+  /** The background colour report.css gives class `cls` (a canvas takes no CSS). */
+  function cssColor(cls) {
+    const probe = document.body.appendChild(el("span", cls));
+    const colour = getComputedStyle(probe).backgroundColor;
+    probe.remove();
+    return colour;
+  }
+
+  /** Tick labels in the one unit of the largest tick: 0 ms, 50 ms, 100 ms. */
+  function unitTicks(units) {
+    return (u, splits) => {
+      const top = Math.max(0, ...splits.map(Math.abs));
+      const [div, unit] = units.find(([d]) => top >= d) || units[units.length - 1];
+      const step = splits.length > 1 ? Math.abs(splits[1] - splits[0]) / div : 1;
+      let dec = 0;
+      while (dec < 3 && Math.abs(step * 10 ** dec - Math.round(step * 10 ** dec)) > 1e-6) dec += 1;
+      return splits.map((v) => (v / div).toFixed(dec) + (unit === "%" ? "" : " ") + unit);
+    };
+  }
+  const timeTicks = unitTicks([[1e6, "s"], [1e3, "ms"], [1, "µs"]]);
+  const byteTicks = unitTicks([[1024 ** 3, "GB"], [1024 ** 2, "MB"], [1024, "KB"], [1, "B"]]);
+  const pctTicks = unitTicks([[0.01, "%"]]);
+  /** Tick steps: whole counts; bytes in round KB, MB, GB (1, 2, 5 times a power of ten). */
+  const COUNT_INCRS = [1, 10, 100, 1000, 1e4].flatMap((p) => [1, 2, 5].map((m) => m * p));
+  const BYTE_INCRS = [1, 1024, 1024 ** 2, 1024 ** 3].flatMap((p) => COUNT_INCRS.slice(0, 9).map((m) => m * p));
+
+  function axis(values, extra) {
+    const line = { stroke: cssVar("--border"), width: 1 };
+    return Object.assign({ values: values, stroke: cssVar("--muted"), font: "11px system-ui, sans-serif",
+      grid: line, ticks: Object.assign({ size: 4 }, line) }, extra || {});
+  }
+
+  /** A uPlot chart `id` in `box`, as wide as the box. `build()` gives [options, data]; it
+   * runs again when the theme changes, since a canvas takes its colours once. */
+  function plot(box, id, height, build) {
+    let u = null;
+    const width = () => Math.max(box.clientWidth, 240);
+    const make = () => {
+      if (u) u.destroy();
+      const [opts, data] = build();
+      const all = Object.assign({ id: id, width: width(), height: height, legend: { show: false } }, opts);
+      u = new uPlot(all, data, box);
+      charts[id] = u;
+    };
+    make();
+    onResize(() => u.setSize({ width: width(), height: height }));
+    onTheme(make);
+  }
+
+  /** uPlot hooks that show the page's tooltip: hit(u, idx, x, y) gives [name, rows] for the
+   * data index and the values under the cursor, or null for none. */
+  function plotTip(hit) {
+    return {
+      setCursor: [(u) => {
+        const { idx, left, top } = u.cursor;
+        const found = idx === null || idx === undefined || left < 0 ? null
+          : hit(u, idx, u.posToVal(left, "x"), u.posToVal(top, "y"));
+        if (!found) return hideTip();
+        const r = u.over.getBoundingClientRect();
+        showTip({ clientX: r.left + left, clientY: r.top + top }, found[0], found[1]);
+      }],
+    };
+  }
+
+  /** A chart of horizontal bars in HTML, each row's segments sized as shares of `max`; `rows`
+   * are [row element, label, [[class, µs, name, rows(), attributes], ...], total µs]. */
+  function barChart(id, cls, rows, max) {
+    const chart = el("div", "ps-bars " + cls);
+    chart.id = id;
+    for (const [row, label, segs, total] of rows) {
+      row.appendChild(el("span", "ps-bar-name", label));
+      const track = el("span", "ps-bar-track");
+      for (const [segCls, us, name, tipRows, attrs] of segs) {
+        const seg = el("span", segCls);
+        for (const k in attrs || {}) seg.setAttribute(k, attrs[k]);
+        seg.style.width = "calc((100% - 4.5rem) * " + (max > 0 ? us / max : 0) + ")";
+        bindTip(seg, name, tipRows);
+        track.appendChild(seg);
+      }
+      track.appendChild(el("span", "ps-value-label", fmtTime(total)));
+      row.appendChild(track);
+      chart.appendChild(row);
+    }
+    const scale = el("span", "ps-bar-scale");
+    const maxLabel = fmtTime(max);
+    scale.append(el("span", "ps-axis-label", maxLabel.replace(/^[\d.]+/, "0")), el("span", "ps-axis-label", maxLabel));
+    const axisRow = el("div", "ps-bar-axis");
+    axisRow.append(el("span"), scale);
+    chart.appendChild(axisRow);
+    return chart;
+  }
+
   // ---- header, theme -------------------------------------------------------------------
 
   function header() {
@@ -215,7 +292,14 @@
     button.addEventListener("click", () => {
       root.setAttribute("data-theme", current() === "dark" ? "light" : "dark");
       label();
+      rethemes.forEach((fn) => fn());
     });
+    if (systemDark) {
+      systemDark.addEventListener("change", () => {
+        label();
+        rethemes.forEach((fn) => fn());
+      });
+    }
     label();
   }
 
@@ -320,53 +404,42 @@
     s.appendChild(legend);
     const box = el("div", "ps-chart");
     s.appendChild(box);
-    const bars = b.steps.map((st) => ({ step: st, average: false }));
-    bars.push({ step: avg, average: true });
-    const draw = () => {
-      const W = widthOf(box, 900);
-      const H = 260;
-      const left = 60;
-      const bottom = 24;
-      const top = 8;
-      const maxWall = Math.max(...bars.map((x) => x.step.wall_us), 1e-9);
-      const slot = (W - left - 8) / (bars.length + 0.5); // +0.5: a gap before the average
-      const barW = Math.max(1, slot * 0.8);
-      const chart = svg("svg", { id: "ps-breakdown-chart", width: W, height: H });
-      chart.appendChild(svg("line", { class: "ps-axis", x1: left, y1: H - bottom, x2: W, y2: H - bottom }));
-      chart.appendChild(svgText(left - 6, top + 10, fmtTime(maxWall), { "text-anchor": "end", class: "ps-axis-label" }));
-      chart.appendChild(svgText(left - 6, H - bottom, zeroLike(fmtTime(maxWall)), { "text-anchor": "end", class: "ps-axis-label" }));
-      const scale = (H - bottom - top) / maxWall;
-      bars.forEach((bar, i) => {
-        const st = bar.step;
-        const x = left + slot * (i + (bar.average ? 0.5 : 0)) + (slot - barW) / 2;
-        const g = svg("g", { class: "ps-step-bar" + (bar.average ? " ps-average" : "") });
-        g.setAttribute("data-step", st.name);
-        let y = H - bottom;
-        for (const p of b.phases) {
-          const us = st.host_us[p.id] || 0;
-          if (us <= 0) continue;
-          const h = us * scale;
-          y -= h;
-          const r = svg("rect", { class: "ps-seg " + phaseClass(p.id), x: x, y: y, width: barW, height: Math.max(h, 0) });
-          r.setAttribute("data-phase", p.id);
-          const pct = st.wall_us ? (us * 100) / st.wall_us : 0;
-          bindTip(r, st.name + ": " + p.label, () => [
-            ["time", "time", fmtTime(us)],
-            ["share", "share of the step", fmtPct(pct)],
-            ["wall", "step wall time", fmtTime(st.wall_us)],
-          ]);
-          g.appendChild(r);
-        }
-        if (slot >= 28 || bar.average) {
-          const label = bar.average ? "average" : st.name.replace("ProfilerStep#", "#");
-          g.appendChild(svgText(x + barW / 2, H - 8, cut(label, Math.floor(slot / 6) + 1), { "text-anchor": "middle" }));
-        }
-        chart.appendChild(g);
-      });
-      box.replaceChildren(chart);
+    const bars = b.steps.concat([avg]);
+    const names = b.steps.map((st) => st.name.replace("ProfilerStep#", "#")).concat(["average"]);
+    const phases = b.phases.filter((p) => bars.some((st) => (st.host_us[p.id] || 0) > 0));
+    const own = (p, i) => Math.max(bars[i].host_us[p.id] || 0, 0);
+    // each phase's bar runs from 0 to the total of the phases up to it; drawn last phase first
+    let run = bars.map(() => 0);
+    const tops = phases.map((p) => (run = run.map((v, i) => v + own(p, i))));
+    const maxWall = Math.max(...bars.map((st) => st.wall_us), ...run, 1e-9);
+    const order = phases.map((_, k) => k).reverse();
+    const hit = (u, idx, x, y) => {
+      const st = bars[idx];
+      const k = tops.findIndex((t, j) => y <= t[idx] && own(phases[j], idx) > 0);
+      if (k < 0) return [st.name, [["wall", "step wall time", fmtTime(st.wall_us)]]];
+      const us = own(phases[k], idx);
+      return [st.name + ": " + phases[k].label, [
+        ["time", "time", fmtTime(us)],
+        ["share", "share of the step", fmtPct(st.wall_us ? (us * 100) / st.wall_us : 0)],
+        ["wall", "step wall time", fmtTime(st.wall_us)],
+      ]];
     };
-    draw();
-    onResize(draw);
+    /** A label every so many steps, 44 px apart at least, and the average's. */
+    const splits = (u) => {
+      const every = Math.ceil((bars.length * 44 * uPlot.pxRatio) / u.bbox.width);
+      return bars.map((_, i) => i).filter((i) => i % every === 0 || i === bars.length - 1);
+    };
+    plot(box, "ps-breakdown-chart", 260, () => [{
+      scales: { x: { time: false, range: [-0.5, bars.length - 0.5] }, y: { range: [0, maxWall] } },
+      series: [{}].concat(order.map((k) => {
+        const colour = cssColor(phaseClass(phases[k].id));
+        return { label: phases[k].label, fill: colour, stroke: colour, width: 0, points: { show: false },
+          paths: uPlot.paths.bars({ size: [0.7, 160], align: 0 }) };
+      })),
+      axes: [axis((u, ticks) => ticks.map((i) => names[i]), { splits: splits, grid: { show: false } }), axis(timeTicks, { size: 64 })],
+      cursor: { x: false, y: false, points: { show: false }, drag: { x: false, y: false } },
+      hooks: plotTip(hit),
+    }, [bars.map((_, i) => i)].concat(order.map((k) => tops[k]))]);
   }
 
   function phaseClass(id) {
@@ -392,47 +465,23 @@
       legend.appendChild(li);
     }
     s.appendChild(legend);
-    const box = el("div", "ps-chart");
-    s.appendChild(box);
-    const draw = () => {
-      const W = widthOf(box, 900);
-      const left = 110;
-      const rowH = J.ranks.length > 64 ? 6 : 22;
-      const H = J.ranks.length * rowH + 26;
-      const maxWall = Math.max(...J.ranks.map((r) => r.step_us), 1e-9);
-      const scale = (W - left - 70) / maxWall;
-      const chart = svg("svg", { id: "ps-ranks-chart", width: W, height: H });
-      J.ranks.forEach((r, i) => {
-        const g = svg("g", { class: "ps-rank-bar" + (r.rank === J.straggler ? " ps-straggler" : "") });
-        g.setAttribute("data-rank", String(r.rank));
-        const y = i * rowH + 4;
-        if (rowH >= 12) {
-          const label = "rank " + r.rank + (r.rank === J.straggler ? " ⚑" : "");
-          g.appendChild(svgText(left - 8, y + rowH * 0.65, label, { "text-anchor": "end" }));
-        }
-        let x = left;
-        for (const p of J.phases) {
-          const us = r.phases_us[p.id] || 0;
-          if (us <= 0) continue;
-          const w = us * scale;
-          const rect = svg("rect", { class: "ps-seg " + phaseClass(p.id), x: x, y: y, width: Math.max(w, 0), height: rowH - 4 });
-          rect.setAttribute("data-phase", p.id);
-          bindTip(rect, "rank " + r.rank + ": " + p.label, () => [
-            ["time", "time per step", fmtTime(us)],
-            ["share", "share of the step", fmtPct(r.step_us ? (us * 100) / r.step_us : 0)],
-            ["wait", "waits for other ranks", fmtTime(r.wait_us)],
-          ]);
-          g.appendChild(rect);
-          x += w;
-        }
-        if (rowH >= 12) g.appendChild(svgText(x + 6, y + rowH * 0.65, fmtTime(r.step_us), { class: "ps-value-label" }));
-        chart.appendChild(g);
+    const rows = J.ranks.map((r) => {
+      const straggler = r.rank === J.straggler;
+      const row = el("div", "ps-rank-bar" + (straggler ? " ps-straggler" : ""));
+      row.setAttribute("data-rank", String(r.rank));
+      const segs = J.phases.filter((p) => (r.phases_us[p.id] || 0) > 0).map((p) => {
+        const us = r.phases_us[p.id];
+        return ["ps-seg " + phaseClass(p.id), us, "rank " + r.rank + ": " + p.label, () => [
+          ["time", "time per step", fmtTime(us)],
+          ["share", "share of the step", fmtPct(r.step_us ? (us * 100) / r.step_us : 0)],
+          ["wait", "waits for other ranks", fmtTime(r.wait_us)],
+        ], { "data-phase": p.id }];
       });
-      bottomAxis(chart, left, left + maxWall * scale, J.ranks.length * rowH + 6, fmtTime(maxWall));
-      box.replaceChildren(chart);
-    };
-    draw();
-    onResize(draw);
+      return [row, "rank " + r.rank + (straggler ? " ⚑" : ""), segs, r.step_us];
+    });
+    const maxWall = Math.max(...J.ranks.map((r) => r.step_us), 1e-9);
+    const chart = barChart("ps-ranks-chart", "ps-rank-bars" + (J.ranks.length > 64 ? " ps-thin" : ""), rows, maxWall);
+    s.appendChild(chart);
     const cols = [
       ["rank", "rank", (r) => String(r.rank) + (r.rank === J.straggler ? " (straggler)" : "")],
       ["step", "step", (r) => fmtTime(r.step_us)],
@@ -579,27 +628,25 @@
         crumbs.appendChild(btn);
       });
       rootLabel.textContent = focus.n;
-      const W = widthOf(box, 900);
       const ROW = 22;
+      const chart = el("div");
+      chart.id = "ps-icicle";
       let depth = 0;
-      (function measure(n, d) {
-        depth = Math.max(depth, d);
-        for (const c of n.ch) measure(c, d + 1);
-      })(focus, 0);
-      const chart = svg("svg", { id: "ps-icicle", width: W, height: (depth + 1) * ROW });
       const total = size(focus);
+      // a box per node, its left and width shares of the row (CSS cuts its name to fit); a
+      // node under 1/2000 of the row is left out
       (function place(n, x, w, d) {
-        if (w < 0.5) return;
-        const r = svg("rect", { class: "ps-node " + kindClass(n.k), x: x, y: d * ROW, width: w, height: ROW - 1 });
+        if (w < 5e-4) return;
+        depth = Math.max(depth, d);
+        const r = el("div", "ps-node " + kindClass(n.k), n.n);
+        r.style.left = x * 100 + "%";
+        r.style.width = w * 100 + "%";
+        r.style.top = d * ROW + "px";
         r.setAttribute("data-depth", d);
         r.setAttribute("data-name", n.n);
         bindTip(r, n.n, () => nodeRows(n));
         r.addEventListener("click", () => zoom(d === 0 ? n.parent || n : n));
         chart.appendChild(r);
-        if (w > 34) {
-          const label = svgText(x + 4, d * ROW + 15, cut(n.n, Math.floor((w - 8) / 6.5)), { class: "ps-node-label" });
-          chart.appendChild(label);
-        }
         let cx = x;
         const own = size(n);
         for (const c of n.ch) {
@@ -607,12 +654,12 @@
           place(c, cx, cw, d + 1);
           cx += cw;
         }
-      })(focus, 0, total > 0 ? W : 0, 0);
+      })(focus, 0, total > 0 ? 1 : 0, 0);
+      chart.style.height = (depth + 1) * ROW + "px";
       box.replaceChildren(chart);
     }
 
     draw();
-    onResize(draw);
   }
 
   // ---- horizontal bars: top operators, top kernels -------------------------------------
@@ -620,101 +667,74 @@
   function hbars(sectionId, chartId, items, valueLabel) {
     if (!items || !items.length) return;
     const s = show(document.getElementById(sectionId));
-    const box = el("div", "ps-chart");
-    s.appendChild(box);
-    const draw = () => {
-      const W = widthOf(box, 900);
-      const ROW = 22;
-      const labelW = Math.min(380, W * 0.42);
-      const valueW = 70;
-      const max = Math.max(...items.map((x) => x.us), 1e-9);
-      const chart = svg("svg", { id: chartId, width: W, height: items.length * ROW + 24 });
-      items.forEach((it, i) => {
-        const g = svg("g", { class: "ps-hbar" });
-        g.setAttribute("data-name", it.name);
-        const y = i * ROW + 2;
-        g.appendChild(svgText(0, y + 14, cut(it.name, Math.floor(labelW / 6.5))));
-        const w = Math.max(1, ((W - labelW - valueW) * it.us) / max);
-        const r = svg("rect", { class: "ps-bar", x: labelW, y: y + 2, width: w, height: ROW - 6 });
-        bindTip(r, it.name, () => [
-          ["value", valueLabel, fmtTime(it.us)],
-          ["calls", "calls", String(it.calls)],
-          ["kind", "kind", it.kind],
-          ["meaning", "what it is", it.meaning],
-        ]);
-        g.appendChild(r);
-        g.appendChild(svgText(labelW + w + 4, y + 14, fmtTime(it.us), { class: "ps-value-label" }));
-        chart.appendChild(g);
-      });
-      bottomAxis(chart, labelW, W - valueW, items.length * ROW + 6, fmtTime(max));
-      box.replaceChildren(chart);
-    };
-    draw();
-    onResize(draw);
+    const rows = items.map((it) => {
+      const row = el("div", "ps-hbar");
+      row.setAttribute("data-name", it.name);
+      return [row, it.name, [["ps-bar", it.us, it.name, () => [
+        ["value", valueLabel, fmtTime(it.us)],
+        ["calls", "calls", String(it.calls)],
+        ["kind", "kind", it.kind],
+        ["meaning", "what it is", it.meaning],
+      ]]], it.us];
+    });
+    s.appendChild(barChart(chartId, "ps-name-bars", rows, Math.max(...items.map((x) => x.us), 1e-9)));
   }
 
   // ---- timelines -----------------------------------------------------------------------
 
-  function timeline(sectionId, chartId, series, fmtY, maxY, area) {
+  /** A timeline chart: `series` are {name, label, values, colour (a CSS variable), fmt}; the
+   * y axis runs from 0 to `maxY`, its ticks from `ticks` at steps from `incrs`. */
+  function timeline(sectionId, chartId, intro, series, ticks, incrs, maxY, area) {
     const t = D.timelines;
     const s = show(document.getElementById(sectionId));
+    s.appendChild(intro);
     const box = el("div", "ps-chart");
     s.appendChild(box);
     const n = Math.max(...series.map((x) => x.values.length));
-    const spanUs = t.bucket_us * n;
-    const draw = () => {
-      const W = widthOf(box, 900);
-      const H = 180;
-      const left = 72; // room for "204.83 MB"
-      const bottom = 22;
-      const top = 8;
-      const plotW = W - left - 8;
-      const plotH = H - bottom - top;
-      const chart = svg("svg", { id: chartId, width: W, height: H });
-      const xOf = (us) => left + (spanUs > 0 ? (us / spanUs) * plotW : 0);
-      // each step's window on the slower clock, and its host range as a bar along the top
-      (t.steps || []).forEach(([name, a, b, ha, hb], i) => {
-        const cls = "ps-band" + (i % 2 ? " ps-band-alt" : "");
-        const band = svg("rect", { class: cls, x: xOf(a), y: top, width: Math.max(1, xOf(b) - xOf(a)), height: plotH });
-        const title = svg("title");
-        const host = hb !== undefined ? hb - ha : b - a;
-        title.textContent = name + ": step " + fmtTime(b - a) + ", host range " + fmtTime(host);
-        band.appendChild(title);
-        chart.appendChild(band);
-        if (ha !== undefined && (ha !== a || hb !== b)) {
-          const bar = svg("rect", { class: "ps-host-range", x: xOf(ha), y: top, width: Math.max(1, xOf(hb) - xOf(ha)), height: 3 });
-          const tip = svg("title");
-          tip.textContent = name + ": the host's range, " + fmtTime(host);
-          bar.appendChild(tip);
-          chart.appendChild(bar);
+    const xs = Array.from({ length: n }, (_, i) => (i + 0.5) * t.bucket_us);
+    // each step's window on the slower clock, and the host's range in it
+    const steps = (t.steps || []).map(([name, a, b, ha, hb]) =>
+      ({ name: name, a: a, b: b, ha: ha === undefined ? a : ha, hb: hb === undefined ? b : hb }));
+    const hit = (u, idx, x) => {
+      const rows = [["time", "slice", fmtTime(xs[idx] - t.bucket_us / 2) + " to " + fmtTime(xs[idx] + t.bucket_us / 2)]];
+      series.forEach((ser, k) => rows.push([ser.name, ser.label, ser.fmt(u.data[k + 1][idx])]));
+      const st = steps.find((w) => x >= w.a && x < w.b);
+      if (st) {
+        rows.push(["step", "step", st.name]);
+        rows.push(["step_time", "step time", fmtTime(st.b - st.a)]);
+        rows.push(["host_range", "host range", fmtTime(st.hb - st.ha)]);
+        rows.push(["host", "host", x < st.hb ? "in this step" : "done, the " + DEV + " catches up"]);
+      }
+      return ["at " + fmtTime(x), rows];
+    };
+    const drawSteps = (u) => {
+      const ctx = u.ctx;
+      const { left, top, width, height } = u.bbox;
+      const at = (v) => u.valToPos(v, "x", true);
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(left, top, width, height);
+      ctx.clip();
+      steps.forEach((st, i) => {
+        ctx.fillStyle = cssVar("--band");
+        ctx.globalAlpha = i % 2 ? 0.45 : 1;
+        ctx.fillRect(at(st.a), top, Math.max(1, at(st.b) - at(st.a)), height);
+        if (st.ha !== st.a || st.hb !== st.b) {
+          ctx.fillStyle = cssVar("--muted");
+          ctx.globalAlpha = 0.7;
+          ctx.fillRect(at(st.ha), top, Math.max(1, at(st.hb) - at(st.ha)), 3 * uPlot.pxRatio);
         }
       });
-      chart.appendChild(svg("line", { class: "ps-axis", x1: left, y1: top + plotH, x2: left + plotW, y2: top + plotH }));
-      chart.appendChild(svgText(left - 6, top + 10, fmtY(maxY), { "text-anchor": "end", class: "ps-axis-label" }));
-      chart.appendChild(svgText(left - 6, top + plotH, zeroLike(fmtY(maxY)), { "text-anchor": "end", class: "ps-axis-label" }));
-      chart.appendChild(svgText(left, H - 6, zeroLike(fmtTime(spanUs)), { class: "ps-axis-label" }));
-      chart.appendChild(svgText(left + plotW, H - 6, fmtTime(spanUs), { "text-anchor": "end", class: "ps-axis-label" }));
-      for (const ser of series) {
-        const pts = ser.values.map((v, i) => [
-          xOf((i + 0.5) * t.bucket_us),
-          top + plotH - (maxY > 0 ? (Math.max(v, 0) / maxY) * plotH : 0),
-        ]);
-        const line = pts.map((p, i) => (i ? "L" : "M") + p[0].toFixed(1) + " " + p[1].toFixed(1)).join("");
-        if (area && pts.length) {
-          const base = (top + plotH).toFixed(1);
-          const d = line + "L" + pts[pts.length - 1][0].toFixed(1) + " " + base + "L" + pts[0][0].toFixed(1) + " " + base + "Z";
-          chart.appendChild(svg("path", { class: "ps-area", d: d }));
-        }
-        const path = svg("path", { class: "ps-line ps-series-" + (SAFE_CLASS.test(ser.name) ? ser.name : "other"), d: line });
-        const title = svg("title");
-        title.textContent = ser.label;
-        path.appendChild(title);
-        chart.appendChild(path);
-      }
-      box.replaceChildren(chart);
+      ctx.restore();
     };
-    draw();
-    onResize(draw);
+    plot(box, chartId, 180, () => [{
+      scales: { x: { time: false, range: [0, t.bucket_us * n] }, y: { range: [0, maxY] } },
+      series: [{}].concat(series.map((ser) => ({ label: ser.label, stroke: cssVar(ser.colour), width: 1.5,
+        fill: area ? cssVar("--area") : undefined, points: { show: false } }))),
+      axes: [axis(timeTicks), axis(ticks, { incrs: incrs, size: 64 })],
+      cursor: { y: false },
+      hooks: Object.assign(plotTip(hit), { drawClear: [drawSteps] }),
+    }, [xs].concat(series.map((x) => x.values))]);
     return s;
   }
 
@@ -722,40 +742,38 @@
     const t = D.timelines;
     if (!t) return;
     if (t.device_busy && t.device_busy.length) {
-      const s = timeline("ps-busy", "ps-busy-chart", [{ name: "busy", label: DEV + " busy share", values: t.device_busy }],
-        (v) => (v * 100).toFixed(0) + "%", 1, true);
-      s.insertBefore(el("p", "ps-muted", "Share of each time slice (" + fmtTime(t.bucket_us) +
+      const intro = el("p", "ps-muted", "Share of each time slice (" + fmtTime(t.bucket_us) +
         ") in which the " + DEV + " ran kernels, copies or memsets; shaded bands are the profiled steps, " +
-        "each until the " + DEV + " finished what the host launched in it; the bar along the top is the host's range."),
-        s.children[1]);
+        "each until the " + DEV + " finished what the host launched in it; the bar along the top is the host's range. " +
+        "Drag to zoom in, double-click to zoom out.");
+      const busy = { name: "busy", label: DEV + " busy share", values: t.device_busy, colour: "--bar", fmt: (v) => fmtPct(v * 100) };
+      timeline("ps-busy", "ps-busy-chart", intro, [busy], pctTicks, undefined, 1, true);
     }
     if (t.queue_depth && t.queue_depth.length) {
       const maxQ = Math.max(t.queue_limit || 0, ...t.queue_depth, 1);
-      const s = timeline("ps-queue", "ps-queue-chart", [{ name: "queue", label: "launched items waiting", values: t.queue_depth }],
-        (v) => v.toFixed(0) + " items", maxQ, false);
-      s.insertBefore(el("p", "ps-muted", "Most launched items waiting on one stream at a launch in each slice: the host " +
-        "runs that far ahead of the " + DEV + "; at " + (t.queue_limit || 1024) + " its launches block until an item ends."),
-        s.children[1]);
+      const intro = el("p", "ps-muted", "Most launched items waiting on one stream at a launch in each slice: the host " +
+        "runs that far ahead of the " + DEV + "; at " + (t.queue_limit || 1024) + " its launches block until an item ends.");
+      const queue = { name: "queue", label: "launched items waiting", values: t.queue_depth, colour: "--bar", fmt: (v) => v + " items" };
+      timeline("ps-queue", "ps-queue-chart", intro, [queue], unitTicks([[1, "items"]]), COUNT_INCRS, maxQ, false);
     }
     const mem = t.memory || {};
     const names = Object.keys(mem).filter((k) => mem[k] && mem[k].length);
     if (names.length) {
-      const series = names.map((k) => ({ name: k, label: (k === "cpu" ? "CPU" : DEV) + " memory allocated", values: mem[k] }));
+      const series = names.map((k) => ({ name: k, label: (k === "cpu" ? "CPU" : DEV) + " memory allocated",
+        values: mem[k], colour: k === "device" ? "--bar-device" : "--bar", fmt: fmtBytes }));
       const maxY = Math.max(...series.map((x) => Math.max(...x.values)), 1);
-      const s = timeline("ps-memory", "ps-memory-chart", series, fmtBytes, maxY, false);
       const legend = el("ul", "ps-legend");
       for (const ser of series) {
         const li = el("li");
         const sw = el("span", "ps-swatch");
-        sw.style.background = ser.name === "device" ? "var(--bar-device)" : "var(--bar)";
+        sw.style.background = "var(" + ser.colour + ")";
         li.appendChild(sw);
         li.appendChild(el("span", "", ser.label + ", peak " + fmtBytes(Math.max(...ser.values))));
         legend.appendChild(li);
       }
-      s.insertBefore(legend, s.children[1]);
+      timeline("ps-memory", "ps-memory-chart", legend, series, byteTicks, BYTE_INCRS, maxY, false);
     }
   }
-
   // ---- the profiler table --------------------------------------------------------------
 
   function table() {
@@ -891,7 +909,7 @@
     s.appendChild(ul);
   }
 
-  // ---- resize --------------------------------------------------------------------------
+  // ---- resize, theme -------------------------------------------------------------------
 
   const redraws = [];
   function onResize(fn) {
@@ -902,6 +920,11 @@
     clearTimeout(pending);
     pending = setTimeout(() => redraws.forEach((fn) => fn()), 150);
   });
+  /** Charts to draw again in the other theme's colours. */
+  const rethemes = [];
+  function onTheme(fn) {
+    rethemes.push(fn);
+  }
 
   header();
   theme();
