@@ -1,5 +1,5 @@
 # profsight: the two commands of the README, and the checks they run.
-.PHONY: demo sample test check lint types unit setup setup-demo setup-dev benchmark benchmark-large benchmark-job clean
+.PHONY: demo sample test check lint types unit docs setup setup-demo setup-dev benchmark benchmark-large benchmark-job clean
 
 # Set up torch 2.13 (CPU build) and Lightning, then profile a short ResNet-18 training and
 # explain it (profsight-demo/fit-report.html).
@@ -10,20 +10,26 @@ demo: setup-demo
 sample: setup
 	.venv/bin/profsight explain
 
-# Set up everything the tests need (torch 2.13 CPU, Lightning) and run the whole suite.
+# Set up everything the tests need (torch 2.13 CPU, Lightning, MkDocs) and run the whole
+# suite: lint, types, tests and the docs site.
 test: setup-dev check
 
-check: lint types unit
+check: lint types unit docs
 
 lint:
-	.venv/bin/ruff check src tests scripts benchmarks
-	.venv/bin/ruff format --check src tests scripts benchmarks
+	.venv/bin/ruff check src tests scripts benchmarks docs
+	.venv/bin/ruff format --check src tests scripts benchmarks docs
 
 types:
 	.venv/bin/mypy
 
 unit:
 	.venv/bin/python -m pytest -q
+
+# The docs site (mkdocs.yml), built strictly into .site/ (ignored by git): a broken link,
+# a missing page or a docstring mkdocstrings cannot read fails the build.
+docs:
+	NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet --site-dir .site
 
 setup:
 	scripts/setup.sh
@@ -49,4 +55,4 @@ benchmark-job: setup-dev
 	.venv/bin/python benchmarks/bench_job.py
 
 clean:
-	rm -rf .venv .pytest_cache .mypy_cache .ruff_cache benchmarks/out
+	rm -rf .venv .pytest_cache .mypy_cache .ruff_cache .site benchmarks/out

@@ -3,7 +3,8 @@
 #   scripts/setup.sh        the package (what `profsight explain` needs: no torch)
 #   scripts/setup.sh demo   plus torch 2.13 (CPU build), Lightning and torchmetrics
 #                           (what `profsight demo` and profsight.lightning need)
-#   scripts/setup.sh dev    plus torch 2.13 (CPU build), Lightning and the test/lint tools
+#   scripts/setup.sh dev    plus torch 2.13 (CPU build), Lightning, the test/lint tools and
+#                           the docs site's (MkDocs, Material, mkdocstrings)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -14,7 +15,7 @@ pip() { .venv/bin/python -m pip --disable-pip-version-check -q "$@"; }
 if [ "${1:-}" = "dev" ]; then
     # torch first and pinned: a bare `torch` requirement makes pip pull a multi-GB CUDA build.
     .venv/bin/python -c "import torch" 2>/dev/null || pip install "torch==2.13.0"
-    pip install -e ".[dev]"
+    pip install -e ".[dev,docs]"
     # tests/test_html.py opens the HTML report in Debian's chromium (Playwright's own browser
     # download is not used); without it those tests are skipped.
     if [ ! -x /usr/bin/chromium ]; then
