@@ -15,17 +15,19 @@ from profsight.analyses.findings import (
     device,
     held_back,
     host,
+    memory,
     model_habits,
     modules,
     setup,
+    sync_copies,
 )
+from profsight.analyses.findings.from_table import breakdown_of, printed_findings
 from profsight.analyses.findings.memory import copy_churn
 from profsight.analyses.findings.table_python import (
     hotspot_notes,
     with_metric_rows,
     with_python_hotspots,
 )
-from profsight.analyses.findings.table_rules import breakdown_of, printed_findings
 from profsight.analyses.findings.table_setup import printed_facts, printed_setup
 from profsight.analyses.replay.whatif import with_savings
 from profsight.analyses.step.breakdown import Breakdown
@@ -51,6 +53,8 @@ ANALYSES: tuple[Callable[[Context], list[Finding]], ...] = (
     compute.run,
     model_habits.run,
     device.run,
+    sync_copies.run,
+    memory.run,
     held_back.run,
     communication.run,
     setup.run,

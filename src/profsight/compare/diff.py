@@ -121,7 +121,13 @@ class FindingChange:
         return {
             "category": self.category,
             "title": self.title,
-            "severity": {k: _severity_name(v) for k, v in self.severity.to_dict().items()},
+            # the levels by name; the change in levels (high 3 ... info 0) as a number: a
+            # level's name for the change, or for its %, crashed on a negative change
+            "severity": {
+                "before": _severity_name(self.severity.before),
+                "after": _severity_name(self.severity.after),
+                "change": self.severity.delta,
+            },
             "at_stake_pct": self.at_stake.to_dict(),
         }
 

@@ -18,6 +18,8 @@ from profsight.knowledge.phases import Phase
 
 TB_PLUGIN: Final = "TensorBoard profiler plugin rule"
 MEASURED: Final = "profsight's planted-bottleneck runs (tests/scenarios.py)"
+#: What a printed table cannot show, said with every finding read from one.
+NO_TIMELINE: Final = "from the table alone: it has no timeline"
 
 
 @dataclass(frozen=True)
@@ -180,6 +182,7 @@ SHORT_KERNEL_US: Final = 10.0
 #: Device-to-host reads per step past which they are values read back one by one in a loop
 #: (.item(), .cpu(), print): a training step reads its loss once or a few times.
 ITEM_LOOP_PER_STEP: Final = 10
+ITEM_LOOP_READING: Final = "values read back one by one in a loop (.item(), .cpu(), print)"
 #: Host-device syncs past this share of the step (measured).
 SYNC_PCT: Final = 2.0
 #: Exposed communication (no compute meanwhile) past this share of the step (the TensorBoard

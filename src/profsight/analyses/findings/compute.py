@@ -1,23 +1,41 @@
-"""Where the compute goes: convolutions, matrix multiplies, or everything else.
+"""The compute-and-precision family: where the compute goes (convolutions, matrix
+multiplies, everything else) and FP32 matrix math on a GPU with tensor cores.
 
-On a GPU run this is the device time of the ops (their kernels); on a CPU run, the CPU time
-of the ops themselves. These findings are informational: they say what the model spends
-its time on when nothing else dominates, and what makes that work cheaper.
+On a GPU run the compute is the device time of the ops (their kernels); on a CPU run, the
+CPU time of the ops themselves. Those findings are informational: they say what the model
+spends its time on when nothing else dominates, and what makes that work cheaper. Each rule
+(`compute_finding`, `precision_findings`) is filled by a trace and by a printed table.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
+from profsight.analyses.findings.filling import TABLE, TRACE, Filling
 from profsight.analyses.step import intervals
 from profsight.analyses.step.clocks import step_of
 from profsight.analyses.step.context import Context
 from profsight.analyses.step.startup import startup_intervals
-from profsight.knowledge.advice import COMPUTE_PCT, compute_advice, compute_explanation
+from profsight.analyses.step.table_device import PrintedDevice
+from profsight.analyses.step.table_step import PrintedStep
+from profsight.knowledge.advice import (
+    COMPUTE_PCT,
+    FP32_EXPLANATION,
+    FP32_ON_TENSOR_CORES_PCT,
+    TB_PLUGIN,
+    compute_advice,
+    compute_explanation,
+    mixed_precision,
+)
+from profsight.knowledge.hardware import TENSOR_CORE_ARCHS, arch_speedup
+from profsight.knowledge.kernels import decode_kernel
 from profsight.knowledge.ops import lookup_op
 from profsight.knowledge.phases import Phase
+from profsight.knowledge.rows import RowKind
 from profsight.knowledge.trace_schema import EventKind
-from profsight.model.findings import Evidence, Finding, Severity
+from profsight.model.findings import UPPER_BOUND, Evidence, Finding, Severity, severity_for
 from profsight.units import short_time
 
 #: Op glossary categories -> compute finding category.
@@ -41,6 +59,15 @@ SKIPPED_OP_CATEGORIES = frozenset({"view", "allocation", "sync", "profiler"})
 
 
 def run(ctx: Context) -> list[Finding]:
+    """The family on a trace: where the compute goes, and FP32 math on tensor cores."""
+    found = _where_it_goes(ctx)
+    if ctx.has_device and ctx.breakdown.has_device:
+        precision = precision_from_trace(ctx)
+        found += precision_findings(precision) if precision is not None else []
+    return found
+
+
+def _where_it_goes(ctx: Context) -> list[Finding]:
     if ctx.unrecorded:
         return []  # a GPU run's compute is its kernels, and none was recorded
     device = ctx.has_device
@@ -129,4 +156,84 @@ def compute_finding(
         at_stake_pct=share,
         trigger=f"one compute category >= {COMPUTE_PCT:g}% of the step (informational)",
         confidence=confidence,
+    )
+
+
+# ------------------------------------------------------------------ precision
+
+
+@dataclass(frozen=True)
+class Fp32Matrix:
+    """FP32 matrix math (GEMM, convolution, attention) not on tensor cores, on a GPU that
+    has them."""
+
+    arch: str
+    """The GPU's architecture (a table: the newest its kernels were built for)."""
+    device_pct: float
+    """Their device time, % of all device time."""
+    step_pct: float
+    """Their device time, % of the step."""
+    evidence: tuple[Evidence, ...]
+    gain_pct: float | None = None
+    """At the tensor cores' peak ratio, the most the kernels can gain (a table); None: the
+    replay prices it."""
+    filling: Filling = TRACE
+
+
+def precision_findings(p: Fp32Matrix) -> list[Finding]:
+    if p.device_pct < FP32_ON_TENSOR_CORES_PCT:
+        return []
+    return [
+        Finding(
+            category="low_precision",
+            severity=severity_for(p.step_pct),
+            title=f"{p.device_pct:.0f}% of GPU time is FP32 matrix math on a tensor-core GPU",
+            evidence=p.evidence,
+            explanation=FP32_EXPLANATION,
+            recommendation=mixed_precision(p.arch),
+            at_stake_pct=p.step_pct,
+            gain_pct=p.gain_pct,
+            basis=UPPER_BOUND if p.gain_pct is not None else "",
+            trigger=f"FP32 GEMM/conv >= {FP32_ON_TENSOR_CORES_PCT:g}% of device time on "
+            f"{p.arch} ({TB_PLUGIN}: tensor-core eligible work not on tensor cores)",
+            confidence=p.filling.note,
+        )
+    ]
+
+
+def precision_from_trace(ctx: Context) -> Fp32Matrix | None:
+    """The kernels' names say their precision and whether they use tensor cores."""
+    if ctx.arch not in TENSOR_CORE_ARCHS:
+        return None
+    fp32 = []
+    for r in ctx.rows(RowKind.KERNEL):
+        k = decode_kernel(r.name)
+        matrix = k.operation is not None and k.operation.startswith(("gemm", "conv", "attention"))
+        if matrix and k.precision == "fp32" and k.tensor_cores is not True:
+            fp32.append(r)
+    us = sum(r.self_device_us for r in fp32)
+    evidence = tuple(
+        Evidence(r.name, f"{short_time(r.self_device_us)}", (r.name,))
+        for r in sorted(fp32, key=lambda r: -r.self_device_us)[:4]
+    )
+    dev_total = ctx.table.self_device_total_us or 1.0
+    return Fp32Matrix(ctx.arch, us * 100 / dev_total, ctx.share(us), evidence)
+
+
+def precision_from_table(step: PrintedStep, device: PrintedDevice) -> Fp32Matrix | None:
+    if not device.tensor_cores or not device.work_us or device.arch is None:
+        return None
+    share = min(step.share(device.fp32_matrix_us), device.busy_pct)
+    speedup = arch_speedup(device.arch)
+    evidence = tuple(
+        Evidence(r.name, f"{short_time(r.self_device_us / step.steps)} per step", (r.name,))
+        for r in device.fp32_rows[:4]
+    )
+    return Fp32Matrix(
+        f"a GPU of {device.arch} or later (its kernels are built for it)",
+        device.fp32_matrix_us * 100 / device.work_us,
+        share,
+        evidence,
+        share * (1 - 1 / speedup) if speedup else None,
+        TABLE.noted(f"the GPU is known only from its kernels' names (at least {device.arch})"),
     )

@@ -1,5 +1,6 @@
-"""Copies that allocate a large new tensor on every call: a tensor grown by ``torch.cat``,
-``.clone()`` or ``.contiguous()`` of large tensors inside the step.
+"""The memory family: device memory near its capacity, allocation churn, and copies that
+allocate a large new tensor on every call (a tensor grown by ``torch.cat``, ``.clone()`` or
+``.contiguous()`` of large tensors inside the step).
 
 The evidence is the row's own allocations (``Self CPU Mem`` / ``Self CUDA Mem``, recorded with
 ``profile_memory=True``) per call, next to its own time: a trace's table and a printed table
@@ -10,9 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+import numpy as np
+
+from profsight.analyses.step.context import Context
 from profsight.knowledge import advice
+from profsight.knowledge.advice import ALLOCATIONS_PER_STEP
 from profsight.knowledge.ops import lookup_op
-from profsight.model.findings import Evidence, Finding, severity_for
+from profsight.knowledge.trace_schema import DEVICE_MEMORY_DEVICE_TYPES, EventKind
+from profsight.model.findings import Evidence, Finding, Severity, severity_for
 from profsight.model.table import Row
 from profsight.units import short_time
 
@@ -59,3 +65,77 @@ def copy_churn(
             )
         )
     return findings
+
+
+def run(ctx: Context) -> list[Finding]:
+    """The family on a trace."""
+    found = memory_limit(ctx) if ctx.has_device and ctx.breakdown.has_device else []
+    found += allocation_churn(ctx)
+    found += copy_churn(
+        ctx.table.rows, ctx.steps, lambda us: ctx.share(us * ctx.steps), ctx.has_device
+    )
+    return found
+
+
+def memory_limit(ctx: Context) -> list[Finding]:
+    """Device memory near its capacity: the peak allocated by tensors against the device's
+    total memory, with what the caching allocator reserved beside it."""
+    ev = ctx.profile.events
+    devices = ctx.profile.meta.devices
+    mem = (ev.kind == EventKind.MEMORY) & np.isin(
+        ev.mem_device_type, list(DEVICE_MEMORY_DEVICE_TYPES)
+    )
+    if not mem.any() or not devices:
+        return []
+    peak = int(ev.allocated[mem].max())
+    reserved = int(ev.reserved[mem].max()) if len(ev.reserved) else -1
+    capacity = devices[0].get("totalGlobalMem")
+    if not isinstance(capacity, int) or peak <= 0 or peak < capacity * advice.MEMORY_PEAK_FRACTION:
+        return []
+    pct = peak * 100 / capacity
+    gib = 2**30
+    evidence = [Evidence("peak allocated", f"{peak / gib:.1f} GiB of {capacity / gib:.1f} GiB")]
+    if reserved > 0:
+        evidence.append(Evidence("peak reserved (caching allocator)", f"{reserved / gib:.1f} GiB"))
+    return [
+        Finding(
+            category="memory",
+            severity=Severity.HIGH,
+            title=f"{advice.MEMORY_LIMIT_TITLE} {pct:.0f}% of the GPU's",
+            evidence=tuple(evidence),
+            explanation=advice.MEMORY_LIMIT_EXPLANATION,
+            recommendation=advice.memory_limit_advice(ctx.arch),
+            at_stake_pct=0.0,
+            trigger=f"peak allocated > {advice.MEMORY_PEAK_FRACTION:.0%} of device memory "
+            f"({advice.TB_PLUGIN})",
+        )
+    ]
+
+
+def allocation_churn(ctx: Context) -> list[Finding]:
+    ev = ctx.profile.events
+    allocations = int(((ev.kind == EventKind.MEMORY) & (ev.nbytes > 0)).sum())
+    per_step = allocations / ctx.steps
+    evidence = Evidence("[memory] allocations", f"{per_step:.0f} per step")
+    return allocation_finding(per_step, evidence, "[memory] events")
+
+
+def allocation_finding(
+    per_step: float, evidence: Evidence, counted: str, confidence: str = ""
+) -> list[Finding]:
+    """Allocation churn past `ALLOCATIONS_PER_STEP`, counted from `counted`."""
+    if per_step < ALLOCATIONS_PER_STEP:
+        return []
+    return [
+        Finding(
+            category="memory",
+            severity=Severity.LOW,
+            title=advice.ALLOCATION_TITLE.format(per_step=per_step),
+            evidence=(evidence,),
+            explanation=advice.ALLOCATION_EXPLANATION,
+            recommendation=advice.ALLOCATION_ADVICE,
+            at_stake_pct=0.0,
+            trigger=f">= {ALLOCATIONS_PER_STEP} allocations per step ({counted})",
+            confidence=confidence,
+        )
+    ]

@@ -7,10 +7,8 @@ import json
 
 import numpy as np
 
-from profsight.analyses.findings.memory import copy_churn
 from profsight.analyses.step.context import Context
 from profsight.knowledge import advice
-from profsight.knowledge.advice import ALLOCATIONS_PER_STEP
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.trace_schema import EventKind
 from profsight.model.findings import Evidence, Finding, Severity
@@ -28,13 +26,6 @@ def run(ctx: Context) -> list[Finding]:
     return [
         *_conv_bias_before_norm(ctx),
         *optimizer_implementation(ctx),
-        *allocation_churn(ctx),
-        *copy_churn(
-            ctx.table.rows,
-            ctx.steps,
-            lambda us: ctx.share(us * ctx.steps),
-            ctx.has_device,
-        ),
     ]
 
 
@@ -150,32 +141,3 @@ def _optimizer_class(ctx: Context) -> str:
         if row.name.startswith("Optimizer.step#"):
             return row.name.split("#", 1)[1].split(".", 1)[0]
     return advice.OPTIMIZER_PLACEHOLDER
-
-
-def allocation_churn(ctx: Context) -> list[Finding]:
-    ev = ctx.profile.events
-    allocations = int(((ev.kind == EventKind.MEMORY) & (ev.nbytes > 0)).sum())
-    per_step = allocations / ctx.steps
-    evidence = Evidence("[memory] allocations", f"{per_step:.0f} per step")
-    return allocation_finding(per_step, evidence, "[memory] events")
-
-
-def allocation_finding(
-    per_step: float, evidence: Evidence, counted: str, confidence: str = ""
-) -> list[Finding]:
-    """Allocation churn past `ALLOCATIONS_PER_STEP`, counted from `counted`."""
-    if per_step < ALLOCATIONS_PER_STEP:
-        return []
-    return [
-        Finding(
-            category="memory",
-            severity=Severity.LOW,
-            title=advice.ALLOCATION_TITLE.format(per_step=per_step),
-            evidence=(evidence,),
-            explanation=advice.ALLOCATION_EXPLANATION,
-            recommendation=advice.ALLOCATION_ADVICE,
-            at_stake_pct=0.0,
-            trigger=f">= {ALLOCATIONS_PER_STEP} allocations per step ({counted})",
-            confidence=confidence,
-        )
-    ]

@@ -3,9 +3,14 @@ ops such as a skip connection), and many tiny ops in the forward pass."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
+from profsight.analyses.findings.filling import TABLE, TRACE, Filling
 from profsight.analyses.step.context import Context
+from profsight.analyses.step.table_device import PrintedDevice
+from profsight.analyses.step.table_step import PrintedStep
 from profsight.knowledge import advice
 from profsight.knowledge.advice import (
     DDP_FORWARD_NOTE,
@@ -16,13 +21,21 @@ from profsight.knowledge.advice import (
     TINY_OP_US,
     TINY_OPS_PER_STEP,
 )
-from profsight.knowledge.lightning_names import TORCH_LAYERS
+from profsight.knowledge.lightning_names import (
+    CUT_MARK,
+    LIGHTNING_MODULE_PREFIX,
+    TORCH_LAYERS,
+    module_class,
+)
+from profsight.knowledge.op_families import OPTIMIZER, op_family
+from profsight.knowledge.ops import lookup_op
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.rows import RowKind
 from profsight.knowledge.trace_schema import EventKind
 from profsight.model.findings import Evidence, Finding, severity_for
 from profsight.model.module_table import OUTSIDE_MODULES
-from profsight.model.table import Row
+from profsight.model.row_kind import row_kind
+from profsight.model.table import ProfilerTable, Row
 from profsight.units import short_time
 
 
@@ -43,43 +56,74 @@ def _candidates(ctx: Context) -> list[Row]:
     return rows
 
 
-def _own_time(ctx: Context) -> list[Finding]:
+@dataclass(frozen=True)
+class ModuleTime:
+    """One module's own time: outside its child modules."""
+
+    label: str
+    own_us: float
+    """Per step."""
+    total_us: float
+    """Per step."""
+    share_pct: float
+    """What its own time can cost the step, % (on a GPU run: at most the device idle)."""
+    row: str
+    """The row that shows it."""
+    how: str = ""
+    """How its own time was counted, when not from the trace's module ranges."""
+
+
+def own_time_findings(modules: list[ModuleTime], filling: Filling = TRACE) -> list[Finding]:
     findings = []
-    for row in _candidates(ctx):
-        if (
-            row.name == OUTSIDE_MODULES
-            or row.event_kind == "metric"
-            or not row.cpu_total_us
-            or _is_layer(row.name)
-        ):
+    for m in modules:
+        fraction = m.own_us / m.total_us if m.total_us else 0.0
+        if m.share_pct < MODULE_OWN_PCT or fraction < MODULE_OWN_FRACTION:
             continue
-        share = ctx.host_at_stake(ctx.share(row.self_cpu_us))
-        fraction = row.self_cpu_us / row.cpu_total_us
-        if share < MODULE_OWN_PCT or fraction < MODULE_OWN_FRACTION:
-            continue
+        evidence = [
+            Evidence(
+                "own time (outside child modules)",
+                f"{short_time(m.own_us)} per step, {m.share_pct:.1f}% of the step",
+                (m.row,),
+            ),
+            Evidence("total time", f"{short_time(m.total_us)} per step"),
+        ]
+        if m.how:
+            evidence.append(Evidence("how", m.how))
         findings.append(
             Finding(
                 category="module_overhead",
-                severity=severity_for(share),
-                title=f"{row.name} spends {fraction:.0%} of its time outside its layers",
-                evidence=(
-                    Evidence(
-                        "own time (outside child modules)",
-                        f"{short_time(row.self_cpu_us / ctx.steps)} per step, "
-                        f"{share:.1f}% of the step",
-                        (row.name,),
-                    ),
-                    Evidence("total time", f"{short_time(row.cpu_total_us / ctx.steps)} per step"),
-                ),
+                severity=severity_for(m.share_pct),
+                title=f"{m.label} spends {fraction:.0%} of its time outside its layers",
+                evidence=tuple(evidence),
                 explanation=advice.MODULE_OWN_EXPLANATION
-                + (DDP_FORWARD_NOTE if row.name.startswith("DistributedDataParallel") else ""),
+                + (DDP_FORWARD_NOTE if m.label.startswith("DistributedDataParallel") else ""),
                 recommendation=MODULE_ADVICE,
-                at_stake_pct=share,
+                at_stake_pct=m.share_pct,
+                gain_pct=filling.gain(m.share_pct),
                 trigger=f"own time >= {MODULE_OWN_PCT:g}% of the step and >= "
                 f"{MODULE_OWN_FRACTION:.0%} of the module's total ({MEASURED})",
+                confidence=filling.note,
             )
         )
     return findings
+
+
+def _own_time(ctx: Context) -> list[Finding]:
+    modules = [
+        ModuleTime(
+            row.name,
+            row.self_cpu_us / ctx.steps,
+            row.cpu_total_us / ctx.steps,
+            ctx.host_at_stake(ctx.share(row.self_cpu_us)),
+            row.name,
+        )
+        for row in _candidates(ctx)
+        if row.name != OUTSIDE_MODULES
+        and row.event_kind != "metric"
+        and row.cpu_total_us
+        and not _is_layer(row.name)
+    ]
+    return own_time_findings(modules)
 
 
 def _is_layer(label: str) -> bool:
@@ -88,8 +132,47 @@ def _is_layer(label: str) -> bool:
     return cls in TORCH_LAYERS
 
 
+@dataclass(frozen=True)
+class TinyOps:
+    """Ops of a few microseconds each: a Python loop over tensors."""
+
+    per_step: float
+    share_pct: float
+    """Their time, what it can cost the step, %."""
+    top: tuple[str, ...]
+    """The most called."""
+    where: str
+    """Where they ran (``in the forward pass``), or what was counted (``op calls``)."""
+
+
+def tiny_ops_findings(t: TinyOps, filling: Filling = TRACE) -> list[Finding]:
+    if t.per_step < TINY_OPS_PER_STEP or t.share_pct < MODULE_OWN_PCT:
+        return []
+    return [
+        Finding(
+            category="module_overhead",
+            severity=severity_for(t.share_pct),
+            title=f"{t.per_step:.0f} tiny ops per step {t.where}",
+            evidence=(
+                Evidence(
+                    "ops under " + short_time(TINY_OP_US),
+                    f"{t.per_step:.0f} per step, {t.share_pct:.1f}% of the step",
+                    t.top,
+                ),
+            ),
+            explanation=advice.TINY_OPS_EXPLANATION,
+            recommendation=MODULE_ADVICE,
+            at_stake_pct=t.share_pct,
+            gain_pct=filling.gain(t.share_pct),
+            trigger=f">= {TINY_OPS_PER_STEP} ops under {short_time(TINY_OP_US)} per step, "
+            f">= {MODULE_OWN_PCT:g}% of the step ({MEASURED})",
+            confidence=filling.note,
+        )
+    ]
+
+
 def _tiny_ops(ctx: Context) -> list[Finding]:
-    """Many ops of a few microseconds each in the forward pass: a Python loop over tensors."""
+    """Many ops of a few microseconds each in the forward pass."""
     bd = ctx.breakdown
     if not len(bd.row_events):
         return []
@@ -99,30 +182,132 @@ def _tiny_ops(ctx: Context) -> list[Finding]:
     forward = bd.rows_in(Phase.FORWARD)
     ops = events[forward & (ev.kind[events] == EventKind.CPU_OP)]
     leaves = ops[at.cpu_total_of(ops) < TINY_OP_US]
-    per_step = len(leaves) / ctx.steps
-    if per_step < TINY_OPS_PER_STEP:
-        return []
     share = ctx.host_at_stake(ctx.share(float(at.cpu_total_of(leaves).sum())))
-    if share < MODULE_OWN_PCT:
-        return []
     names, counts = np.unique(ev.name[leaves], return_counts=True)
-    top = [ev.strings[int(n)] for n in names[np.argsort(-counts)][:4]]
-    return [
-        Finding(
-            category="module_overhead",
-            severity=severity_for(share),
-            title=f"{per_step:.0f} tiny ops per step in the forward pass",
-            evidence=(
-                Evidence(
-                    "ops under " + short_time(TINY_OP_US),
-                    f"{per_step:.0f} per step, {share:.1f}% of the step",
-                    tuple(top),
-                ),
-            ),
-            explanation=advice.TINY_OPS_EXPLANATION,
-            recommendation=MODULE_ADVICE,
-            at_stake_pct=share,
-            trigger=f">= {TINY_OPS_PER_STEP} ops under {short_time(TINY_OP_US)} per step in "
-            f"forward, >= {MODULE_OWN_PCT:g}% of the step ({MEASURED})",
+    top = tuple(ev.strings[int(n)] for n in names[np.argsort(-counts)][:4])
+    return tiny_ops_findings(TinyOps(len(leaves) / ctx.steps, share, top, "in the forward pass"))
+
+
+# ------------------------------------------------------------ a printed table's filling
+
+
+def from_table(
+    step: PrintedStep, device: PrintedDevice | None, table: ProfilerTable
+) -> list[Finding]:
+    """The family on a printed table: each module's own time from the module tree its rows'
+    names give, and the tiny ops among its rows."""
+    return _table_modules(step, device, table) + _table_tiny_ops(step, device, table)
+
+
+def _table_modules(
+    step: PrintedStep, device: PrintedDevice | None, table: ProfilerTable
+) -> list[Finding]:
+    """A module's own time (outside its child modules): from the module tree the names'
+    paths give (``[pl][module]<class>: <path>``), else torch's self time (its Python only)."""
+    modules = [r for r in table.rows if row_kind(r, table) is RowKind.MODULE and r.cpu_total_us]
+    # a child module missing from a table cut to its top rows would read as the parent's own
+    # time: the paths are used only when every row is printed
+    children = _module_children(modules) if step.coverage_pct >= advice.FULL_TABLE_PCT else None
+    found = []
+    for row in modules:
+        cls = module_class(row.name).rsplit(".", 1)[-1]
+        if cls in TORCH_LAYERS or (row.name.endswith(CUT_MARK) and cls not in row.name):
+            continue
+        if children is not None:
+            own = row.cpu_total_us - sum(k.cpu_total_us for k in children.get(row.name, []))
+            how = "its total less its child modules' totals (the paths in the names)"
+        else:
+            own = row.self_cpu_us
+            how = (
+                "torch's self time: its own Python only (the table cut names or rows of the "
+                "modules inside it, so its own ops cannot be told from theirs)"
+            )
+        share = step.share(own / step.steps)
+        if device is not None:
+            share = min(share, device.idle_pct)  # host time costs no more than the device idles
+        found.append(
+            ModuleTime(
+                _label(row.name),
+                own / step.steps,
+                row.cpu_total_us / step.steps,
+                share,
+                row.name,
+                how,
+            )
         )
+    note = (
+        "the module's total holds its backward only if it runs inside it (it does not: "
+        "backward is autograd's), so this is forward work"
+    )
+    return own_time_findings(found, TABLE.noted(note))
+
+
+def _label(name: str) -> str:
+    body = name.removeprefix(LIGHTNING_MODULE_PREFIX)
+    cls, _, path = body.partition(": ")
+    return f"{path} ({cls.rsplit('.', 1)[-1]})" if path else body
+
+
+def _module_children(modules: list[Row]) -> dict[str, list[Row]] | None:
+    """Each module row's direct child module rows, from the paths in the names; None when a
+    name was cut before its path could place it."""
+    placed: dict[str, tuple[str, str, bool]] = {}
+    for row in modules:
+        name = row.name
+        cut = name.endswith(CUT_MARK)
+        body = name[: -len(CUT_MARK)] if cut else name
+        body = body.removeprefix(LIGHTNING_MODULE_PREFIX)
+        if ": " not in body:
+            return None
+        cls, path = body.split(": ", 1)
+        if not path:
+            return None
+        placed[name] = (cls, path, cut)
+    children: dict[str, list[Row]] = {}
+    whole = {n: p for n, (_, p, cut) in placed.items() if not cut}
+    for row in modules:
+        cls, path, cut = placed[row.name]
+        parents = [
+            n
+            for n, p in whole.items()
+            if n != row.name and (path.startswith(p + ".") or (cut and path == p))
+        ]
+        if cut and not parents:
+            return None
+        if parents:
+            parent = max(parents, key=lambda n: len(whole[n]))
+            children.setdefault(parent, []).append(row)
+    return children
+
+
+def _table_tiny_ops(
+    step: PrintedStep, device: PrintedDevice | None, table: ProfilerTable
+) -> list[Finding]:
+    """Many ops of a few microseconds each: a Python loop over tensors. Ops of the optimizer's
+    own update are left out, and so is as much tiny-op time as the optimizer takes (its
+    per-parameter loop is tiny ops too: a table cannot tell whose they are)."""
+    tiny = [
+        r
+        for r in table.rows
+        if row_kind(r, table) is RowKind.ATEN
+        and r.calls
+        and r.cpu_total_us > 0
+        and r.cpu_avg_us < TINY_OP_US
+        and op_family(_category(r.name)) != OPTIMIZER
     ]
+    calls = sum(r.calls for r in tiny) / step.steps
+    us = sum(r.self_cpu_us for r in tiny) / step.steps
+    us = max(us - step.phases.get(Phase.OPTIMIZER.value, 0.0), 0.0)
+    share = step.share(us)
+    if device is not None:
+        share = min(share, device.idle_pct)
+    top = tuple(r.name for r in sorted(tiny, key=lambda r: -r.calls)[:4])
+    note = "the rows do not say which module or pass (forward, backward) ran these ops"
+    return tiny_ops_findings(
+        TinyOps(calls, share, top, "(op calls: every dispatch level counts)"), TABLE.noted(note)
+    )
+
+
+def _category(name: str) -> str | None:
+    info = lookup_op(name)
+    return info.category if info else None

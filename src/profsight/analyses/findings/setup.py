@@ -155,18 +155,12 @@ def _profiler_cost(ctx: Context) -> list[Finding]:
     hi = lo + np.array([s.host_range_us * 1000.0 for s in steps])
     overhead = np.flatnonzero(ev.mask(frozenset({EventKind.OVERHEAD})))
     overhead_us = float(_inside(ev.start[overhead], ev.end_of(overhead), lo, hi).sum()) / 1000.0
-    share = overhead_us * 100.0 / wall_us
-    if share >= PROFILER_OVERHEAD_PCT:
-        names = sorted(set(ev.names(overhead)))
-        findings.append(
-            setup_finding(
-                advice.PROFILER_COST_TITLE.format(share=share),
-                advice.PROFILER_COST_EXPLANATION.format(
-                    names=", ".join(names), ms=overhead_us / 1000.0
-                ),
-                advice.PROFILER_COST_ADVICE,
-            )
-        )
+    names = ", ".join(sorted(set(ev.names(overhead))))
+    findings += profiler_cost_finding(
+        overhead_us * 100.0 / wall_us,
+        advice.PROFILER_COST_TITLE,
+        advice.PROFILER_COST_EXPLANATION.format(names=names, ms=overhead_us / 1000.0),
+    )
     python = np.flatnonzero(ev.mask(frozenset({EventKind.PYTHON})))
     frames = int((_inside(ev.start[python], ev.start[python] + 1, lo, hi) > 0).sum())
     if frames / len(steps) >= STACK_FRAMES_PER_STEP:
@@ -193,6 +187,14 @@ def _inside(
     overlap = np.minimum(end, hi[at]) - np.maximum(start, lo[at])
     inside: np.ndarray[Any, Any] = np.where(k >= 0, np.maximum(overlap, 0), 0)
     return inside
+
+
+def profiler_cost_finding(share: float, title: str, explanation: str) -> list[Finding]:
+    """The profiler's own work, `share` % of the steps (a trace) or of the self CPU time (a
+    table: `title` says which), past `PROFILER_OVERHEAD_PCT`."""
+    if share < PROFILER_OVERHEAD_PCT:
+        return []
+    return [setup_finding(title.format(share=share), explanation, advice.PROFILER_COST_ADVICE)]
 
 
 def setup_finding(title: str, explanation: str, recommendation: str) -> Finding:

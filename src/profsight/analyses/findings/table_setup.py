@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from profsight.analyses.findings.setup import setup_finding
-from profsight.analyses.findings.table_rules import idle_causes
+from profsight.analyses.findings.from_table import idle_causes
+from profsight.analyses.findings.setup import profiler_cost_finding, setup_finding
 from profsight.analyses.step.table_device import PrintedDevice
 from profsight.analyses.step.table_step import PrintedStep
 from profsight.analyses.verdict import StepFacts
@@ -72,15 +72,13 @@ def printed_setup(step: PrintedStep, table: ProfilerTable) -> list[Finding]:
     total = table.self_cpu_total_us
     bookkeeping = [r for r in table.rows if r.name in PROFILER_OVERHEAD_ROWS]
     overhead = sum(r.self_cpu_us for r in bookkeeping)
-    if total and overhead * 100 / total >= PROFILER_OVERHEAD_PCT:
-        findings.append(
-            setup_finding(
-                advice.PRINTED_PROFILER_COST_TITLE.format(share=overhead * 100 / total),
-                advice.PRINTED_PROFILER_COST_EXPLANATION.format(
-                    names=", ".join(sorted({r.name for r in bookkeeping}))
-                ),
-                advice.PROFILER_COST_ADVICE,
-            )
+    if total:
+        findings += profiler_cost_finding(
+            overhead * 100 / total,
+            advice.PRINTED_PROFILER_COST_TITLE,
+            advice.PRINTED_PROFILER_COST_EXPLANATION.format(
+                names=", ".join(sorted({r.name for r in bookkeeping}))
+            ),
         )
     startup = [r for r in table.rows if r.name in STARTUP_ROWS and r.cpu_total_us]
     startup_us = sum(r.cpu_total_us for r in startup)

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from profsight.analyses.findings.device import peer_copy_events
+from profsight.analyses.findings.sync_copies import peer_copy_events
 from profsight.analyses.replay.engine import Edit, StepGraph, replay, step_graph
 from profsight.analyses.step import intervals
 from profsight.analyses.step.breakdown import phase_code, phase_intervals
