@@ -4,7 +4,9 @@ For every run of `scenarios.SCENARIOS` (plain torch and Lightning), the top find
 printed form users keep (torch's ``key_averages().table()`` sorted by self CPU and by total,
 the full table, Lightning's ``fit-*.txt``; and, where the scenario suits them, Lightning's
 ``SimpleProfiler`` and ``AdvancedProfiler`` reports of the same code) is compared with the
-top finding of the run's trace. ``python tests/agreement.py`` records every run and prints
+top finding of the run's trace. Both are judged by the same rules (`analyses.findings`, one
+module per family): what this compares is the two fillings of their figures, a trace's
+exact one and a table's from its rows. ``python tests/agreement.py`` records every run and prints
 the matrix docs/measurements.md shows; `tests/test_printed_diagnosis.py` asserts the agreement.
 """
 

@@ -58,7 +58,8 @@ def explain(source: Any) -> Report:
     """Explain a profile: a trace or table file path, printed table text, a loaded profile,
     or a finished ``torch.profiler.profile`` object.
 
-    The `Report` prints as text (``print(report)``), and has ``.markdown()`` and ``.json()``.
+    The `Report` prints as text (``print(report)``), and has ``.markdown()``, ``.json()``
+    and ``.html()``; Jupyter shows its page.
     """
     return Report.of(build_report(_profile_of(source)))
 
@@ -114,7 +115,13 @@ def explain_job(
     worker_memory: int | None = None,
     on_rank: RankListener | None = None,
 ) -> JobReport:
-    """Explain a job from a directory of per-rank traces, or the trace files themselves
-    (`profsight.job.explain_job` says what each argument does)."""
+    """Explain a job from a directory of per-rank traces, or the trace files themselves.
+
+    `executor`: ``process`` (a local process pool, the default), ``serial`` or ``dask``
+    (`scheduler`: a Dask scheduler's address; none starts a local cluster). `workers`: how
+    many ranks are read at once. `worker_memory`: the bytes each worker may take
+    (``--worker-memory``). `on_rank(summary, finished, total)`: told each trace's summary
+    (or failure) as soon as it is ready, in the order they finish.
+    """
     data = _explain_job(paths, executor, workers, scheduler, worker_memory, on_rank)
     return JobReport.of(data)
