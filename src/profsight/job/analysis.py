@@ -19,6 +19,7 @@ from profsight.job.align import Alignment, MatchedCollective, align
 from profsight.job.job_findings import job_findings, job_summary, straggler_of
 from profsight.job.summary import RankSummary, StepSummary
 from profsight.job.views import JobData, OperationView, RankView, Straggler
+from profsight.knowledge.advice import STRAGGLER_PCT
 from profsight.knowledge.collectives import bus_factor
 from profsight.knowledge.phases import Phase
 from profsight.model.findings import ranked
@@ -120,7 +121,7 @@ def _with_roles(views: tuple[RankView, ...], straggler: Straggler | None) -> tup
         role = ""
         if v.rank == straggler.rank:
             role = "straggler"
-        elif v.wait_us and v.step_us and v.wait_us * 100 / v.step_us >= 5.0:
+        elif v.wait_us and v.step_us and v.wait_us * 100 / v.step_us >= STRAGGLER_PCT:
             role = f"waits for rank {straggler.rank}"
         out.append(replace(v, role=role))
     return tuple(out)

@@ -21,6 +21,14 @@ MEASURED: Final = "profsight's planted-bottleneck runs (tests/scenarios.py)"
 #: What a printed table cannot show, said with every finding read from one.
 NO_TIMELINE: Final = "from the table alone: it has no timeline"
 
+#: A finding's severity from the share of the step at stake: high from this share, medium
+#: from the next (profsight's own bands, the TensorBoard plugin's "most time" ordering).
+HIGH_SEVERITY_PCT: Final = 30.0
+MEDIUM_SEVERITY_PCT: Final = 10.0
+#: Things to change with less than this share of the step to save rank after the
+#: informational findings (where the compute goes): they are not what bounds the step.
+MINOR_PCT: Final = 5.0
+
 
 @dataclass(frozen=True)
 class PhaseRule:
@@ -128,6 +136,9 @@ SHORT_STEP_OPTIMIZER: Final = (
 #: Per-step fixed cost (framework, hooks, Python between ops) past this share, on short
 #: steps, means the batch is too small for the fixed cost of a step (measured).
 PER_STEP_OVERHEAD_PCT: Final = 25.0
+#: Fixed per-step cost of this share of the step or more is high severity whatever the
+#: bands: half the step does no model work.
+PER_STEP_HIGH_PCT: Final = 50.0
 SHORT_STEP_US: Final = 50_000.0
 PER_STEP_ADVICE: Final = (
     "Give each step more work: a larger batch (DataLoader(batch_size=...), with the learning "

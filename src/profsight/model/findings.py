@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
+from profsight.knowledge.advice import HIGH_SEVERITY_PCT, MEDIUM_SEVERITY_PCT, MINOR_PCT
+
 
 class Severity(enum.IntEnum):
     INFO = 0
@@ -142,18 +144,15 @@ class Finding:
         }
 
 
-def severity_for(share_pct: float, high: float = 30.0, medium: float = 10.0) -> Severity:
+def severity_for(
+    share_pct: float, high: float = HIGH_SEVERITY_PCT, medium: float = MEDIUM_SEVERITY_PCT
+) -> Severity:
     """Severity from the share of step time at stake."""
     if share_pct >= high:
         return Severity.HIGH
     if share_pct >= medium:
         return Severity.MEDIUM
     return Severity.LOW
-
-
-#: Things to change with less than this share of the step at stake rank after the
-#: informational findings (where the compute goes): they are not what bounds the step.
-MINOR_PCT = 5.0
 
 
 def saving(f: Finding) -> float:

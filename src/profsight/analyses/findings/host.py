@@ -13,6 +13,7 @@ from profsight.knowledge.advice import (
     MEASURED,
     PER_STEP_ADVICE,
     PER_STEP_EXPLANATION,
+    PER_STEP_HIGH_PCT,
     PER_STEP_OVERHEAD_PCT,
     PHASE_RULES,
     SHORT_STEP_OPTIMIZER,
@@ -104,7 +105,7 @@ def _per_step_overhead(
     return [
         Finding(
             category="per_step_overhead",
-            severity=severity_for(share) if share < 50 else Severity.HIGH,
+            severity=severity_for(share) if share < PER_STEP_HIGH_PCT else Severity.HIGH,
             title=f"Each step is short ({short_time(step_us)}) and {share:.0f}% of it is "
             "fixed cost",
             evidence=(
