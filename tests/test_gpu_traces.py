@@ -326,6 +326,28 @@ def test_precision_advice_follows_the_gpu_generation(
 
 
 @pytest.mark.parametrize(
+    ("table", "arch", "says", "never"),
+    [
+        (f"{JH}__3.txt", "ampere", "bf16", "GradScaler"),
+        (f"{INCREDERE}__1.txt", "volta", "GradScaler", "bf16 autocast"),
+    ],
+)
+def test_a_tables_precision_advice_follows_its_gpu(
+    table: str, arch: str, says: str, never: str
+) -> None:
+    """The FP32 finding of a printed table is the trace's rule on the table's filling: its
+    advice names what the GPU its kernels were built for has (an Ampere table: BF16, no
+    scaler needed; a Volta one: FP16 with a scaler), and its trigger says the GPU is known
+    from the kernels' names only."""
+    report = profsight.explain(str(DATA / "gpu_tables" / table))
+    [fp32] = [f for f in report.findings if f.category == "low_precision"]
+    assert says in fp32.recommendation and never not in fp32.recommendation
+    assert f"a GPU of {arch} or later" in fp32.trigger
+    assert fp32.confidence.startswith("from the table alone")
+    assert fp32.priced == "upper_bound"
+
+
+@pytest.mark.parametrize(
     ("name", "inference"),
     [
         ("real/sglang_Qwen3-8B_decode.json.gz", True),

@@ -24,6 +24,7 @@ from profsight.knowledge.advice import (
     COMPUTE_PCT,
     FP32_EXPLANATION,
     FP32_ON_TENSOR_CORES_PCT,
+    NO_TIMELINE,
     TB_PLUGIN,
     compute_advice,
     compute_explanation,
@@ -31,6 +32,7 @@ from profsight.knowledge.advice import (
 )
 from profsight.knowledge.hardware import TENSOR_CORE_ARCHS, arch_speedup
 from profsight.knowledge.kernels import decode_kernel
+from profsight.knowledge.op_families import COMPUTE_FINDINGS, FAMILY_LABELS
 from profsight.knowledge.ops import lookup_op
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.rows import RowKind
@@ -169,6 +171,8 @@ class Fp32Matrix:
 
     arch: str
     """The GPU's architecture (a table: the newest its kernels were built for)."""
+    where: str
+    """The GPU as the trigger names it (a table: ``a GPU of ampere or later``)."""
     device_pct: float
     """Their device time, % of all device time."""
     step_pct: float
@@ -195,7 +199,7 @@ def precision_findings(p: Fp32Matrix) -> list[Finding]:
             gain_pct=p.gain_pct,
             basis=UPPER_BOUND if p.gain_pct is not None else "",
             trigger=f"FP32 GEMM/conv >= {FP32_ON_TENSOR_CORES_PCT:g}% of device time on "
-            f"{p.arch} ({TB_PLUGIN}: tensor-core eligible work not on tensor cores)",
+            f"{p.where} ({TB_PLUGIN}: tensor-core eligible work not on tensor cores)",
             confidence=p.filling.note,
         )
     ]
@@ -217,7 +221,7 @@ def precision_from_trace(ctx: Context) -> Fp32Matrix | None:
         for r in sorted(fp32, key=lambda r: -r.self_device_us)[:4]
     )
     dev_total = ctx.table.self_device_total_us or 1.0
-    return Fp32Matrix(ctx.arch, us * 100 / dev_total, ctx.share(us), evidence)
+    return Fp32Matrix(ctx.arch, ctx.arch, us * 100 / dev_total, ctx.share(us), evidence)
 
 
 def precision_from_table(step: PrintedStep, device: PrintedDevice) -> Fp32Matrix | None:
@@ -230,10 +234,68 @@ def precision_from_table(step: PrintedStep, device: PrintedDevice) -> Fp32Matrix
         for r in device.fp32_rows[:4]
     )
     return Fp32Matrix(
-        f"a GPU of {device.arch} or later (its kernels are built for it)",
+        device.arch,
+        f"a GPU of {device.arch} or later, which its kernels are built for",
         device.fp32_matrix_us * 100 / device.work_us,
         share,
         evidence,
         share * (1 - 1 / speedup) if speedup else None,
         TABLE.noted(f"the GPU is known only from its kernels' names (at least {device.arch})"),
     )
+
+
+# ------------------------------------------------------------ a printed table's filling
+
+
+def from_table(step: PrintedStep, device: PrintedDevice | None) -> list[Finding]:
+    """The family on a printed table: where its compute goes, and FP32 math on tensor cores
+    when it has device columns."""
+    found = _table_compute(step, device)
+    fp32 = precision_from_table(step, device) if device is not None else None
+    return found + (precision_findings(fp32) if fp32 is not None else [])
+
+
+def _table_compute(step: PrintedStep, device: PrintedDevice | None) -> list[Finding]:
+    """Where the compute goes: device time by family on a device run, else the ops' self
+    CPU time by family (self times add up, so the shares are exact for the printed rows)."""
+    spent = device.family_us if device is not None else step.family_self_us
+    rows = device.family_rows if device is not None else step.family_rows
+    by_category: dict[str, float] = {}
+    for family, us in spent.items():
+        category = COMPUTE_FINDINGS.get(family)
+        if category is not None:
+            by_category[category] = by_category.get(category, 0.0) + us
+    if not by_category:
+        return []
+    top = max(by_category, key=lambda k: by_category[k])
+    share = step.share(by_category[top])
+    if share < COMPUTE_PCT:
+        return []
+    where = f"{device.name} time" if device is not None else "self CPU time"
+    leaders = sorted(
+        (r for f, rs in rows.items() if COMPUTE_FINDINGS.get(f) == top for r in rs),
+        key=lambda r: -(r.self_device_us if device is not None else r.self_cpu_us),
+    )[:4]
+    evidence = tuple(
+        Evidence(
+            r.name,
+            f"{short_time((r.self_device_us if device else r.self_cpu_us) / step.steps)}"
+            f" {where} per step, {r.calls / step.steps:.0f} calls per step",
+            (r.name,),
+        )
+        for r in leaders
+    )
+    return [
+        compute_finding(
+            top,
+            share,
+            evidence,
+            f"{where} ({FAMILY_LABELS.get(_family_of(top), top)})",
+            f"{NO_TIMELINE}: self times of every pass are summed (forward, backward, "
+            "validation and metrics alike)",
+        )
+    ]
+
+
+def _family_of(category: str) -> str:
+    return next(f for f, c in COMPUTE_FINDINGS.items() if c == category)

@@ -1,7 +1,7 @@
 """The device family: a GPU that idles, between many tiny kernels or waiting on the host.
 
 One rule (`idle_findings`) reads one record (`DeviceIdle`), which a trace fills from its
-steady step (`from_trace`) and a printed table from its totals (`from_table`). Syncs and
+steady step (`idle_from_trace`) and a printed table from its totals (`idle_from_table`). Syncs and
 copies are `sync_copies`; FP32 math on tensor cores is `compute`; device memory is `memory`.
 """
 
@@ -86,7 +86,7 @@ def idle_findings(d: DeviceIdle) -> list[Finding]:
     ]
 
 
-def from_trace(ctx: Context) -> DeviceIdle:
+def idle_from_trace(ctx: Context) -> DeviceIdle:
     """Judged on the steady state: one-time start-up has its own finding. Idle time in syncs
     is the sync finding's when that fires (its share is that idle time, to the µs)."""
     busy = ctx.steady_busy_us or 0.0
@@ -121,7 +121,7 @@ def from_trace(ctx: Context) -> DeviceIdle:
     )
 
 
-def from_table(step: PrintedStep, device: PrintedDevice, explained_pct: float) -> DeviceIdle:
+def idle_from_table(step: PrintedStep, device: PrintedDevice, explained_pct: float) -> DeviceIdle:
     """From the table's totals: busy is the device time total, an upper bound (kernels on
     several streams may overlap); which host work idled the device is not shown, so the
     host is taken as its cause."""
@@ -158,4 +158,10 @@ def run(ctx: Context) -> list[Finding]:
     """The family on a trace with device work."""
     if not ctx.has_device or not ctx.breakdown.has_device:
         return []
-    return idle_findings(from_trace(ctx))
+    return idle_findings(idle_from_trace(ctx))
+
+
+def from_table(step: PrintedStep, device: PrintedDevice, explained_pct: float) -> list[Finding]:
+    """The family on a printed table with device columns; `explained_pct`: the idle time the
+    table's other findings name."""
+    return idle_findings(idle_from_table(step, device, explained_pct))

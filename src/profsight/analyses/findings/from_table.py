@@ -12,9 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from profsight.analyses.findings import compute, modules, sync_copies
-from profsight.analyses.findings.compute import compute_finding
-from profsight.analyses.findings.device import from_table as idle_from_table
-from profsight.analyses.findings.device import idle_findings
+from profsight.analyses.findings import device as idle
 from profsight.analyses.findings.host import from_breakdown
 from profsight.analyses.findings.memory import allocation_finding
 from profsight.analyses.step.breakdown import Breakdown, StepBreakdown
@@ -22,15 +20,10 @@ from profsight.analyses.step.table_device import BLOCKING_COPY, SYNC, PrintedDev
 from profsight.analyses.step.table_step import PrintedStep
 from profsight.knowledge import advice
 from profsight.knowledge.advice import NO_TIMELINE
-from profsight.knowledge.op_families import (
-    COMPUTE_FINDINGS,
-    FAMILY_LABELS,
-)
 from profsight.knowledge.ops import lookup_op
 from profsight.knowledge.phases import Phase
 from profsight.model.findings import Evidence, Finding
 from profsight.model.table import ProfilerTable
-from profsight.units import short_time
 
 #: Breakdown windows label of a table's step model.
 TABLE_WINDOWS = "table rows (totals per step)"
@@ -68,15 +61,13 @@ def printed_findings(
 ) -> list[Finding]:
     findings = _phases(step, device)
     findings += modules.from_table(step, device, table)
-    findings += _compute(step, device)
+    findings += compute.from_table(step, device)
     if device is not None:
         specific = sync_copies.from_table(step, device)
-        fp32 = compute.precision_from_table(step, device)
-        specific += compute.precision_findings(fp32) if fp32 is not None else []
         explained = sum(
             f.at_stake_pct for f in [*specific, *findings] if f.category in _IDLE_CAUSES
         )
-        findings += specific + idle_findings(idle_from_table(step, device, explained))
+        findings += specific + idle.from_table(step, device, explained)
     findings += _allocations(step, table)
     return findings
 
@@ -109,55 +100,6 @@ def _phases(step: PrintedStep, device: PrintedDevice | None) -> list[Finding]:
         )
         out.append(replace(f, evidence=(*f.evidence, *extra), confidence=note))
     return out
-
-
-# ------------------------------------------------------------------------ compute
-
-
-def _compute(step: PrintedStep, device: PrintedDevice | None) -> list[Finding]:
-    """Where the compute goes: device time by family on a device run, else the ops' self
-    CPU time by family (self times add up, so the shares are exact for the printed rows)."""
-    spent = device.family_us if device is not None else step.family_self_us
-    rows = device.family_rows if device is not None else step.family_rows
-    by_category: dict[str, float] = {}
-    for family, us in spent.items():
-        category = COMPUTE_FINDINGS.get(family)
-        if category is not None:
-            by_category[category] = by_category.get(category, 0.0) + us
-    if not by_category:
-        return []
-    top = max(by_category, key=lambda k: by_category[k])
-    share = step.share(by_category[top])
-    if share < advice.COMPUTE_PCT:
-        return []
-    where = f"{device.name} time" if device is not None else "self CPU time"
-    leaders = sorted(
-        (r for f, rs in rows.items() if COMPUTE_FINDINGS.get(f) == top for r in rs),
-        key=lambda r: -(r.self_device_us if device is not None else r.self_cpu_us),
-    )[:4]
-    evidence = tuple(
-        Evidence(
-            r.name,
-            f"{short_time((r.self_device_us if device else r.self_cpu_us) / step.steps)}"
-            f" {where} per step, {r.calls / step.steps:.0f} calls per step",
-            (r.name,),
-        )
-        for r in leaders
-    )
-    return [
-        compute_finding(
-            top,
-            share,
-            evidence,
-            f"{where} ({FAMILY_LABELS.get(_family_of(top), top)})",
-            f"{NO_TIMELINE}: self times of every pass are summed (forward, backward, "
-            "validation and metrics alike)",
-        )
-    ]
-
-
-def _family_of(category: str) -> str:
-    return next(f for f, c in COMPUTE_FINDINGS.items() if c == category)
 
 
 # ------------------------------------------------------------------------ memory

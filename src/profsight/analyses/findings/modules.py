@@ -164,8 +164,8 @@ def tiny_ops_findings(t: TinyOps, filling: Filling = TRACE) -> list[Finding]:
             recommendation=MODULE_ADVICE,
             at_stake_pct=t.share_pct,
             gain_pct=filling.gain(t.share_pct),
-            trigger=f">= {TINY_OPS_PER_STEP} ops under {short_time(TINY_OP_US)} per step, "
-            f">= {MODULE_OWN_PCT:g}% of the step ({MEASURED})",
+            trigger=f">= {TINY_OPS_PER_STEP} ops under {short_time(TINY_OP_US)} per step "
+            f"{t.where}, >= {MODULE_OWN_PCT:g}% of the step ({MEASURED})",
             confidence=filling.note,
         )
     ]

@@ -87,12 +87,7 @@ def syncs_from_trace(ctx: Context) -> SyncWaits:
         evidence.append(
             Evidence(
                 "device-to-host copies (each waits for the device)",
-                f"{per_step:.0f} per step"
-                + (
-                    ": values read back one by one in a loop (.item(), .cpu(), print)"
-                    if loop
-                    else ""
-                ),
+                f"{per_step:.0f} per step" + (f": {advice.ITEM_LOOP_READING}" if loop else ""),
                 tuple(sorted({ev.strings[ev.name[e]] for e in reads})),
             )
         )
@@ -157,8 +152,12 @@ def copy_findings(c: HostCopies) -> list[Finding]:
             recommendation=advice.PAGEABLE_ADVICE,
             at_stake_pct=c.share_pct,
             gain_pct=c.filling.gain(c.share_pct),
-            trigger=f"host-device copies >= {advice.COPY_PCT:g}% of the step, named pageable or "
-            "with as much host time in their calls as on the device",
+            trigger=f"host-device copies >= {advice.COPY_PCT:g}% of the step, "
+            + (
+                "from pageable memory"
+                if c.pageable
+                else "with as much host time in their calls as on the device"
+            ),
             confidence=c.filling.note,
         )
     ]
