@@ -174,3 +174,20 @@ def test_the_layer_check_sees_an_upward_import() -> None:
     assert "profsight.knowledge.trace_schema" in IMPORTS["profsight.model.tree"]
     assert "profsight.report.document" in IMPORTS["profsight.renderers.report_formats"]
     assert _layer("profsight.renderers.report_formats") < _layer("profsight.report.document")
+
+
+def test_each_finding_category_is_judged_in_one_family_module() -> None:
+    """A rule is written once, for traces and tables alike: the findings of a category are
+    built in one module of `analyses.findings` (the job's cross-rank findings aside), and the
+    table's filling (`findings.from_table`) builds none itself."""
+    built: dict[str, set[str]] = {}
+    for path in (PACKAGE / "analyses").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Finding":
+                for kw in node.keywords:
+                    if kw.arg == "category" and isinstance(kw.value, ast.Constant):
+                        built.setdefault(kw.value.value, set()).add(path.stem)
+    assert {c: m for c, m in built.items() if len(m) > 1} == {}
+    assert len(built) >= 12  # (the phases and compute categories come from a variable)
+    assert "from_table" not in set().union(*built.values())
+    assert built["host_device_sync"] == {"sync_copies"}
