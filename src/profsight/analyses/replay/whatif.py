@@ -598,6 +598,11 @@ def _hidden_collectives(ctx: Context, graph: StepGraph, f: Finding) -> Edit | No
         else graph.items
     )
     waits = phase_intervals(ctx.breakdown, Phase.COMMUNICATION)
+    if ctx.breakdown.collective_waits is not None:  # gloo: waits outside any op
+        waits = intervals.union(
+            np.concatenate([waits[0], ctx.breakdown.collective_waits[0]]),
+            np.concatenate([waits[1], ctx.breakdown.collective_waits[1]]),
+        )
     if not len(items) and not len(waits[0]):
         return None
     return Edit(

@@ -129,6 +129,10 @@ class Breakdown:
     """Where backward ran on autograd's own thread (GPU runs), for the replay."""
     queue: QueueSummary | None = None
     """The device's launch queues (None without device work)."""
+    collective_waits: tuple[I64, I64] | None = field(default=None, compare=False, repr=False)
+    """Where the step thread waited for a collective on a worker thread (gloo), outside any
+    op (sorted disjoint ns intervals): the ``communication`` time no segment carries, for
+    the replay."""
 
     @property
     def span_ns(self) -> tuple[int, int]:
@@ -284,6 +288,7 @@ def breakdown(profile: Profile) -> Breakdown:
             device.busy, device.sync, device.copy, device.data, startup, held, blocked
         )
     out = []
+    collective_waits: list[tuple[int, int]] = []
     host_lo = np.array([w[0] for w in windows], np.int64)
     host_hi = np.array([w[1] for w in windows], np.int64)
     clocks = step_clocks(profile, host_lo, host_hi)
@@ -303,7 +308,7 @@ def breakdown(profile: Profile) -> Breakdown:
             hi,
             Phase.BACKWARD,
         )
-        _move_collective_waits(
+        collective_waits += _move_collective_waits(
             host,
             (s[ranges], e[ranges], phase[ranges]),
             intervals.near(*covered_or_backward, lo, hi),
@@ -357,6 +362,10 @@ def breakdown(profile: Profile) -> Breakdown:
         segments=(seg_s, seg_e, seg_phase, main[seg_owner].astype(np.int32)),
         backward_elsewhere=elsewhere,
         queue=queue,
+        collective_waits=intervals.union(
+            np.array([a for a, _ in collective_waits], np.int64),
+            np.array([b for _, b in collective_waits], np.int64),
+        ),
     )
 
 
@@ -434,15 +443,15 @@ def _move_collective_waits(
     collectives: tuple[I64, I64],
     lo: int,
     hi: int,
-) -> None:
+) -> list[tuple[int, int]]:
     """A thread blocked until a collective on a worker thread (gloo) completes sits outside any
     op: in no range, or in a range's own time (Lightning's backward). For each collective, the
     stretch of such time it overlaps most is the wait for it (gloo closes its range a little
     after the waiting thread resumes, so the end alone does not tell). It is taken from the
-    phase it was counted in."""
+    phase it was counted in. Returns the waits moved (ns spans)."""
     waits = intervals.clip(*collectives, lo, hi)
     if len(waits[0]) == 0:
-        return
+        return []
     gaps = intervals.complement(*intervals.clip(*covered, lo, hi), lo, hi)
     other = _PHASES.index(Phase.OTHER)
     seg_s = np.concatenate([gaps[0], np.maximum(range_segments[0], lo)])
@@ -453,6 +462,7 @@ def _move_collective_waits(
     order = np.argsort(seg_s, kind="stable")
     seg_s, seg_e, phase = seg_s[order], seg_e[order], phase[order]
     waited: dict[int, list[tuple[int, int]]] = {}
+    moved: list[tuple[int, int]] = []
     for cs, ce in zip(*waits, strict=True):
         a, b = np.maximum(seg_s, cs), np.minimum(seg_e, ce)
         k = int(np.argmax(b - a))
@@ -466,6 +476,8 @@ def _move_collective_waits(
         if us > 0:
             host[name] -= us
             host[Phase.COMMUNICATION.value] = host.get(Phase.COMMUNICATION.value, 0.0) + us
+            moved += spans
+    return moved
 
 
 def _host_segments(profile: Profile, main: I64) -> tuple[I64, I64, I8, I8, I32]:
