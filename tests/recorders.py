@@ -214,3 +214,37 @@ def record_open_range(out: Path) -> Recorded:
             x = torch.tanh(x @ x / 64)
     assert capture.recorded is not None
     return capture.recorded
+
+
+def record_first_step(warmup: int, path: Path) -> Path:
+    """Four profiled steps of ~15 ms (two 1024x1024 linear layers, batch 128) whose first
+    iteration also sleeps 200 ms (a one-off cost, as lazy initialisation takes), with
+    `warmup` warm-up steps before them; the Chrome trace is written to `path` (gzipped when it
+    ends in ``.gz``). tests/data/recorded/first_step_warmup*.pt.trace.json.gz were made so."""
+    import gzip
+    import shutil
+    import time
+    import warnings
+
+    model = torch.nn.Sequential(
+        torch.nn.Linear(1024, 1024), torch.nn.ReLU(), torch.nn.Linear(1024, 1024)
+    )
+    x = torch.randn(128, 1024)
+    plain = path.with_suffix("") if path.suffix == ".gz" else path
+    with warnings.catch_warnings():  # torch warns that no warm-up skews results: the point
+        warnings.simplefilter("ignore")
+        with profile(
+            activities=[ProfilerActivity.CPU],
+            schedule=schedule(wait=0, warmup=warmup, active=4, repeat=1),
+            on_trace_ready=lambda p: p.export_chrome_trace(str(plain)),
+        ) as prof:
+            for i in range(4 + warmup):
+                if i == 0:
+                    time.sleep(0.2)  # the one-off cost of the first iteration
+                model(x).sum().backward()
+                prof.step()
+    if plain != path:
+        with plain.open("rb") as src, gzip.open(path, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        plain.unlink()
+    return path

@@ -216,6 +216,24 @@ def test_html_page_keeps_names_inert(runs: tuple[Run, Run]) -> None:
     assert "\\u003c/script\\u003e\\u003cimg src=x onerror=alert(1)\\u003e\\u0026amp;" in page
 
 
+def test_a_finding_whose_severity_changes_reads_in_json() -> None:
+    """A finding in both runs, high before and low after (as a loaded machine's recording can
+    give): its JSON names both levels and gives the change in levels. Each of the four
+    numbers was read as a level's name, so a fall of two levels (-2) crashed `diff` with
+    "-2 is not a valid Severity", in JSON and HTML, and a rise of one read as "low"."""
+    from profsight.compare.diff import Change, FindingChange
+    from profsight.model.findings import Severity
+
+    def change(before: float, after: float) -> FindingChange:
+        return FindingChange("optimizer", "t", Change(before, after), Change(30.0, 10.0))
+
+    fell = change(float(Severity.HIGH), float(Severity.LOW)).to_dict()
+    assert fell["severity"] == {"before": "high", "after": "low", "change": -2.0}
+    rose = change(float(Severity.MEDIUM), float(Severity.HIGH)).to_dict()
+    assert rose["severity"] == {"before": "medium", "after": "high", "change": 1.0}
+    assert fell["at_stake_pct"]["change"] == -20.0
+
+
 def test_diff_formats_match_the_registry() -> None:
     from profsight.cli import choices
     from profsight.compare.diff import BYS

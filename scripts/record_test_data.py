@@ -1,0 +1,55 @@
+"""Record the committed recordings of tests/data/recorded/ (its README says which test reads
+each, and why a live recording would not do): each is recorded once, as it comes, and
+gzipped; run it on a quiet machine (nothing else busy on its cores).
+
+    .venv/bin/python scripts/record_test_data.py          # a few seconds
+    .venv/bin/python scripts/record_test_data.py tiny_batch   # or first_step: only those
+"""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from scenarios import SCENARIOS, table_path
+
+from recorders import record_first_step
+
+OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "recorded"
+
+
+def _gzipped(trace: Path, name: str) -> Path:
+    target = OUT / name
+    with trace.open("rb") as src, gzip.GzipFile(target, "wb", mtime=0) as dst:
+        shutil.copyfileobj(src, dst)
+    return target
+
+
+def main(which: str = "all") -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    if which in ("all", "first_step"):
+        for warmup in (0, 1):
+            print(record_first_step(warmup, OUT / f"first_step_warmup{warmup}.pt.trace.json.gz"))
+    if which not in ("all", "tiny_batch"):
+        return
+    with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tiny = SCENARIOS["tiny_batch"]
+        for how, fixed in (("plain", tiny.fixed), ("lightning", tiny.fixed_lightning)):
+            assert fixed is not None
+            trace = getattr(tiny, how)(Path(tmp) / how)
+            print(_gzipped(trace, f"tiny_batch.{how}.pt.trace.json.gz"))
+            table = OUT / f"tiny_batch.{how}.full.txt"  # its full printed table
+            print(shutil.copyfile(table_path(trace, "full"), table))
+            trace = fixed(Path(tmp) / f"{how}-fixed")
+            print(_gzipped(trace, f"tiny_batch_fixed.{how}.pt.trace.json.gz"))
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:2])
