@@ -66,7 +66,10 @@ def test_group_by(capsys: pytest.CaptureFixture[str]) -> None:
     assert {r["shapes"] for r in rows if r["name"] == "aten::linear"} == {"[[8, 16], [4, 16], [4]]"}
 
 
-def test_tree_snapshot(capsys: pytest.CaptureFixture[str]) -> None:
+def test_tree_snapshot(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tree wraps to the terminal's width: the snapshot is of a 120-column one (a test
+    run before this one, or the shell, may have set COLUMNS)."""
+    monkeypatch.setenv("COLUMNS", "120")
     code, out, _ = run(capsys, "tree", MINIMAL, "--min-share", "0", "--format", "text")
     assert code == 0
     snapshot("minimal_tree.txt", out)
