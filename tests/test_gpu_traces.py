@@ -120,6 +120,32 @@ def test_one_time_startup_is_named_and_set_apart() -> None:
     assert diagnosis.verdict.device_busy_pct == pytest.approx(23.5, abs=2.0)
 
 
+@pytest.mark.parametrize(("slow_step", "is_startup"), [(0, True), (2, False)])
+def test_startup_is_the_first_time_a_call_runs(
+    tmp_path: Path, slow_step: int, is_startup: bool
+) -> None:
+    """One call of an op 40x its others: in the first step its name runs, it is one-time
+    start-up (lazy loading, autotuning); in a later step it is a call the machine preempted
+    (on a loaded machine any call can stretch by milliseconds), not start-up."""
+    from tracebuilder import TraceBuilder
+
+    tb = TraceBuilder()
+    for k in range(4):
+        t0 = k * 20_000.0
+        tb.step(k, t0, 19_000.0)
+        for j in range(4):
+            dur = 8_000.0 if (k, j) == (slow_step, 0) else 200.0
+            tb.host(
+                "aten::conv2d",
+                t0 + 10.0 + j * 210.0 + (8_000.0 if j and k == slow_step else 0),
+                dur,
+            )
+    profile = profsight.load(tb.write(tmp_path / "t.json"))
+    ev = profile.events
+    names = {ev.strings[ev.name[e]] for e in startup_events(profile).tolist()}
+    assert ("aten::conv2d" in names) is is_startup
+
+
 def test_long_waits_are_not_startup() -> None:
     """A host call that waits for the device (a sync, a long copy) is not start-up, however
     long: an A100 trace's 90 ms cudaDeviceSynchronize (and its 20 cudaStreamSynchronize

@@ -64,11 +64,17 @@ def startup_events(profile: Profile) -> I64:
         calls = host[group]
         dur = ev.dur[calls].astype(np.float64)
         median = float(np.median(dur))
-        outliers = calls[(dur >= STARTUP_FACTOR * max(median, 1.0)) & (dur >= floor)]
-        # one-time work happens in one step: outliers in two or more profiled steps recur
-        # (a large tensor's op among many small ones of its name), they are no start-up
-        if len(outliers) and len(np.unique(step_of(ev.start[outliers]))) < 2:
-            found.append(outliers)
+        outlying = (dur >= STARTUP_FACTOR * max(median, 1.0)) & (dur >= floor)
+        if not outlying.any():
+            continue
+        # one-time work happens once, the first time: outliers in two or more profiled steps
+        # recur (a large tensor's op among many small ones of its name), and an outlier in a
+        # later step than its name's first is no start-up either (a call the machine
+        # preempted: on a loaded machine one call in any step can stretch by milliseconds)
+        steps = step_of(ev.start[calls])
+        outlier_steps = np.unique(steps[outlying])
+        if len(outlier_steps) == 1 and outlier_steps[0] == steps.min():
+            found.append(calls[outlying])
     events: I64 = np.unique(np.concatenate(found))
     kept: I64 = events[_mostly_idle_device(profile, events)]
     return kept
