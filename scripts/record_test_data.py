@@ -4,6 +4,7 @@ gzipped; run it on a quiet machine (nothing else busy on its cores).
 
     .venv/bin/python scripts/record_test_data.py          # a few seconds
     .venv/bin/python scripts/record_test_data.py tiny_batch   # or first_step: only those
+    .venv/bin/python scripts/record_test_data.py twins        # every other twin pair (1 min)
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ def main(which: str = "all") -> None:
     if which in ("all", "first_step"):
         for warmup in (0, 1):
             print(record_first_step(warmup, OUT / f"first_step_warmup{warmup}.pt.trace.json.gz"))
+    if which in ("all", "twins"):
+        _twins()
     if which not in ("all", "tiny_batch"):
         return
     with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
@@ -49,6 +52,22 @@ def main(which: str = "all") -> None:
             print(shutil.copyfile(table_path(trace, "full"), table))
             trace = fixed(Path(tmp) / f"{how}-fixed")
             print(_gzipped(trace, f"tiny_batch_fixed.{how}.pt.trace.json.gz"))
+
+
+def _twins() -> None:
+    """Each planted run with a fixed twin (tiny_batch aside: above), plain and Lightning, and
+    its twin: the pairs `test_replay.py` predicts from and measures with."""
+    with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, s in SCENARIOS.items():
+            if s.fixed is None or name == "tiny_batch":
+                continue
+            for how, fixed in (("plain", s.fixed), ("lightning", s.fixed_lightning)):
+                assert fixed is not None
+                trace = getattr(s, how)(Path(tmp) / f"{name}-{how}")
+                print(_gzipped(trace, f"{name}.{how}.pt.trace.json.gz"))
+                trace = fixed(Path(tmp) / f"{name}-{how}-fixed")
+                print(_gzipped(trace, f"{name}_fixed.{how}.pt.trace.json.gz"))
 
 
 if __name__ == "__main__":
