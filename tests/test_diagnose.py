@@ -58,6 +58,8 @@ def _runs() -> list[object]:
 LOADED_FIRST: dict[tuple[str, str], set[str]] = {
     # beside two busy loops: 2 of 11 recordings, optimizer second
     ("huge_optimizer", "plain"): {"per_step_overhead"},
+    # a fresh clone's whole suite beside two busy loops (2026-12-02): optimizer second
+    ("huge_optimizer", "lightning"): {"per_step_overhead"},
     # a preempted op read as one-time start-up, the planted finding second: 2 of 8 recordings
     ("expensive_skip", "lightning"): {"profiler_setup"},
     ("python_loop_forward", "lightning"): {"profiler_setup"},  # 1 of 8
