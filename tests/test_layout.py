@@ -168,7 +168,7 @@ def test_no_module_name_is_used_twice() -> None:
     assert {n: where for n, where in names.items() if len(where) > 1} == {}
 
 
-def test_the_layer_check_sees_an_upward_import() -> None:
+def test_the_layer_check_reads_real_edges() -> None:
     """The checks read real edges: the model imports knowledge (down), and the renderers'
     report document comes from the report layer, not the other way round."""
     assert "profsight.knowledge.trace_schema" in IMPORTS["profsight.model.tree"]

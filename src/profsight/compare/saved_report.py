@@ -16,10 +16,10 @@ import msgspec
 
 from profsight.errors import InputError
 from profsight.loaders.input_files import GZIP_MAGIC, read_input
+from profsight.report.document import SCHEMA
 
-REPORT_SCHEMA = "profsight/1"
-"""The schema id of `profsight.renderers.report_formats.report_document` (kept here so that
-loading does not import the renderers)."""
+#: The schema id of a report document (`report.document`).
+REPORT_SCHEMA = SCHEMA
 _HEAD = 4096
 _SCHEMA = re.compile(rb'^\s*\{\s*"schema"\s*:\s*"(profsight/[^"]*)"')
 #: The keys every report document has (`report_document`).

@@ -22,7 +22,7 @@ MEASURED: Final = "profsight's planted-bottleneck runs (tests/scenarios.py)"
 NO_TIMELINE: Final = "from the table alone: it has no timeline"
 
 #: A finding's severity from the share of the step at stake: high from this share, medium
-#: from the next (profsight's own bands, the TensorBoard plugin's "most time" ordering).
+#: from the next (profsight's own bands).
 HIGH_SEVERITY_PCT: Final = 30.0
 MEDIUM_SEVERITY_PCT: Final = 10.0
 #: Things to change with less than this share of the step to save rank after the
@@ -193,6 +193,8 @@ SHORT_KERNEL_US: Final = 10.0
 #: Device-to-host reads per step past which they are values read back one by one in a loop
 #: (.item(), .cpu(), print): a training step reads its loss once or a few times.
 ITEM_LOOP_PER_STEP: Final = 10
+#: The ops that read one device value back to the host (each waits for the device).
+ITEM_OPS: Final = ("aten::item", "aten::_local_scalar_dense")
 ITEM_LOOP_READING: Final = "values read back one by one in a loop (.item(), .cpu(), print)"
 #: Host-device syncs past this share of the step (measured).
 SYNC_PCT: Final = 2.0

@@ -77,11 +77,6 @@ def printed_findings(
 _IDLE_CAUSES = frozenset({"host_device_sync", "data_loading"})
 
 
-def _at_stake(step: PrintedStep, device: PrintedDevice | None, share: float) -> float:
-    """Host-side time costs the step no more than the device idles (a trace rule)."""
-    return share if device is None else min(share, device.idle_pct)
-
-
 def _phases(step: PrintedStep, device: PrintedDevice | None) -> list[Finding]:
     real_steps = not any("whole window" in b for b in (step.basis,))
     found = from_breakdown(breakdown_of(step, device), per_step=real_steps and step.steps > 1)

@@ -222,9 +222,7 @@ def _table_modules(
                 "torch's self time: its own Python only (the table cut names or rows of the "
                 "modules inside it, so its own ops cannot be told from theirs)"
             )
-        share = step.share(own / step.steps)
-        if device is not None:
-            share = min(share, device.idle_pct)  # host time costs no more than the device idles
+        share = _host_at_stake(step.share(own / step.steps), device)
         found.append(
             ModuleTime(
                 _label(row.name),
@@ -298,9 +296,7 @@ def _table_tiny_ops(
     calls = sum(r.calls for r in tiny) / step.steps
     us = sum(r.self_cpu_us for r in tiny) / step.steps
     us = max(us - step.phases.get(Phase.OPTIMIZER.value, 0.0), 0.0)
-    share = step.share(us)
-    if device is not None:
-        share = min(share, device.idle_pct)
+    share = _host_at_stake(step.share(us), device)
     top = tuple(r.name for r in sorted(tiny, key=lambda r: -r.calls)[:4])
     note = "the rows do not say which module or pass (forward, backward) ran these ops"
     return tiny_ops_findings(
@@ -311,3 +307,9 @@ def _table_tiny_ops(
 def _category(name: str) -> str | None:
     info = lookup_op(name)
     return info.category if info else None
+
+
+def _host_at_stake(share: float, device: PrintedDevice | None) -> float:
+    """Host time costs the step no more than the device idles (`Context.host_at_stake` on a
+    trace)."""
+    return share if device is None else min(share, device.idle_pct)

@@ -25,9 +25,6 @@ from profsight.knowledge.trace_schema import EventKind
 from profsight.model.findings import Evidence, Finding, severity_for
 from profsight.units import short_time
 
-#: The ops that read a device value back to the host (each waits for the device).
-ITEM_OPS = ("aten::item", "aten::_local_scalar_dense")
-
 
 @dataclass(frozen=True)
 class SyncWaits:
@@ -67,7 +64,7 @@ def syncs_from_trace(ctx: Context) -> SyncWaits:
     """What a sync costs is the time the device then idles (measured inside the steps): a
     CPU that waits for a busy GPU loses nothing."""
     syncs = [r for r in ctx.rows(RowKind.SYNC) if not r.is_device]  # the host's calls
-    items = [r for r in ctx.table.rows if r.name in ITEM_OPS]
+    items = [r for r in ctx.table.rows if r.name in advice.ITEM_OPS]
     idle_us = ctx.average.device_idle_us.get("sync", 0.0)
     calls = sum(r.calls for r in syncs) / ctx.steps
     cpu_us = sum(r.cpu_total_us for r in syncs) / ctx.steps
@@ -122,8 +119,11 @@ def syncs_from_table(step: PrintedStep, device: PrintedDevice) -> SyncWaits:
         ),
         Evidence("device idle during the waits", f"{least:.0f}% to {share:.0f}% of the step"),
     )
-    note = "whether the GPU idled during the waits is bounded, not measured (between the two "
-    return SyncWaits(share, least, evidence, TABLE.noted(note + "figures above)"))
+    note = (
+        "whether the GPU idled during the waits is bounded, not measured (between the two "
+        "figures above)"
+    )
+    return SyncWaits(share, least, evidence, TABLE.noted(note))
 
 
 @dataclass(frozen=True)
