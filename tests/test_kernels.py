@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import profsight
+from profsight.knowledge import collectives
 from profsight.knowledge import kernel_codes as codes
 from profsight.knowledge import kernel_patterns as kp
 from profsight.knowledge.kernels import (
@@ -25,6 +26,7 @@ from profsight.knowledge.kernels import (
     VENDORS,
     KernelInfo,
     decode_kernel,
+    inductor_ops,
 )
 from profsight.knowledge.trace_schema import EventKind
 
@@ -524,10 +526,251 @@ DOCUMENTED_NAMES = {
         "fmha_cutlassF_f32_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<floa"
         "t, cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)"
     ): "nvidia | xFormers | attention | fp32 | - | - | ampere | - | mem_efficient",
-    "triton_per_fused__softmax_0": "- | Inductor | reduction | - | - | - | - | - | -",
+    "triton_per_fused__softmax_0": "- | Inductor | softmax | - | - | - | - | - | -",
     "triton_tem_fused_addmm_0": "- | Inductor | gemm | - | - | - | - | - | -",
     "Memcpy PtoP (Device -> Device)": "- | - | copy | - | - | - | - | - | PtoP",
 }
+
+
+#: Names of kernels the shared traces lack, as the libraries name them, each with its source.
+#: Communication other than NCCL: each must read as ``communication`` of its own library.
+COMMUNICATION_NAMES = {
+    # DeepEP (deepseek-ai/DeepEP csrc/kernels/internode.cu, intranode.cu, internode_ll.cu;
+    # names as SGLang's DeepEP trace analysis lists them from real H800/H20 runs)
+    (
+        "void deep_ep::internode::dispatch<false, 4, false, 7, 4>(int4*, float*, long*, float*, "
+        "deep_ep::internode::SourceMeta*, int4 const*, float const*, long const*, float const*, "
+        "int*, int*, int*, int*, int const*, int const*, int const*, int const*, int, int, int, "
+        "int, int, bool const*, void*, int, int, void**, int, int, int, int)"
+    ): ("DeepEP", "all_to_all"),
+    (
+        "void deep_ep::internode::combine<false, 4, __nv_bfloat16, 16, 4, 4, 16, 24>(int4*, "
+        "float*, bool const*, int4 const*, float const*, int const*, int const*, "
+        "deep_ep::internode::SourceMeta const*, int const*, int const*, int const*, int, int, "
+        "int, int, void*, int, int, void**, int, int, int, int)"
+    ): ("DeepEP", "all_to_all"),
+    (
+        "void deep_ep::internode::notify_dispatch<false, 4>(int const*, int*, int, int const*, "
+        "int*, int const*, int*, int, bool const*, int, int, int, int, int, int, int, int*, "
+        "int*, int*, int*, void*, void**, int**, int, int, int)"
+    ): ("DeepEP", "all_to_all"),
+    (
+        "void deep_ep::internode::cached_notify<false>(int, int, int, int, int*, int, int, int "
+        "const*, int const*, int*, void*, void**, int**, int, int, int, bool, int)"
+    ): ("DeepEP", "all_to_all"),
+    (
+        "void deep_ep::internode_ll::dispatch<true, 3, 10, 7168>(void*, float*, int*, long*, "
+        "int*, void*, int*, void*, void const*, long const*, int*, int*, int*, int, int, int, "
+        "int, int, int, int, int)"
+    ): ("DeepEP", "all_to_all"),
+    "void deep_ep::intranode::cached_notify_combine<8>(void**, int*, int, int, int, int**, int)": (
+        "DeepEP",
+        "all_to_all",
+    ),
+    # DeepSeek's own profiles (deepseek-ai/profile-data, decode.json; DeepEP issue #348)
+    "void dpsk::ep::internode::dispatch_ll": ("DeepEP", "all_to_all"),
+    # NVSHMEM's on-stream collectives (NVIDIA/nvshmem src/include/internal/non_abi/
+    # nvshmemi_h_to_d_coll_defs.cuh)
+    "void alltoall_on_stream_kernel<float>(int, float*, float const*, unsigned long)": (
+        "NVSHMEM",
+        "all_to_all",
+    ),
+    "barrier_on_stream_kernel(int, int, int, long*, long*)": ("NVSHMEM", "barrier"),
+    # MSCCL in RCCL and NCCL forks (src/include/msccl/msccl_kernel.h); the names as public
+    # rocprof/nsys summaries print them. The name says no operation.
+    "mscclKernel_Sum_hip_bfloat16_Simple_false": ("MSCCL", "other"),
+    "mscclKernel_Sum_half_Simple_false(ncclDevComm*, mscclAlgo*, mscclWork*)": ("MSCCL", "other"),
+    # MSCCL++ (microsoft/mscclpp src/ext/collectives/allreduce/allreduce_packet.cu)
+    "void mscclpp::collective::allreducePacket<__nv_bfloat16>(__nv_bfloat16*)": (
+        "MSCCL++",
+        "all_reduce",
+    ),
+    # pplx-kernels (perplexityai/pplx-kernels csrc/all_to_all/internode_dispatch.cu)
+    "void (anonymous namespace)::dispatchKernel<4, 8>(int*, unsigned long)": (
+        "pplx-kernels",
+        "all_to_all",
+    ),
+    # custom all-reduce: vLLM csrc/custom_all_reduce.cuh; AITER's as a public MI355X summary
+    # prints it
+    "aiter::cross_device_reduce_2stage<bf16,8,false>": ("AITER", "all_reduce"),
+    # torch's symmetric memory (torch/csrc/distributed/c10d/symm_mem/CUDASymmetricMemoryOps.cu)
+    (
+        "void (anonymous namespace)::two_shot_all_reduce_kernel<c10::BFloat16, 16, 8>"
+        "(c10::BFloat16**, unsigned long, c10::BFloat16*, unsigned long, unsigned int**, "
+        "unsigned long, unsigned long)"
+    ): ("PyTorch", "all_reduce"),
+}
+#: DeepEP's own local work is no communication (csrc/kernels/layout.cu, internode_ll.cu).
+NOT_COMMUNICATION = {
+    (
+        "void deep_ep::internode::get_dispatch_layout<256, 32, 8>(long const*, int*, int*, "
+        "int*, bool*, int, int, int, int)"
+    ): "index",
+    "void deep_ep::internode_ll::clean_low_latency_buffer<32>(int*, int, int*, int)": "memset",
+    # casts to FP8 that transpose too (TransformerEngine transformer_engine/common/transpose/
+    # cast_transpose.cu) are arithmetic, not copies
+    (
+        "void transformer_engine::detail::cast_transpose_kernel<8, false, float, __nv_fp8_e4m3, "
+        "transformer_engine::fp32, transformer_engine::fp32>(float const*, __nv_fp8_e4m3*, "
+        "__nv_fp8_e4m3*, float const*, float*, float*, unsigned long, unsigned long)"
+    ): "elementwise",
+}
+
+
+@pytest.mark.parametrize(
+    ("name", "library", "collective"),
+    [(n, lib, op) for n, (lib, op) in COMMUNICATION_NAMES.items()],
+    ids=[n[:50] for n in COMMUNICATION_NAMES],
+)
+def test_communication_beyond_nccl(name: str, library: str, collective: str) -> None:
+    info = decode_kernel(name)
+    assert (info.library, info.operation) == (library, "communication")
+    # the step's communication (`step.comms`) times collectives by these kernels
+    assert collectives.DEVICE_KERNEL.search(name)
+    assert collectives.COMMUNICATION_NAME.search(name)
+    assert collectives.backend_of(name) == library
+    assert collectives.operation_of(name) == collective
+
+
+@pytest.mark.parametrize(("name", "operation"), NOT_COMMUNICATION.items())
+def test_local_kernels_of_communication_libraries(name: str, operation: str) -> None:
+    assert decode_kernel(name).operation == operation
+    assert not collectives.DEVICE_KERNEL.search(name)
+
+
+#: FP8/FP4 GEMMs and attention kernels (forward and backward) of the libraries that write them.
+#: name: vendor | library | operation | precision | tile | layout | arch | tensor cores | algorithm
+LIBRARY_NAMES = {
+    # CUTLASS 3.x block-scaled GEMMs (NVIDIA/cutlass python/cutlass_library/library.py,
+    # 'bstensorop'), as torch._scaled_mm runs them on a B200 (NVFP4) and as the CUTLASS
+    # profiler's kernel filter spells MXFP8 (ue8m0 scales, e4m3 elements)
+    (
+        "cutlass3x_sm100_bstensorop_s256x128x64gemm_block_scaled_ue4m3xf4_ue4m3xf4_f32_f16_f16_"
+        "256x128x256_0_tnn_align32_o_vs16_2sm_bias_f16_relu"
+    ): "nvidia | CUTLASS | gemm | fp4 | 256x128x256 | tn | blackwell | yes | -",
+    (
+        "cutlass3x_sm100_bstensorop_gemm_ue8m0xe4m3_ue8m0xe4m3_f32_void_bf16_128x128x128_1x1x1_0_"
+        "tnt_align32_1sm"
+    ): "nvidia | CUTLASS | gemm | fp8 | 128x128x128 | tn | blackwell | yes | -",
+    # cuBLASLt's nvjet: q = e4m3 (an aten::_scaled_mm on H100), o = NVFP4 on B200
+    "nvjet_sm90_qqtst_128x128_128x6_1x2_h_bz_ovscale_TNT": (
+        "nvidia | cuBLAS | gemm | fp8 | 128x128_128x6 | tn | hopper | yes | -"
+    ),
+    "nvjet_sm100_ootst_128x256_128x4_2x1_2cta_v_bz_Avec16UE4M3_Bvec16UE4M3_TNT": (
+        "nvidia | cuBLAS | gemm | fp4 | 128x256_128x4 | tn | blackwell | yes | -"
+    ),
+    # DeepGEMM (deepseek-ai/DeepGEMM deep_gemm/include/deep_gemm/fp8_gemm.cuh, impls/
+    # sm100_fp8_fp4_gemm_1d1d.cuh), as SGLang's trace analysis and a B200 profile list them
+    (
+        "void deep_gemm::fp8_gemm_kernel<4096u, 7168u, 128u, 160u, 128u, 0u, 64u, 9u, 4u, 128u, "
+        "128u, 1u, true, (deep_gemm::GemmType)1>(__nv_bfloat16*, float*, int*, unsigned int, "
+        "CUtensorMap_st, CUtensorMap_st, CUtensorMap_st, CUtensorMap_st)"
+    ): "nvidia | DeepGEMM | gemm | fp8 | - | - | - | yes | -",
+    "void deep_gemm::sm100_fp8_fp4_gemm_1d1d_impl<(cute::UMMA::Major)0, (cute::UMMA::Major)0>": (
+        "nvidia | DeepGEMM | gemm | fp8 | - | - | blackwell | yes | -"
+    ),
+    # attention backward: FlashAttention 2 (csrc/flash_attn/src/flash_bwd_kernel.h) as torch's
+    # SDPA ships it, FlashAttention-3 (hopper/flash_bwd_kernel_sm90.h), xFormers' cutlassB,
+    # cuDNN's SDPA, the Triton tutorial (python/tutorials/06-fused-attention.py) and
+    # flash_attn/flash_attn_triton.py
+    (
+        "void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<pytorch_flash::Flash_"
+        "bwd_kernel_traits<64, 128, 128, 8, 2, 4, 4, false, false, cutlass::bfloat16_t, "
+        "pytorch_flash::Flash_kernel_traits<64, 128, 128, 8, cutlass::bfloat16_t> >, false, "
+        "false, false, false, false, false, false>(pytorch_flash::Flash_bwd_params)"
+    ): "nvidia | FlashAttention | attention | bf16 | - | - | - | - | flash",
+    (
+        "void pytorch_flash::flash_bwd_convert_dq_kernel<pytorch_flash::Flash_bwd_kernel_traits"
+        "<64, 128, 128, 8, 2, 4, 4, false, false, cutlass::bfloat16_t, pytorch_flash::Flash_"
+        "kernel_traits<64, 128, 128, 8, cutlass::bfloat16_t> > >(pytorch_flash::Flash_bwd_params, "
+        "int)"
+    ): "nvidia | FlashAttention | attention | bf16 | - | - | - | - | flash",
+    (
+        "void cutlass::device_kernel<flash::enable_sm90_or_later<flash::FlashAttnBwdSm90<flash::"
+        "CollectiveMainloopBwdSm90<2, cute::tuple<cute::C<1>, cute::C<1>, cute::C<1> >, "
+        "cute::tuple<cute::C<64>, cute::C<128>, cute::C<128> >, cutlass::bfloat16_t, float, "
+        "cutlass::arch::Sm90> > > >()"
+    ): "nvidia | FlashAttention | attention | bf16 | - | - | hopper | - | flash",
+    (
+        "fmha_cutlassB_bf16_aligned_64x64_k64_sm80(PyTorchMemEffAttention::AttentionBackwardKernel"
+        "<cutlass::arch::Sm80, cutlass::bfloat16_t, true, false, false, 64, 64, 64, false>::Params)"
+    ): "nvidia | xFormers | attention | bf16 | - | - | ampere | - | mem_efficient",
+    "cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_f16_knob_3_64x128x128_4x1x1": (
+        "nvidia | cuDNN | attention | fp16 | - | - | hopper | yes | flash"
+    ),
+    "_attn_bwd": "- | Triton | attention | - | - | - | - | - | flash",
+    "_bwd_kernel": "nvidia | FlashAttention | attention | - | - | - | - | - | flash",
+    # SageAttention (thu-ml/SageAttention csrc/qattn/qk_int_sv_f8_cuda_sm89.cuh)
+    "void qk_int_sv_f8_attn_kernel<128u, 64u, 32u, 64u, 128u, (DataType)1>": (
+        "nvidia | SageAttention | attention | - | - | - | - | yes | -"
+    ),
+    # ROCm's blit kernels (ROCm/clr rocclr/device/blitcl.cpp), as rocprof names them
+    "__amd_rocclr_copyBuffer.kd": "amd | ROCclr | copy | - | - | - | - | - | -",
+    "__amd_rocclr_fillBufferAligned": "amd | ROCclr | memset | - | - | - | - | - | -",
+}
+
+
+@pytest.mark.parametrize(
+    ("name", "spec"), LIBRARY_NAMES.items(), ids=[n[:60] for n in LIBRARY_NAMES]
+)
+def test_library_name_decodes_field_by_field(name: str, spec: str) -> None:
+    assert fields(decode_kernel(name)) == expected(spec)
+
+
+#: Inductor's kernel names (torch/_inductor/codegen/triton.py define_kernel, utils.py
+#: get_fused_kernel_name): the fused ops, and the operation the ops give.
+INDUCTOR_NAMES = {
+    # from the shared traces
+    "triton_poi_fused__to_copy_1": ("elementwise", ("_to_copy",)),
+    "triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_0": (
+        "reduction",
+        ("_to_copy", "add", "mean", "mul", "pow", "rsqrt"),
+    ),
+    (
+        "triton_poi_fused_add_all_reduce_bitwise_and_bitwise_or_embedding_ge_lt_masked_fill_mul_"
+        "sub_0"
+    ): (
+        "elementwise",
+        (
+            *("add", "all_reduce", "bitwise_and", "bitwise_or", "embedding", "ge", "lt"),
+            *("masked_fill", "mul", "sub"),
+        ),
+    ),
+    "triton_poi_fused_constant_pad_nd_moe_forward_0": (
+        "elementwise",
+        ("constant_pad_nd", "moe_forward"),
+    ),
+    "triton_poi_fused_0": ("elementwise", ()),
+    # recorded by tests/test_kernels.py's compile test below, and the brief's examples
+    "triton_poi_fused_add_mul_native_layer_norm_0": (
+        "norm",
+        ("add", "mul", "native_layer_norm"),
+    ),
+    "triton_red_fused__log_softmax_1": ("softmax", ("_log_softmax",)),
+    "triton_per_fused__softmax_0": ("softmax", ("_softmax",)),
+    "triton_tem_fused_mm_0": ("gemm", ("mm",)),
+    "triton_tem_fused_addmm_relu_0": ("gemm", ("addmm", "relu")),
+    "triton_tem_fused_bmm_3": ("batched_gemm", ("bmm",)),
+    "triton_tem_fused_convolution_1": ("conv", ("convolution",)),
+    # a pointwise kernel named convolution is the bias add peeled off cuDNN's convolution
+    "triton_poi_fused_convolution_relu_2": ("elementwise", ("convolution", "relu")),
+    "triton_red_fused_convolution_backward_3": ("reduction", ("convolution_backward",)),
+    "triton_per_fused_native_layer_norm_native_layer_norm_backward_4": (
+        "norm",
+        ("native_layer_norm", "native_layer_norm_backward"),
+    ),
+    # a printed table cut it: the cut word is dropped
+    "triton_red_fused__log_softmax__log_softmax_backward_da...": ("softmax", ("_log_softmax",)),
+}
+
+
+@pytest.mark.parametrize(("name", "decoded"), INDUCTOR_NAMES.items())
+def test_inductor_kernels_name_their_fused_ops(
+    name: str, decoded: tuple[str, tuple[str, ...]]
+) -> None:
+    info = decode_kernel(name)
+    assert (info.library, info.operation, info.fused_ops) == ("Inductor", *decoded)
+    assert inductor_ops(name) == decoded[1]
 
 
 @pytest.mark.parametrize(("name", "spec"), REAL_NAMES.items(), ids=[n[:60] for n in REAL_NAMES])
@@ -565,7 +808,17 @@ def test_every_real_name_is_from_the_shared_traces(real_kernel_names: dict[str, 
             "NCCL FP32 communication, allreduce ring ll",
         ),
         ("Memcpy HtoD (Pageable -> Device)", "copy, HtoD pageable"),
-        ("triton_poi_fused__to_copy_1", "Inductor elementwise"),
+        ("triton_poi_fused__to_copy_1", "Inductor elementwise, fusing _to_copy"),
+        (
+            "triton_poi_fused_add_mul_native_layer_norm_0",
+            "Inductor normalization, fusing add, mul, native_layer_norm",
+        ),
+        (
+            "void deep_ep::internode_ll::combine<3, 10, 7168, 9>(void*, void*, int*, void*, "
+            "void const*, long const*, float const*, int const*, long const*, int*, int, int*, "
+            "int, int, int, int, int, int, int, int, bool)",
+            "DeepEP FP32 communication",
+        ),
         ("_copy_page_indices_kernel", "vLLM indexing"),
         ("Kernel", "Kernel"),  # nothing decoded: the name itself
     ],

@@ -142,7 +142,7 @@ def test_every_listed_name_is_explained() -> None:
         ("Activity Buffer Request", "profiler", ["profiler overhead"]),
         ("aten::stride", "other", ["metadata"]),
         ("TorchDynamo Cache Lookup", "other", ["guard"]),
-        ("triton_red_fused_add_mean_mul_pow_rsqrt_0", "reduction", ["Inductor", "add_mean"]),
+        ("triton_red_fused_add_mean_mul_pow_rsqrt_0", "reduction", ["Inductor", "add, mean, mul"]),
         ("prims::where", "pointwise", ["elementwise select", "prims::"]),
     ],
 )

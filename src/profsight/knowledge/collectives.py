@@ -23,15 +23,70 @@ from __future__ import annotations
 import re
 from typing import Final
 
+#: Device kernels of the communication libraries other than NCCL/RCCL, each with its library
+#: (the collective's backend), ordered. Every one moves data between ranks and waits for
+#: them, as an NCCL kernel does; each pattern cites where the library names its kernels.
+DEVICE_COMM_LIBRARIES: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
+    # DeepEP (github.com/deepseek-ai/DeepEP): csrc/kernels/{intranode,internode,internode_ll}.cu
+    # (kernels/legacy/ since 2026): deep_ep::intranode::{notify_dispatch, cached_notify_combine,
+    # dispatch, combine, barrier}, deep_ep::internode::cached_notify, deep_ep::internode_ll::
+    # {dispatch, combine}; deep_ep/include/deep_ep/impls/*.cuh: deep_ep::elastic::*_impl.
+    # DeepSeek's own traces (deepseek-ai/profile-data) spell it dpsk::ep::. Not communication:
+    # get_dispatch_layout (layout.cu: counts tokens per rank locally) and the clean_* buffer resets.
+    (
+        re.compile(
+            r"^(?:void )?(?:deep_ep|dpsk::ep)::(?!(?:\w+::)*(?:get_dispatch_layout|clean_))"
+        ),
+        "DeepEP",
+    ),
+    # NVSHMEM (github.com/NVIDIA/nvshmem): the kernels its on-stream collectives launch,
+    # src/include/internal/non_abi/nvshmemi_h_to_d_coll_defs.cuh (alltoall_on_stream_kernel,
+    # barrier_on_stream_kernel, fcollect_/rdxn_/reducescatter_/broadcast_on_stream_kernel, ...),
+    # and its internal nvshmemi_* kernels (nvshmemi_<type>_wait_until_on_stream_kernel)
+    (
+        re.compile(
+            r"^(?:void )?(?:nvshmemx?i?_\w+|(?:barrier|sync|sync_all|alltoall|broadcast|fcollect"
+            r"|rdxn|reducescatter)_on_stream_kernel)"
+        ),
+        "NVSHMEM",
+    ),
+    # MSCCL, inside NCCL forks and RCCL: src/include/msccl/msccl_kernel.h,
+    # mscclKernel_<redop>_<type>_<proto>[_<fullOps>]
+    (re.compile(r"^(?:void )?mscclKernel_"), "MSCCL"),
+    # MSCCL++ (github.com/microsoft/mscclpp): src/ext/collectives/*/*.cu
+    # (mscclpp::collective::allreducePacket, allgatherFullmesh, ...) and
+    # src/core/include/execution_kernel.hpp (mscclpp::executionKernel)
+    (re.compile(r"^(?:void )?mscclpp::"), "MSCCL++"),
+    # pplx-kernels (github.com/perplexityai/pplx-kernels): csrc/all_to_all/
+    # {intranode,internode}_{dispatch,combine}.cu, in an anonymous namespace
+    (re.compile(r"^void \(anonymous namespace\)::(?:dispatch|combine)Kernel<"), "pplx-kernels"),
+    # one-shot/two-shot all-reduce over NVLink/xGMI: vLLM's csrc/custom_all_reduce.cuh
+    # (vllm::cross_device_reduce_1stage/_2stage) and AITER's copy of it
+    (re.compile(r"^(?:void )?vllm::cross_device_reduce_"), "vLLM"),
+    (re.compile(r"^(?:void )?aiter::cross_device_reduce_"), "AITER"),
+    # torch's symmetric memory: torch/csrc/distributed/c10d/symm_mem/CUDASymmetricMemoryOps.cu
+    # (multimem_all_reduce_kernel, one_shot_all_reduce_kernel, two_shot_all_reduce_kernel, ...)
+    (
+        re.compile(
+            r"(?:^void |::)(?:multimem_(?:one_shot_)?all_(?:reduce|gather)|(?:one|two)_shot_all_"
+            r"reduce|reduce_scatter)_kernel<"
+        ),
+        "PyTorch",
+    ),
+)
+_DEVICE_COMM = "|".join(f"(?:{p.pattern})" for p, _ in DEVICE_COMM_LIBRARIES)
+
 #: Names of every form of a collective (the row kind ``communication`` uses a wider rule).
 COMMUNICATION_NAME: Final = re.compile(
     r"^(nccl|rccl|gloo|mpi|ucc|xla|hccl)[:_]|^c10d::|^record_param_comms$|"
-    r"^(void )?nccl(Dev)?Kernel|^(void )?rccl|^ncclDevKernel"
+    r"^(void )?nccl(Dev)?Kernel|^(void )?rccl|^ncclDevKernel|" + _DEVICE_COMM
 )
 #: Backend ranges that time a collective on the host (worker threads of CPU backends).
 HOST_TIMED: Final = re.compile(r"^(gloo|mpi|ucc):")
-#: Device kernels of NCCL / RCCL.
-DEVICE_KERNEL: Final = re.compile(r"^(void )?(nccl|rccl)(Dev)?Kernel|^ncclDevKernel")
+#: Device kernels of collectives: NCCL / RCCL, and `DEVICE_COMM_LIBRARIES`.
+DEVICE_KERNEL: Final = re.compile(
+    r"^(void )?(nccl|rccl)(Dev)?Kernel|^ncclDevKernel|" + _DEVICE_COMM
+)
 #: ``record_param_comms`` and backend ranges: where sizes are written.
 SIZED: Final = re.compile(r"^record_param_comms$|^(nccl|rccl|gloo|mpi|ucc|xla|hccl):")
 
@@ -133,13 +188,26 @@ _BACKENDS: Final = (
     (re.compile(r"^hccl:"), "HCCL"),
 )
 _KERNEL_OP = re.compile(r"(?:nccl|rccl)(?:Dev)?Kernel_([A-Za-z]+)")
+#: The operation of the `DEVICE_COMM_LIBRARIES` kernels whose names say it, ordered: DeepEP's
+#: and pplx's dispatch/combine (and DeepEP's notify_* exchange of their counts) are the two
+#: halves of MoE's all-to-all; NVSHMEM's fcollect is an all-gather and rdxn an all-reduce.
+_DEVICE_OPERATIONS: Final = (
+    (re.compile(r"(?:^|::|_)(?:dispatch|combine)|alltoall"), "all_to_all"),
+    (re.compile(r"(?:deep_ep|dpsk::ep)::\w+::cached_notify\b"), "all_to_all"),
+    (re.compile(r"(?i)all_?reduce|rdxn|cross_device_reduce"), "all_reduce"),
+    (re.compile(r"(?i)all_?gather|fcollect"), "all_gather"),
+    (re.compile(r"(?i)reduce_?scatter"), "reduce_scatter"),
+    (re.compile(r"broadcast"), "broadcast"),
+    (re.compile(r"pp_(?:send|recv)"), "send_recv"),
+    (re.compile(r"(?:^|::|void )(?:barrier|sync|sync_all)(?:_on_stream|_impl|<|\(|$)"), "barrier"),
+)
 _RANGE_OP = re.compile(r"^[a-z]+:_?([a-z_]+)")
 _C10D_OP = re.compile(r"^c10d::_?([a-z_]+?)_?$")
 
 
 def backend_of(name: str, declared: str = "") -> str:
     """``NCCL``, ``RCCL``, ``gloo``, ... from an event's name, else the trace's backend."""
-    for pattern, backend in _BACKENDS:
+    for pattern, backend in (*_BACKENDS, *DEVICE_COMM_LIBRARIES):
         if pattern.search(name):
             return backend
     return declared.split(",")[0].split(":")[-1].upper().replace("GLOO", "gloo") or "unknown"
@@ -151,6 +219,8 @@ def operation_of(name: str, collective: str = "") -> str:
         key = re.sub(r"[^a-z]", "", text.lower())
         if key in OPERATIONS:
             return OPERATIONS[key]
+    if any(pattern.search(name) for pattern, _ in DEVICE_COMM_LIBRARIES):
+        return next((op for pattern, op in _DEVICE_OPERATIONS if pattern.search(name)), "other")
     return "other"
 
 
@@ -177,6 +247,7 @@ def dtype_bytes(dtype: str) -> int | None:
 
 __all__ = [
     "COMMUNICATION_NAME",
+    "DEVICE_COMM_LIBRARIES",
     "DEVICE_KERNEL",
     "HOST_TIMED",
     "OPERATION_MEANING",

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from profsight.knowledge.ops_table import GLOSSARY
+
 #: CUDA compute capability (``sm80``, ``cutlass_80_``, ``_sm100f``) to architecture.
 SM_ARCH: Final[dict[str, str]] = {
     **dict.fromkeys(["50", "52", "53"], "maxwell"),
@@ -50,14 +52,23 @@ DTYPE_WORDS: Final[dict[str, str]] = {
     **dict.fromkeys(["tf32", "tfloat32_t"], "tf32"),
     **dict.fromkeys(["half", "__half", "half_t", "fp16", "f16", "df16_"], "fp16"),
     **dict.fromkeys(
-        ["bfloat16", "bf16", "__nv_bfloat16", "__hip_bfloat16", "bfloat16_t", "df16b"], "bf16"
+        [
+            *("bfloat16", "bf16", "__nv_bfloat16", "__hip_bfloat16", "hip_bfloat16"),
+            *("bfloat16_t", "df16b"),
+        ],
+        "bf16",
     ),
+    # CUTLASS's float_e4m3_t/float_e2m1_t (include/cutlass/float8.h, float_subbyte.h)
     **dict.fromkeys(
-        ["fp8", "e4m3", "e5m2", "float8_e4m3fn", "float8_e5m2", "__nv_fp8_e4m3", "__nv_fp8_e5m2"],
+        [
+            *("fp8", "e4m3", "e5m2", "float8_e4m3fn", "float8_e5m2", "__nv_fp8_e4m3"),
+            *("__nv_fp8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float_e4m3_t"),
+            *("float_e5m2_t", "mxfp8"),
+        ],
         "fp8",
     ),
     **dict.fromkeys(["int8", "int8_t", "i8", "s8"], "int8"),
-    **dict.fromkeys(["fp4", "e2m1", "mxfp4"], "fp4"),
+    **dict.fromkeys(["fp4", "e2m1", "mxfp4", "nvfp4", "f4", "float_e2m1_t"], "fp4"),
 }
 #: Type letters: BLAS (lowercase; ``gc`` = Gauss complex), nvjet (``t`` = bf16), Tensile
 #: (uppercase; ``X`` = xf32). ``s`` with a 1688/1684 MMA is TF32: the only 32-bit MMA input.
@@ -68,6 +79,10 @@ CODE_PRECISION: Final[dict[str, str]] = {
     **dict.fromkeys(["t", "B"], "bf16"),
     **dict.fromkeys(["s1688", "s1684", "X"], "tf32"),
     **dict.fromkeys(["F8", "B8", "F8B8", "B8F8"], "fp8"),
+    # nvjet: q = e4m3 (``nvjet_sm90_qqtst_..._ovscale_TNT`` runs aten::_scaled_mm), o = e2m1
+    # (``nvjet_sm100_ootst_..._Avec16UE4M3_Bvec16UE4M3_TNT``: NVFP4, 16-element UE4M3 scales)
+    "q": "fp8",
+    "o": "fp4",
     **dict.fromkeys(["i8", "I8"], "int8"),
 }
 
@@ -82,6 +97,8 @@ OP_WORDS: Final[dict[str, str]] = {
     "poi": "elementwise",
     "red": "reduction",
     "per": "reduction",
+    "for": "optimizer",  # foreach: the compiled optimizer's multi-tensor step
+    "spl": "scan",  # split_scan: cumsum and friends
 }
 ALGO_WORDS: Final[dict[str, str]] = {
     "implicit_convolve": "implicit_gemm",
@@ -115,7 +132,8 @@ ARCH_RULES: Final[tuple[tuple[re.Pattern[str], dict[str, str]], ...]] = (
 
 _CPP_TYPES = (
     r"(double|float2|float|Half|__half|half|BFloat16|__nv_bfloat16|__hip_bfloat16|bfloat16_t"
-    r"|half_t|tfloat32_t|Float8_e4m3fn|Float8_e5m2|__nv_fp8_e4m3|__nv_fp8_e5m2|int8_t)(?!\w)"
+    r"|half_t|tfloat32_t|Float8_e4m3fnuz|Float8_e5m2fnuz|Float8_e4m3fn|Float8_e5m2|__nv_fp8_e4m3"
+    r"|__nv_fp8_e5m2|float_e4m3_t|float_e5m2_t|float_e2m1_t|int8_t)(?!\w)"
 )
 #: Where C++ names keep the element type, most telling first: the argument of PyTorch's
 #: innermost lambda (``{lambda(float)#1}``: the enclosing function's parameters come earlier
@@ -134,3 +152,66 @@ MANGLED_TYPE_TOKEN: Final = re.compile(
 )
 #: Triton kernels end in their type: ``_finalize_matmul_scatter_bf16``.
 SUFFIX_TYPE_TOKEN: Final = re.compile(r"_(bf16|fp16|fp32|fp8|f16|f32)$")
+
+# -- Inductor's kernel names ----------------------------------------------------------------
+
+#: ``triton_<kind>_fused_<ops>_<n>``: torch/_inductor/codegen/triton.py (``define_kernel``) joins
+#: ``triton``, the first three letters of the kernel's category (poi, red, per, tem, for, spl),
+#: the fused name and a counter. The fused name (torch/_inductor/utils.py,
+#: ``get_fused_kernel_name``, with ``config.triton.descriptive_names = "original_aten"``, the
+#: default) is ``fused`` and the overload-packet names of the kernel's top-level aten ops,
+#: sorted and deduplicated, all joined with ``_``. A printed table may cut the name (``...``).
+INDUCTOR_KERNEL: Final = re.compile(
+    r"^triton_(?P<kind>[a-z]{3})_fused(?:_(?P<ops>\w*?))??(?:_(?P<n>\d+)|(?P<cut>\w*)\.\.\.)$"
+)
+_OP_NAME = re.compile(r"^_*[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
+#: Op names that hold ``_`` (``native_layer_norm``, ``_log_softmax``): Inductor's ``_`` between
+#: ops cannot be told from the ``_`` inside one, so the ops profsight knows (its glossary) and
+#: a few the glossary lacks are matched longest first.
+INDUCTOR_MULTIWORD_OPS: Final = frozenset(
+    {
+        name
+        for entries in GLOSSARY.values()
+        for key in entries
+        if _OP_NAME.match(name := key.rsplit("::", 1)[-1])
+    }
+    | {
+        "flex_attention",
+        "flex_attention_backward",
+        "_native_batch_norm_legit_functional",
+        "all_gather_into_tensor",
+        "reduce_scatter_tensor",
+        "wait_tensor",
+        "masked_scatter",
+        "_fused_adam",
+        "_grouped_mm",
+        "_scaled_grouped_mm",
+    }
+)
+#: The longest run of ``_``-separated words one op name has in `INDUCTOR_MULTIWORD_OPS`.
+INDUCTOR_MAX_OP_WORDS: Final = max(
+    name.strip("_").count("_") + 1 for name in INDUCTOR_MULTIWORD_OPS
+)
+#: What a template kernel (``tem``) computes, from its ops, most telling first. Only templates
+#: run a matmul or a convolution themselves: a pointwise kernel named ``convolution`` is the
+#: bias add Inductor peels off the extern cuDNN call (torch/_inductor/kernel/conv.py: "peel off
+#: the bias, cudnn is slower with it"), one named ``addmm`` the epilogue of an extern GEMM.
+INDUCTOR_TEMPLATE_OPS: Final[tuple[tuple[str, str], ...]] = (
+    ("flex_attention", "attention"),
+    ("flex_attention_backward", "attention"),
+    ("bmm", "batched_gemm"),
+    ("baddbmm", "batched_gemm"),
+    ("_grouped_mm", "batched_gemm"),
+    ("_scaled_grouped_mm", "batched_gemm"),
+    ("mm", "gemm"),
+    ("addmm", "gemm"),
+    ("_addmm_activation", "gemm"),
+    ("_scaled_mm", "gemm"),
+    ("_int_mm", "gemm"),
+    ("convolution", "conv"),
+)
+#: Ops that give any Inductor kernel its operation, ordered.
+INDUCTOR_OP_RULES: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
+    (re.compile(r"softmax"), "softmax"),
+    (re.compile(r"(?:layer|rms|batch|group|instance)_norm"), "norm"),
+)

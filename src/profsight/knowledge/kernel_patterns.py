@@ -33,6 +33,8 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from profsight.knowledge.collectives import DEVICE_COMM_LIBRARIES
+
 Rule = tuple["re.Pattern[str]", str]
 
 
@@ -131,6 +133,43 @@ FAMILIES: Final[tuple[Family, ...]] = (
         library="NCCL",
         operation="communication",
     ),
+    # MSCCL (NCCL forks, RCCL): src/include/msccl/msccl_kernel.h, mscclKernel_<op>_<type>_<proto>
+    _family(
+        r"^(?:void )?mscclKernel_[A-Za-z]+_(?P<dtype>half|float|double|hip_bfloat16|bfloat16)_",
+        library="MSCCL",
+        operation="communication",
+    ),
+    # the other communication libraries (DeepEP, NVSHMEM, MSCCL++, ...): `collectives` owns them
+    *(Family(p, library, "communication") for p, library in DEVICE_COMM_LIBRARIES),
+    # CUTLASS 3.x library names (python/cutlass_library/library.py OpcodeClassNames:
+    # bstensorop = block-scaled tensor op; gemm_operation.py procedural_name): cutlass3x_<sm>_
+    # <opclass>_[<inst>]gemm_[block_scaled_]<A>_<B>_<acc>_<C>_<D>_<tile>_[<cluster>_]<n>_<layout>;
+    # a block-scaled operand is <scale type>x<element type>: ue8m0xe4m3 (MXFP8), ue4m3xe2m1 (NVFP4)
+    _family(
+        r"cutlass3x_sm(?P<sm>\d{2,3})_(?P<tc>bstensorop|sptensorop|tensorop|simt)_"
+        r"(?:[a-z]?\d+x\d+x\d+)?(?:moe_)?(?P<op>gemm)_(?:block_scaled_)?"
+        r"(?:u?e\dm\dx)?(?P<dtype>e4m3|e5m2|e2m1|f4|bf16|f16|tf32|f32|s8)_",
+        r"_(?P<tile>\d+x\d+x\d+)_(?:\d+x\d+x\d+_)?\d+_(?P<layout>[nt]{2})[nt]_align",
+        library="CUTLASS",
+    ),
+    # DeepGEMM (github.com/deepseek-ai/DeepGEMM): deep_gemm::fp8_gemm_kernel (first release,
+    # deep_gemm/include/deep_gemm/fp8_gemm.cuh), deep_gemm::sm90_fp8_gemm_1d2d_impl,
+    # sm100_fp8_fp4_gemm_1d1d_impl, sm100_bf16_gemm_impl (deep_gemm/include/deep_gemm/impls/);
+    # DeepSeek's traces (deepseek-ai/profile-data) spell it dpsk::gemm::. Its *_mqa_logits are the
+    # attention scores of DeepSeek's sparse-attention indexer.
+    _family(
+        r"(?:deep_gemm|dpsk::gemm)::(?:sm(?P<sm>\d{2,3})_)?(?:(?P<dtype>fp8|bf16|tf32)_)?"
+        r"(?:paged_)?mqa_logits",
+        library="DeepGEMM",
+        operation="attention",
+        tensor_cores=True,
+    ),
+    _family(
+        r"(?:deep_gemm|dpsk::gemm)::(?:sm(?P<sm>\d{2,3})_)?(?:(?P<dtype>fp8|bf16|tf32)_)?",
+        library="DeepGEMM",
+        operation="gemm",
+        tensor_cores=True,
+    ),
     # MIOpen's assembly implicit GEMM: igemm_<fwd|bwd|wrw>_gtc[x<n>]_<layout>_<type>_..bt<tile>
     _family(
         r"^igemm_(?P<op>fwd|bwd|wrw)_gtc(?P<tc>x)?(?P<gtc>\d?)_(?:nhwc|nchw)_"
@@ -202,8 +241,41 @@ FAMILIES: Final[tuple[Family, ...]] = (
         operation="attention",
         algorithm="flash",
     ),
+    # FlashAttention-3 (hopper/flash_bwd_kernel_sm90.h: flash::FlashAttnBwdSm90, its
+    # FlashAttnFwdSm90 and the backward's pre/post-processing kernels) inside CUTLASS's
+    # device_kernel<...>; flash_attn/flash_attn_triton.py: _bwd_kernel, _bwd_preprocess_do_o_dot
+    _family(
+        r"\bflash::(?:FlashAttn|flash_|Flash)|^_bwd_(?:kernel|preprocess_do_o_dot)$",
+        library="FlashAttention",
+        operation="attention",
+        algorithm="flash",
+    ),
+    # SageAttention (github.com/thu-ml/SageAttention): csrc/qattn/*.cuh, qk_int_sv_f8_attn_kernel
+    # (SM89/SM120) and qk_int8_sv_f8_accum_f32_attn* (SM90); Q, K quantised to int8, P, V to fp8
+    _family(
+        r"(?:^|::|\s)qk_int8?_sv_f(?:8|16)\w*attn",
+        library="SageAttention",
+        operation="attention",
+        tensor_cores=True,
+    ),
+    # cuDNN's runtime-compiled SDPA (its frontend's flash attention):
+    # cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_f16_knob_..: fprop/bprop
+    _family(
+        r"^cudnn_generated_\w*?_sdpa_sm(?P<sm>\d{2,3})_flash_(?:fprop|bprop)_(?:\w+?_)?"
+        r"(?P<dtype>f16|bf16|fp8|e4m3)_",
+        library="cuDNN",
+        operation="attention",
+        algorithm="flash",
+        tensor_cores=True,
+    ),
+    # ROCm's runtime (ROCclr) blit kernels, rocclr/device/blitcl.cpp (ROCm/clr): the copies and
+    # fills of hipMemcpy/hipMemset done by shaders instead of the DMA engines; ``.kd`` is the
+    # kernel descriptor's suffix
+    _family(r"^__amd_rocclr_fill\w*", library="ROCclr", operation="memset"),
+    _family(r"^__amd_rocclr_copy\w*", library="ROCclr", operation="copy"),
     # torch.compile: triton_<poi|red|per|tem>_fused_<ops>_<n>; torch 2.0 named them triton__0d1d
-    _family(r"^triton_(?P<op>poi|red|per|tem)_", library="Inductor"),
+    # (`kernel_codes.INDUCTOR_KERNEL` says how Inductor names them; `kernels` reads the ops)
+    _family(r"^triton_(?P<op>poi|red|per|tem|for|spl)_", library="Inductor"),
     _family(r"^triton__\d", library="Inductor", operation="other"),
     # Meta MTIA rows: <op>-dtype_<Type>[-extraKey_<n>], and its runtime's own rows
     _family(r"^[\w:.]+?-dtype_(?P<dtype>[A-Za-z0-9]+)", library="MTIA"),
@@ -231,13 +303,14 @@ LIBRARY_RULES: Final = _rules(
     (r"sgl_hip|sgl_kernel|resolve_future_token_ids|store_kvcache|clamp_position_kernel", "SGLang"),
     (r"create_flashinfer_kv_indices_triton", "SGLang"),
     (r"\baiter::|_ZN5aiter", "AITER"),
+    (r"^(?:void )?(?:deep_ep|dpsk::ep)::", "DeepEP"),  # its local kernels (layout, buffer resets)
     (r"\bck(?:_tile)?::|_ZN2ck|_ZN7ck_tile", "CK"),
     (r"^Cijk_.*UserArgs", "hipBLASLt"),
     (r"^Cijk_", "Tensile"),
     (r"rocblas", "rocBLAS"),
     (r"^MIOpen|^igemm_|^SubTensorOp|^batched_transpose_|^naive_conv|^Op[1-5]dTensor", "MIOpen"),
     (r"rocprim::|hipcub::", "rocPRIM"),
-    (r"cutlass::Kernel|cutlass_\d+_", "CUTLASS"),
+    (r"cutlass::Kernel|cutlass_\d+_|cutlass3x_|^void cutlass::device_kernel<cutlass::", "CUTLASS"),
     # PyTorch vendors CUB as at_cuda_detail::cub; thrust:: in a template argument is no CUB kernel
     (r"^void (?:at_cuda_detail::)?cub::|^void thrust::", "Thrust/CUB"),
     (r"dnnl|onednn|^(?:gen9|gen12lp|xe_lp|xe_hpg?|xe_hpc)_", "oneDNN"),
@@ -250,12 +323,18 @@ LIBRARY_RULES: Final = _rules(
         "Triton",
     ),
     (r"^attn_fwd$", "Triton"),
+    # the Triton tutorial's fused attention (python/tutorials/06-fused-attention.py), copied
+    # widely: _attn_fwd, _attn_bwd, _attn_bwd_dkdv, _attn_bwd_dq, _attn_bwd_preprocess
+    (r"^_attn_(?:fwd|bwd)\w*$", "Triton"),
     (r"at::native::|at::cuda::|\bat::\w|cunn_|(?:^void |::)softmax_warp_", "PyTorch"),
     (r"multimem_all_reduce|elementwise_kernel_with_index|^void compute_cuda_kernel<", "PyTorch"),
 )
 
-_NVIDIA = "cuBLAS cuBLASLt cuDNN CUTLASS cuFFT NCCL Thrust/CUB TensorRT-LLM TransformerEngine"
-_AMD = "CK Tensile hipBLASLt rocBLAS MIOpen RCCL rocPRIM AITER"
+_NVIDIA = (
+    "cuBLAS cuBLASLt cuDNN CUTLASS cuFFT NCCL Thrust/CUB TensorRT-LLM TransformerEngine"
+    " DeepEP DeepGEMM NVSHMEM pplx-kernels SageAttention"
+)
+_AMD = "CK Tensile hipBLASLt rocBLAS MIOpen RCCL rocPRIM AITER ROCclr"
 LIBRARY_VENDOR: Final[dict[str, str]] = {
     **dict.fromkeys(_NVIDIA.split(), "nvidia"),
     **dict.fromkeys(["FlashAttention", "xFormers"], "nvidia"),  # CUDA-only code
@@ -273,7 +352,7 @@ VENDOR_RULES: Final = _rules(
 OPERATION_RULES: Final = _rules(
     (r"spin_kernel|^event_", "other"),
     (r"^void scal_kernel|elementwise_kernel_with_index|arange|linspace", "elementwise"),
-    (r"(?i)attention|attn|fmha|flash_(?:fwd|bwd)|mha_(?:fwd|bwd)", "attention"),
+    (r"(?i)attention|attn|fmha|flash_(?:fwd|bwd)|mha_(?:fwd|bwd)|_sdpa_", "attention"),
     (
         r"(?i)nccl|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|sendrecv|multimem",
         "communication",
@@ -298,12 +377,16 @@ OPERATION_RULES: Final = _rules(
         "activation",
     ),
     (r"(?i)finalize", "reduction"),  # MoE: the weighted sum of the experts' outputs
-    (r"(?i)memset", "memset"),
+    (r"(?i)memset|clean_\w*buffer", "memset"),  # DeepEP's clean_low_latency_buffer zeroes
     (r"(?i)sort|radix|searchsorted|bucketize(?!_sparse)|topk|unique", "sort"),
     (r"(?i)ReduceByKey|segment_?reduce", "reduction"),  # before "scan": ReduceByKeyScanTileState
     (r"(?i)scan|cumsum|cumprod|prefix_?sum|ExclusiveSum", "scan"),
     (r"(?i)index|indices|gather|scatter|bounds_check|permute_2D|offsets_range|bucketize", "index"),
     (r"(?i)to_dense|sparse_label|token_ids|routing|^void compute_cuda_kernel", "index"),
+    (r"get_dispatch_layout", "index"),  # DeepEP's count of the tokens each rank gets
+    # casts to FP8/FP4 and their scales are arithmetic, even when they transpose too
+    # (TransformerEngine's cast_transpose_kernel, quantize_transpose_*): before "copy"
+    (r"(?i)quantiz|dequant|cast_transpose|fp8_quant|quant_fp8|quant_8bit", "elementwise"),
     (r"(?i)copy|CatArray|\bcat\b|transpose|nchwToNhwc|nhwcToNchw|permute|dma_", "copy"),
     (r"(?i)kv_?cache|reshape_and_cache", "copy"),
     (r"(?i)adam|adagrad|sgd|multi_tensor_apply|_foreach_|optimizer", "optimizer"),
@@ -334,7 +417,7 @@ ALGORITHM_RULES: Final = _rules(
     (r"explicit_convolve", "explicit_gemm"),
     (r"splitK|SplitK|split_k(?!ernel)", "split_k"),
     (r"(?i)im2col", "im2col"),
-    (r"flash_(?:fwd|bwd)|pytorch_flash|^attn_fwd$", "flash"),
+    (r"flash_(?:fwd|bwd)|pytorch_flash|^attn_fwd$|^_attn_(?:fwd|bwd)", "flash"),
     (r"(?i)paged_?attention|PagedKv|paged_kv", "paged"),
     (r"MIOpenConv(?:Dir)?Uni|naive_conv|direct_conv", "direct"),
     (r"^void gemmSN_", "gemv"),  # cuBLAS's small-N GEMM runs on the GEMV path
@@ -345,6 +428,8 @@ ALGORITHM_RULES: Final = _rules(
 TENSOR_CORE_RULE: Final = re.compile(
     r"tensorop|TensorOp(?:Multiplicand|Policy)|wmma|WMMA|xmma|mfma|MFMA|_xdl|xdlops|hmma|HMMA"
     r"|imma|gmma|warpgroup|tensor\d+x\d+x\d+|[hsi](?:884|1688|16816|8816|161616)|nvjet_|_MI\d+x\d+"
+    # CUTLASS 3 / CuTe: Hopper's warpgroup MMA (GMMA), Blackwell's tcgen05 UMMA
+    r"|GMMA|UMMA|Umma|tcgen05"
 )
 
 #: Device rows of profiler tables that are not kernels.

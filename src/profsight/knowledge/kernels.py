@@ -53,6 +53,8 @@ LIBRARIES: Final = (
     "TransformerEngine", "FlashAttention", "FlashInfer", "xFormers", "Apex",
     "CK", "Tensile", "hipBLASLt", "rocBLAS", "MIOpen", "RCCL", "rocPRIM", "AITER",
     "oneDNN", "PyTorch", "Inductor", "Triton", "FBGEMM", "vLLM", "SGLang", "MTIA",
+    "DeepEP", "DeepGEMM", "NVSHMEM", "MSCCL", "MSCCL++", "pplx-kernels", "SageAttention",
+    "ROCclr",
 )  # fmt: skip
 OPERATIONS: Final = (
     "gemm", "gemv", "batched_gemm", "conv_fprop", "conv_dgrad", "conv_wgrad", "conv", "fft",
@@ -117,6 +119,9 @@ class KernelInfo:
     algorithm: str | None
     """``winograd``, ``implicit_gemm``, ``split_k``, ``flash``, ``allreduce_ring_ll``, ``HtoD
     pageable``, ..."""
+    fused_ops: tuple[str, ...] = ()
+    """The aten ops an Inductor kernel fuses, as its name lists them (``add``, ``mul``,
+    ``native_layer_norm``); empty for other kernels."""
 
     @property
     def label(self) -> str:
@@ -131,6 +136,7 @@ class KernelInfo:
             self.layout and self.layout.upper(),
             self.arch and (self.arch.upper() if "dna" in self.arch else self.arch.capitalize()),
             None if self.tensor_cores is None else _TENSOR_CORE_LABELS[self.tensor_cores],
+            self.fused_ops and "fusing " + ", ".join(self.fused_ops),
         ]
         if op is None and self.library is None:
             return self.name
@@ -150,6 +156,7 @@ class _Found:
     arch: str | None = None
     tensor_cores: bool | None = None
     algorithm: str | None = None
+    fused_ops: tuple[str, ...] = ()
 
 
 def _first(rules: tuple[kp.Rule, ...], name: str) -> str | None:
@@ -213,8 +220,65 @@ def decode_kernel(name: str) -> KernelInfo:
         matches = (match, *(part.search(name) for part in family.parts))
         groups = {k: v for m in matches if m for k, v in m.groupdict().items() if v is not None}
         _read_groups(groups, found)
+        if family.library == "Inductor":
+            _read_inductor(name, found)
         break
     return _fill(name, found)
+
+
+def inductor_ops(name: str) -> tuple[str, ...]:
+    """The ops an Inductor kernel's name lists (``triton_poi_fused_add_mul_native_layer_norm_0``:
+    ``add``, ``mul``, ``native_layer_norm``), in its (sorted) order; empty for other names."""
+    match = codes.INDUCTOR_KERNEL.match(name)
+    if match is None:
+        return ()
+    if match["cut"] is None:
+        return _split_ops(match["ops"].split("_") if match["ops"] else [])
+    # a printed table cut the name inside its last op: drop that op, and from the first op seen
+    # twice on (Inductor lists each op once: a repeat is the start of a longer, cut op)
+    ops = _split_ops(match["cut"].split("_")[1:])[:-1]
+    repeat = next((i for i, op in enumerate(ops) if op in ops[:i]), len(ops))
+    return ops[:repeat]
+
+
+def _split_ops(words: list[str]) -> tuple[str, ...]:
+    """Join the words into op names: the longest run that is a known multi-word op, else one
+    word (with the empty words of its leading ``_`` in front: ``_log_softmax``)."""
+    ops: list[str] = []
+    i = 0
+    while i < len(words):
+        lead = i
+        while lead < len(words) - 1 and not words[lead]:
+            lead += 1  # "" words are the leading "_" of the next op
+        longest = min(len(words), lead + codes.INDUCTOR_MAX_OP_WORDS)
+        end = next(
+            (
+                j
+                for j in range(longest, lead + 1, -1)
+                if "_".join(words[i:j]) in codes.INDUCTOR_MULTIWORD_OPS
+            ),
+            lead + 1,
+        )
+        ops.append("_".join(words[i:end]))
+        i = end
+    return tuple(op for op in ops if op.strip("_"))
+
+
+def _read_inductor(name: str, found: _Found) -> None:
+    """Set an Inductor kernel's fused ops and the operation its ops give."""
+    found.fused_ops = inductor_ops(name)
+    kind = name[len("triton_") : len("triton_") + 3]
+    if kind == "tem":  # None when no op says: left to the rule tables
+        found.operation = next(
+            (operation for op, operation in codes.INDUCTOR_TEMPLATE_OPS if op in found.fused_ops),
+            None,
+        )
+    if found.operation not in (None, "elementwise", "reduction"):
+        return
+    for pattern, operation in codes.INDUCTOR_OP_RULES:
+        if any(pattern.search(op) for op in found.fused_ops):
+            found.operation = operation
+            return
 
 
 def _fill(name: str, found: _Found) -> KernelInfo:
@@ -238,6 +302,7 @@ def _fill(name: str, found: _Found) -> KernelInfo:
         arch=arch,
         tensor_cores=tensor_cores,
         algorithm=found.algorithm or _first(kp.ALGORITHM_RULES, name),
+        fused_ops=found.fused_ops,
     )
 
 
