@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from profsight.knowledge.collectives import COMMUNICATION_NAME
+from profsight.knowledge.flop_ops import needs_concrete
 from profsight.knowledge.trace_schema import (
     DEVICE_ROW_KINDS,
     LAUNCH_FLOW_CATEGORIES,
@@ -37,8 +38,6 @@ from profsight.model.diagnostics import Diagnostic
 from profsight.model.events import EventStore, Flows, Track
 
 NOT_OBJECTS = "array elements that are not events (not JSON objects)"
-#: Ops whose scalar arguments (``Concrete Inputs``: stride, padding, ...) are kept, for FLOPs.
-CONCRETE_INPUT_OPS = ("aten::convolution", "aten::convolution_backward")
 
 # Chrome-trace phases, coded small so that a chunk's phases fit an int8 array.
 _PH_TIMED, _PH_INSTANT, _PH_META, _PH_FLOW_S, _PH_FLOW_F, _PH_BE, _PH_OTHER = range(7)
@@ -115,6 +114,9 @@ class ColumnBuilder:
     is_memory_name: list[bool] = field(default_factory=list)
     is_comm_name: list[bool] = field(default_factory=list)
     """Whether each interned string names a collective (`COMMUNICATION_NAME`)."""
+    keeps_concrete: list[bool] = field(default_factory=list)
+    """Whether each interned string names an op whose scalar arguments (``Concrete Inputs``:
+    stride, padding, is_causal) are kept, for FLOPs (`flop_ops.needs_concrete`)."""
     chunks: int = 0
     """Chunks added (for `LoadStats`)."""
 
@@ -196,6 +198,7 @@ class ColumnBuilder:
             self.kind_of_string.append(int(kind_of_category(text)))
             self.is_memory_name.append(text in (MEMORY_EVENT_NAME, OUT_OF_MEMORY_EVENT_NAME))
             self.is_comm_name.append(COMMUNICATION_NAME.search(text) is not None)
+            self.keeps_concrete.append(needs_concrete(text))
         kind: np.ndarray[Any, Any] = np.array(self.kind_of_string, np.int8)[cat]
         kind[instant] = EventKind.OTHER
         kind[instant & np.array(self.is_memory_name, bool)[name]] = EventKind.MEMORY
@@ -253,15 +256,12 @@ class ColumnBuilder:
             allocated=_subset(args, memory, _TOTAL_ALLOCATED, n, -1),
             reserved=_subset(args, memory, _TOTAL_RESERVED, n, -1),
             shapes=self._shapes([args[i] for i in ops.tolist()], ops, n),
-            concrete=self._concrete(args, ops[np.isin(name[ops], self._flop_op_ids())], n),
+            concrete=self._concrete(args, ops[np.array(self.keeps_concrete, bool)[name[ops]]], n),
             comm_bytes=comm_bytes,
             collective=collective,
             group=group,
             process_group=process_group,
         )
-
-    def _flop_op_ids(self) -> list[int]:
-        return [self.strings[op] for op in CONCRETE_INPUT_OPS]
 
     def _concrete(
         self, args: list[Any], where: np.ndarray[Any, Any], n: int

@@ -1,11 +1,16 @@
 """FLOPs from recorded input shapes (``record_shapes=True``), per op and per step.
 
-Counted where the work happens, once per call chain: the matrix multiplies (``aten::mm``,
-``addmm``, ``bmm``, ``baddbmm``: ``linear`` and ``matmul`` dispatch to them), the
+Counted where the work happens, once per call chain: an op with a formula is counted unless
+an op inside it is (the innermost that has one: ``linear`` and ``matmul`` dispatch to
+``aten::mm``, ``addmm``, ``bmm``, ``baddbmm``; ``scaled_dot_product_attention`` to the
+flash, efficient, cuDNN or CPU kernel's op, and its math fallback to ``bmm``), so that the
+FLOPs sit on the op whose kernels ran them. Formulas: the matrix multiplies, the
 convolution (``aten::convolution``, and its backward from the gradient's shape), fused
-attention (the flash/efficient kernels' ops, forward and backward). A multiply-add is 2
-FLOPs. Convolution output sizes need the stride, padding and dilation, which torch records
-in ``Concrete Inputs`` (torch >= 2.0); without them a convolution is not counted.
+attention (torch's, AITER's, SageAttention's; forward and backward). A multiply-add is 2
+FLOPs. Copies, DMA and every op without a formula count none. Convolution output sizes
+need the stride, padding and dilation, which torch records in ``Concrete Inputs`` (torch
+>= 2.0); without them a convolution is not counted. Attention is causal where its
+``is_causal`` argument is recorded so (``Concrete Inputs``); without them, not.
 """
 
 from __future__ import annotations
@@ -17,29 +22,22 @@ from typing import Any
 
 import numpy as np
 
+from profsight.knowledge.flop_ops import ATTENTION_BACKWARD_FACTOR, Attention, formula_of
+from profsight.knowledge.flop_ops import MATMULS as MATMULS  # re-exported: findings.setup
 from profsight.model.events import I64
 from profsight.model.profile import Profile
-
-MATMULS = {"aten::mm": (0, 1), "aten::addmm": (1, 2), "aten::bmm": (0, 1), "aten::baddbmm": (1, 2)}
-ATTENTION_FORWARD = (
-    "aten::_scaled_dot_product_flash_attention",
-    "aten::_scaled_dot_product_efficient_attention",
-    "aten::_scaled_dot_product_cudnn_attention",
-    "aten::_flash_attention_forward",
-    "aten::_efficient_attention_forward",
-)
-ATTENTION_BACKWARD = tuple(f"{name}_backward" for name in ATTENTION_FORWARD)
-#: Backward of attention recomputes the scores and multiplies twice more: 2.5x the forward.
-ATTENTION_BACKWARD_FACTOR = 2.5
 
 
 @dataclass(frozen=True)
 class OpFlops:
     events: I64
+    """The ops counted (and those with shapes but no formula that fits them, at 0): one per
+    call chain, the innermost with a formula."""
     flops: np.ndarray[Any, Any]
     """FLOPs of each event (float64)."""
     uncounted: int = 0
-    """Compute ops whose FLOPs could not be derived (no shapes, or no Concrete Inputs)."""
+    """Compute ops whose FLOPs could not be derived (no shapes, or no Concrete Inputs), and
+    no op inside or around them was counted."""
 
     @property
     def complete(self) -> bool:
@@ -52,26 +50,60 @@ class OpFlops:
 
 def op_flops(profile: Profile) -> OpFlops:
     ev = profile.events
-    names = {name: i for i, name in enumerate(ev.strings)}
-    wanted = [
-        *MATMULS,
-        "aten::convolution",
-        "aten::convolution_backward",
-        *ATTENTION_FORWARD,
-        *ATTENTION_BACKWARD,
-    ]
-    ids = [names[n] for n in wanted if n in names]
-    candidates = np.isin(ev.name, ids) & profile.attribution.is_row
-    events = np.flatnonzero(candidates & (ev.shapes >= 0))
-    flops = np.zeros(len(events))
+    rows = profile.attribution.is_row
+    ids = [i for i in np.unique(ev.name[rows]).tolist() if formula_of(ev.strings[i])]
+    candidates = np.flatnonzero(np.isin(ev.name, ids) & rows)
+    flops = np.zeros(len(candidates))
     parsed: dict[int, Any] = {}
-    for k, e in enumerate(events.tolist()):
-        name = ev.strings[ev.name[e]]
+    for k, e in enumerate(candidates.tolist()):
+        if ev.shapes[e] < 0:
+            continue
+        formula = formula_of(ev.strings[ev.name[e]])
         shapes = _parse(parsed, ev.shapes[e], ev.strings)
         concrete = _parse(parsed, ev.concrete[e], ev.strings) if ev.concrete[e] >= 0 else None
-        flops[k] = _flops(name, shapes, concrete)
-    uncounted = int(candidates.sum()) - int(np.count_nonzero(flops))
-    return OpFlops(events.astype(np.int64), flops, uncounted)
+        flops[k] = _flops(formula, shapes, concrete)
+    covered = _covered(candidates, flops > 0, profile.attribution.parent)
+    flops[covered] = 0.0
+    keep = (ev.shapes[candidates] >= 0) & ~covered
+    uncounted = int(np.count_nonzero((flops == 0) & ~covered))
+    return OpFlops(candidates[keep].astype(np.int64), flops[keep], uncounted)
+
+
+def _covered(candidates: I64, counted: np.ndarray[Any, Any], parent: np.ndarray[Any, Any]) -> Any:
+    """Candidates whose work another is counted for: those with a counted op inside them
+    (``aten::mm`` around its out= variant ``aten::mm``, ``scaled_dot_product_attention``
+    around the kernel's op),
+    and the uncounted ones inside a counted op (a varlen kernel's op, 3-D, under the 4-D
+    call)."""
+    counted_events = candidates[counted]
+    around = _ancestors(counted_events, parent)
+    covered = np.isin(candidates, around)
+    rest = ~counted & ~covered
+    covered[rest] = _under_any(candidates[rest], counted_events, parent)
+    return covered
+
+
+def _ancestors(events: I64, parent: np.ndarray[Any, Any]) -> I64:
+    """Every op above `events`, climbed one level at a time."""
+    found: list[I64] = []
+    up = np.unique(parent[events])
+    while len(up := up[up >= 0]):
+        found.append(up)
+        up = np.unique(parent[up])
+    return np.unique(np.concatenate(found)) if found else np.zeros(0, np.int64)
+
+
+def _under_any(events: I64, marked: I64, parent: np.ndarray[Any, Any]) -> Any:
+    """Whether each of `events` has one of `marked` (sorted) above it."""
+    hit = np.zeros(len(events), bool)
+    at = np.arange(len(events))
+    up = parent[events]
+    while len(at):
+        live = up >= 0
+        at, up = at[live], up[live]
+        hit[at] |= np.isin(up, marked)
+        up = parent[up]
+    return hit
 
 
 def _parse(cache: dict[int, Any], sid: int, strings: list[str]) -> Any:
@@ -83,30 +115,69 @@ def _parse(cache: dict[int, Any], sid: int, strings: list[str]) -> Any:
     return cache[sid]
 
 
-def _flops(name: str, shapes: Any, concrete: Any) -> float:
+def _flops(formula: Attention | str | None, shapes: Any, concrete: Any) -> float:
     try:
-        if name in MATMULS:
-            a, b = (shapes[i] for i in MATMULS[name])
+        if isinstance(formula, Attention):
+            return _attention(formula, shapes, concrete)
+        if formula in MATMULS:
+            a, b = (shapes[i] for i in MATMULS[formula])
             return 2.0 * float(math.prod(a)) * float(b[-1])
-        if name == "aten::convolution":
+        if formula == "aten::convolution":
             return _conv_forward(
                 shapes[0], shapes[1], concrete, transposed_at=6, groups_at=8, stride_at=3
             )
-        if name == "aten::convolution_backward":
+        if formula == "aten::convolution_backward":
             grad_out, _, weight = shapes[0], shapes[1], shapes[2]
             mask = json.loads(concrete[10].lower()) if concrete else [True, True, False]
             groups = int(concrete[9]) if concrete else 1
             per_pass = _conv_macs(grad_out, weight, groups)
             return 2.0 * per_pass * (int(mask[0]) + int(mask[1]))
-        if name in ATTENTION_FORWARD or name in ATTENTION_BACKWARD:
-            q, k, v = shapes[0:3] if name in ATTENTION_FORWARD else shapes[1:4]
-            b, h, length, e = q
-            s, ev_ = k[-2], v[-1]
-            forward = 2.0 * float(b * h * length * s * (e + ev_))
-            return forward * (1.0 if name in ATTENTION_FORWARD else ATTENTION_BACKWARD_FACTOR)
     except (TypeError, ValueError, IndexError, KeyError, AttributeError):
         return 0.0
     return 0.0
+
+
+def _attention(op: Attention, shapes: Any, concrete: Any) -> float:
+    """2·B·H·L·S·(E + Ev) forward (the scores QKᵀ and their product with V; the softmax is
+    E times smaller), the causal share of it, 2.5 times that backward. A 3-D (varlen)
+    query has its sequences' lengths in tensors the profiler does not record: 0."""
+    q, k, v = shapes[op.q_at : op.q_at + 3]
+    if len(q) != 4 or len(k) != 4:
+        return 0.0
+    heads_first = op.heads_first
+    if heads_first is None:
+        if not concrete:
+            return 0.0
+        heads_first = int(concrete[op.causal_at - 1]) == 1
+    if heads_first:
+        b, h, length, e = q
+        s = k[2]
+    else:
+        b, length, h, e = q
+        s = k[1]
+    ev = e if op.value_dim_of_query else v[-1]
+    flops = 2.0 * float(b * h * length * s * (e + ev))
+    flops *= _causal_share(op, concrete, length, s)
+    return flops * (ATTENTION_BACKWARD_FACTOR if op.backward else 1.0)
+
+
+def _causal_share(op: Attention, concrete: Any, length: int, s: int) -> float:
+    """The share of the L x S scores a causal mask keeps (1/2 when L == S); 1 without a
+    recorded causal flag."""
+    flag = str(concrete[op.causal_at]).strip().lower() if concrete else ""
+    if op.mask_type:
+        if flag not in ("1", "2"):
+            return 1.0
+        bottom_right = flag == "2"
+    elif flag in ("true", "1"):
+        bottom_right = op.bottom_right
+    else:
+        return 1.0
+    if bottom_right:
+        kept = length * s - length * length / 2 if length <= s else s * s / 2
+    else:
+        kept = length * length / 2 if length <= s else length * s - s * s / 2
+    return kept / (length * s)
 
 
 def _conv_macs(out: list[int], weight: list[int], groups: int) -> float:
