@@ -19,6 +19,7 @@ from profsight.knowledge.advice import (
 )
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.model.findings import Finding, Severity
+from profsight.renderers.names import cut_words, evidence_label
 from profsight.report.document import communication_dict
 from profsight.units import short_bytes, short_rate, short_time
 
@@ -99,18 +100,22 @@ def breakdown_lines(breakdown: Breakdown | None, device_name: str = "GPU") -> li
     return lines
 
 
-def finding_lines(findings: tuple[Finding, ...]) -> list[str]:
+def finding_lines(findings: tuple[Finding, ...], width: int = 120) -> list[str]:
+    """The findings as lines for a `width`-column text: an evidence label that names a row
+    is cut to fit its line, and no word is longer than a line."""
     lines: list[str] = []
+    room = width - 5
     for i, f in enumerate(findings, 1):
         phrase = saving_phrase(f.priced, f.gain_pct, f.at_stake_pct)
         gain = f", {phrase}" if phrase and f.severity is not Severity.INFO else ""
-        lines.append(f"{i}. [{f.severity.name.lower()}] {f.title}  ({f.category}{gain})")
+        title = cut_words(f.title, width)
+        lines.append(f"{i}. [{f.severity.name.lower()}] {title}  ({f.category}{gain})")
         for e in f.evidence:
-            lines.append(f"     - {e.label}: {e.value}")
-        lines.append(f"     why: {f.explanation}")
-        lines.append(f"     fix: {f.recommendation}")
+            lines.append(f"     - {evidence_label(e.label, e.value, e.rows, room)}: {e.value}")
+        lines.append(f"     why: {cut_words(f.explanation, room)}")
+        lines.append(f"     fix: {cut_words(f.recommendation, room)}")
         if f.confidence:
-            lines.append(f"     note: {f.confidence}")
+            lines.append(f"     note: {cut_words(f.confidence, room)}")
     return lines
 
 

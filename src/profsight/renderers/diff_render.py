@@ -21,6 +21,7 @@ from profsight.errors import UsageError
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.model.findings import Severity
 from profsight.renderers.escape import markdown_cell
+from profsight.renderers.names import cut_name, markdown_name
 from profsight.renderers.template import fill, script_json
 from profsight.units import short_time
 
@@ -198,7 +199,7 @@ def render_diff_text(diff: RunDiff, limit: int = ROWS_SHOWN) -> str:
         )
         lines += [header, "  " + "-" * (len(header) - 2)]
         for r in rows[:limit]:
-            name = r.name if len(r.name) <= _NAME_WIDTH else r.name[: _NAME_WIDTH - 1] + "…"
+            name = cut_name(r.name, _NAME_WIDTH)
             cells = _row_cells(r, device)
             lines.append(
                 f"  {name:<{_NAME_WIDTH}}"
@@ -239,7 +240,7 @@ def render_diff_markdown(diff: RunDiff, limit: int = ROWS_SHOWN) -> str:
             lines += [f"Top {limit} of {len(rows)}, by change of {diff.by} time per step.", ""]
         lines += ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
         for r in rows[:limit]:
-            cells = [markdown_cell(r.name), *_row_cells(r, device)]
+            cells = [markdown_cell(markdown_name(r.name)), *_row_cells(r, device)]
             lines.append("| " + " | ".join(cells) + " |")
     lines += _finding_lines(diff, markdown=True)
     return "\n".join(lines) + "\n"

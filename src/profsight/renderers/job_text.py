@@ -10,6 +10,7 @@ from profsight.knowledge.phases import Phase
 from profsight.model.findings import Finding
 from profsight.renderers.diagnosis import finding_lines
 from profsight.renderers.escape import markdown_cell
+from profsight.renderers.names import cut_name
 from profsight.renderers.template import clean_floats as _clean
 from profsight.units import short_bytes, short_rate, short_time
 
@@ -154,7 +155,9 @@ def render_job_text(report: JobData, width: int = 120, color: bool = False) -> s
         )
         for r in v.rows[:RANK_ROWS]:
             side = "device" if r.on_device else "self CPU"
-            lines.append(f"    {short_time(r.self_us):>9} {side:<8} {r.kind:<13} {r.name[:90]}")
+            lines.append(
+                f"    {short_time(r.self_us):>9} {side:<8} {r.kind:<13} {cut_name(r.name, 90)}"
+            )
     if report.diagnostics:
         lines += ["", "Notes on the input:"]
         lines += [f"  - {d}" for d in report.diagnostics]

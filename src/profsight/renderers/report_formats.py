@@ -12,6 +12,7 @@ from profsight.model.tree import TreeNode
 from profsight.renderers.diagnosis import breakdown_lines, communication_lines
 from profsight.renderers.escape import markdown_cell
 from profsight.renderers.html import render_html
+from profsight.renderers.names import MARKDOWN_NAME, cut_words, markdown_name
 from profsight.renderers.terminal import render_terminal
 from profsight.report.document import report_document
 from profsight.units import short_time
@@ -19,7 +20,10 @@ from profsight.units import short_time
 if TYPE_CHECKING:
     from profsight.report.build import ReportData
 
-_NAME_WIDTH = 58
+
+def _md(text: str) -> str:
+    """Prose as inert Markdown, no word (a name it quotes) over `MARKDOWN_NAME` characters."""
+    return markdown_cell(cut_words(text, MARKDOWN_NAME))
 
 
 def render_text(report: ReportData, width: int = 120, color: bool = False) -> str:
@@ -31,7 +35,7 @@ def render_markdown_report(report: ReportData) -> str:
     lines = ["# profsight report", ""]
     lines += [f"- {markdown_cell(line)}" for line in report.summary]
     if report.verdict is not None:
-        lines += ["", "## Verdict", "", markdown_cell(report.verdict.summary)]
+        lines += ["", "## Verdict", "", _md(report.verdict.summary)]
     if report.breakdown is not None and report.breakdown.steps:
         lines += [
             "",
@@ -53,15 +57,14 @@ def render_markdown_report(report: ReportData) -> str:
     if report.findings:
         lines += ["", "## Findings", ""]
         for i, f in enumerate(report.findings, 1):
-            lines.append(
-                f"{i}. **{markdown_cell(f.title)}** ({f.category}, {f.severity.name.lower()})"
-            )
+            lines.append(f"{i}. **{_md(f.title)}** ({f.category}, {f.severity.name.lower()})")
             for item in f.evidence:
-                lines.append(f"   - {markdown_cell(item.label)}: {markdown_cell(item.value)}")
-            lines.append(f"   - why: {markdown_cell(f.explanation)}")
-            lines.append(f"   - fix: {markdown_cell(f.recommendation)}")
+                label = markdown_cell(markdown_name(item.label))
+                lines.append(f"   - {label}: {_md(item.value)}")
+            lines.append(f"   - why: {_md(f.explanation)}")
+            lines.append(f"   - fix: {_md(f.recommendation)}")
             if f.confidence:
-                lines.append(f"   - note: {markdown_cell(f.confidence)}")
+                lines.append(f"   - note: {_md(f.confidence)}")
     if report.diagnostics:
         lines += ["", "## Notes on the input", ""]
         lines += [f"- {markdown_cell(str(d))}" for d in report.diagnostics]
@@ -75,7 +78,7 @@ def render_markdown_report(report: ReportData) -> str:
         r = e.row
         cells = [
             e.explanation.kind.value,
-            markdown_cell(r.name),
+            markdown_cell(markdown_name(r.name)),
             str(r.calls),
             short_time(r.self_cpu_us),
             short_time(r.cpu_total_us),
@@ -86,15 +89,15 @@ def render_markdown_report(report: ReportData) -> str:
     lines += ["", "## What they are", ""]
     for e in report.noted:
         lines.append(
-            f"- **{markdown_cell(e.row.name)}** ({e.explanation.kind.value}: "
-            f"{markdown_cell(e.explanation.layer)}): {markdown_cell(e.explanation.meaning)}"
+            f"- **{markdown_cell(markdown_name(e.row.name))}** ({e.explanation.kind.value}: "
+            f"{_md(e.explanation.layer)}): {_md(e.explanation.meaning)}"
         )
         if e.explanation.reading:
-            lines.append(f"  - {markdown_cell(e.explanation.reading)}")
-    lines += [""] + [f"- {markdown_cell(n)}" for n in report.notes]
+            lines.append(f"  - {_md(e.explanation.reading)}")
+    lines += [""] + [f"- {_md(n)}" for n in report.notes]
     if report.walkthrough:
         lines += ["", "## Reading the table, step by step", ""]
-        lines += [f"{i}. {markdown_cell(t)}" for i, t in enumerate(report.walkthrough, 1)]
+        lines += [f"{i}. {_md(t)}" for i, t in enumerate(report.walkthrough, 1)]
     if report.tree is not None:
         lines += ["", "## Call tree", ""]
         _tree_markdown(report.tree.root, 0, lines)
@@ -105,7 +108,7 @@ def _tree_markdown(node: TreeNode, depth: int, lines: list[str]) -> None:
     for child in node.children:
         device = f", device {short_time(child.device_total_us)}" if child.device_total_us else ""
         lines.append(
-            f"{'  ' * depth}- {markdown_cell(child.name)} ×{child.calls}: "
+            f"{'  ' * depth}- {markdown_cell(markdown_name(child.name))} ×{child.calls}: "
             f"CPU {short_time(child.cpu_total_us)} (self {short_time(child.cpu_self_us)}){device}"
         )
         _tree_markdown(child, depth + 1, lines)

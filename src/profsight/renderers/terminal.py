@@ -20,6 +20,7 @@ from profsight.model.findings import Finding, Severity
 from profsight.model.table import render_torch_table
 from profsight.renderers.console import render_to_text
 from profsight.renderers.diagnosis import clock_lines, communication_lines
+from profsight.renderers.names import cut_words, distinct_names, evidence_label, fit_name
 from profsight.renderers.tree_text import tree_renderable
 from profsight.units import short_time
 
@@ -76,11 +77,11 @@ def _bar(share: float, style: str) -> Text:
     return Text("█" * filled, style=style) + Text("·" * (BAR - filled), style="bright_black")
 
 
-def _verdict(report: ReportData) -> RenderableType | None:
+def _verdict(report: ReportData, width: int) -> RenderableType | None:
     v = report.verdict
     if v is None:
         return None
-    body = Text(v.summary)
+    body = Text(cut_words(v.summary, width - 4))
     body.append("\n")
     for item in v.evidence:
         body.append(f"\n  {item}", style="bright_black")
@@ -132,24 +133,37 @@ def _breakdown(bd: Breakdown | None) -> RenderableType | None:
     return Group(*parts)
 
 
-def _finding(i: int, f: Finding) -> RenderableType:
+def _finding(i: int, f: Finding, width: int) -> RenderableType:
     head = Text(f"{i}. ")
     head.append(f"[{f.severity.name.lower()}] ", style=SEVERITY_STYLES[f.severity])
-    head.append(f.title, style="bold")
+    head.append(cut_words(f.title, width), style="bold")
     phrase = saving_phrase(f.priced, f.gain_pct, f.at_stake_pct)
     gain = f", {phrase}" if phrase and f.severity is not Severity.INFO else ""
     head.append(f"  ({f.category}{gain})", style="bright_black")
     lines: list[RenderableType] = [head]
-    lines += [_indented(f"- {e.label}: {e.value}") for e in f.evidence]
-    lines.append(_indented(f"why: {f.explanation}"))
-    lines.append(_indented(f"fix: {f.recommendation}", "green"))
+    room = width - _FINDING_INDENT
+    lines += [
+        _indented(f"- {evidence_label(e.label, e.value, e.rows, room)}: {e.value}", width=width)
+        for e in f.evidence
+    ]
+    lines.append(_indented(f"why: {f.explanation}", width=width))
+    lines.append(_indented(f"fix: {f.recommendation}", "green", width=width))
     if f.confidence:
-        lines.append(_indented(f"note: {f.confidence}", "bright_black"))
+        lines.append(_indented(f"note: {f.confidence}", "bright_black", width=width))
     return Group(*lines)
 
 
-def _indented(text: str, style: str = "", left: int = 5) -> RenderableType:
-    """Text whose wrapped lines stay indented."""
+#: Columns a finding's evidence and prose are indented by.
+_FINDING_INDENT = 5
+
+
+def _indented(
+    text: str, style: str = "", left: int = _FINDING_INDENT, width: int | None = None
+) -> RenderableType:
+    """Text whose wrapped lines stay indented; with `width`, a word longer than a line (a
+    name) is cut to the line, not broken over many."""
+    if width is not None:
+        text = cut_words(text, width - left)
     return Padding(Text(text, style=style), (0, 0, 0, left))
 
 
@@ -192,55 +206,14 @@ def _rows(report: ReportData, width: int) -> RenderableType:
     return table
 
 
-def distinct_names(names: list[str], width: int) -> list[str]:
-    """Each name in at most `width` characters, cut at its end (``…``). Where cut names would
-    read the same, each shows its start and then the part from where the names begin to
-    differ (``void at:…BinaryFunctor<float…``, ``torch/nn…(1751): _call_impl``)."""
-    cut = [_end_cut(n, width) for n in names]
-    groups: dict[str, list[str]] = {}
-    for name, c in zip(names, cut, strict=True):
-        groups.setdefault(c, []).append(name)
-    out = []
-    for name, c in zip(names, cut, strict=True):
-        group = groups[c]
-        out.append(c if len(set(group)) == 1 else _from_difference(name, group, width))
-    return out
-
-
-def _end_cut(name: str, width: int) -> str:
-    return name if len(name) <= width else name[: width - 1] + "…"
-
-
-def _from_difference(name: str, group: list[str], width: int) -> str:
-    """`name`'s start, then its text from just before where `group`'s names part."""
-    first, last = min(group), max(group)  # the common prefix of all is theirs
-    pairs = enumerate(zip(first, last, strict=False))
-    common = next((i for i, (a, b) in pairs if a != b), len(first))
-    head = name[: min(_HEAD, common)]
-    start = max(common - _CONTEXT, len(head))
-    if start <= len(head):
-        return _end_cut(name, width)
-    room = width - len(head) - 1
-    rest = name[start:]
-    return head + "…" + (rest if len(rest) <= room else rest[: room - 1] + "…")
-
-
-#: Characters of a name's start kept when its middle is cut, and of context before the
-#: place where two names differ.
-_HEAD = 8
-_CONTEXT = 4
-
-
-def _row_note(e: ExplainedRow) -> RenderableType:
+def _row_note(e: ExplainedRow, width: int) -> RenderableType:
+    layer = f"  [{e.explanation.kind.value}: {e.explanation.layer}]"
     head = Text("* ")
-    head.append(e.row.name, style="bold")
-    head.append(
-        f"  [{e.explanation.kind.value}: {e.explanation.layer}]",
-        style=KIND_STYLES[e.explanation.kind],
-    )
-    lines = [head, _indented(f"what: {e.explanation.meaning}", left=4)]
+    head.append(fit_name(e.row.name, width - len(head) - len(layer)), style="bold")
+    head.append(layer, style=KIND_STYLES[e.explanation.kind])
+    lines = [head, _indented(f"what: {e.explanation.meaning}", left=4, width=width)]
     if e.explanation.reading:
-        lines.append(_indented(f"reads: {e.explanation.reading}", left=4))
+        lines.append(_indented(f"reads: {e.explanation.reading}", left=4, width=width))
     return Group(*lines)
 
 
@@ -248,21 +221,23 @@ def report_renderable(report: ReportData, width: int) -> RenderableType:
     parts: list[RenderableType] = [Text("\n".join(report.summary))]
     # a diagnostic names its own level ("info: ...", "warning: ...")
     parts += [_indented(str(d), "yellow", left=0) for d in report.diagnostics]
-    for section in (_verdict(report), _breakdown(report.breakdown)):
+    for section in (_verdict(report, width), _breakdown(report.breakdown)):
         if section is not None:
             parts += [Text(""), section]
     if report.communication is not None:
         parts += [Text(""), Text("\n".join(communication_lines(report.communication)))]
     if report.findings:
         parts += [Text(""), Text("Findings, most saved by fixing first:", style="bold")]
-        parts += [_finding(i, f) for i, f in enumerate(report.findings, 1)]
+        parts += [_finding(i, f, width) for i, f in enumerate(report.findings, 1)]
     parts += [Text(""), Text("The rows that matter most:", style="bold"), _rows(report, width)]
     parts += [Text(""), Text("What they are and what their numbers say:", style="bold")]
-    parts += [_row_note(e) for e in report.noted]
+    parts += [_row_note(e, width) for e in report.noted]
     parts += [Text(""), *(Text(f"- {n}") for n in report.notes), Text("")]
     if report.walkthrough:
         parts += [Text("Reading the table, step by step:", style="bold")]
-        parts += [_indented(f"{i}. {t}", left=2) for i, t in enumerate(report.walkthrough, 1)]
+        parts += [
+            _indented(f"{i}. {t}", left=2, width=width) for i, t in enumerate(report.walkthrough, 1)
+        ]
         parts += [Text("")]
     return Group(*parts)
 
@@ -282,7 +257,7 @@ def render_terminal(report: ReportData, width: int = 120, color: bool = False) -
     if report.tree is not None:
         tree = Group(
             Text("Call tree (nodes under 2% of the run hidden):", style="bold"),
-            tree_renderable(report.tree, device_name=report.device_name),
+            tree_renderable(report.tree, device_name=report.device_name, width=width),
         )
         out += render_to_text(tree, width=width, color=color)
     return out

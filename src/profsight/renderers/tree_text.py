@@ -8,9 +8,12 @@ from rich.tree import Tree
 
 from profsight.model.tree import CallTree, TreeNode
 from profsight.renderers.console import render_to_text
+from profsight.renderers.names import fit_name
 from profsight.units import short_time
 
 _MAX_NAME = 90
+#: Columns each level of the tree is indented by (rich's guide, ``├── ``).
+_GUIDE = 4
 _STYLES = {
     "annotation": "bold cyan",
     "cpu_op": "default",
@@ -25,12 +28,19 @@ _STYLES = {
 }
 
 
-def _label(node: TreeNode, cpu_ref: float, dev_ref: float, device_name: str) -> Text:
-    name = node.name if len(node.name) <= _MAX_NAME else node.name[: _MAX_NAME - 1] + "…"
+def _label(node: TreeNode, cpu_ref: float, dev_ref: float, device_name: str, room: int) -> Text:
+    """The node's line: its name cut to what `room` columns leave beside its numbers."""
+    numbers = _numbers(node, cpu_ref, dev_ref, device_name)
     text = Text()
     if node.is_device:
         text.append("⇢ ", style="green")
+    name = fit_name(node.name, min(_MAX_NAME, room - len(text) - len(numbers)))
     text.append(name, style=_STYLES.get(node.kind, "default"))
+    return text + numbers
+
+
+def _numbers(node: TreeNode, cpu_ref: float, dev_ref: float, device_name: str) -> Text:
+    text = Text()
     if node.calls > 1:
         text.append(f"  ×{node.calls}", style="dim")
     if node.is_device:
@@ -52,22 +62,26 @@ def _label(node: TreeNode, cpu_ref: float, dev_ref: float, device_name: str) -> 
 def render_tree_text(
     tree: CallTree, width: int = 120, color: bool = False, device_name: str = "CUDA"
 ) -> str:
-    text = render_to_text(tree_renderable(tree, device_name), width=width, color=color)
+    view = tree_renderable(tree, device_name, width=width)
+    text = render_to_text(view, width=width, color=color)
     if tree.cut_at is not None:
         text += f"(the tree nests deeper than {tree.cut_at} levels; deeper levels are not shown)\n"
     return text
 
 
-def tree_renderable(tree: CallTree, device_name: str = "CUDA") -> Tree:
+def tree_renderable(tree: CallTree, device_name: str = "CUDA", width: int = 120) -> Tree:
+    """The tree for a console `width` wide: each name cut to fit its line."""
     root = tree.root
     cpu_ref, dev_ref = root.cpu_total_us, root.device_total_us
-    view = Tree(_label(root, cpu_ref, dev_ref, device_name), guide_style="dim")
+    view = Tree(_label(root, cpu_ref, dev_ref, device_name, width), guide_style="dim")
 
-    def add(parent: Tree, node: TreeNode) -> None:
+    def add(parent: Tree, node: TreeNode, depth: int) -> None:
+        room = width - _GUIDE * depth
         for child in node.children:
-            add(parent.add(_label(child, cpu_ref, dev_ref, device_name)), child)
+            label = _label(child, cpu_ref, dev_ref, device_name, room)
+            add(parent.add(label), child, depth + 1)
 
-    add(view, root)
+    add(view, root, 1)
     return view
 
 

@@ -48,22 +48,55 @@
  *   #ps-table-section           select#ps-kind-filter, input#ps-text-filter (matches names,
  *                               case-insensitive), #ps-table-count, table#ps-table,
  *                               th[data-key][aria-sort], tbody tr[data-kind] (hidden when
- *                               filtered out), td.ps-kind .ps-tag, td.ps-name[title],
- *                               td.ps-meaning
+ *                               filtered out), td.ps-kind .ps-tag, td.ps-name[title]
+ *                               > span.ps-clamp (three lines of a long name), td.ps-meaning
+ *   .ps-n                       a number with its unit (a duration, a size, a share), kept
+ *                               on one line
  */
 (function () {
   "use strict";
   const D = JSON.parse(document.getElementById("profsight-data").textContent);
   const DEV = D.device || "device";
   const SAFE_CLASS = /^[a-z_]+$/;
+  /** Characters past which a table cell may not show a name whole (CSS clamps it to three
+   * lines): its title then starts with the name. */
+  const LONG_NAME = 120;
 
   // ---- small helpers -------------------------------------------------------------------
 
   function el(tag, cls, text) {
     const e = document.createElement(tag);
     if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
+    if (text !== undefined && text !== null) setText(e, String(text));
     return e;
+  }
+
+  /** A number with its unit (12.3 ms, 1.52 GB, 56%): one piece that never wraps. */
+  const QUANTITY = /(?<![\w.])[−+-]?\d+(?:[.,]\d+)*(?:\s?(?:[GT]FLOP\/s|[KMGT]B\/s|[MGT]FLOP|min|ns|µs|us|ms|[KMGT]B|s|h|B)(?![\w\/])|%)/g;
+
+  /** `text` into `e`, each quantity in it a span.ps-n that CSS keeps on one line, so that
+   * "21.9 ms" never breaks into "21 / .9 / ms" in a narrow column; a text that is one
+   * quantity (a table cell) takes the class itself. */
+  function setText(e, text) {
+    const parts = text.split(QUANTITY);
+    const found = text.match(QUANTITY);
+    if (!found) {
+      e.textContent = text;
+    } else if (found.length === 1 && found[0] === text) {
+      e.textContent = text;
+      e.classList.add("ps-n");
+    } else {
+      e.textContent = "";
+      parts.forEach((part, i) => {
+        if (part) e.appendChild(document.createTextNode(part));
+        if (i < found.length) {
+          const n = document.createElement("span");
+          n.className = "ps-n";
+          n.textContent = found[i];
+          e.appendChild(n);
+        }
+      });
+    }
   }
 
   function kindClass(kind) {
@@ -365,11 +398,11 @@
       if (items.length) body.appendChild(scrolling(ev));
       const why = el("p", "ps-explanation");
       why.appendChild(el("strong", "", "Why: "));
-      why.appendChild(document.createTextNode(f.explanation));
+      why.appendChild(el("span", "", f.explanation));
       body.appendChild(why);
       const fix = el("p", "ps-recommendation");
       fix.appendChild(el("strong", "", "What to change: "));
-      fix.appendChild(document.createTextNode(f.recommendation));
+      fix.appendChild(el("span", "", f.recommendation));
       body.appendChild(fix);
       if (f.confidence) body.appendChild(el("p", "ps-trigger", "Note: " + f.confidence));
       if (f.trigger) body.appendChild(el("p", "ps-trigger", "Rule: " + f.trigger));
@@ -628,6 +661,7 @@
         crumbs.appendChild(btn);
       });
       rootLabel.textContent = focus.n;
+      rootLabel.title = focus.n;
       const ROW = 22;
       const chart = el("div");
       chart.id = "ps-icicle";
@@ -836,10 +870,17 @@
           td = el("td", "ps-num", fmtBytes(v));
         } else if (c.type === "count") {
           td = el("td", "ps-num", v);
+        } else if (c.key === "name") {
+          // CSS shows a long name's first lines; its title holds it whole
+          td = el("td", "ps-name");
+          td.appendChild(el("span", "ps-clamp", v));
         } else {
-          td = el("td", c.key === "name" ? "ps-name" : c.key === "meaning" ? "ps-meaning" : "", v);
+          td = el("td", c.key === "meaning" ? "ps-meaning" : "", v);
         }
-        if (c.key === "name") td.title = row.layer + ": " + row.cells[cols.findIndex((x) => x.key === "meaning")] + (row.reading ? "\n" + row.reading : "");
+        if (c.key === "name") {
+          const about = row.layer + ": " + row.cells[cols.findIndex((x) => x.key === "meaning")] + (row.reading ? "\n" + row.reading : "");
+          td.title = (String(v).length > LONG_NAME ? v + "\n\n" : "") + about;
+        }
         if (c.key === "meaning" && row.reading) td.title = row.reading;
         tr.appendChild(td);
       });
