@@ -369,3 +369,96 @@ def test_rows_that_matter_keep_ops_and_tell_long_names_apart() -> None:
         ["aten::cudnn_convolution_backward_input", "aten::cudnn_convolution_backward_weight"], 27
     )
     assert pair == ["aten::cu…ard_input", "aten::cu…ard_weight"]
+
+
+# ---- table --sort: torch's sort_by names ---------------------------------------------------
+
+
+#: A real ROCm trace (tests/data/real/README.md): device time in its rows.
+GPU_TRACE = str(DATA / "real" / "mi250_minitoy_train_ROCm6_2_kineto.json.gz")
+
+
+@pytest.mark.parametrize(
+    ("key", "field", "gpu"),
+    [
+        ("self_cpu_time_total", "self_cpu_us", False),
+        ("cpu_time_total", "cpu_total_us", False),
+        ("self_cuda_time_total", "self_device_us", True),
+        ("cuda_time_total", "device_total_us", True),
+        ("self_device_time_total", "self_device_us", True),
+        ("count", "calls", False),
+        ("self_cpu_memory_usage", "self_cpu_mem", False),
+    ],
+)
+def test_table_sorts_by_torch_names(
+    key: str, field: str, gpu: bool, recorded_plain: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trace = GPU_TRACE if gpu else str(recorded_plain.trace)  # type: ignore[attr-defined]
+    code, out, err = run(capsys, "table", trace, "--sort", key, "--format", "json")
+    assert code == 0, err
+    values = [r[field] for r in json.loads(out)["rows"]]
+    assert values == sorted(values, reverse=True) and len(set(values)) > 1
+
+
+def test_unknown_sort_key_lists_every_accepted_name(
+    recorded_plain: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from profsight.cli import choices
+    from profsight.model.table import SORT_KEYS
+
+    assert set(choices.SORT_KEYS) | set(choices.TORCH_SORT_KEYS) == set(SORT_KEYS)
+    trace = str(recorded_plain.trace)  # type: ignore[attr-defined]
+    code, _, err = run(capsys, "table", trace, "--sort", "self_gpu_time")
+    assert code == EXIT_USAGE
+    assert err.count("\n") == 1 and "unknown sort key 'self_gpu_time'" in err
+    listed = set(err.split("use one of", 1)[1].replace(";", ",").replace(":", ",").split(", "))
+    listed = {w.strip() for w in listed}
+    for name in SORT_KEYS:
+        assert name in listed, name
+    for torch_name in ("self_cuda_time_total", "cuda_time_total", "self_cpu_time_total", "count"):
+        assert torch_name in listed
+
+
+# ---- table --group-by module without module ranges ----------------------------------------
+
+
+def test_module_table_without_module_ranges_says_how_to_record_them(
+    recorded_plain: object, recorded_stack: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Recorded with with_modules=True but no with_stack: torch writes no module range."""
+    plain = str(recorded_plain.trace)  # type: ignore[attr-defined]
+    code, out, err = run(capsys, "table", plain, "--group-by", "module", "--format", "json")
+    assert code == 0
+    assert [r["name"] for r in json.loads(out)["rows"]] == ["(outside any module)"]
+    assert "the trace has no module ranges" in err and "with_stack=True" in err
+    assert "[pl][module]" in err
+    # with_stack=True: torch's nn.Module ranges, one row each, and no hint
+    stack = str(recorded_stack.trace)  # type: ignore[attr-defined]
+    code, out, err = run(capsys, "table", stack, "--group-by", "module", "--format", "json")
+    assert code == 0 and "no module ranges" not in err
+    assert len(json.loads(out)["rows"]) > 1
+
+
+# ---- one kind per row: table --format markdown names it as explain does -------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        DATA / "tables" / "issue-pytorch-60146-1.txt",  # a printed table: model_inference
+        DATA / "minimal" / "minimal.pt.trace.json",
+        DATA / "real" / "mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+    ],
+    ids=lambda p: p.name,
+)
+def test_markdown_table_kinds_are_explains(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, md, _ = run(capsys, "table", str(path), "--format", "markdown")
+    assert code == 0
+    table_kinds = [line.split(" | ")[1] for line in md.splitlines()[2:] if line.startswith("| ")]
+    code, out, _ = run(capsys, "explain", str(path), "--format", "json")
+    assert code == 0
+    explained = [r["kind"] for r in json.loads(out)["table"]]
+    assert table_kinds == explained
+    assert "unknown" not in table_kinds and "cpu_op" not in table_kinds
+    if path.suffix == ".txt":
+        assert table_kinds[0] == "user"  # its record_function label, model_inference

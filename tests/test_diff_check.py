@@ -382,3 +382,43 @@ def test_html_pages_fill_each_slot_once(
         assert page.count("<script>") == scripts and page.count("<style>") == 1
         assert page.count('<script type="application/json"') == 1
         assert "{{js}}" not in page.split("<script>", 1)[1]
+
+
+def test_diff_of_saved_reports_whose_finding_changes_severity(
+    capsys: pytest.CaptureFixture[str], runs: tuple[Run, Run], tmp_path: Path
+) -> None:
+    """`diff --format json` and `diff -o x.html` between two saved reports that keep a
+    finding whose severity changes: it once crashed with "-1 is not a valid Severity".
+    The second report is the first, saved by `explain`, with two kept findings' severities
+    changed (as a loaded machine's recording of the same run can give)."""
+    before = tmp_path / "before.json"
+    assert run(capsys, "explain", str(runs[0].trace), "-o", str(before))[0] == EXIT_OK
+    doc = json.loads(before.read_text(encoding="utf-8"))
+    levels = ["info", "low", "medium", "high"]
+    assert len(doc["findings"]) >= 2
+    first, second = doc["findings"][:2]
+    changed = {
+        first["category"]: (first["severity"], levels[(levels.index(first["severity"]) + 2) % 4]),
+        second["category"]: (
+            second["severity"],
+            levels[(levels.index(second["severity"]) + 1) % 4],
+        ),
+    }
+    for f in doc["findings"][:2]:
+        f["severity"] = changed[f["category"]][1]
+    after = tmp_path / "after.json"
+    after.write_text(json.dumps(doc), encoding="utf-8")
+    code, out, err = run(capsys, "diff", str(before), str(after), "--format", "json")
+    assert code == EXIT_OK, err
+    kept = {f["category"]: f["severity"] for f in json.loads(out)["findings"]["kept"]}
+    for category, (was, now) in changed.items():
+        step = levels.index(now) - levels.index(was)
+        assert kept[category] == {"before": was, "after": now, "change": float(step)}
+    page = tmp_path / "x.html"
+    code, _, err = run(capsys, "diff", str(before), str(after), "-o", str(page))
+    assert code == EXIT_OK, err
+    text = page.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>") and "not a valid Severity" not in text
+    data = json.loads(text.split('id="ps-diff-data">')[1].split("</script>")[0])
+    html_kept = {f["category"]: f["severity"] for f in data["diff"]["findings"]["kept"]}
+    assert html_kept == kept

@@ -31,6 +31,7 @@ from profsight.cli.main import main
 from profsight.job import executors
 from profsight.job.discover import rank_from_name
 from profsight.job.executors import run_all
+from profsight.knowledge.advice import STRAGGLER_PCT
 from profsight.knowledge.collectives import bus_factor, operation_of
 from profsight.loaders import load
 from profsight.renderers.job_text import job_document
@@ -660,3 +661,66 @@ def test_cli_job_progress_prints_each_rank(
     assert main(["job", str(plain_job), "--no-progress", "--format", "json"]) == 0
     # the job's own warnings (if the recording gives any) but no rank lines
     assert not [x for x in capsys.readouterr().err.splitlines() if x.startswith("[")]
+
+
+# ---- traces that are not the ranks of one job ---------------------------------------------
+
+
+def test_separate_runs_are_not_a_job(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Three single-process CPU runs of different batch sizes, recorded here: no
+    distributedInfo, no collectives. The largest batch's steps are several times the others';
+    that is not a straggler."""
+    from recorders import record_plain
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for batch in (4, 32, 512):
+        record_plain(runs / f"bs{batch}.pt.trace.json", batch=batch, steps=3)
+    report = explain_job(runs, executor="serial")
+    assert len(report.ranks) == 3
+    # what misled before: the largest batch's steps are longer than the rule for a straggler
+    assert max(v.step_us for v in report.ranks) >= (1 + STRAGGLER_PCT / 100) * report.step_us
+    assert report.straggler is None and report.findings == ()
+    assert report.not_one_job.startswith("none states a rank")
+    assert report.diagnostics[0].startswith("these 3 traces are not ranks of one job: ")
+    assert not any("has no collectives" in d for d in report.diagnostics)
+    assert report.summary.startswith("These 3 traces are not ranks of one job")
+    assert main(["job", str(runs), "--format", "json", "--executor", "serial"]) == 0
+    captured = capsys.readouterr()
+    first = captured.err.splitlines()[0]
+    assert first.startswith("profsight: warning: these 3 traces are not ranks of one job")
+    doc = json.loads(captured.out)
+    assert doc["straggler"] is None and doc["findings"] == []
+
+
+def _with_world(src: Path, dst: Path, world: int, rank: int | None = None) -> Path:
+    """A real recorded rank's trace with its distributedInfo's world size (and rank) edited."""
+    opener = gzip.open if src.name.endswith(".gz") else open
+    with opener(src, "rt") as fh:
+        doc = json.load(fh)
+    doc["distributedInfo"]["world_size"] = world
+    if rank is not None:
+        doc["distributedInfo"]["rank"] = rank
+    dst.write_text(json.dumps(doc))
+    return dst
+
+
+def test_world_sizes_that_differ_or_are_one_are_not_a_job(plain_job: Path, tmp_path: Path) -> None:
+    first, second = _traces(plain_job)
+    differ = tmp_path / "differ"
+    differ.mkdir()
+    _with_world(first, differ / "a.json", 2)
+    _with_world(second, differ / "b.json", 4)
+    report = explain_job(differ, executor="serial")
+    assert report.not_one_job == "their world sizes differ (2, 4)"
+    assert report.straggler is None and report.findings == ()
+    single = tmp_path / "single"
+    single.mkdir()
+    _with_world(first, single / "a.json", 1, rank=0)
+    _with_world(second, single / "b.json", 1, rank=0)
+    report = explain_job(single, executor="serial")
+    assert report.not_one_job.startswith("each is a single-process run")
+    assert len(report.ranks) == 2  # both shown, though both say rank 0
+    assert report.straggler is None and report.findings == ()
+    # the real job itself is one: its straggler is still found
+    assert explain_job(plain_job, executor="serial").not_one_job == ""

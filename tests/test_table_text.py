@@ -633,3 +633,113 @@ def test_several_tables_in_one_text(profiles: dict[str, Any]) -> None:
     parsed = parse_tables(text, "two")
     assert [p.title for p in parsed] == ["first", ""]
     assert [len(p.table) for p in parsed] == [3, 5]
+
+
+# ---- a pasted table with one column deleted ------------------------------------------------
+
+
+def _drop_column(text: str, title: str) -> str:
+    """`text` with the column `title` deleted from its table, as a user deletes it in an
+    editor: its cells and the two spaces before them, on every line from the top rule to
+    the bottom one (the other columns keep the widths torch printed them at)."""
+    import re
+
+    lines = text.splitlines()
+    rule = re.compile(r"-+(?:  -+)+ *")
+    head = next(
+        i
+        for i, line in enumerate(lines)
+        if " Name " in f" {line} " and i + 1 < len(lines) and rule.fullmatch(lines[i + 1])
+    )
+    segments = [(m.start(), m.end()) for m in re.finditer(r"-+", lines[head + 1])]
+    # a title wider than its column (``CUDA time avg``) shifts the titles after it right
+    titles = list(re.finditer(r"\S+(?: \S+)*", lines[head]))
+    k = next(k for k, m in enumerate(titles) if m.group() == title)
+    start, end = segments[k - 1][1], segments[k][1]
+    last = max(i for i, line in enumerate(lines) if rule.fullmatch(line))
+    cut = [
+        line[:start] + line[end:] if head - 1 <= i <= last else line for i, line in enumerate(lines)
+    ]
+    title_end = titles[k].end()
+    cut[head] = lines[head][: title_end - (end - start)] + lines[head][title_end:]
+    assert title not in re.findall(r"\S+(?: \S+)*", cut[head])
+    return "\n".join(cut) + "\n"
+
+
+_SAME_FIELDS = (
+    "name",
+    "calls",
+    "self_cpu_us",
+    "cpu_total_us",
+    "self_cpu_pct",
+    "cpu_total_pct",
+    "self_device_us",
+    "device_total_us",
+    "self_device_pct",
+    "cpu_mem",
+    "self_cpu_mem",
+)
+
+
+def _compare_without(text: str, title: str, field: str) -> None:
+    from profsight.loaders import load_text
+
+    full = parse_tables(text, "full")[0]
+    cut_text = _drop_column(text, title)
+    assert looks_like_table(cut_text)
+    profile = load_text(cut_text, "cut")  # what `profsight table` and `explain` read
+    cut = parse_tables(cut_text, "cut")[0]
+    assert title not in cut.columns
+    assert len(cut.table.rows) == len(full.table.rows) > 3
+    assert cut.table.self_cpu_total_us == full.table.self_cpu_total_us
+    assert [r.name for r in profile.table().rows] == [r.name for r in full.table.rows]
+    total = {False: full.table.self_cpu_total_us, True: full.table.self_device_total_us}
+    for a, b in zip(full.table.rows, cut.table.rows, strict=True):
+        for name in _SAME_FIELDS:
+            if name != field:
+                assert getattr(b, name) == getattr(a, name), (a.name, name)
+        if field == "calls":  # from the total and the printed average
+            assert abs(b.calls - a.calls) <= max(1, 0.005 * a.calls), a.name
+        elif field == "cpu_mem":  # no other column gives it
+            assert b.cpu_mem == 0
+        elif field.endswith("_pct"):  # from the row's time and the footer's total
+            assert getattr(b, field) == pytest.approx(getattr(a, field), abs=0.02), a.name
+        elif field != EXTRA:  # a time from its share (printed to 0.01%; torch divides by
+            # its own sum of the rows, a little off the footer) of the total
+            device = "device" in field
+            assert getattr(b, field) == pytest.approx(
+                getattr(a, field), abs=0.0001 * total[device] + 1e-6
+            ), a.name
+
+
+EXTRA = ""
+
+
+@pytest.mark.parametrize(
+    ("title", "field"),
+    [
+        ("Self CPU %", "self_cpu_pct"),
+        ("CPU total %", "cpu_total_pct"),
+        ("Self CPU", "self_cpu_us"),
+        ("CPU total", "cpu_total_us"),
+        ("CPU time avg", EXTRA),
+        ("CPU Mem", "cpu_mem"),
+        ("# of Calls", "calls"),
+    ],
+)
+def test_a_recorded_table_with_a_column_deleted(
+    title: str, field: str, recorded_plain: Any
+) -> None:
+    """torch's own table of a run recorded in this session (profile_memory=True), printed by
+    ``key_averages().table()``, with one column deleted."""
+    _compare_without(recorded_plain.table_text, title, field)
+
+
+@pytest.mark.parametrize(
+    ("title", "field"),
+    [("Self CUDA %", "self_device_pct"), ("Self CUDA", "self_device_us"), ("# of Calls", "calls")],
+)
+def test_a_real_gpu_table_with_a_column_deleted(title: str, field: str) -> None:
+    """A real A100-class table from tests/data/gpu_tables (README: bclarkson-code/flow_matching)."""
+    path = DATA / "gpu_tables" / "bclarkson-code__flow_matching__1.txt"
+    _compare_without(path.read_text(encoding="utf-8"), title, field)

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from profsight.errors import UsageError
+
 #: `profsight.renderers.table_formats.TABLE_FORMATS`
 TABLE_FORMATS = ("text", "json", "csv", "markdown")
 #: `profsight.renderers.report_formats.REPORT_FORMATS`
@@ -18,3 +20,63 @@ DIFF_FORMATS = ("text", "markdown", "json", "html")
 DIFF_BYS = ("total", "self")
 #: `profsight.job.executors.EXECUTORS`
 EXECUTORS = ("process", "serial", "dask")
+
+#: `profsight.model.table.SORT_KEYS`, profsight's own names: the table's columns.
+SORT_KEYS = (
+    "name",
+    "calls",
+    "self_cpu_us",
+    "self_cpu",
+    "cpu_total_us",
+    "cpu_total",
+    "cpu_avg_us",
+    "self_device_us",
+    "self_device",
+    "self_cuda",
+    "device_total_us",
+    "device_total",
+    "cuda_total",
+    "device_avg_us",
+    "cpu_mem",
+    "self_cpu_mem",
+    "device_mem",
+    "self_device_mem",
+)
+#: `profsight.model.table.SORT_KEYS`, torch's names: ``key_averages().table(sort_by=...)``
+#: takes a `FunctionEventAvg` attribute (torch/autograd/profiler_util.py, `EventList.table`:
+#: "cpu_time, cuda_time, xpu_time, cpu_time_total, ..., count"; the ``self_*_time_total``
+#: and ``device_*`` properties of the same class).
+TORCH_SORT_KEYS = (
+    "self_cpu_time_total",
+    "cpu_time_total",
+    "cpu_time",
+    "self_cuda_time_total",
+    "cuda_time_total",
+    "cuda_time",
+    "self_device_time_total",
+    "device_time_total",
+    "device_time",
+    "self_xpu_time_total",
+    "xpu_time_total",
+    "xpu_time",
+    "count",
+    "cpu_memory_usage",
+    "self_cpu_memory_usage",
+    "cuda_memory_usage",
+    "self_cuda_memory_usage",
+    "device_memory_usage",
+    "self_device_memory_usage",
+    "xpu_memory_usage",
+    "self_xpu_memory_usage",
+)
+
+
+def sort_key(text: str) -> str:
+    """``--sort``: one of `SORT_KEYS` or `TORCH_SORT_KEYS` (any case, ``-`` for ``_``)."""
+    key = text.lower().replace("-", "_")
+    if key in SORT_KEYS or key in TORCH_SORT_KEYS:
+        return key
+    raise UsageError(
+        f"unknown sort key {text!r}; use one of profsight's: {', '.join(SORT_KEYS)}; "
+        f"or torch's sort_by names: {', '.join(TORCH_SORT_KEYS)}"
+    )

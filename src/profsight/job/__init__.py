@@ -2,7 +2,8 @@
 
 `discover` finds the traces and the ranks their names state; `executors` runs `summarize`
 on each trace (a process pool by default, or a Dask cluster) so only small summaries come
-back; `ranks` settles which trace is which rank; `align` matches the ranks step by step and
+back; `one_job` tells traces of separate runs from the ranks of one; `ranks` settles which
+trace is which rank; `align` matches the ranks step by step and
 collective by collective on one clock; `analysis` and `findings` compare them.
 """
 
@@ -16,6 +17,7 @@ from profsight.errors import InputError
 from profsight.job.analysis import analyse
 from profsight.job.discover import TraceFile, find_traces
 from profsight.job.executors import planned_workers, run_all
+from profsight.job.one_job import not_one_job, not_one_job_note
 from profsight.job.rank_ids import assign_ranks
 from profsight.job.summary import RankFailure, RankSummary, summarize, summarize_profile
 from profsight.job.views import JobData
@@ -72,7 +74,10 @@ def explain_job(
     if not good:
         first = next(r for r in results if isinstance(r, RankFailure))
         raise InputError(first.path, first.message.split(": ", 1)[-1])
-    ranks, world = assign_ranks([(files[i], s) for i, s in good], diagnostics)
+    apart = not_one_job([s for _, s in good])
+    if apart:  # said first: the rest of the notes read differently once it is known
+        diagnostics.insert(0, not_one_job_note(len(good), apart))
+    ranks, world = assign_ranks([(files[i], s) for i, s in good], diagnostics, bool(apart))
     run = {
         "executor": executor,
         "workers": used if executor != "dask" or workers else None,
@@ -80,7 +85,7 @@ def explain_job(
         "traces": len(files),
         "seconds": round(time.perf_counter() - began, 3),
     }
-    return analyse(ranks, world, diagnostics, run)
+    return analyse(ranks, world, diagnostics, run, apart)
 
 
 def _merged_ranks(path: str) -> RankParts | None:

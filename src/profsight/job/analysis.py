@@ -30,7 +30,10 @@ def analyse(
     world_size: int | None,
     diagnostics: list[str],
     run: dict[str, Any] | None = None,
+    apart: str = "",
 ) -> JobData:
+    """`apart`: why the traces are not the ranks of one job (`one_job.not_one_job`), or "":
+    then each is shown on its own, and none is compared with another."""
     alignment = align(ranks)
     if len(ranks) > 1 and not alignment.steps:
         diagnostics.append(
@@ -44,9 +47,10 @@ def analyse(
             "of the comparison"
         )
     views = tuple(_view(rank, s, alignment) for rank, s in sorted(ranks.items()))
-    diagnostics += _notes(ranks, views, alignment, world_size)
+    if not apart:
+        diagnostics += _notes(ranks, views, alignment, world_size)
     operations = _operations(ranks, alignment)
-    straggler = straggler_of(views, alignment)
+    straggler = None if apart else straggler_of(views, alignment)
     views = _with_roles(views, straggler)
     backends = sorted({s.backend for s in ranks.values() if s.backend})
     timed = sorted({s.timed_on for s in ranks.values() if s.timed_on})
@@ -63,8 +67,9 @@ def analyse(
         summary="",
         diagnostics=tuple(diagnostics),
         run=dict(run or {}),
+        not_one_job=apart,
     )
-    findings = tuple(ranked(job_findings(report)))
+    findings = () if apart else tuple(ranked(job_findings(report)))
     if len(ranks) == 1:  # nothing to compare: the rank's own findings are the job's
         findings = next(iter(ranks.values())).findings
     return JobData(

@@ -294,6 +294,11 @@ def job_summary(report: JobData, findings: tuple[Finding, ...]) -> str:
         f"{n} rank(s){world}, {len(report.steps)} step(s) in common, median step "
         f"{short_time(report.step_us)}."
     )
+    if report.not_one_job:
+        return (
+            f"These {n} traces are not ranks of one job: {report.not_one_job}. No rank is "
+            "compared with another; explain each trace by itself."
+        )
     top = next((f for f in findings if f.at_stake_pct >= advice.STRAGGLER_PCT), None)
     if top is None:
         if n < 2:

@@ -10,9 +10,19 @@ from profsight.job.summary import RankSummary
 
 
 def assign_ranks(
-    traces: list[tuple[TraceFile, RankSummary]], diagnostics: list[str]
+    traces: list[tuple[TraceFile, RankSummary]], diagnostics: list[str], separate: bool = False
 ) -> tuple[dict[int, RankSummary], int | None]:
-    """Rank -> summary, and the job's world size (the largest any trace states)."""
+    """Rank -> summary, and the job's world size (the largest any trace states).
+
+    `separate`: the traces are separate runs (`one_job.not_one_job`), not ranks: each keeps
+    its own place, numbered in name order, and the ranks they state are not used."""
+    if separate:
+        ordered = sorted(traces, key=lambda fs: fs[0].path)
+        diagnostics.append(
+            "numbered in name order: "
+            + ", ".join(f"{_name(f)} = {i}" for i, (f, _) in enumerate(ordered))
+        )
+        return {i: s for i, (_, s) in enumerate(ordered)}, None
     claimed: dict[int, list[tuple[TraceFile, RankSummary]]] = {}
     unranked: list[tuple[TraceFile, RankSummary]] = []
     for file, summary in traces:

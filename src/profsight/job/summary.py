@@ -21,7 +21,7 @@ from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PR
 from profsight.loaders import load
 from profsight.model.findings import Finding
 from profsight.model.profile import Profile
-from profsight.model.row_kind import row_kind
+from profsight.model.row_kind import is_device_label, row_kind
 from profsight.model.table_build import device_label
 
 #: Findings and rows of each rank kept for the job's per-rank view.
@@ -193,6 +193,8 @@ def _top_rows(profile: Profile, steps: int) -> tuple[RowSummary, ...]:
     table = profile.table()
     rows = []
     for r in table.rows:
+        if is_device_label(r, table):  # a span over kernels, whose own rows hold the time
+            continue
         on_device = r.self_device_us > r.self_cpu_us
         rows.append(
             RowSummary(

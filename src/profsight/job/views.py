@@ -94,6 +94,9 @@ class JobData:
     diagnostics: tuple[str, ...] = ()
     run: dict[str, Any] = field(default_factory=dict)
     """How the job was analysed: executor, workers, seconds."""
+    not_one_job: str = ""
+    """Why the traces are not the ranks of one job (separate runs), or "": then no rank is
+    compared with another and the job has no findings of its own."""
 
     @property
     def step_us(self) -> float:

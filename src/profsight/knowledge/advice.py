@@ -417,11 +417,36 @@ def optimizer_advice(optimizer: str, on_gpu: bool) -> str:
 #: scenario's printed table then named the optimizer.)
 EXPLAINED_BY: Final[dict[str, tuple[str, ...]]] = {
     "per_step_overhead": ("module_overhead", "memory"),
+    "host_lead_in": ("data_loading",),
     "module_overhead": ("memory",),
 }
 
 
 # ---- what findings say, shared by the trace's rules and the printed table's -----------
+
+#: Host time from a GPU step's start to its first launch of device work past this share of
+#: the step (of the device's idle time it can cost) is a finding: profsight's own rule, a
+#: quarter of the step in which the host gives the GPU nothing to do.
+LEAD_IN_PCT: Final = 25.0
+#: The part of the lead-in in no recorded op is named when at least this fraction of it.
+LEAD_IN_UNNAMED_FRACTION: Final = 0.2
+LEAD_IN_TITLE: Final = (
+    "The host works {lead} of each step before it launches any GPU work: {share:.0f}% of the step"
+)
+LEAD_IN_LABEL: Final = "from the step's start to its first launch"
+LEAD_IN_EXPLANATION: Final = (
+    "Each step begins with host work that launches nothing on the GPU: preprocessing in the "
+    "training or inference loop (decoding, resizing, tokenising, building the batch), or "
+    "Python between the recorded ops. The GPU has nothing to run until it ends, unless work "
+    "from the step before is still queued. The evidence names the ops and ranges it ran in."
+)
+LEAD_IN_ADVICE: Final = (
+    "Move per-batch preprocessing into the Dataset and load in background workers "
+    "(DataLoader(num_workers=4, pin_memory=True)) so the next batch is ready when the step "
+    "starts, or do it on the GPU; name what is left with torch.profiler.record_function"
+    "('...') or profile(with_stack=True) to see its Python."
+)
+LEAD_IN_NO_OP: Final = "in no recorded op (Python between them)"
 
 LAUNCH_EXPLANATION: Final = (
     "Kernels shorter than the time it takes the CPU to launch them leave the GPU waiting "
@@ -647,7 +672,7 @@ NO_DEVICE_ACTIVITY_TITLE: Final = (
     "The GPU's run times were not recorded: record the profile again with its device activity"
 )
 NO_DEVICE_ACTIVITY_EXPLANATION: Final = (
-    "The trace shows a GPU ({evidence}) but not one kernel, copy or memset with its run "
+    "The {where} shows a GPU ({evidence}) but not one kernel, copy or memset with its run "
     "time: the profiler ran without device activities, or CUPTI could not record them. "
     "Every device figure (GPU time, busy share, FLOP/s, what bounds the step) would be read "
     "from host times alone, so none is given, and the host's times are not a CPU-only run's."
@@ -672,7 +697,9 @@ NOTHING_LAUNCHED: Final = (
 #: (``pass.post_grad_passes.move_constructors_to_cuda``), nor torch's CPU kernels of the
 #: same ops (``_scaled_dot_product_flash_attention_for_cpu``).
 GPU_ONLY_OPS: Final = re.compile(
-    r"^(?!.*for_?cpu)(?:\w+::?\w*(?:cudnn|miopen|flash|efficient_attention|_cuda\b|cuda_|"
+    # not the checks every device makes before choosing a kernel: nn.GRU/LSTM call
+    # aten::cudnn_is_acceptable and aten::_use_cudnn_rnn_flatten_weight on a CPU too
+    r"^(?!.*for_?cpu)(?!.*(?:cudnn_is_acceptable|_use_cudnn))(?:\w+::?\w*(?:cudnn|miopen|flash|efficient_attention|_cuda\b|cuda_|"
     r"nccl|rccl|triton|deep_?gemm|cutlass|fused_moe)|(?:nccl|rccl|flash_attn|sgl_kernel)\w*::?|"
     r"triton_)",
     re.IGNORECASE,
@@ -722,6 +749,50 @@ WARMUP_EXPLANATION: Final = (
     "initialisation): profiled without a warm-up, it skews averages."
 )
 WARMUP_ADVICE: Final = "Add a warm-up to the schedule: schedule(wait=1, warmup=1, active=3)."
+#: What a trace says about its schedule. torch numbers every step from 0, ``prof.step()``
+#: after ``prof.step()``, whatever the schedule does with it: the range of step N is
+#: ``"ProfilerStep#" + str(self.step_num)`` (torch/profiler/profiler.py, ``profile.start``
+#: and ``profile.step``). ``schedule(wait, warmup, active, repeat, skip_first)`` gives the
+#: first ``skip_first`` steps and then ``wait`` steps of each cycle ``ProfilerAction.NONE``,
+#: the next ``warmup`` ``ProfilerAction.WARMUP`` (the profiler runs, its events are dropped)
+#: and the ``active`` ones ``RECORD`` (torch/profiler/profiler.py, ``schedule_fn``), so the
+#: first step a trace keeps is ``ProfilerStep#{skip_first + wait + warmup}``: #0 is a run
+#: with no schedule (``_default_schedule_fn`` records every step) or one with nothing before
+#: its active steps; #1 has one step before them, a wait or a warm-up one (the trace does
+#: not say which); from #2 on, the first iteration of the program and the profiler's start
+#: ran before the recorded steps. Lightning's PyTorchProfiler uses
+#: ``schedule(wait=1, warmup=1, active=3)`` unless given one (its ``_default_schedule``,
+#: lightning/pytorch/profilers/pytorch.py): its traces start at ProfilerStep#2.
+#: Steps before the first recorded one from which the trace shows a warm-up ran.
+WARMED_UP_STEPS: Final = 2
+WARMUP_AFTER_ONE_ADVICE: Final = (
+    "One step ran before ProfilerStep#1, a wait or a warm-up one (the trace does not say "
+    "which): if it was a wait step (schedule(wait=1, warmup=0, ...)), make it a warm-up: "
+    "schedule(wait=1, warmup=1, active=3)."
+)
+WARMED_UP_TITLE: Final = (
+    "The first profiled step took {ratio:.1f}x the others, after {before} unrecorded steps"
+)
+WARMED_UP_EXPLANATION: Final = (
+    "The first recorded step is ProfilerStep#{before}: torch numbers every step, those the "
+    "schedule skips, waits or warms up on included, so {before} iterations ran before it and "
+    "paid the one-off costs of a first iteration (allocator growth, autotuning, lazy "
+    "initialisation). Its extra time is something that happened in that step alone: a "
+    "recompile, a checkpoint, validation or logging every N steps, a new epoch's data loader "
+    "starting its workers. The averages include it."
+)
+WARMED_UP_ADVICE: Final = (
+    "The schedule already warms up: look at what ran only in that step (its timeline: "
+    "profsight slice), and judge the steady state from the other steps."
+)
+#: Start-up inside the profiled steps of a schedule that warmed up (`WARMED_UP_STEPS`).
+STARTUP_AFTER_WARMUP_ADVICE: Final = (
+    "The schedule already ran {before} steps before the recorded ones, so this start-up comes "
+    "with work those steps did not do: a first call of a kernel or a shape (a recompile of a "
+    "compiled model: torch._dynamo.config / TORCH_LOGS=recompiles say why), validation or a "
+    "checkpoint inside the window. Load GPU code up front with CUDA_MODULE_LOADING=EAGER, or "
+    "open the window later (schedule(skip_first=N, ...))."
+)
 LAUNCHED_BEFORE_WINDOW_TITLE: Final = "Device work from before the profiled window is in the trace"
 STARTUP_TITLE: Final = "One-time start-up takes {share:.0f}% of the profiled window"
 PROFILER_COST_TITLE: Final = "The profiler's own work is {share:.1f}% of the profiled steps"
@@ -852,6 +923,34 @@ BALANCED_GPU_VERDICT: Final = (
     "The GPU is busy {busy:.0f}% of the step: neither starved nor saturated. The findings "
     "below say where the remaining idle time goes."
 )
+#: The balanced verdict when no finding names a cause of the idle time.
+BALANCED_UNEXPLAINED_VERDICT: Final = (
+    "The GPU is busy {busy:.0f}% of the step: neither starved nor saturated. No finding "
+    "names what the remaining idle time waits for; a trace's timeline shows when the GPU "
+    "idles."
+)
+#: The balanced verdict of a table whose host waited on a full launch queue.
+BALANCED_QUEUE_FULL_VERDICT: Final = (
+    "The GPU is busy at most {busy:.0f}% of the step, and the host waited on a full launch "
+    "queue {queue:.0f}% of it: the GPU had a backlog then, so the host is ahead of it and "
+    "its idle time falls elsewhere (between steps, while the input loads). A trace's "
+    "timeline shows when."
+)
+#: Finding categories that name a cause of device idle time.
+IDLE_CAUSE_CATEGORIES: Final = frozenset(
+    {"gpu_idle", "launch_overhead", "host_device_sync", "data_loading", "per_step_overhead"}
+)
+#: The launch queue full for at least this share of the step: the host runs ahead of the
+#: device (CUPTI records ``Command Buffer Full`` when a launch blocks on a full queue).
+QUEUE_FULL_PCT: Final = 5.0
+#: An idle device is a finding above GPU_IDLE_PCT busy too when its idle time is the
+#: step's largest share (more than any family of device work) and at least this much.
+IDLE_LARGEST_MIN_PCT: Final = 20.0
+QUEUE_FULL_SYNC_EVIDENCE: Final = (
+    "the host waited on a full launch queue {queue:.0f}% of the step: it runs ahead of the "
+    "GPU, so its syncs wait for a busy GPU (counted only where the device's work cannot "
+    "cover them)"
+)
 AROUND_MODEL_VERDICT: Final = (
     "{run} bound by {label} ({share:.0f}% of the step), not by the model itself: fix that "
     "first (see the findings), then judge the model against the hardware."
@@ -888,6 +987,22 @@ FLOPS_UNCOUNTED: Final = (
     "count them (record_shapes=True with torch >= 2.0 records them)"
 )
 FLOPS_UNKNOWN: Final = "FLOPs unknown (record_shapes=True lets profsight count them)"
+#: Ranges torch.compile runs its code in: Dynamo's frame (``"Torch-Compiled Region: " +
+#: compile_id_str``, torch/_dynamo/convert_frame.py), Inductor's graph call (``## Call
+#: CompiledFxGraph {key} ##``, torch/_inductor/output_code.py), AOTAutograd's autograd
+#: function (``CompiledFunction``, ``CompiledFunctionBackward``). Inductor's fused kernels
+#: inside them are launched by generated code, not by aten ops, so no input shapes are
+#: recorded for them even with ``record_shapes=True``.
+COMPILED_REGION_ROWS: Final = re.compile(
+    r"^(?:Torch-Compiled Region: |## Call CompiledFxGraph |CompiledFunction(?:Backward)?$)"
+)
+#: FLOPs unknown in a trace recorded with ``record_shapes=True`` whose compute runs in
+#: compiled regions: asking for record_shapes would ask for what the user already did.
+COMPILED_FLOPS_UNKNOWN: Final = (
+    "FLOPs unknown: the shapes of compiled regions are not recorded; FLOPs for their kernels "
+    "are unknown (the trace was recorded with record_shapes=True: torch.compile's generated "
+    "code launches them, not aten ops)"
+)
 
 
 # --- model-level findings (analyses/complexity.py) ---------------------------------------------
@@ -925,6 +1040,18 @@ NO_STEP_ROW_NOTE: Final = (
 NO_STEP_ACTION_NOTE: Final = (
     "The report has no step action: the step is the sum of the phases it records."
 )
+THREAD_WAIT_NOTE: Final = (
+    "Self times of every thread add up: {waited} of the total is the main thread waiting in "
+    "{frame} while backward ran on autograd's device thread, counted once here, so the "
+    "window is {window} of wall time, not the {total} the footer sums."
+)
+#: The categories of the compute findings (where the compute goes) start with this.
+COMPUTE_PREFIX: Final = "compute_"
+#: A thread-wait frame counts as a wait when at least this share of its time is its own.
+THREAD_WAIT_SELF_FRACTION: Final = 0.5
+#: ... and, in a table without device columns, shows a device run when its self time is at
+#: least this share of the self CPU total (a CPU backward's frame holds a few µs per call).
+THREAD_WAIT_PCT: Final = 5.0
 WHOLE_WINDOW_NOTE: Final = (
     "No row marks a step (no ProfilerStep*, training_step or Optimizer.step#): the whole "
     "profiled window is read as one step."
@@ -1041,3 +1168,66 @@ def saving_phrase(priced: str, gain: float | None, at_stake: float = 1.0) -> str
     if gain is None and at_stake <= 0:
         return ""
     return SAVING_PHRASES.get(priced, SAVING_PHRASES["estimated"]).format(gain=gain or 0.0)
+
+
+# ------------------------------------------------------------------ the module view
+
+#: ``table --group-by module`` of a trace with no module ranges: everything is "outside any
+#: module". torch writes ``nn.Module: Linear_0`` ranges (cat ``python_function``) only with
+#: ``with_stack=True``: its python tracer records them (checked on torch 2.13's CPU build).
+#: ``with_modules=True`` alone writes none: its docstring says it is "only for TorchScript
+#: models" (torch/profiler/profiler.py). Lightning's ``PyTorchProfiler`` writes
+#: ``[pl][module]`` ranges through ``record_function`` while ``record_module_names=True``, its
+#: default (lightning/pytorch/profilers/pytorch.py, ``RegisterRecordFunction``).
+NO_MODULE_RANGES: Final = (
+    "the trace has no module ranges, so every row is outside any module: record with "
+    "torch.profiler.profile(..., with_stack=True) (torch then writes 'nn.Module: ...' "
+    "ranges; with_modules=True alone does not, outside TorchScript), or with Lightning's "
+    "PyTorchProfiler (its default record_module_names=True writes '[pl][module]' ranges)"
+)
+
+
+# ------------------------------------------------------------ AdvancedProfiler: hot functions
+
+#: A report's actions nest (Lightning <= 2.5, `lightning_names`) when the batch action holds
+#: at least this share of the training step's code inside it: measured, the batch action read
+#: 1.00-1.01 times its optimizer_step (tests/test_advanced_nesting.py); from Lightning 2.6 it
+#: reads near 0.
+NESTED_HOLDS: Final = 0.9
+ADVANCED_NESTED_NOTE: Final = (
+    "AdvancedProfiler (Lightning <= 2.5) times an action with the actions inside it: the "
+    "total is the outermost actions' time and each action's own part is its time less those "
+    "inside it; an outer action's listing shows only the calls made before the first inner "
+    "action started."
+)
+#: The hot functions of training_step named when the first holds at least this % of the step.
+HOT_FUNCTION_PCT: Final = 5.0
+HOT_FUNCTION_TITLE: Final = "training_step's time goes to {location}"
+HOT_FUNCTION_EXPLANATION: Final = (
+    "In AdvancedProfiler's listing of your training step, this function has the most self "
+    "time (tottime: its own lines, not the functions it calls)."
+)
+HOT_FUNCTION_ADVICE: Final = (
+    "Make this function cheaper or call it less often: cache what does not change between "
+    "steps, move per-sample Python work into the DataLoader (num_workers) or into batched "
+    "tensor ops."
+)
+HOST_WAIT_EXPLANATION: Final = (
+    "This call's time is the host waiting: Tensor.{method}() on a GPU tensor (a .to(device), "
+    ".cpu(), .item(), .tolist(), .numpy()) copies to or reads from the host and first waits "
+    "for every kernel queued before it, so its time is the device's work seen from the host, "
+    "a sync. A .to(device, non_blocking=True) from pinned memory is not one: it returns at "
+    "once. On a CPU-only run a .to() is a real copy (another dtype, a copy of a big tensor)."
+)
+HOST_WAIT_ADVICE: Final = (
+    "Find the .to()/.item()/.cpu() calls in training_step: move the batch with the "
+    "DataLoader's pin_memory=True and .to(device, non_blocking=True) (Lightning moves the "
+    "batch itself); create tensors on the device (torch.zeros(..., device=self.device)) "
+    "instead of copying them each step; keep losses and metrics as tensors and log them "
+    "with self.log(..., on_step=False, on_epoch=True) instead of .item() each step. Then "
+    "profile the device side (PyTorchProfiler) to see what the wait was for."
+)
+HOT_FUNCTION_CONFIDENCE: Final = (
+    "From AdvancedProfiler's cProfile listing: host time of Python and C calls only; what the "
+    "device did meanwhile is not in it"
+)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, Final
 
 from profsight.errors import InputError
@@ -54,7 +55,9 @@ UNKNOWN_KIND: Final = "unknown"
 TRUNCATION_MARK: Final = "..."
 DEFAULT_DEVICE: Final = "CUDA"
 _CONTINUATION: Final = "continuation"
-_SNIFF_HEADER = re.compile(r"\bName {2,}(?:Overload Name {2,})?Self CPU (?:total )?%")
+#: The header's start: ``Name`` then a CPU column. A pasted table may lack any one column
+#: (``Self CPU %`` deleted), so the first CPU title after ``Name`` is any of them.
+_SNIFF_HEADER = re.compile(r"\bName {2,}(?:Overload Name {2,})?(?:Self CPU|CPU total)")
 _SNIFF_RULE = re.compile(r"-{4,}  -{4,}|={4,}  ={4,}")
 #: A footer-less table's Self CPU time total is read from the row with the largest Self CPU
 #: % (torch prints self time / total to two decimals): from a share of at least 1% the total
@@ -125,6 +128,11 @@ class _TableReader:
         self.unreadable: list[str] = []
         self.repaired = 0
         """Lines read after removing a pager's marker or splitting glued rows."""
+        fields = {c.spec.field for c in self.columns}
+        self.has_calls = "calls" in fields
+        self.missing = [f for f, (p, _) in _PAIRED.items() if f not in fields and p in fields]
+        """`Row` fields the header lacks (a column deleted from a paste) that another column
+        gives: a time from its share, a share from its time (`_filled`)."""
 
     def read(self, title: str) -> tuple[ParsedTable | None, int]:
         """The table (None if it has no rows) and the index of the first line after it."""
@@ -221,6 +229,8 @@ class _TableReader:
     def _read_cells(
         self, cells: Sequence[str]
     ) -> tuple[Row, float | None, dict[str, str]] | str | None:
+        """A row read by the header's titles; a column the paste lacks is left to
+        `_ROW_DEFAULTS`, its calls to `_calls_from_averages` (filled in by `_filled`)."""
         if not cells[0] and not any(
             cell
             for column, cell in zip(self.columns, cells, strict=True)
@@ -230,6 +240,8 @@ class _TableReader:
         values: dict[str, Any] = {}
         extras: dict[str, str] = {}
         flops: float | None = None
+        averages: dict[bool, float] = {}
+        """Printed averages (``CPU time avg``, ``CUDA time avg``), by device."""
         for column, cell in zip(self.columns, cells, strict=True):
             spec = column.spec
             if spec.kind is CellKind.TEXT:
@@ -250,8 +262,12 @@ class _TableReader:
                 flops = value
             elif spec.field == EXTRA:
                 extras[column.title] = cell
-            elif spec.field != DERIVED:
+            elif spec.field == DERIVED:
+                averages[spec.device] = float(value or 0.0)
+            else:
                 values[spec.field] = value
+        if "calls" not in values and not self.has_calls:
+            values["calls"] = _calls_from_averages(values, averages)
         if not values.get("name") or "calls" not in values:
             return None
         return Row(event_kind=UNKNOWN_KIND, **{**_ROW_DEFAULTS, **values}), flops, extras
@@ -265,12 +281,17 @@ class _TableReader:
         device = next((c.device_name for c in device_columns), "")
         device = device or next(filter(None, map(footer_device, footer)), DEFAULT_DEVICE)
         shown = sum(r.self_cpu_us for r in rows)
-        from_shares = None if SELF_CPU_FOOTER in footer else _total_from_shares(rows, shown)
+        from_shares = None
+        if SELF_CPU_FOOTER not in footer and "self_cpu_us" not in self.missing:
+            from_shares = _total_from_shares(rows, shown)
         cpu_total = footer.get(SELF_CPU_FOOTER, from_shares or shown)
         device_total = footer.get(
             f"Self {device} time total",
             footer.get(f"{device} time total", sum(r.self_device_us for r in rows)),
         )
+        if self.missing:
+            rows = _filled(rows, self.missing, cpu_total, device_total)
+            self.rows = list(rows)
         table = ProfilerTable(
             rows=rows,
             group_by="shape" if SHAPES_TITLE in titles else "name",
@@ -332,6 +353,26 @@ class _TableReader:
                     level=Level.INFO,
                 )
             )
+        if not self.has_calls:
+            found.append(
+                Diagnostic(
+                    "no_calls_column",
+                    "the table has no '# of Calls' column: each row's calls are its total "
+                    "divided by its printed average (0 where neither is printed)",
+                    level=Level.INFO,
+                )
+            )
+        if self.missing:
+            found.append(
+                Diagnostic(
+                    "missing_columns",
+                    "the table lacks columns torch prints ("
+                    + ", ".join(self.missing)
+                    + "): each is read from its partner (a time from its share of the "
+                    "footer's total, a share from its time)",
+                    level=Level.INFO,
+                )
+            )
         if self.unreadable:
             found.append(unreadable_rows(self.unreadable))
         if self.repaired:
@@ -356,6 +397,50 @@ class _TableReader:
                 )
             )
         return tuple(found)
+
+
+#: Fields read from a partner column when the header lacks them: time <-> share of a total
+#: (torch prints Self CPU % and CPU total % of the Self CPU time total, Self CUDA % of the
+#: Self CUDA time total).
+_PAIRED: Final[dict[str, tuple[str, bool]]] = {
+    "self_cpu_us": ("self_cpu_pct", False),
+    "self_cpu_pct": ("self_cpu_us", False),
+    "cpu_total_us": ("cpu_total_pct", False),
+    "cpu_total_pct": ("cpu_total_us", False),
+    "self_device_us": ("self_device_pct", True),
+    "self_device_pct": ("self_device_us", True),
+}
+
+
+def _filled(
+    rows: Sequence[Row], missing: Sequence[str], cpu: float, device: float
+) -> tuple[Row, ...]:
+    """`rows` with each field of `missing` (whose partner the table prints) read from its
+    partner (`_PAIRED`): a time from its share of the table's total, a share from its time."""
+    out = []
+    for r in rows:
+        changes: dict[str, Any] = {}
+        for name in missing:
+            partner, on_device = _PAIRED[name]
+            total = device if on_device else cpu
+            value = getattr(r, partner)
+            if name.endswith("_pct"):
+                changes[name] = value * 100.0 / total if total else 0.0
+            else:
+                changes[name] = round(value * total / 100.0, 3)
+        out.append(replace(r, **changes))
+    return tuple(out)
+
+
+def _calls_from_averages(values: dict[str, Any], averages: dict[bool, float]) -> int:
+    """A row's calls when the table has no ``# of Calls`` column: its total over its
+    printed average (torch prints ``CPU time avg`` = CPU total / calls), on the CPU, else
+    the device; 0 when neither is printed."""
+    for device, total in ((False, "cpu_total_us"), (True, "device_total_us")):
+        avg = averages.get(device, 0.0)
+        if avg > 0 and values.get(total, 0.0) > 0:
+            return max(round(float(values[total]) / avg), 1)
+    return 0
 
 
 def _is_memory(column: Column) -> bool:

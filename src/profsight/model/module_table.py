@@ -18,6 +18,12 @@ from profsight.model.table_build import _pct, device_label
 OUTSIDE_MODULES = "(outside any module)"
 
 
+def has_module_ranges(table: ProfilerTable) -> bool:
+    """Whether a module table holds any module: without module ranges in the trace its one
+    row is `OUTSIDE_MODULES` (`knowledge.advice.NO_MODULE_RANGES` says how to record them)."""
+    return any(r.name != OUTSIDE_MODULES for r in table.rows)
+
+
 def module_rows(profile: Attributed) -> Bool:
     """Rows that are module ranges."""
     ev = profile.events

@@ -101,6 +101,7 @@ SORT_KEYS: dict[str, str] = {
     "device_avg_us": "device_avg_us",
     "cuda_time": "device_avg_us",
     "device_time": "device_avg_us",
+    "xpu_time": "device_avg_us",
     "cpu_mem": "cpu_mem",
     "cpu_memory_usage": "cpu_mem",
     "self_cpu_mem": "self_cpu_mem",
@@ -108,9 +109,11 @@ SORT_KEYS: dict[str, str] = {
     "device_mem": "device_mem",
     "cuda_memory_usage": "device_mem",
     "device_memory_usage": "device_mem",
+    "xpu_memory_usage": "device_mem",
     "self_device_mem": "self_device_mem",
     "self_cuda_memory_usage": "self_device_mem",
     "self_device_memory_usage": "self_device_mem",
+    "self_xpu_memory_usage": "self_device_mem",
 }
 
 

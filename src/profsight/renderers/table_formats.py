@@ -9,8 +9,10 @@ from collections.abc import Callable
 import msgspec
 
 from profsight.errors import UsageError
+from profsight.model.row_kind import row_kind
 from profsight.model.table import ProfilerTable, Row, render_torch_table
 from profsight.renderers.escape import markdown_cell
+from profsight.renderers.names import markdown_name
 from profsight.units import short_time
 
 TABLE_SCHEMA = "profsight/table/1"
@@ -50,8 +52,8 @@ def render_markdown(table: ProfilerTable) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
     for r in table.rows:
         cells = [
-            markdown_cell(r.name),
-            r.event_kind,
+            markdown_cell(markdown_name(r.name)),
+            row_kind(r, table).value,  # the kind explain gives the row, not the event's
             str(r.calls),
             short_time(r.self_cpu_us),
             f"{r.self_cpu_pct:.1f}%",

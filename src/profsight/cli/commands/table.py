@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from profsight.cli.choices import GROUP_BYS, TABLE_FORMATS
+from profsight.cli.choices import GROUP_BYS, TABLE_FORMATS, sort_key
 from profsight.cli.common import add_output_arguments, format_from, non_negative_int
 
 HELP = "print the profiler table (torch's key_averages()) of a trace"
@@ -16,9 +16,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument(
         "--sort",
         default=None,
+        metavar="KEY",
         help="column to sort by, largest first: self_cpu_us, cpu_total_us, "
-        "self_device_us, device_total_us, calls, cpu_mem, ... or torch's names "
-        "(cpu_time_total, self_cuda_time_total, ...); default: first occurrence",
+        "self_device_us, device_total_us, calls, cpu_mem, ... or torch's sort_by names "
+        "(self_cpu_time_total, cpu_time_total, self_cuda_time_total, cuda_time_total, "
+        "self_device_time_total, count, cpu_memory_usage, ...); default: first occurrence",
     )
     p.add_argument("--limit", type=non_negative_int, default=None, help="show at most N rows")
     p.add_argument(
@@ -38,12 +40,17 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
-    from profsight.cli.common import load_profile, warn_analysis, write_output
+    from profsight.cli.common import load_profile, warn, warn_analysis, write_output
+    from profsight.knowledge.advice import NO_MODULE_RANGES
+    from profsight.model.module_table import has_module_ranges
     from profsight.renderers.table_formats import TABLE_SUFFIXES, render_table
 
+    sort_by = None if args.sort is None else sort_key(args.sort)  # before a long load
     profile = load_profile(args.path, args)
-    table = profile.table(group_by=args.group_by, sort_by=args.sort, limit=args.limit)
+    table = profile.table(group_by=args.group_by, sort_by=sort_by, limit=args.limit)
     warn_analysis(args.path, profile)
+    if args.group_by == "module" and not has_module_ranges(table):
+        warn(f"warning: {args.path}: {NO_MODULE_RANGES}")
     fmt = format_from(args, TABLE_SUFFIXES, "text")
     write_output(render_table(table, fmt), args.output, [args.path], args.force)
     return 0
