@@ -248,3 +248,24 @@ def record_first_step(warmup: int, path: Path) -> Path:
             shutil.copyfileobj(src, dst)
         plain.unlink()
     return path
+
+
+def fit_on_cpu(module: Any, profiler: object, batches: int) -> None:
+    """A one-epoch Lightning fit of `module` on 16 random (4 -> 1) samples in batches of 4,
+    `batches` of them, under `profiler`: nothing but the training loop (no validation,
+    logger, checkpoints or progress bar)."""
+    import lightning as L
+
+    data = torch.utils.data.TensorDataset(torch.randn(16, 4), torch.randn(16, 1))
+    trainer = L.Trainer(
+        max_epochs=1,
+        limit_train_batches=batches,
+        profiler=profiler,
+        enable_progress_bar=False,
+        logger=False,
+        enable_checkpointing=False,
+        enable_model_summary=False,
+        accelerator="cpu",
+        num_sanity_val_steps=0,
+    )
+    trainer.fit(module, torch.utils.data.DataLoader(data, batch_size=4))

@@ -17,6 +17,7 @@ from profsight.loaders.lightning_text import (
 from profsight.loaders.table_text import parse_tables
 
 from conftest import DATA
+from recorders import fit_on_cpu
 
 TABLES = DATA / "tables"
 
@@ -150,19 +151,7 @@ class _TinyModule(L.LightningModule):
 
 
 def _fit(profiler: object) -> None:
-    data = torch.utils.data.TensorDataset(torch.randn(16, 4), torch.randn(16, 1))
-    trainer = L.Trainer(
-        max_epochs=1,
-        limit_train_batches=TRAIN_BATCHES,
-        profiler=profiler,
-        enable_progress_bar=False,
-        logger=False,
-        enable_checkpointing=False,
-        enable_model_summary=False,
-        accelerator="cpu",
-        num_sanity_val_steps=0,
-    )
-    trainer.fit(_TinyModule(), torch.utils.data.DataLoader(data, batch_size=4))
+    fit_on_cpu(_TinyModule(), profiler, TRAIN_BATCHES)
 
 
 @pytest.fixture(scope="module")

@@ -300,3 +300,128 @@ ONCE_PER_RUN: Final = frozenset(
 )
 #: Lightning's fetch ranges hold the DataLoader's own ``enumerate(DataLoader)#...__next__``.
 FETCH_ACTIONS: Final = frozenset({"train_dataloader_next", "get_train_batch"})
+
+# ------------------------------------------------------------ AdvancedProfiler's nesting
+#
+# Where Lightning's loops wrap what in ``trainer.profiler.profile(...)``:
+# Lightning 1.5 (github.com/Lightning-AI/pytorch-lightning, tag 1.5.0):
+# ``loops/fit_loop.py`` ``profile("run_training_epoch")`` around the epoch loop;
+# ``loops/epoch/training_epoch_loop.py`` ``profile("run_training_batch")`` around the batch
+# loop, after the fetch (``utilities/fetching.py``: ``get_train_batch``) and
+# ``training_batch_to_device``; ``core/optimizer.py`` ``profile("optimizer_step_with_closure_"
+# + idx)`` around ``optimizer.step(closure)``; ``loops/optimization/optimizer_loop.py``
+# ``profile("training_step_and_backward")`` in the closure, around ``model_forward`` (which
+# holds ``training_step``), ``zero_grad`` and ``backward``. Lightning 1.3/1.4 name the optimizer
+# action ``optimizer_step_and_closure_<idx>``. Lightning 2.x (tag 2.5.0): ``fit_loop.py``
+# ``run_training_epoch``; ``training_epoch_loop.py`` ``[_TrainingEpochLoop].train_dataloader_next``,
+# ``[Strategy]...batch_to_device``, the ``on_train_batch_start``/``_end`` hooks and
+# ``run_training_batch`` inside the epoch, validation (``val_loop.run()``) too; the batch runs
+# ``[LightningModule]<Model>.optimizer_step``, whose closure runs ``[Strategy]...training_step``,
+# zero_grad and ``backward`` (``trainer/call.py`` names every hook ``[<Owner>]<class>.<hook>``).
+#
+# How the times nest depends on the version (``profilers/advanced.py``): up to Lightning 2.5
+# ``start`` enables a new ``cProfile.Profile`` per action without stopping the one running;
+# Python's profile hook then belongs to the inner one, the outer one sees no more calls, and
+# when it is disabled it closes the calls still open (``_lsprof``'s ``flush_unmatched``) at
+# that moment: the outer action's time *includes* every action inside it, charged to the
+# inner profiler's ``enable`` call. From Lightning 2.6 (PR #20809, "Fix advanced profiler for
+# python >=3.12": one profiler at a time under ``sys.monitoring``) ``start`` disables every
+# profiler first: an outer action stops counting when an inner one starts and is not resumed,
+# so outer actions read near zero and the times are close to exclusive.
+
+#: Each action (as `advanced_action` names it) -> the actions that may hold it, innermost
+#: first: the first of them present in a report is its holder.
+ACTION_HOLDERS: Final[dict[str, tuple[str, ...]]] = {
+    # the epoch
+    "train_dataloader_next": ("run_training_epoch",),
+    "get_train_batch": ("run_training_epoch",),
+    "training_batch_to_device": ("run_training_epoch",),
+    "batch_to_device": ("run_training_epoch",),
+    "on_before_batch_transfer": ("run_training_epoch",),
+    "transfer_batch_to_device": ("batch_to_device", "run_training_epoch"),
+    "on_after_batch_transfer": ("batch_to_device", "run_training_epoch"),
+    "on_batch_start": ("run_training_epoch",),
+    "on_train_batch_start": ("run_training_epoch",),
+    "on_train_batch_end": ("run_training_epoch",),
+    "on_batch_end": ("run_training_epoch",),
+    "run_training_batch": ("run_training_epoch",),
+    "tbptt_split_batch": ("run_training_batch",),
+    # validation runs inside the training epoch (2.x: the epoch loop's on_advance_end)
+    "val_next": ("run_training_epoch",),
+    "validation_step": ("evaluation_step_and_end", "run_training_epoch"),
+    "evaluation_step_and_end": ("run_training_epoch",),
+    "evaluation_batch_to_device": ("run_training_epoch",),
+    "on_validation_batch_start": ("run_training_epoch",),
+    "on_validation_batch_end": ("run_training_epoch",),
+    "on_validation_start": ("run_training_epoch",),
+    "on_validation_end": ("run_training_epoch",),
+    "on_validation_epoch_start": ("run_training_epoch",),
+    "on_validation_epoch_end": ("run_training_epoch",),
+    "on_validation_model_eval": ("run_training_epoch",),
+    "on_validation_model_train": ("run_training_epoch",),
+    "on_validation_model_zero_grad": ("run_training_epoch",),
+    # the batch: the optimizer step and its closure
+    "optimizer_step": ("run_training_batch",),
+    "optimizer_step_with_closure": ("run_training_batch",),
+    "training_step_and_backward": ("optimizer_step_with_closure", "run_training_batch"),
+    "model_forward": ("training_step_and_backward", "run_training_batch"),
+    "training_step": ("model_forward", "training_step_and_backward", "optimizer_step"),
+    "training_step_end": ("model_forward", "training_step_and_backward"),
+    "zero_grad": ("training_step_and_backward", "optimizer_step"),
+    "optimizer_zero_grad": ("zero_grad", "optimizer_step"),
+    "on_before_zero_grad": ("zero_grad", "optimizer_step"),
+    "backward": ("training_step_and_backward", "optimizer_step"),
+    "model_backward": ("training_step_and_backward",),
+    "on_before_backward": ("backward",),
+    "on_after_backward": ("backward", "training_step_and_backward"),
+    "on_before_optimizer_step": ("optimizer_step_with_closure", "optimizer_step"),
+    "configure_gradient_clipping": ("optimizer_step",),
+    "lr_scheduler_step": ("run_training_epoch",),
+}
+#: Lightning 1.x's optimizer action: ``optimizer_step_with_closure_0`` (1.5+),
+#: ``optimizer_step_and_closure_0`` (1.3/1.4), ``optimizer_step_without_closure_0``.
+CLOSURE_ACTION = re.compile(r"^optimizer_step_(?:with|without|and)_closure_\d+$")
+CLOSURE_ACTION_NAME: Final = "optimizer_step_with_closure"
+#: The actions that hold Lightning's optimizer closure (training_step, zero_grad, backward).
+CLOSURE_HOLDERS: Final = frozenset(
+    {"optimizer_step", CLOSURE_ACTION_NAME, "training_step_and_backward"}
+)
+#: Lightning's batch action (1.x and 2.x).
+STEP_ACTION_NAME: Final = "run_training_batch"
+#: In an outer action's listing (Lightning <= 2.5), the inner action's profiler taking over:
+#: its ``enable`` never returns as the outer profiler sees it, so it holds the inner time.
+INNER_PROFILER_START: Final = "{method 'enable' of '_lsprof.Profiler' objects}"
+#: The profiler's own calls in a listing: never a hot function.
+PROFILER_MACHINERY = re.compile(
+    r"^(?:\{method '(?:enable|disable)' of '_lsprof\.Profiler' objects\}|"
+    r"advanced\.py:\d+\((?:start|stop)\)|profiler\.py:\d+\(profile\))$"
+)
+#: Lightning's optimizer closure in a listing (directories stripped): ``closure.py``'s
+#: ``Closure.__call__``/``closure`` (1.5+, 2.x ``loops/optimization/closure.py`` and
+#: ``automatic.py``), the precision plugin's ``_wrap_closure``, 1.x's
+#: ``train_step_and_backward_closure``: its cumulative time is training_step and backward.
+LIGHTNING_CLOSURE = re.compile(
+    r"^(?:closure|automatic|optimizer_loop|precision\w*)\.py:\d+\((?:__call__|closure|"
+    r"_wrap_closure)\)$|^training_loop\.py:\d+\(train_step_and_backward_closure\)$"
+)
+#: torch calls that make the host wait for the device when their tensor is on it: a copy to
+#: the host or to another dtype/device (``Tensor.to``, ``.cpu``, ``.cuda``), reading a value
+#: (``.item``, ``.tolist``, ``.numpy``), an explicit synchronize. cProfile names them
+#: ``{method 'to' of 'torch._C.TensorBase' objects}`` (``torch._C._TensorBase`` before torch
+#: 2.1, torch/_C/__init__.pyi) and ``{built-in method torch._C._cuda_synchronize}``.
+HOST_WAIT_CALL = re.compile(
+    r"^\{method '(?P<method>to|item|cpu|cuda|tolist|numpy)' of 'torch\._C\._?TensorBase' "
+    r"objects\}$|^\{built-in method torch\._C\._cuda_synchronize\}$"
+)
+#: The actions whose listing is the training step's own code (1.x and 2.x).
+STEP_CODE_ACTIONS: Final = frozenset(
+    {"training_step", "model_forward", "training_step_and_backward", *CLOSURE_HOLDERS}
+)
+
+
+def advanced_action(name: str) -> str:
+    """An AdvancedProfiler action as `ACTION_HOLDERS` names it: the hook without its owner
+    (``[Strategy]DDPStrategy.training_step`` -> ``training_step``), a 1.x optimizer action
+    without its index."""
+    action = action_of(name)
+    return CLOSURE_ACTION_NAME if CLOSURE_ACTION.match(action) else action

@@ -12,7 +12,7 @@ from typing import NoReturn
 
 from profsight.errors import UsageError
 from profsight.knowledge.rows import LIGHTNING_ACTION_EVENT as LIGHTNING_ACTION
-from profsight.model.cprofile import ActionProfile
+from profsight.model.cprofile import ActionProfile, exclusive_s, nests, outermost_s
 from profsight.model.diagnostics import Diagnostic
 from profsight.model.printed import LightningReport, ParsedTable
 from profsight.model.table import ProfilerTable, Row
@@ -26,8 +26,8 @@ class PrintedRun:
     flops: tuple[float | None, ...] = ()
     """Per row, the ``Total FLOPs`` cell (empty when the table has no such column)."""
     exclusive: bool = False
-    """Action times exclude the actions inside them (``AdvancedProfiler``'s profilers
-    cannot nest), so they add up instead of nesting."""
+    """Action times exclude the actions inside them (``AdvancedProfiler`` from Lightning
+    2.6), so they add up instead of nesting."""
     profiles: tuple[ActionProfile, ...] = ()
     """``AdvancedProfiler``'s cProfile listing of each action."""
     whole: bool = True
@@ -53,10 +53,12 @@ class TextProfile:
     def table(
         self, group_by: str = "name", sort_by: str | None = None, limit: int | None = None
     ) -> ProfilerTable:
-        """The main table: the largest printed one, or the Lightning actions."""
+        """The main table: the largest printed one with the rows of the tables printed from
+        the same run (a CPU-sorted and a CUDA-sorted top 10 show different rows, and the
+        diagnosis reads them all), or the Lightning actions."""
         if group_by != "name" and not (group_by == "shape" and self._main().has_shapes):
             raise UsageError(f"a printed table cannot be regrouped by {group_by}")
-        table = self._main()
+        table = self.run().table
         if sort_by is not None:
             table = table.sorted(sort_by)
         return table.head(limit)
@@ -72,7 +74,8 @@ class TextProfile:
             advanced = report is not None and report.kind == "advanced"
             profiles = report.profiles if report is not None else ()
             known = all(p.calls is not None for p in profiles)
-            return PrintedRun(main, exclusive=advanced, profiles=profiles, whole=known)
+            exclusive = advanced and not nests(profiles)
+            return PrintedRun(main, exclusive=exclusive, profiles=profiles, whole=known)
         rows = list(main.rows)
         seen = {_row_key(r) for r in rows}
         flops = list(parsed.flops)
@@ -151,17 +154,25 @@ def _action_table(rows: tuple[Row, ...], total_us: float) -> ProfilerTable:
 
 
 def _advanced_table(profiles: tuple[ActionProfile, ...]) -> ProfilerTable:
-    total = sum(p.total_s for p in profiles)
+    """One row per action. When the actions nest (Lightning <= 2.5) a row's total holds the
+    actions inside it, its self time is its own part, and the table's total is the
+    outermost actions' time; otherwise (2.6) each time is its own and they add up."""
+    if nests(profiles):
+        own = exclusive_s(profiles)
+        total = outermost_s(profiles)
+    else:
+        own = {p.action: p.total_s for p in profiles}
+        total = sum(p.total_s for p in profiles)
     rows = tuple(
         Row(
             name=p.action,
             event_kind=LIGHTNING_ACTION,
             calls=p.calls or 1,
-            self_cpu_us=p.total_s * 1e6,
+            self_cpu_us=own[p.action] * 1e6,
             cpu_total_us=p.total_s * 1e6,
             self_device_us=0.0,
             device_total_us=0.0,
-            self_cpu_pct=p.total_s * 100 / total if total else 0.0,
+            self_cpu_pct=own[p.action] * 100 / total if total else 0.0,
             cpu_total_pct=p.total_s * 100 / total if total else 0.0,
             self_device_pct=0.0,
         )

@@ -4,7 +4,13 @@ An ``AdvancedProfiler`` listing is sorted by cumulative time, so the functions t
 most of an action are a chain from the outermost call down. The deepest Python function
 (not a C built-in) that still holds at least `HOT_FUNCTION_SHARE` of the action is where its time
 goes: ``slow_collate (train.py:8)`` under ``train_dataloader_next``, not the DataLoader's
-own ``__next__`` above it.
+own ``__next__`` above it. An outer action's listing (Lightning <= 2.5) holds the path to the
+first action started inside it, and Lightning's optimizer closure holds training_step and
+backward: neither is a hot function (`ActionProfile.own_entries`, `LIGHTNING_CLOSURE`).
+
+The training step's own code (training_step's listing, and the closure's) is also read by
+self time (`hot_function_findings`): the function of most tottime is where its time goes,
+``{method 'to' of 'torch._C.TensorBase' objects}`` for a host that waits on the device.
 """
 
 from __future__ import annotations
@@ -12,11 +18,18 @@ from __future__ import annotations
 from dataclasses import replace
 
 from profsight.analyses.step.table_step import PrintedStep
+from profsight.knowledge import advice
 from profsight.knowledge.advice import HOT_FUNCTION_SHARE
-from profsight.knowledge.lightning_names import ADVANCED_STOP, METRIC_ENTRY
+from profsight.knowledge.lightning_names import (
+    HOST_WAIT_CALL,
+    LIGHTNING_CLOSURE,
+    METRIC_ENTRY,
+    STEP_CODE_ACTIONS,
+    advanced_action,
+)
 from profsight.knowledge.rows import METRIC_EVENT, METRIC_IN
-from profsight.model.cprofile import ActionProfile, CProfileEntry
-from profsight.model.findings import Evidence, Finding
+from profsight.model.cprofile import ActionProfile, CProfileEntry, nests
+from profsight.model.findings import ESTIMATED, Evidence, Finding, severity_for
 from profsight.model.table import ProfilerTable, Row
 from profsight.units import short_time
 
@@ -27,29 +40,29 @@ def hotspot(profile: ActionProfile) -> CProfileEntry | None:
         return None
     hot = [
         e
-        for e in profile.entries
-        if not e.builtin
-        and not e.anonymous
-        and not ADVANCED_STOP.search(e.location)
-        and e.cumtime_s >= HOT_FUNCTION_SHARE * profile.total_s
+        for e in _candidates(profile)
+        if not e.builtin and not e.anonymous and e.cumtime_s >= HOT_FUNCTION_SHARE * profile.total_s
     ]
     return min(hot, key=lambda e: e.cumtime_s) if hot else None
+
+
+def _candidates(profile: ActionProfile) -> list[CProfileEntry]:
+    """The action's own entries, less Lightning's closure (training_step and backward)."""
+    return [e for e in profile.own_entries() if not LIGHTNING_CLOSURE.search(e.location)]
 
 
 def leaf(profile: ActionProfile) -> CProfileEntry | None:
     """The deepest entry, built-ins included, holding at least `HOT_FUNCTION_SHARE`."""
     hot = [
-        e
-        for e in profile.entries
-        if not ADVANCED_STOP.search(e.location)
-        and e.cumtime_s >= HOT_FUNCTION_SHARE * profile.total_s > 0
+        e for e in _candidates(profile) if e.cumtime_s >= HOT_FUNCTION_SHARE * profile.total_s > 0
     ]
     return min(hot, key=lambda e: e.cumtime_s) if hot else None
 
 
 def hotspot_notes(profiles: tuple[ActionProfile, ...], limit: int = 3) -> tuple[str, ...]:
-    """Where the largest actions spend their Python time, one sentence each."""
-    notes = []
+    """Where the largest actions spend their Python time, one sentence each; first, for a
+    report whose actions nest, how to read its times."""
+    notes = [advice.ADVANCED_NESTED_NOTE] if nests(profiles) else []
     for profile in sorted(profiles, key=lambda p: -p.total_s)[:limit]:
         entry, inner = hotspot(profile), leaf(profile)
         if entry is None:
@@ -120,3 +133,61 @@ def with_metric_rows(table: ProfilerTable, profiles: tuple[ActionProfile, ...]) 
             )
         )
     return replace(table, rows=(*table.rows, *rows), total_rows=len(table.rows) + len(rows))
+
+
+def hot_function_findings(step: PrintedStep, profiles: tuple[ActionProfile, ...]) -> list[Finding]:
+    """The functions of most self time in the training step's own code (training_step's
+    listing, and the closure's), when the first holds at least `HOT_FUNCTION_PCT` of the
+    step: a host-wait call (``Tensor.to``, ``.item``, ``.cpu``) is a sync to look at."""
+    code = [p for p in profiles if advanced_action(p.action) in STEP_CODE_ACTIONS]
+    self_s: dict[str, float] = {}
+    calls: dict[str, int] = {}
+    where: dict[str, str] = {}
+    for profile in code:
+        for entry in profile.hot_functions(limit=len(profile.entries)):
+            self_s[entry.location] = self_s.get(entry.location, 0.0) + entry.tottime_s
+            calls[entry.location] = calls.get(entry.location, 0) + entry.calls
+            where.setdefault(entry.location, profile.action)
+    top = sorted(self_s, key=lambda loc: -self_s[loc])[:3]
+    if not top or not step.steps:
+        return []
+    first = top[0]
+    share = step.share(self_s[first] * 1e6 / step.steps)
+    if share < advice.HOT_FUNCTION_PCT:
+        return []
+    evidence = tuple(
+        Evidence(
+            "self time (tottime)",
+            f"{loc}: {short_time(self_s[loc] * 1e6 / step.steps)} per step "
+            f"({step.share(self_s[loc] * 1e6 / step.steps):.0f}% of the step), "
+            f"{calls[loc] / step.steps:.0f} calls per step, in {where[loc]}",
+            (where[loc], loc),
+        )
+        for loc in top
+    )
+    wait = HOST_WAIT_CALL.search(first)
+    if wait is not None:
+        # the wait lasts as long as the device work queued before it: removing the call
+        # removes the wait, not that work, so no saving is claimed
+        category, gain = "host_device_sync", None
+        explanation = advice.HOST_WAIT_EXPLANATION.format(method=wait["method"] or "synchronize")
+        fix = advice.HOST_WAIT_ADVICE
+    else:
+        category, gain = "per_step_overhead", share
+        explanation, fix = advice.HOT_FUNCTION_EXPLANATION, advice.HOT_FUNCTION_ADVICE
+    return [
+        Finding(
+            category=category,
+            severity=severity_for(share),
+            title=advice.HOT_FUNCTION_TITLE.format(location=first),
+            evidence=(*evidence, Evidence("step time", short_time(step.step_us))),
+            explanation=explanation,
+            recommendation=fix,
+            at_stake_pct=share,
+            gain_pct=gain,
+            basis=ESTIMATED if gain is not None else "",
+            trigger=f"the step's top self-time function holds >= {advice.HOT_FUNCTION_PCT:.0f}% "
+            "of the step (AdvancedProfiler's listing)",
+            confidence=advice.HOT_FUNCTION_CONFIDENCE,
+        )
+    ]
