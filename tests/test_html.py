@@ -32,9 +32,11 @@ from profsight.renderers.html import (
     page_data,
 )
 from profsight.renderers.job_html import job_page_data
+from profsight.renderers.names import HTML_NAME
 from profsight.renderers.template import script_json
 from profsight.samples import sample_trace
 from profsight.units import short_time
+from test_long_names import LONG, record
 from tracebuilder import TraceBuilder
 
 from conftest import DATA
@@ -51,6 +53,11 @@ CHROMIUM_ARGS = [
 MINIMAL = DATA / "minimal/minimal.pt.trace.json"
 NCCL = DATA / "real/nccl_data.json.gz"  # rank 0 of 2, NCCL all-reduces and broadcasts
 FP32 = DATA / "gpu_traces/incredere__gpu-profiling-pytorch-lab/fp32.pt.trace.json.gz"
+#: A Switch Transformer on an A100: CPU and CUDA memory columns, 641 rows, long kernel names.
+SWITCH = (
+    DATA / "gpu_traces/CodingPlatelets__SwitchTransformers/"
+    "trace_128token_100Kpar_4exp_4batch_128seq.json.gz"
+)
 REAL_JOB = DATA / "real/job"  # two ranks of a 128-rank NCCL job
 # an NCCL all-reduce kernel with nothing on it or its caller that gives its size
 NO_SIZE = DATA / "real/rank-70.Mar_25_20_48_12.2861.pt.trace.json.gz"
@@ -833,3 +840,127 @@ def test_job_page_data_knows_its_collectives_and_names_cut_labels(real_job_repor
     assert data["collectives"] and all(o["why"] == {} for o in data["collectives"])
     evidence = [e for f in data["findings"] for e in f["evidence"] if e["label"].endswith("…")]
     assert evidence and all(e["rows"] == [] and e["title"] for e in evidence)
+
+
+# ---- a phone's and a laptop's width: numbers whole, nothing cut at the edge ----------------
+
+#: A duration as the page prints it (812 µs, 12.3 ms, 1.52 s), anywhere in its text.
+DURATION = r"(?<![\w.])\d+(?:\.\d+)?\s?(?:ns|µs|ms|s)(?![\w/])"
+LAPTOP = 1280
+
+
+def layout(page: Any) -> dict[str, Any]:
+    """What a reader sees of the page's layout: its width and the window's; each duration in
+    the page's visible text that spans two lines (a Range's client rects at two heights); the
+    "What it is" cells whose text is wider than the cell; the profiler table's width and its
+    box's; each uPlot chart's width and its box's; the icicle's right edge."""
+    return page.evaluate(  # type: ignore[no-any-return]
+        """pattern => {
+            const re = new RegExp(pattern, 'gu');
+            const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+            const broken = [];
+            let durations = 0;
+            for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+                const box = n.parentElement;
+                if (!box.getClientRects().length || box.closest('[hidden], #ps-tooltip')) continue;
+                for (const m of n.textContent.matchAll(re)) {
+                    const r = document.createRange();
+                    r.setStart(n, m.index);
+                    r.setEnd(n, m.index + m[0].length);
+                    const tops = new Set([...r.getClientRects()].filter(x => x.width > 0)
+                        .map(x => Math.round(x.top)));
+                    durations += 1;
+                    if (tops.size > 1) broken.push(m[0] + ' in ' + box.className);
+                }
+            }
+            const table = document.querySelector('#ps-table');
+            const icicle = document.querySelector('#ps-icicle');
+            return {
+                page: [document.documentElement.scrollWidth, innerWidth],
+                durations: durations,
+                broken: broken,
+                clipped: [...document.querySelectorAll('#ps-table td.ps-meaning')]
+                    .filter(td => td.scrollWidth > td.clientWidth).map(td => td.textContent),
+                table: table && [table.scrollWidth, table.parentElement.clientWidth],
+                charts: Object.values(window.profsight.charts).map(u =>
+                    [u.width, u.root.parentElement.clientWidth]),
+                icicle: icicle && icicle.getBoundingClientRect().right,
+            };
+        }""",
+        DURATION,
+    )
+
+
+@pytest.mark.parametrize("width", [NARROW, LAPTOP])
+@pytest.mark.parametrize("name", ["sample", "switch"])
+def test_numbers_stay_whole_and_nothing_spills(
+    pages: Any, name: str, width: int, request: pytest.FixtureRequest
+) -> None:
+    """At a phone's and a laptop's width, on the bundled sample (CPU) and a GPU trace whose
+    table has every memory column, every finding open: no duration breaks over two lines
+    ("21 / .9 / ms"), nothing reaches past the window, the charts and the icicle fit their
+    boxes, the "What it is" cells wrap; at a laptop's width the whole profiler table is in
+    view, "What it is" included."""
+    report = request.getfixturevalue(f"{name}_report")
+    o = pages(report, f"{name}-{width}-layout", width=width)
+    open_all_findings(o.page)
+    seen = layout(o.page)
+    assert o.errors == [] and o.violations() == []
+    assert seen["durations"] > 100 and seen["broken"] == []
+    assert seen["page"] == [width, width]
+    assert seen["clipped"] == []
+    assert seen["charts"] and all(w == box <= width for w, box in seen["charts"])
+    assert seen["icicle"] <= width
+    table, box = seen["table"]
+    if width == LAPTOP:
+        assert table <= box  # every column in view, none past the box's edge
+    else:
+        assert table > box  # whole, scrolling in its own box
+
+
+@pytest.fixture(scope="module")
+def sample_report() -> Report:
+    return profsight.explain(sample_trace())
+
+
+@pytest.fixture(scope="module")
+def switch_report() -> Report:
+    return profsight.explain(SWITCH)
+
+
+def test_a_long_name_is_cut_on_the_page(pages: Any, tmp_path: Path) -> None:
+    """A range named with 200,000 characters, recorded here: the page holds its first
+    `HTML_NAME` characters; the table shows three lines of it and its title the rest; zoomed
+    into, the icicle's heading shows two lines; the tooltip four."""
+    trace = record(tmp_path / "long.pt.trace.json", LONG)
+    o = pages(profsight.explain(trace), "long-name", width=NARROW)
+    page = o.page
+    assert o.errors == [] and o.violations() == []
+    cut = LONG[: HTML_NAME - 1] + "…"
+    cell = page.evaluate(
+        """cut => { const td = [...document.querySelectorAll('#ps-table td.ps-name')]
+                .find(td => td.textContent === cut);
+            const span = td.firstElementChild;
+            return {lines: span.getBoundingClientRect().height /
+                        parseFloat(getComputedStyle(span).lineHeight),
+                    title: td.title}; }""",
+        cut,
+    )
+    assert cell["lines"] == pytest.approx(3, abs=0.2)
+    assert cell["title"].startswith(cut + "\n\n")
+    node = page.locator(f"#ps-icicle .ps-node[data-name='{cut}']").first
+    node.click()
+    heading = page.evaluate(
+        """() => { const h = document.getElementById('ps-tree-root');
+            return [h.getBoundingClientRect().height / parseFloat(getComputedStyle(h).lineHeight),
+                    h.title.length]; }"""
+    )
+    assert heading == [pytest.approx(2, abs=0.2), HTML_NAME]
+    page.locator(f"#ps-icicle .ps-node[data-name='{cut}']").first.hover()
+    tip = page.evaluate(
+        """() => { const t = document.querySelector('#ps-tooltip .ps-tip-name');
+            return t.getBoundingClientRect().height /
+                parseFloat(getComputedStyle(t).lineHeight); }"""
+    )
+    assert tip == pytest.approx(4, abs=0.2)
+    assert page.evaluate("[document.documentElement.scrollWidth, innerWidth]") == [NARROW] * 2

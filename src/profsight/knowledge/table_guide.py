@@ -49,6 +49,21 @@ DEVICE_SYNC_MEANING: Final = (
     "on the GPU's side; torch prints it as a CUDA row and adds it to the op that synced, but "
     "its time is waiting, not work"
 )
+#: What the device side of a ``record_function`` range is (Kineto's ``gpu_user_annotation``,
+#: written for ``ProfilerStep#N``, ``DistributedDataParallel.forward``, torch.compile's
+#: ``## Call CompiledFxGraph ... ##``, ``nccl:*`` and any user label): a span over the
+#: kernels that ran inside the range, which torch prints as a CUDA row of its own and leaves
+#: out of ``Self CUDA time total`` (torch/autograd/profiler_util.py, ``is_user_annotation``).
+DEVICE_LABEL_MEANING: Final = (
+    "the device-side span of a record_function label: a label over the kernels that ran "
+    "inside the range, from the first one's start to the last one's end, not work of its own; "
+    "torch prints it as a row of its own whose device time overlaps its kernels' (so its Self "
+    "CUDA % can pass 100%), and leaves it out of the device total"
+)
+DEVICE_LABEL_READING: Final = (
+    "spans {span} on the device in {calls} run(s){each}: a label; its kernels' own rows hold "
+    "the device's work"
+)
 MODULE_INSIDE: Final = (
     "the time is inside, in its layers (for a ResNet block: its convolutions), not in the "
     "block's own Python"

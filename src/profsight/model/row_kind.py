@@ -11,7 +11,11 @@ from profsight.model.table import ProfilerTable, Row
 def row_kind(row: Row, table: ProfilerTable) -> RowKind:
     """The row's kind; for printed tables (no event kinds) unknown names are judged by their
     numbers: a row with CPU time is a ``record_function`` label, and so is a device-only row
-    that shares its name with one (torch prints the device side of a label as its own row)."""
+    that shares its name with one (torch prints the device side of a label as its own row).
+    A device-side label (`is_device_label`) is a label whatever its name says: it is never a
+    kernel, a collective, a module or a step of its own."""
+    if is_device_label(row, table):
+        return RowKind.USER
     kind = classify(row.name, row.event_kind)
     if kind is not RowKind.OTHER or row.event_kind != "unknown":
         return kind
@@ -21,6 +25,42 @@ def row_kind(row: Row, table: ProfilerTable) -> RowKind:
     if row.cpu_total_us > 0 or any(r.name == row.name and r.cpu_total_us > 0 for r in table.rows):
         return RowKind.USER
     return kind
+
+
+def is_device_label(row: Row, table: ProfilerTable) -> bool:
+    """Whether `row` is the device-side span of a ``record_function`` range (Kineto's
+    ``gpu_user_annotation``: ``ProfilerStep#N``, ``DistributedDataParallel.forward``,
+    ``## Call CompiledFxGraph ... ##``, ``nccl:all_reduce``, a user's label): a label over the
+    kernels that ran inside the range, from the first one's start to the last one's end, not
+    work of its own (torch leaves its time out of ``Self CUDA time total``). A trace says so
+    by the event's kind; a printed table by its numbers: device time, no CPU time, and a name
+    that is a range's (a label's kind, or a host row of the same name), not a kernel's."""
+    if row.event_kind == "device_annotation":
+        return True
+    if row.event_kind != "unknown" or row.cpu_total_us > 0 or row.device_total_us <= 0:
+        return False
+    kind = classify(row.name, row.event_kind)
+    if kind in _LABEL_KINDS:
+        return True
+    return kind in (RowKind.OTHER, RowKind.COMMUNICATION) and any(
+        r.name == row.name and r.cpu_total_us > 0 for r in table.rows
+    )
+
+
+#: Kinds of ranges (``record_function`` labels): a device-only row of one is its device span.
+_LABEL_KINDS = frozenset(
+    {
+        RowKind.STEP,
+        RowKind.LIGHTNING,
+        RowKind.STRATEGY,
+        RowKind.MODULE,
+        RowKind.CALLBACK,
+        RowKind.DATALOADER,
+        RowKind.OPTIMIZER,
+        RowKind.METRIC,
+        RowKind.USER,
+    }
+)
 
 
 #: Row kinds of rows the name rules left unclassified, by their op-glossary category.

@@ -6,7 +6,9 @@ anywhere, and its Content-Security-Policy runs only those inline scripts, by the
 The data goes in as JSON inside a ``<script type="application/json">`` element, escaped so
 that no input string can end that element; the script builds every view with DOM calls and
 ``textContent``, so names from a trace are shown as text, never parsed as markup. Large
-traces are capped (table rows, tree nodes) so that a page stays a few MB at most.
+traces are capped (table rows, tree nodes) so that a page stays a few MB at most, and so are
+names (`names.HTML_NAME` characters: a 200,000-character range name goes in cut, never whole,
+and the page shows less of it, with the rest in the element's ``title``).
 """
 
 from __future__ import annotations
@@ -23,9 +25,10 @@ from profsight.analyses.step.comms import Communication
 from profsight.knowledge.advice import saving_phrase
 from profsight.knowledge.collectives import bus_factor
 from profsight.knowledge.phases import PHASE_LABELS
-from profsight.knowledge.rows import RowKind, classify
+from profsight.knowledge.rows import DEVICE_KINDS, RowKind, classify
 from profsight.model.table import Row
 from profsight.model.tree import TreeNode
+from profsight.renderers.names import HTML_NAME, cut_name, cut_words
 from profsight.renderers.template import fill, script_json
 from profsight.report.document import breakdown_dict, communication_dict
 
@@ -43,6 +46,8 @@ TOP_BARS = 15
 OPERATOR_KINDS = frozenset(
     {RowKind.ATEN, RowKind.BACKWARD, RowKind.RUNTIME, RowKind.SYNC, RowKind.COMMUNICATION}
 )
+#: Row kinds that are device work: the bars of the top-kernels chart.
+KERNEL_KINDS = frozenset({*DEVICE_KINDS, RowKind.COMMUNICATION})
 
 _ASSETS = "html_assets"
 
@@ -111,7 +116,7 @@ def page_data(report: ReportData) -> dict[str, Any]:
         "notes": list(report.notes),
         "device": report.device_name,
         "has_device": has_device,
-        "verdict": report.verdict.to_dict() if report.verdict is not None else None,
+        "verdict": _verdict(report),
         "findings": findings_data([f.to_dict() for f in report.findings]),
         "breakdown": _breakdown(report),
         "tree": _tree(report.tree.root) if report.tree is not None else None,
@@ -121,6 +126,20 @@ def page_data(report: ReportData) -> dict[str, Any]:
         "table": _table(report.rows, has_device),
         "collectives": _collectives(report),
     }
+
+
+def _verdict(report: ReportData) -> dict[str, Any] | None:
+    if report.verdict is None:
+        return None
+    v = report.verdict.to_dict()
+    v["summary"] = _prose(v["summary"])
+    v["evidence"] = [_prose(line) for line in v["evidence"]]
+    return v
+
+
+def _prose(text: str) -> str:
+    """Text that may quote a name from the trace, each word cut to `HTML_NAME`."""
+    return cut_words(text, HTML_NAME)
 
 
 def _collectives(report: ReportData) -> list[dict[str, Any]]:
@@ -184,9 +203,13 @@ def findings_data(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
             label = str(item.get("label", ""))
             rows = [str(r) for r in item.get("rows", [])]
             shown = [r for r in rows if _label_shows(label, r)]
-            kept = {**item, "rows": [r for r in rows if r not in shown]}
+            kept = {
+                **item,
+                "label": cut_name(label, HTML_NAME),
+                "rows": [cut_name(r, HTML_NAME) for r in rows if r not in shown],
+            }
             if label.endswith("…") and shown:
-                kept["title"] = ", ".join(shown)
+                kept["title"] = ", ".join(cut_name(r, HTML_NAME) for r in shown)
             evidence.append(kept)
         could_save = (
             None
@@ -196,10 +219,13 @@ def findings_data(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
             )
             or None
         )
-        out.append({**f, "evidence": evidence, "could_save": could_save})
+        prose = {k: _prose(str(f.get(k) or "")) for k in _FINDING_PROSE}
+        out.append({**f, **prose, "evidence": evidence, "could_save": could_save})
     return out
 
 
+#: A finding's text that may quote names from the trace.
+_FINDING_PROSE = ("title", "explanation", "recommendation", "confidence")
 #: Characters a cut label must share with a name to show it.
 _CUT_MATCH = 16
 
@@ -244,7 +270,7 @@ def _tree(root: TreeNode) -> dict[str, Any]:
 
     def encode(node: TreeNode) -> dict[str, Any]:
         return {
-            "n": node.name,
+            "n": cut_name(node.name, HTML_NAME),
             "k": _node_kind(node),
             "c": node.calls,
             "cs": node.cpu_self_us,
@@ -267,11 +293,11 @@ def _node_kind(node: TreeNode) -> str:
 
 def _bar(e: ExplainedRow, value: float) -> dict[str, Any]:
     return {
-        "name": e.row.name,
+        "name": cut_name(e.row.name, HTML_NAME),
         "kind": e.explanation.kind.value,
         "calls": e.row.calls,
         "us": value,
-        "meaning": e.explanation.meaning,
+        "meaning": _prose(e.explanation.meaning),
     }
 
 
@@ -284,8 +310,14 @@ def _top_ops(rows: tuple[ExplainedRow, ...]) -> list[dict[str, Any]]:
 
 
 def _top_kernels(rows: tuple[ExplainedRow, ...]) -> list[dict[str, Any]]:
-    """Device work (kernels, copies, memsets) by its own device time."""
-    work = [e for e in rows if e.row.is_device and e.row.self_device_us > 0]
+    """Device work (kernels, copies, memsets, collectives' kernels) by its own device time;
+    not the device-side spans of labels (``gpu_user_annotation``: ``ProfilerStep#N``,
+    ``## Call CompiledFxGraph ... ##``), which cover kernels and are none themselves."""
+    work = [
+        e
+        for e in rows
+        if e.row.is_device and e.row.self_device_us > 0 and e.explanation.kind in KERNEL_KINDS
+    ]
     work.sort(key=lambda e: e.row.self_device_us, reverse=True)
     return [_bar(e, e.row.self_device_us) for e in work[:TOP_BARS]]
 
@@ -324,13 +356,14 @@ def _size(row: Row) -> float:
 
 def _table_row(e: ExplainedRow, keys: list[str]) -> dict[str, Any]:
     extra = {
+        "name": cut_name(e.row.name, HTML_NAME),
         "kind": e.explanation.kind.value,
-        "meaning": e.explanation.meaning,
+        "meaning": _prose(e.explanation.meaning),
         "cpu_avg_us": e.row.cpu_avg_us,
     }
     return {
         "cells": [extra[k] if k in extra else getattr(e.row, k) for k in keys],
         "layer": e.explanation.layer,
-        "reading": e.explanation.reading,
+        "reading": _prose(e.explanation.reading),
         "device_row": e.row.is_device,
     }

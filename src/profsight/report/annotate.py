@@ -23,6 +23,8 @@ from profsight.knowledge.lightning_names import (
 from profsight.knowledge.ops import lookup_op
 from profsight.knowledge.rows import DEVICE_KINDS, KINDS, RowKind
 from profsight.knowledge.table_guide import (
+    DEVICE_LABEL_MEANING,
+    DEVICE_LABEL_READING,
     DEVICE_SYNC_MEANING,
     LIGHTNING_SELF_TIME,
     MODULE_INSIDE,
@@ -31,7 +33,7 @@ from profsight.knowledge.table_guide import (
     OVERLAP_NOTE_LIGHTNING,
     OVERLAPPED_ROWS,
 )
-from profsight.model.row_kind import row_kind
+from profsight.model.row_kind import is_device_label, row_kind
 from profsight.model.table import ProfilerTable, Row
 from profsight.model.tree import CallTree
 from profsight.units import short_time
@@ -56,19 +58,27 @@ class RowExplanation:
 def explain_row(row: Row, table: ProfilerTable, tree: CallTree | None = None) -> RowExplanation:
     kind = row_kind(row, table)
     info = KINDS[kind]
+    if is_device_label(row, table):
+        return RowExplanation(kind, info.layer, DEVICE_LABEL_MEANING, _label_reading(row))
     device_only = row.cpu_total_us == 0 and row.device_total_us > 0
     meaning = _meaning(row.name, kind, device_only)
     return RowExplanation(kind, info.layer, meaning, _reading(row, kind, table, tree))
+
+
+def _label_reading(row: Row) -> str:
+    """A device-side label's numbers: how long its span was, never a share of the device's
+    work (its time is its kernels', counted in their rows)."""
+    each = f", {short_time(row.device_avg_us)} each" if row.calls > 1 else ""
+    return DEVICE_LABEL_READING.format(
+        span=short_time(row.device_total_us), calls=row.calls, each=each
+    )
 
 
 def _meaning(name: str, kind: RowKind, device_only: bool = False) -> str:
     if kind is RowKind.SYNC and device_only:
         return DEVICE_SYNC_MEANING
     if kind is RowKind.USER and device_only:
-        return (
-            "the device-side span of a record_function label: torch prints it as a row of its "
-            "own, whose device time overlaps its kernels' (so its Self CUDA % can pass 100%)"
-        )
+        return DEVICE_LABEL_MEANING
     generic = KINDS[kind].meaning
     if kind in (RowKind.KERNEL, RowKind.MEMCPY, RowKind.MEMSET) or (
         kind is RowKind.COMMUNICATION and not name.startswith(("c10d::", "nccl:", "gloo:"))

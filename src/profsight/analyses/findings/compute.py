@@ -21,6 +21,7 @@ from profsight.analyses.step.startup import startup_intervals
 from profsight.analyses.step.table_device import PrintedDevice
 from profsight.analyses.step.table_step import PrintedStep
 from profsight.knowledge.advice import (
+    COMPILED_REGION_ROWS,
     COMPUTE_PCT,
     FP32_EXPLANATION,
     FP32_ON_TENSOR_CORES_PCT,
@@ -32,7 +33,7 @@ from profsight.knowledge.advice import (
 )
 from profsight.knowledge.hardware import TENSOR_CORE_ARCHS, arch_speedup
 from profsight.knowledge.kernels import decode_kernel
-from profsight.knowledge.op_families import COMPUTE_FINDINGS, FAMILY_LABELS
+from profsight.knowledge.op_families import COMPUTE_FINDINGS, FAMILY_LABELS, kernel_family
 from profsight.knowledge.ops import lookup_op
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.rows import RowKind
@@ -58,6 +59,9 @@ NOT_MODEL_PHASES = (
     Phase.CALLBACKS_LOGGING,
 )
 SKIPPED_OP_CATEGORIES = frozenset({"view", "allocation", "sync", "profiler"})
+#: Op categories whose own device time is classed by the kernels they launch: an autograd
+#: node launches none itself unless it is a custom Function's backward.
+_BY_KERNELS = frozenset({"autograd"})
 
 
 def run(ctx: Context) -> list[Finding]:
@@ -92,13 +96,25 @@ def _where_it_goes(ctx: Context) -> list[Finding]:
     by_name = dict(zip(ids.tolist(), sums.tolist(), strict=True))
     calls = dict(zip(ids.tolist(), counts.tolist(), strict=True))
     by_category: dict[str, list[tuple[str, float, int]]] = {}
+    by_kernels: list[int] = []
     for name, c in by_name.items():
         text = ev.strings[name]
         op = lookup_op(text)
+        if device and (
+            op is None or op.category in _BY_KERNELS or COMPILED_REGION_ROWS.match(text)
+        ):
+            # generated code, an op profsight does not know or an autograd node (a custom
+            # autograd Function around FP8 GEMMs or flash attention, and its backward) that
+            # launches kernels itself: those kernels are classed by their own names
+            by_kernels.append(name)
+            continue
         if op is not None and op.category in SKIPPED_OP_CATEGORIES:
             continue
         category = COMPUTE_CATEGORIES.get(op.category, "compute_other") if op else "compute_other"
         by_category.setdefault(category, []).append((text, c, calls[name]))
+    if by_kernels:
+        for category, entry in _own_kernels(ctx, ops[np.isin(ev.name[ops], by_kernels)]):
+            by_category.setdefault(category, []).append(entry)
     totals = {k: sum(c for _, c, _ in v) for k, v in by_category.items()}
     if not totals:
         return []
@@ -121,6 +137,25 @@ def _where_it_goes(ctx: Context) -> list[Finding]:
             arch=ctx.arch if device else None,
         )
     ]
+
+
+def _own_kernels(ctx: Context, owners: np.ndarray) -> list[tuple[str, tuple[str, float, int]]]:
+    """The kernels `owners` launch themselves, each filed by its own name's class (a GEMM
+    template is a matrix multiply, not elementwise work; a DeepEP dispatch is communication,
+    no compute), as (category, (kernel, device µs, runs))."""
+    ev = ctx.profile.events
+    at = ctx.profile.attribution
+    kernels = np.flatnonzero((ev.kind == EventKind.KERNEL) & np.isin(at.owner, owners))
+    ids, inverse = np.unique(ev.name[kernels], return_inverse=True)
+    sums = np.bincount(inverse.reshape(-1), weights=ev.dur[kernels] / 1000.0, minlength=len(ids))
+    runs = np.bincount(inverse.reshape(-1), minlength=len(ids))
+    out = []
+    for name, us, n in zip(ids.tolist(), sums.tolist(), runs.tolist(), strict=True):
+        text = ev.strings[name]
+        category = COMPUTE_FINDINGS.get(kernel_family(decode_kernel(text).operation))
+        if category is not None:
+            out.append((category, (text, us, n)))
+    return out
 
 
 def _kernel_self(ctx: Context) -> np.ndarray:

@@ -19,7 +19,7 @@ from profsight.knowledge.advice import (
     STARTUP_FACTOR,
     STARTUP_MIN_US,
 )
-from profsight.knowledge.trace_schema import LAUNCH_KINDS, EventKind
+from profsight.knowledge.trace_schema import LAUNCH_KINDS, PROFILER_STEP_PREFIX, EventKind
 from profsight.model.events import MISSING
 from profsight.model.findings import Evidence, Finding, Severity, severity_for
 
@@ -38,22 +38,7 @@ def run(ctx: Context) -> list[Finding]:
         )
     unrecorded = unrecorded_device(ctx.profile)
     listed_only = not ctx.profile.events.mask(LAUNCH_KINDS).any()
-    if unrecorded:
-        findings.append(
-            replace(
-                setup_finding(
-                    advice.NO_DEVICE_ACTIVITY_TITLE,
-                    advice.NO_DEVICE_ACTIVITY_EXPLANATION.format(evidence="; ".join(unrecorded))
-                    + (advice.NOTHING_LAUNCHED if len(unrecorded) == 1 and listed_only else ""),
-                    advice.NO_DEVICE_ACTIVITY_ADVICE,
-                ),
-                severity=Severity.HIGH,
-                evidence=tuple(Evidence("the trace shows a GPU", e) for e in unrecorded),
-                blocks=True,
-                trigger="a GPU shown (devices, runtime calls or GPU-only ops) with no kernel, "
-                "copy or memset recorded",
-            )
-        )
+    findings += unrecorded_findings(unrecorded, listed_only and len(unrecorded) == 1)
     findings += _startup(ctx)
     findings += _activity_and_shapes(ctx)
     findings += _profiler_cost(ctx)
@@ -72,17 +57,7 @@ def run(ctx: Context) -> list[Finding]:
                 advice.FEW_STEPS_ADVICE,
             )
         )
-    if len(steps) >= advice.WARMUP_MIN_STEPS:
-        walls = np.array([s.wall_us for s in steps])
-        median = float(np.median(walls[1:]))
-        if walls[0] > advice.WARMUP_OUTLIER * median:
-            findings.append(
-                setup_finding(
-                    advice.WARMUP_TITLE.format(ratio=walls[0] / median),
-                    advice.WARMUP_EXPLANATION,
-                    advice.WARMUP_ADVICE,
-                )
-            )
+    findings += _first_step(ctx)
     if "launched_before_window" in codes:
         findings.append(
             setup_finding(
@@ -92,6 +67,46 @@ def run(ctx: Context) -> list[Finding]:
             )
         )
     return findings
+
+
+def steps_before(ctx: Context) -> int | None:
+    """How many steps ran before the first recorded one, read from its ``ProfilerStep#N``
+    number (`advice.WARMED_UP_STEPS` says what torch's schedule makes of it); None when the
+    trace has no numbered profiler steps."""
+    if ctx.breakdown.windows != "profiler steps" or not ctx.breakdown.steps:
+        return None
+    number = ctx.breakdown.steps[0].name.removeprefix(PROFILER_STEP_PREFIX)
+    return int(number) if number.isdigit() else None
+
+
+def _first_step(ctx: Context) -> list[Finding]:
+    """A first profiled step slower than the others: a warm-up is advised only when the
+    trace shows none ran (the first recorded step is #0 or #1); after a warm-up the outlier
+    is something else, said as such."""
+    steps = ctx.breakdown.steps
+    if len(steps) < advice.WARMUP_MIN_STEPS:
+        return []
+    walls = np.array([s.wall_us for s in steps])
+    median = float(np.median(walls[1:]))
+    if walls[0] <= advice.WARMUP_OUTLIER * median:
+        return []
+    ratio = walls[0] / median
+    before = steps_before(ctx)
+    if before is not None and before >= advice.WARMED_UP_STEPS:
+        return [
+            setup_finding(
+                advice.WARMED_UP_TITLE.format(ratio=ratio, before=before),
+                advice.WARMED_UP_EXPLANATION.format(before=before),
+                advice.WARMED_UP_ADVICE,
+            )
+        ]
+    return [
+        setup_finding(
+            advice.WARMUP_TITLE.format(ratio=ratio),
+            advice.WARMUP_EXPLANATION,
+            advice.WARMUP_AFTER_ONE_ADVICE if before == 1 else advice.WARMUP_ADVICE,
+        )
+    ]
 
 
 def _startup(ctx: Context) -> list[Finding]:
@@ -106,18 +121,25 @@ def _startup(ctx: Context) -> list[Finding]:
     if len(compiled):
         union = intervals.union(ev.start[compiled], ev.end_of(compiled))
         seconds = intervals.length(*union) / 1e9
-        return [_startup_finding(share, advice.COMPILE_STARTUP.format(seconds=seconds))]
+        explanation = advice.COMPILE_STARTUP.format(seconds=seconds)
+        return [_startup_finding(share, explanation, steps_before(ctx))]
     longest = events[np.argsort(-ev.dur[events])][:3] if len(events) else events
     names = [f"{ev.strings[ev.name[e]]} ({ev.dur[e] / 1e6:.1f} ms)" for e in longest.tolist()]
-    return [_startup_finding(share, advice.STARTUP_EXPLANATION.format(calls=", ".join(names)))]
+    explanation = advice.STARTUP_EXPLANATION.format(calls=", ".join(names))
+    return [_startup_finding(share, explanation, steps_before(ctx))]
 
 
-def _startup_finding(share: float, explanation: str) -> Finding:
+def _startup_finding(share: float, explanation: str, before: int | None = None) -> Finding:
+    """`before`: the steps that ran before the recorded ones (`steps_before`): a schedule
+    that warmed up is not told to add a warm-up."""
+    warmed_up = before is not None and before >= advice.WARMED_UP_STEPS
     return replace(
         setup_finding(
             advice.STARTUP_TITLE.format(share=share),
             explanation,
-            advice.STARTUP_ADVICE,
+            advice.STARTUP_AFTER_WARMUP_ADVICE.format(before=before)
+            if warmed_up
+            else advice.STARTUP_ADVICE,
         ),
         severity=severity_for(share),
         at_stake_pct=share,
@@ -127,13 +149,37 @@ def _startup_finding(share: float, explanation: str) -> Finding:
     )
 
 
+def shapes_recorded(ctx: Context) -> bool:
+    """Whether the trace was recorded with ``record_shapes=True``: its header says so
+    (Kineto writes ``"record_shapes": 1``), or an op carries its ``Input Dims``."""
+    flag = ctx.profile.meta.flag("record_shapes")
+    return flag if flag is not None else bool((ctx.profile.events.shapes != MISSING).any())
+
+
+def has_compiled_regions(ctx: Context) -> bool:
+    """Whether torch.compile's code ran in the trace (`advice.COMPILED_REGION_ROWS`)."""
+    ev = ctx.profile.events
+    ids = [i for i, text in enumerate(ev.strings) if advice.COMPILED_REGION_ROWS.match(text)]
+    return bool(ids) and bool(np.isin(ev.name, ids).any())
+
+
+def flops_unknown(ctx: Context, uncounted: int) -> str:
+    """Why FLOPs are unknown, for the verdict's evidence: record_shapes is asked for only
+    of a trace recorded without it; with it, the shapes compiled regions hide are said."""
+    if shapes_recorded(ctx) and has_compiled_regions(ctx):
+        return advice.COMPILED_FLOPS_UNKNOWN
+    if uncounted:
+        return advice.FLOPS_UNCOUNTED.format(uncounted=uncounted)
+    return advice.FLOPS_UNKNOWN
+
+
 def _activity_and_shapes(ctx: Context) -> list[Finding]:
-    """Matmuls and convolutions without their shapes."""
+    """Matmuls and convolutions without their shapes, in a trace recorded without them."""
     findings = []
     ev = ctx.profile.events
     strings = ev.strings
     shaped_ids = [i for i, text in enumerate(strings) if text in SHAPED_OPS]
-    if np.isin(ev.name, shaped_ids).any() and not (ev.shapes != MISSING).any():
+    if np.isin(ev.name, shaped_ids).any() and not shapes_recorded(ctx):
         findings.append(
             setup_finding(
                 advice.NO_SHAPES_TITLE, advice.NO_SHAPES_EXPLANATION, advice.NO_SHAPES_ADVICE
@@ -209,3 +255,29 @@ def setup_finding(title: str, explanation: str, recommendation: str) -> Finding:
         at_stake_pct=0.0,
         trigger="profile quality check",
     )
+
+
+def unrecorded_findings(
+    evidence: tuple[str, ...], nothing_launched: bool = False, where: str = "trace"
+) -> list[Finding]:
+    """A GPU run whose device activity was not recorded (`evidence`: what shows the GPU, in
+    a trace or a table's rows); `nothing_launched`: only the listed devices show it."""
+    if not evidence:
+        return []
+    return [
+        replace(
+            setup_finding(
+                advice.NO_DEVICE_ACTIVITY_TITLE,
+                advice.NO_DEVICE_ACTIVITY_EXPLANATION.format(
+                    where=where, evidence="; ".join(evidence)
+                )
+                + (advice.NOTHING_LAUNCHED if nothing_launched else ""),
+                advice.NO_DEVICE_ACTIVITY_ADVICE,
+            ),
+            severity=Severity.HIGH,
+            evidence=tuple(Evidence(f"the {where} shows a GPU", e) for e in evidence),
+            blocks=True,
+            trigger="a GPU shown (devices, runtime calls, GPU-only ops or a backward on a "
+            "device thread) with no kernel, copy or memset recorded",
+        )
+    ]
