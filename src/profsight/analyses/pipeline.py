@@ -7,7 +7,7 @@ share of step time at stake.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from profsight.analyses.findings import (
     communication,
@@ -23,7 +23,9 @@ from profsight.analyses.findings import (
 )
 from profsight.analyses.findings.from_table import breakdown_of, printed_findings
 from profsight.analyses.findings.memory import copy_churn
+from profsight.analyses.findings.setup import unrecorded_findings
 from profsight.analyses.findings.table_python import (
+    hot_function_findings,
     hotspot_notes,
     with_metric_rows,
     with_python_hotspots,
@@ -35,8 +37,10 @@ from profsight.analyses.step.comms import Communication
 from profsight.analyses.step.context import Context, context
 from profsight.analyses.step.table_device import printed_device
 from profsight.analyses.step.table_step import PrintedStep, printed_step
+from profsight.analyses.step.table_unrecorded import unrecorded_device_rows
 from profsight.analyses.verdict import Verdict, trace_facts, verdict
 from profsight.knowledge.advice import (
+    COMPUTE_PREFIX,
     INCLUSIVE_DEVICE,
     READABLE_TABLE_PCT,
     TOO_LITTLE,
@@ -121,8 +125,16 @@ def diagnose_table(run: PrintedRun) -> Diagnosis:
     findings += copy_churn(table.rows, step.steps, step.share, device is not None)
     findings = host.without_explained(findings)
     findings = with_python_hotspots(findings, step, run.profiles)
+    findings += hot_function_findings(step, run.profiles)
     findings += printed_setup(step, table)
-    result = verdict(printed_facts(step, device, table, run.flops), findings)
+    facts = printed_facts(step, device, table, run.flops)
+    unrecorded = unrecorded_device_rows(table)
+    if unrecorded:
+        facts = replace(facts, unrecorded=unrecorded)
+        # a GPU run's compute is its kernels: the host's times of its ops are not it
+        findings = [f for f in findings if not f.category.startswith(COMPUTE_PREFIX)]
+        findings += unrecorded_findings(unrecorded, where="table")
+    result = verdict(facts, findings)
     findings += model_habits.complexity(result.judgement, result.summary, result.evidence)
     return Diagnosis(
         breakdown_of(step, device),

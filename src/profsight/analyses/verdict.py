@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from profsight.analyses.findings.setup import flops_unknown
 from profsight.analyses.step import intervals
 from profsight.analyses.step.clocks import DEVICE_CLOCK
 from profsight.analyses.step.context import Context
@@ -98,6 +99,9 @@ class StepFacts:
     unrecorded: tuple[str, ...] = ()
     """What shows a GPU whose work the profile did not record (`analyses.unrecorded`): then
     the run is not judged."""
+    queue_full_pct: float = 0.0
+    """% of the step the host waited on a full launch queue (a table's ``Command Buffer
+    Full``; a trace's replay prices its waits instead)."""
 
     @property
     def inference(self) -> bool:
@@ -274,9 +278,10 @@ def _decide(ctx: StepFacts, findings: list[Finding]) -> Verdict:
             NO_DEVICE_VERDICT.format(evidence="; ".join(ctx.unrecorded)),
         )
     if held >= HELD_DOMINANT_PCT:
+        # the text says to profile again before judging: the box says not judged
         return _verdict(
             "unrecorded",
-            "balanced",
+            NOT_JUDGED,
             ctx,
             busy_pct,
             data,
@@ -287,7 +292,7 @@ def _decide(ctx: StepFacts, findings: list[Finding]) -> Verdict:
     if startup >= STARTUP_DOMINANT_PCT:
         return _verdict(
             "host",
-            "balanced",
+            NOT_JUDGED,
             ctx,
             busy_pct,
             data,
@@ -319,13 +324,20 @@ def _decide(ctx: StepFacts, findings: list[Finding]) -> Verdict:
             advice.COMMUNICATION_BOUND_VERDICT.format(exposed=exposed),
         )
     if busy_pct is not None:
-        return _device_verdict(ctx, categories, busy_pct, data, [*evidence, *memory])
+        return _device_verdict(ctx, categories, busy_pct, data, [*evidence, *memory], top)
     return _cpu_verdict(ctx, findings, data, evidence)
 
 
 def _device_verdict(
-    ctx: StepFacts, categories: set[str], busy: float, data: float, evidence: list[str]
+    ctx: StepFacts,
+    categories: set[str],
+    busy: float,
+    data: float,
+    evidence: list[str],
+    top: str | None = None,
 ) -> Verdict:
+    """`top`: the first actionable finding's category (its bound, when it names the GPU's
+    idle time, is the host's)."""
     idle = ctx.device_idle_pct
     if "memory_limit" in categories:
         figures = "; ".join(e for e in evidence if e.startswith("peak "))
@@ -379,7 +391,8 @@ def _device_verdict(
             evidence,
             advice.HOST_BOUND_VERDICT.format(busy=busy),
         )
-    if "communication" in categories:
+    idle_first = top in advice.IDLE_CAUSE_CATEGORIES
+    if "communication" in categories and not idle_first:
         return _verdict(
             "communication",
             "balanced",
@@ -389,14 +402,14 @@ def _device_verdict(
             evidence,
             advice.COMMUNICATION_VERDICT,
         )
+    if ctx.queue_full_pct >= advice.QUEUE_FULL_PCT:
+        text = advice.BALANCED_QUEUE_FULL_VERDICT.format(busy=busy, queue=ctx.queue_full_pct)
+    elif categories & advice.IDLE_CAUSE_CATEGORIES:
+        text = advice.BALANCED_GPU_VERDICT.format(busy=busy)
+    else:
+        text = advice.BALANCED_UNEXPLAINED_VERDICT.format(busy=busy)
     return _verdict(
-        "compute",
-        "balanced",
-        ctx,
-        busy,
-        data,
-        evidence,
-        advice.BALANCED_GPU_VERDICT.format(busy=busy),
+        "host" if idle_first else "compute", "balanced", ctx, busy, data, evidence, text
     )
 
 
@@ -503,10 +516,8 @@ def _compute_evidence(ctx: Context, timed: bool = True) -> tuple[list[str], floa
     (not `timed`: a GPU run whose device work was not recorded, whose step time is the
     host's alone: the FLOPs, no rate)."""
     total = ctx.flops.total
-    if not ctx.flops.complete:
-        return [advice.FLOPS_UNCOUNTED.format(uncounted=ctx.flops.uncounted)], None
-    if total <= 0 or not ctx.step_us:
-        return [advice.FLOPS_UNKNOWN], None
+    if not ctx.flops.complete or total <= 0 or not ctx.step_us:
+        return [flops_unknown(ctx, ctx.flops.uncounted)], None
     per_step = total / ctx.steps
     if not timed:
         return [f"{short_flops(per_step)} per step (no rate: the device's time is unknown)"], None

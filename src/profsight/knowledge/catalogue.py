@@ -103,6 +103,15 @@ RULES: Final[tuple[Rule, ...]] = (
         source=advice.MEASURED,
     ),
     Rule(
+        category="host_lead_in",
+        family=HOST,
+        trigger=f"host time from a GPU step's start to its first launch of device work >= "
+        f"{advice.LEAD_IN_PCT:g}% of the step (of the device's idle time it can cost; the "
+        "replay prices taking it out)",
+        fix=advice.LEAD_IN_ADVICE,
+        source=OWN,
+    ),
+    Rule(
         category="module_overhead",
         family=HOST,
         trigger=f"a module's own time >= {advice.MODULE_OWN_PCT:g}% of the step and >= "

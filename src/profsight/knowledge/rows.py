@@ -256,8 +256,13 @@ def _lightning(name: str) -> RowKind | None:
     return RowKind.LIGHTNING
 
 
+#: The step ranges ``prof.step()`` records (``ProfilerStep#3``) and torch's table merges
+#: (``ProfilerStep*``).
+STEP_PREFIXES: Final = ("ProfilerStep#", "ProfilerStep*")
+
+
 def _by_prefix(name: str) -> RowKind | None:
-    if name.startswith(("ProfilerStep#", "ProfilerStep*")):
+    if name.startswith(STEP_PREFIXES):
         return RowKind.STEP
     if name.startswith("enumerate(DataLoader)#"):
         return RowKind.DATALOADER
@@ -357,6 +362,11 @@ GRAPH_LAUNCH_CALLS: Final = frozenset({"cudaGraphLaunch", "cuGraphLaunch", "hipG
 #: CUPTI's overhead row for a launch that blocked because the device's launch queue (command
 #: buffer) was full: the host is ahead of the device, which is therefore busy.
 QUEUE_FULL_ROWS: Final = frozenset({"Command Buffer Full"})
+#: Python frames (``with_stack=True``) in which a thread waits for work done on another:
+#: autograd runs a device's backward on that device's own worker thread while the caller
+#: blocks in ``run_backward`` (torch/csrc/autograd/engine.cpp, ``Engine::execute``: the
+#: device threads of ``thread_main``), so that frame's self time repeats the backward's.
+THREAD_WAIT_FRAMES: Final = re.compile(r"^<built-in method run_backward of ")
 #: The profiler's own bookkeeping rows (Kineto requesting buffers for the device tracer).
 PROFILER_OVERHEAD_ROWS: Final = frozenset({"Activity Buffer Request"})
 #: One-time start-up rows CUPTI records: lazy loading of GPU code on its first launch.

@@ -31,6 +31,7 @@ CATEGORIES: Final = (
     "module_overhead",
     "launch_overhead",
     "per_step_overhead",
+    "host_lead_in",
     "callbacks_logging",
     "optimizer",
     "metrics",
@@ -111,6 +112,12 @@ class Finding:
     blocks: bool = False
     """The profile cannot be read right until this is fixed (its device work was not
     recorded): it ranks before everything."""
+
+    def __post_init__(self) -> None:
+        # figures are plain floats whatever computed them (a NumPy scalar is no JSON number)
+        object.__setattr__(self, "at_stake_pct", float(self.at_stake_pct))
+        if self.gain_pct is not None:
+            object.__setattr__(self, "gain_pct", float(self.gain_pct))
 
     @property
     def priced(self) -> str:

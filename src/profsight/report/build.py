@@ -176,9 +176,15 @@ def _text_report(profile: TextProfile) -> ReportData:
     summary = [f"Source: {profile.source} ({_FORMAT_NAMES[profile.format]})"]
     facts: dict[str, Any] = {"path": profile.source, "format": profile.format}
     if profile.tables:
+        layouts = ", ".join(sorted({t.layout for t in profile.tables}))
+        largest = max(len(t.table) for t in profile.tables)
         summary.append(
-            f"Tables: {len(profile.tables)}; the largest has {len(table)} rows "
-            f"({', '.join(sorted({t.layout for t in profile.tables}))} layout)"
+            f"Tables: {len(profile.tables)}; the largest has {largest} rows ({layouts} layout)"
+            + (
+                f"; {len(table)} distinct rows from the tables of its run are read and shown"
+                if len(table) > largest
+                else ""
+            )
         )
         facts["tables"] = [
             {"title": t.title, "layout": t.layout, "rows": len(t.table), "footer": t.footer}

@@ -16,7 +16,10 @@ from profsight.analyses.step.context import Context
 from profsight.analyses.step.table_device import QUEUE_FULL, PrintedDevice
 from profsight.analyses.step.table_step import PrintedStep
 from profsight.knowledge import advice
-from profsight.knowledge.trace_schema import EventKind
+from profsight.knowledge.kernels import decode_kernel
+from profsight.knowledge.op_families import COPIES, kernel_family
+from profsight.knowledge.phases import Phase
+from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
 from profsight.model.findings import Evidence, Finding, severity_for
 from profsight.units import short_time
 
@@ -41,14 +44,19 @@ class DeviceIdle:
     """The launch queue was full: the host is ahead of the device, not behind it."""
     evidence: tuple[Evidence, ...]
     filling: Filling = TRACE
+    largest_busy_pct: float = 0.0
+    """The largest family of device work (matrix math, copies, ...), % of the step."""
 
 
 def idle_findings(d: DeviceIdle) -> list[Finding]:
-    """`gpu_idle`, or `launch_overhead` when the kernels are tiny and the host idles it."""
-    if d.busy_pct >= advice.GPU_IDLE_PCT or d.queue_full:
+    """`gpu_idle`, or `launch_overhead` when the kernels are tiny and the host idles it:
+    below GPU_IDLE_PCT busy, or whenever the idle time no other finding names is the step's
+    largest share."""
+    idle = float(d.idle_pct)
+    rest = max(idle - float(d.explained_pct), 0.0)
+    largest = rest >= advice.IDLE_LARGEST_MIN_PCT and rest > d.largest_busy_pct
+    if d.queue_full or (d.busy_pct >= advice.GPU_IDLE_PCT and not largest):
         return []
-    idle = d.idle_pct
-    rest = max(idle - d.explained_pct, 0.0)
     evidence = d.evidence
     if rest < idle:
         evidence += (Evidence("idle not explained by another finding", f"{rest:.0f}% of the step"),)
@@ -56,6 +64,11 @@ def idle_findings(d: DeviceIdle) -> list[Finding]:
         d.kernel_us is not None and d.kernel_us < advice.SHORT_KERNEL_US and d.host_idles_it
     )
     busy = f"device busy < {advice.GPU_IDLE_PCT:g}% of the step ({advice.TB_PLUGIN})"
+    if d.busy_pct >= advice.GPU_IDLE_PCT:
+        busy = (
+            f"device idle >= {advice.IDLE_LARGEST_MIN_PCT:g}% of the step and more than any "
+            f"family of device work ({d.largest_busy_pct:.0f}%)"
+        )
     common = {
         "severity": severity_for(rest),
         "evidence": evidence,
@@ -93,6 +106,10 @@ def idle_from_trace(ctx: Context) -> DeviceIdle:
     busy_pct = busy * 100 / ctx.steady_us if ctx.steady_us else 0.0
     causes = ctx.average.device_idle_us
     synced = ctx.share(causes.get("sync", 0.0) * ctx.steps)
+    loading = ctx.share(causes.get("input", 0.0) * ctx.steps)
+    data_rule = advice.PHASE_RULES_BY_PHASE[Phase.DATA_LOADING]
+    if ctx.phase_share(Phase.DATA_LOADING.value) < data_rule.threshold_pct:
+        loading = 0.0  # named by the data-loading finding only when that fires
     ev = ctx.profile.events
     kernels = ev.dur[ev.kind == EventKind.KERNEL] / 1000.0
     median = float(np.median(kernels)) if len(kernels) else None
@@ -112,13 +129,37 @@ def idle_from_trace(ctx: Context) -> DeviceIdle:
     return DeviceIdle(
         busy_pct=busy_pct,
         idle_pct=ctx.share(max(ctx.steady_us - busy, 0.0) * ctx.steps),
-        explained_pct=synced if synced >= advice.SYNC_PCT else 0.0,
+        explained_pct=(synced if synced >= advice.SYNC_PCT else 0.0) + loading,
         kernel_us=median,
         kernel_stat="median kernel",
         host_idles_it=host >= max(causes.get("sync", 0.0), causes.get("input", 0.0)),
         queue_full=False,  # a trace's queue waits are the host's: the replay prices them
         evidence=evidence,
+        largest_busy_pct=busy_pct * _largest_family_fraction(ctx),
     )
+
+
+def _largest_family_fraction(ctx: Context) -> float:
+    """The largest family's fraction of the device's work (kernels by decoded operation,
+    copies and memsets as one family)."""
+    ev = ctx.profile.events
+    work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS))
+    if not len(work):
+        return 0.0
+    ids, inverse = np.unique(ev.name[work], return_inverse=True)
+    sums = np.bincount(inverse.reshape(-1), weights=ev.dur[work], minlength=len(ids))
+    first = np.zeros(len(ids), dtype=np.int64)
+    first[inverse.reshape(-1)[::-1]] = work[::-1]
+    families: dict[str, float] = {}
+    for name, kind, total in zip(ids.tolist(), ev.kind[first].tolist(), sums.tolist(), strict=True):
+        family = (
+            kernel_family(decode_kernel(ev.strings[name]).operation)
+            if kind == EventKind.KERNEL
+            else COPIES
+        )
+        families[family] = families.get(family, 0.0) + total
+    whole = sum(families.values())
+    return max(families.values()) / whole if whole else 0.0
 
 
 def idle_from_table(step: PrintedStep, device: PrintedDevice, explained_pct: float) -> DeviceIdle:
@@ -148,8 +189,9 @@ def idle_from_table(step: PrintedStep, device: PrintedDevice, explained_pct: flo
         kernel_us=mean,
         kernel_stat="device work per launch",
         host_idles_it=True,
-        queue_full=bool(device.waits.get(QUEUE_FULL)),
+        queue_full=step.share(device.waits.get(QUEUE_FULL, 0.0)) >= advice.QUEUE_FULL_PCT,
         evidence=tuple(evidence),
+        largest_busy_pct=step.share(max(device.family_us.values(), default=0.0)),
         filling=TABLE.noted("busy is an upper bound (kernels on several streams may overlap)"),
     )
 

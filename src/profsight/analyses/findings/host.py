@@ -5,11 +5,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
+from profsight.analyses.step import intervals
 from profsight.analyses.step.breakdown import Breakdown
 from profsight.analyses.step.context import Context
+from profsight.analyses.step.lead_in import lead_in_spans
 from profsight.knowledge.advice import (
     BATCH_SCALE,
     EXPLAINED_BY,
+    LEAD_IN_ADVICE,
+    LEAD_IN_EXPLANATION,
+    LEAD_IN_LABEL,
+    LEAD_IN_NO_OP,
+    LEAD_IN_PCT,
+    LEAD_IN_TITLE,
+    LEAD_IN_UNNAMED_FRACTION,
     MEASURED,
     PER_STEP_ADVICE,
     PER_STEP_EXPLANATION,
@@ -20,6 +31,8 @@ from profsight.knowledge.advice import (
     SHORT_STEP_US,
 )
 from profsight.knowledge.phases import PHASE_LABELS, Phase
+from profsight.knowledge.rows import STEP_PREFIXES
+from profsight.knowledge.trace_schema import HOST_KINDS
 from profsight.model.findings import PER_SAMPLE, Evidence, Finding, Severity, severity_for
 from profsight.units import short_time
 
@@ -28,7 +41,61 @@ _MODEL_WORK = (Phase.FORWARD, Phase.BACKWARD, Phase.OPTIMIZER)
 
 
 def run(ctx: Context) -> list[Finding]:
-    return from_breakdown(ctx.breakdown)
+    return [*from_breakdown(ctx.breakdown), *_lead_in(ctx)]
+
+
+def _lead_in(ctx: Context) -> list[Finding]:
+    """A GPU step whose host works long before it launches the step's first device work
+    (preprocessing in the loop: decoding, resizing, tokenising): the device idles meanwhile
+    unless earlier work still runs. Named by the ops and ranges in that stretch, by self
+    time; the replay prices taking it out of the step."""
+    leads = lead_in_spans(ctx)
+    if leads is None:
+        return []
+    lo, hi = leads
+    lead_us = float((hi - lo).sum()) / 1000.0 / ctx.steps
+    share = ctx.share(lead_us * ctx.steps)
+    at_stake = ctx.host_at_stake(share)
+    if at_stake < LEAD_IN_PCT:
+        return []
+    ev = ctx.profile.events
+    own = ctx.profile.attribution.cpu_self
+    inside = np.flatnonzero(
+        np.isin(ev.kind, list(HOST_KINDS)) & intervals.overlaps(ev.start, ev.start + 1, (lo, hi))
+    )
+    step_ids = {i for i, s in enumerate(ev.strings) if s.startswith(STEP_PREFIXES)}
+    by_name: dict[int, float] = {}
+    for name, us in zip(ev.name[inside].tolist(), own[inside].tolist(), strict=True):
+        if name not in step_ids:
+            by_name[name] = by_name.get(name, 0.0) + us
+    named = sorted(((us, n) for n, us in by_name.items() if us > 0), reverse=True)
+    unnamed = max(lead_us * ctx.steps - sum(us for us, _ in named), 0.0)
+    evidence = [
+        Evidence(LEAD_IN_LABEL, f"{short_time(lead_us)} per step ({share:.0f}% of the step)"),
+        *(
+            Evidence(ev.strings[n], f"{short_time(us / ctx.steps)} per step", (ev.strings[n],))
+            for us, n in named[:_NAMED_HOST]
+        ),
+    ]
+    if unnamed >= lead_us * ctx.steps * LEAD_IN_UNNAMED_FRACTION:
+        evidence.append(Evidence(LEAD_IN_NO_OP, f"{short_time(unnamed / ctx.steps)} per step"))
+    return [
+        Finding(
+            category="host_lead_in",
+            severity=severity_for(at_stake),
+            title=LEAD_IN_TITLE.format(lead=short_time(lead_us), share=share),
+            evidence=tuple(evidence),
+            explanation=LEAD_IN_EXPLANATION,
+            recommendation=LEAD_IN_ADVICE,
+            at_stake_pct=at_stake,
+            trigger=f"host time before a GPU step's first launch >= {LEAD_IN_PCT:g}% of the step "
+            "(of the device's idle time it can cost)",
+        )
+    ]
+
+
+#: The ranges and ops named as the lead-in's, at most.
+_NAMED_HOST = 4
 
 
 def from_breakdown(breakdown: Breakdown, per_step: bool | None = None) -> list[Finding]:

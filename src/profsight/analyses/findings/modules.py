@@ -3,6 +3,7 @@ ops such as a skip connection), and many tiny ops in the forward pass."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +25,7 @@ from profsight.knowledge.advice import (
 from profsight.knowledge.lightning_names import (
     CUT_MARK,
     LIGHTNING_MODULE_PREFIX,
+    PYTHON_MODULE_PREFIX,
     TORCH_LAYERS,
     module_class,
 )
@@ -127,9 +129,14 @@ def _own_time(ctx: Context) -> list[Finding]:
 
 
 def _is_layer(label: str) -> bool:
-    """A torch.nn layer (``conv1 (Conv2d)``): its own time is its computation."""
+    """A torch.nn layer (``conv1 (Conv2d)``, or ``Linear_2`` as torch's with_stack module
+    frames number instances): its own time is its computation."""
     cls = label.rsplit("(", 1)[-1].rstrip(")") if label.endswith(")") else label
-    return cls in TORCH_LAYERS
+    return cls in TORCH_LAYERS or _INSTANCE.sub("", cls) in TORCH_LAYERS
+
+
+#: The instance number torch appends to a module frame's class (``nn.Module: Linear_2``).
+_INSTANCE = re.compile(r"_\d+$")
 
 
 @dataclass(frozen=True)
@@ -210,7 +217,7 @@ def _table_modules(
     children = _module_children(modules) if step.coverage_pct >= advice.FULL_TABLE_PCT else None
     found = []
     for row in modules:
-        cls = module_class(row.name).rsplit(".", 1)[-1]
+        cls = _INSTANCE.sub("", module_class(row.name).rsplit(".", 1)[-1])
         if cls in TORCH_LAYERS or (row.name.endswith(CUT_MARK) and cls not in row.name):
             continue
         if children is not None:
@@ -250,6 +257,8 @@ def _module_children(modules: list[Row]) -> dict[str, list[Row]] | None:
     """Each module row's direct child module rows, from the paths in the names; None when a
     name was cut before its path could place it."""
     placed: dict[str, tuple[str, str, bool]] = {}
+    if any(r.name.startswith(PYTHON_MODULE_PREFIX) for r in modules):
+        return None  # with_stack's module frames name an instance, not a path
     for row in modules:
         name = row.name
         cut = name.endswith(CUT_MARK)

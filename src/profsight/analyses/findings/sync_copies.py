@@ -15,7 +15,7 @@ import numpy as np
 from profsight.analyses.findings.filling import TABLE, TRACE, Filling
 from profsight.analyses.step.breakdown import host_read_calls
 from profsight.analyses.step.context import Context
-from profsight.analyses.step.table_device import BLOCKING_COPY, SYNC, PrintedDevice
+from profsight.analyses.step.table_device import BLOCKING_COPY, QUEUE_FULL, SYNC, PrintedDevice
 from profsight.analyses.step.table_step import PrintedStep
 from profsight.knowledge import advice
 from profsight.knowledge.hardware import PEER_LINKS_GBS
@@ -105,8 +105,12 @@ def syncs_from_table(step: PrintedStep, device: PrintedDevice) -> SyncWaits:
     wait_share = step.share(waited)
     share = min(wait_share, device.idle_pct)
     least = min(max(wait_share - device.busy_pct, 0.0), share)
+    queue = step.share(device.waits.get(QUEUE_FULL, 0.0))
+    full = queue >= advice.QUEUE_FULL_PCT
+    if full:
+        share = least  # a host ahead of a device with a backlog waits for its work
     rows = (*device.wait_rows.get(SYNC, ()), *device.wait_rows.get(BLOCKING_COPY, ()))
-    evidence = (
+    evidence: tuple[Evidence, ...] = (
         Evidence(
             "host blocked in syncs and blocking copies",
             f"{short_time(waited)} per step ({wait_share:.0f}% of the step)",
@@ -119,6 +123,14 @@ def syncs_from_table(step: PrintedStep, device: PrintedDevice) -> SyncWaits:
         ),
         Evidence("device idle during the waits", f"{least:.0f}% to {share:.0f}% of the step"),
     )
+    if full:
+        evidence += (
+            Evidence(
+                "launch queue",
+                advice.QUEUE_FULL_SYNC_EVIDENCE.format(queue=queue),
+                tuple(r.name for r in device.wait_rows.get(QUEUE_FULL, ())),
+            ),
+        )
     note = (
         "whether the GPU idled during the waits is bounded, not measured (between the two "
         "figures above)"
@@ -181,7 +193,7 @@ def copies_from_trace(ctx: Context) -> HostCopies:
 def copies_from_table(step: PrintedStep, device: PrintedDevice) -> HostCopies:
     """Copies the rows name as pageable, else all copies when their calls took as much host
     time as the copies took on the device (they were not asynchronous)."""
-    pageable = [r for r in device.family_rows.get(COPIES, ()) if "Pageable" in r.name]
+    pageable = [r for r in device.memcpy_rows if "Pageable" in r.name]
     blocking = device.waits.get(BLOCKING_COPY, 0.0)
     copy_us = sum(r.self_device_us for r in pageable) / step.steps if pageable else 0.0
     if not pageable and blocking:

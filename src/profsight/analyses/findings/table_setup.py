@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from profsight.analyses.findings.from_table import idle_causes
 from profsight.analyses.findings.setup import profiler_cost_finding, setup_finding
-from profsight.analyses.step.table_device import PrintedDevice
+from profsight.analyses.step.table_device import QUEUE_FULL, PrintedDevice
 from profsight.analyses.step.table_step import PrintedStep
 from profsight.analyses.verdict import StepFacts
 from profsight.knowledge import advice
@@ -32,6 +32,7 @@ def printed_facts(
         compute=(_flops(step, flops),),
         busy_basis="busy at most",
         host_only=_host_only(table, device),
+        queue_full_pct=0.0 if device is None else step.share(device.waits.get(QUEUE_FULL, 0.0)),
     )
 
 

@@ -19,6 +19,7 @@ from profsight.analyses.replay.engine import Edit, StepGraph, replay, step_graph
 from profsight.analyses.step import intervals
 from profsight.analyses.step.breakdown import phase_code, phase_intervals
 from profsight.analyses.step.context import Context
+from profsight.analyses.step.lead_in import lead_in_spans
 from profsight.analyses.step.startup import startup_intervals
 from profsight.knowledge import advice
 from profsight.knowledge.collectives import COMMUNICATION_NAME
@@ -114,6 +115,11 @@ def edit_for(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
             host=(_removed(spans),),
             drop_removed_work=drop,
         )
+    if f.category == "host_lead_in":
+        leads = lead_in_spans(ctx)
+        if leads is None:
+            return None
+        return Edit("without the host's lead-in", host=(_removed(leads),))
     build = _EDITS.get(f.category)
     return build(ctx, graph, f) if build is not None else None
 

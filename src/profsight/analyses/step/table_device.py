@@ -57,6 +57,9 @@ class PrintedDevice:
     wait_rows: dict[str, tuple[Row, ...]]
     copy_us: float
     """Device time per step of copies."""
+    memcpy_rows: tuple[Row, ...]
+    """The device's copy rows (``Memcpy HtoD (Pageable -> Device)``), whichever rows the
+    families were read from."""
     fp32_matrix_us: float
     """Device time per step of FP32 GEMM/convolution kernels not on tensor cores."""
     fp32_rows: tuple[Row, ...]
@@ -107,6 +110,7 @@ def printed_device(table: ProfilerTable, step: PrintedStep) -> PrintedDevice | N
         waits=waits,
         wait_rows={k: tuple(v) for k, v in wait_rows.items()},
         copy_us=copy_us,
+        memcpy_rows=tuple(r for r in table.rows if kinds[id(r)] is RowKind.MEMCPY),
         fp32_matrix_us=sum(r.self_device_us for r in fp32) / steps,
         fp32_rows=tuple(sorted(fp32, key=lambda r: -r.self_device_us)),
         arch=arch,

@@ -47,9 +47,16 @@ from profsight.knowledge.lightning_names import (
 from profsight.knowledge.op_families import OPTIMIZER, op_family
 from profsight.knowledge.ops import lookup_op
 from profsight.knowledge.phases import ACTION_PHASES, Phase, declared_phase
-from profsight.knowledge.rows import LIGHTNING_ACTION_EVENT, METRIC_EVENT, METRIC_IN, RowKind
+from profsight.knowledge.rows import (
+    LIGHTNING_ACTION_EVENT,
+    METRIC_EVENT,
+    METRIC_IN,
+    THREAD_WAIT_FRAMES,
+    RowKind,
+)
 from profsight.model.row_kind import row_kind
 from profsight.model.table import ProfilerTable, Row
+from profsight.units import short_time
 
 #: Lightning's step action in its reports (SimpleProfiler) and ranges.
 STEP_ACTION = "run_training_batch"
@@ -190,7 +197,8 @@ class _Builder:
             if rows and rows[0].calls and self.self_total:
                 steps = rows[0].calls
                 self.limits.append(advice.NO_STEP_ROW_NOTE.format(steps=steps, what=what))
-                return (steps, self.self_total / steps, f"Self CPU time total / {steps} steps")
+                window, basis = self._window()
+                return (steps, window / steps, f"{basis} / {steps} steps")
         phased = [r for r in self.rows if self._phase(r) is not None and r.calls > 1]
         if phased and all(r.event_kind == LIGHTNING_ACTION_EVENT for r in self.rows):
             # Lightning 1.0/1.1 reports (or a report cut before its batch action): the
@@ -206,8 +214,36 @@ class _Builder:
             return (steps, self._total(outer) / steps, "the sum of the recorded phases per step")
         if self.self_total:
             self.limits.append(advice.WHOLE_WINDOW_NOTE)
-            return (1, self.self_total, "Self CPU time total (the whole window as one step)")
+            window, basis = self._window()
+            return (1, window, f"{basis} (the whole window as one step)")
         return None
+
+    def _window(self) -> tuple[float, str]:
+        """The window's wall time from ``Self CPU time total``, which sums the self times of
+        every thread: less the main thread's wait in a frame that waited for backward on
+        autograd's device thread (that time is the backward's, counted on its own thread),
+        and never shorter than the longest row (one range on one thread)."""
+        waits = [
+            r
+            for r in self.rows
+            if THREAD_WAIT_FRAMES.match(r.name)
+            and r.self_cpu_us >= advice.THREAD_WAIT_SELF_FRACTION * r.cpu_total_us
+        ]
+        engine = sum(r.cpu_total_us for r in self.rows if r.name.startswith(ENGINE_PREFIX))
+        repeated = min(sum(r.self_cpu_us for r in waits), engine)
+        longest = max((r.cpu_total_us for r in self.rows), default=0.0)
+        window = max(self.self_total - repeated, longest)
+        if window >= self.self_total:
+            return self.self_total, "Self CPU time total"
+        self.limits.append(
+            advice.THREAD_WAIT_NOTE.format(
+                waited=short_time(self.self_total - window),
+                frame=waits[0].name.split(" of ")[0] + ">",
+                window=short_time(window),
+                total=short_time(self.self_total),
+            )
+        )
+        return window, "Self CPU time total less the wait for autograd's device thread"
 
     def _exclusive_step(self) -> tuple[int, float, str] | None:
         """AdvancedProfiler: the steps from its batch action's calls (its time may read 0);
