@@ -133,3 +133,33 @@ def test_a_cpu_gru_is_no_gpu_run(tmp_path: Path) -> None:
         assert report.verdict is not None
         assert report.verdict.judgement != "not_judged", path.name
         assert not any("run times were not recorded" in f.title for f in report.findings)
+
+
+def test_python_frames_of_a_printed_table_are_python(tmp_path: Path) -> None:
+    """with_stack=True prints frames such as `<built-in function loads>` and
+    `script.py(6): <module>`: their angle brackets looked like a kernel's template
+    arguments, and a CPU run's report called them "[kernel: GPU kernel]"."""
+    import torch
+    from torch.profiler import profile
+
+    model = torch.nn.Sequential(torch.nn.Linear(32, 32), torch.nn.ReLU(), torch.nn.Linear(32, 1))
+    x = torch.randn(64, 32)
+    with profile(with_stack=True) as prof:
+        for _ in range(2):
+            model(x).sum().backward()
+    table = tmp_path / "stack.txt"
+    table.write_text(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=60))
+    rows = json.loads(profsight.explain(str(table)).json())["table"]
+    frames = [r for r in rows if r["name"].startswith("<built-in") or ".py(" in r["name"]]
+    assert frames
+    assert {r["kind"] for r in frames} == {"python"}
+
+
+def test_tf32_tensor_core_gemms_are_judged_against_the_tf32_peak() -> None:
+    """cuBLAS's `sm90_xmma_gemm_f32f32_tf32f32_f32_...` takes FP32 and multiplies in TF32 on
+    the tensor cores: an H100 trace of the profiling tutorial's layer was set against the
+    FP32 CUDA-core peak (67 TFLOP/s) instead of TF32's."""
+    trace = DATA / "gpu_unseen" / "sidnb13__torch-profiling-tutorial__1.json.gz"
+    report = profsight.explain(str(trace))
+    assert report.verdict is not None
+    assert any("TF32 peak" in e for e in report.verdict.evidence), report.verdict.evidence

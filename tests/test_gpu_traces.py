@@ -35,18 +35,6 @@ EXPECTED = {
         set(),
         set(),
     ),
-    f"{INCREDERE}/fp32.pt.trace.json.gz": (
-        {"gpu_idle", "launch_overhead"},
-        {"too_small_for_hardware"},
-        {"low_precision"},
-        set(),
-    ),
-    f"{INCREDERE}/amp.pt.trace.json.gz": (
-        {"gpu_idle", "launch_overhead"},
-        {"too_small_for_hardware"},
-        set(),
-        {"low_precision"},
-    ),
 }
 #: Expectations profsight misses: file -> (top findings accepted, the top finding it gives
 #: instead, the reason). Strict on that wrong reading (`conftest.known_miss`): another wrong
@@ -72,6 +60,21 @@ MISSES = {
         "asynchronous copies: -32% per step) after per_step_overhead (4x the batch: -50% per "
         "sample) and launch_overhead: 57% of each 5.2 ms step is host time in no recorded op, "
         "a fixed cost",
+    ),
+    # read as expected until issue 24, when the GPU's idle time while the input loads became
+    # the data-loading finding's alone (the idle finding and its replay had claimed it too)
+    f"{INCREDERE}/fp32.pt.trace.json.gz": (
+        {"gpu_idle", "launch_overhead"},
+        "data_loading",
+        "data loading is 63% of the step (the DataLoader in the training process) and now "
+        "ranks first, starved by data; the expectation (the host as the limit) is kept as "
+        "written, though the author's own words name the data-loading overhead that stays",
+    ),
+    f"{INCREDERE}/amp.pt.trace.json.gz": (
+        {"gpu_idle", "launch_overhead"},
+        "data_loading",
+        "as the FP32 run: data loading 81% of the step (43.8 of 54.2 ms) ranks first, starved "
+        "by data; the expectation is kept as written",
     ),
 }
 

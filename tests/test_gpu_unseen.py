@@ -22,6 +22,52 @@ EXPECTED: dict[str, tuple[set[str], set[str], set[str]]] = {
         {"too_heavy_for_hardware", "balanced"},
         {"communication", "low_precision"},
     ),
+    # README.p.md: blog posts and tutorials
+    "Quentin-Anthony__torch-profiling-tutorial__1.txt": (
+        {"gpu_idle", "launch_overhead"},
+        {"too_small_for_hardware"},
+        set(),
+    ),
+    "duoan__playground-cuda__1.txt": ({"data_loading"}, {"starved_by_data"}, set()),
+    "duoan__playground-cuda__2.txt": (
+        {"launch_overhead", "gpu_idle"},
+        {"too_small_for_hardware"},
+        set(),
+    ),
+    # missed when first run: no printed row had Self CUDA time (the kernel rows fell past the
+    # row limit), and the device's 9.5 ms a step outlasted the host's 964 µs range
+    "Quentin-Anthony__torch-profiling-tutorial__2.txt": (
+        {"compute_matmul", "compute_other"},
+        {"too_heavy_for_hardware", "balanced"},
+        {"gpu_idle", "launch_overhead", "host_device_sync"},
+    ),
+    # missed when first run: the GPU-idle finding's replay also removed the 298 ms wait for
+    # the input, which is the data-loading finding's
+    "duoan__playground-cuda__3.json.gz": ({"data_loading"}, {"starved_by_data"}, set()),
+    # README.i.md: issue threads
+    "Lightning-AI__pytorch-lightning__1.txt": (
+        {"data_loading", "per_step_overhead"},
+        {"starved_by_data", "too_small_for_hardware", "not_judged"},
+        set(),
+    ),
+    # missed when first run: a footer-less paste's device total was the printed rows' sum,
+    # not rebuilt from their Self CUDA %
+    "ashawkey__torch-ngp__1.txt": (
+        {"compute_other", "compute_matmul"},
+        {"too_heavy_for_hardware", "balanced", "not_judged"},
+        {"low_precision", "launch_overhead", "data_loading"},
+    ),
+    # README.c.md: profiles committed to repositories
+    "grYe99__grYe-nano-vllm__1.txt": (
+        {"compute_matmul", "launch_overhead", "gpu_idle"},
+        {"too_small_for_hardware", "not_judged"},
+        {"communication", "memcpy"},
+    ),
+    "sidnb13__torch-profiling-tutorial__1.json.gz": (
+        {"gpu_idle", "launch_overhead"},
+        {"too_small_for_hardware"},
+        set(),
+    ),
 }
 #: Expectations profsight misses: file -> (top findings accepted, verdict judgements accepted,
 #: categories that must not be reported, the top finding it gives instead, the reason). The
@@ -64,12 +110,13 @@ def test_unseen_gpu_profiles_read_as_their_authors_say(name: str) -> None:
 def test_unseen_gpu_profiles_known_misses(name: str) -> None:
     tops, judgements, absent, wrong, _ = MISSES[name]
     report = _read(name)
+    known_miss(name, report.findings[0].category, tops, wrong)
+    # a fixed top finding must come with the expected verdict and absences
     assert report.verdict is not None and report.verdict.judgement in judgements
     assert not absent & {f.category for f in report.findings}
-    known_miss(name, report.findings[0].category, tops, wrong)
 
 
 def test_unseen_collection_is_complete() -> None:
     """Every profile in tests/data/gpu_unseen is held to an expectation."""
-    files = {p.name for p in UNSEEN.iterdir() if p.name != "README.md"}
+    files = {p.name for p in UNSEEN.iterdir() if not p.name.startswith("README")}
     assert files == set(EXPECTED) | set(MISSES)

@@ -702,13 +702,14 @@ def _compare_without(text: str, title: str, field: str) -> None:
             assert abs(b.calls - a.calls) <= max(1, 0.005 * a.calls), a.name
         elif field == "cpu_mem":  # no other column gives it
             assert b.cpu_mem == 0
-        elif field.endswith("_pct"):  # from the row's time and the footer's total
-            assert getattr(b, field) == pytest.approx(getattr(a, field), abs=0.02), a.name
+        elif field.endswith("_pct"):  # from the row's time (printed to 4 digits: 0.05%)
+            # and the footer's total (torch divides by its own sum, a little off the footer)
+            assert getattr(b, field) == pytest.approx(getattr(a, field), rel=1e-3, abs=0.02)
         elif field != EXTRA:  # a time from its share (printed to 0.01%; torch divides by
-            # its own sum of the rows, a little off the footer) of the total
+            # its own sum of the rows, up to 0.03% off the footer in a loaded run) of the total
             device = "device" in field
             assert getattr(b, field) == pytest.approx(
-                getattr(a, field), abs=0.0001 * total[device] + 1e-6
+                getattr(a, field), abs=0.0005 * total[device] + 1e-6
             ), a.name
 
 

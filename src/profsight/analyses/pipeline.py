@@ -36,7 +36,7 @@ from profsight.analyses.step.breakdown import Breakdown
 from profsight.analyses.step.comms import Communication
 from profsight.analyses.step.context import Context, context
 from profsight.analyses.step.table_device import printed_device
-from profsight.analyses.step.table_step import PrintedStep, printed_step
+from profsight.analyses.step.table_step import PrintedStep, device_bound, printed_step
 from profsight.analyses.step.table_unrecorded import unrecorded_device_rows
 from profsight.analyses.verdict import Verdict, trace_facts, verdict
 from profsight.knowledge.advice import (
@@ -118,6 +118,9 @@ def diagnose_table(run: PrintedRun) -> Diagnosis:
     device = None
     if step is not None and not run.inclusive_device:
         device = printed_device(table, step)
+        if device is not None and device.work_us > step.step_us:
+            step = device_bound(step, device.work_us)  # the device's clock bounds it
+            device = printed_device(table, step)
     if step is None or _too_little(step, run, device is not None):
         return Diagnosis(Breakdown((), "", "none"), (), None, limits=(TOO_LITTLE,))
     limits = (INCLUSIVE_DEVICE,) if run.inclusive_device else ()

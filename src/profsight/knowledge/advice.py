@@ -1052,6 +1052,11 @@ THREAD_WAIT_SELF_FRACTION: Final = 0.5
 #: ... and, in a table without device columns, shows a device run when its self time is at
 #: least this share of the self CPU total (a CPU backward's frame holds a few µs per call).
 THREAD_WAIT_PCT: Final = 5.0
+DEVICE_BOUND_TABLE_NOTE: Final = (
+    "The device's work per step ({device}) outlasts the host's range ({host}): the device ran "
+    "behind the host, so the step is the device's (an upper bound if kernels of several "
+    "streams overlapped)."
+)
 WHOLE_WINDOW_NOTE: Final = (
     "No row marks a step (no ProfilerStep*, training_step or Optimizer.step#): the whole "
     "profiled window is read as one step."

@@ -100,6 +100,8 @@ FAMILIES: Final[tuple[Family, ...]] = (
         r"(?:indexed_)?(?P<dtype>tf32|bf16|f16|f32|f64|e4m3|e5m2|s8|i8)",
         r"_(?P<layout>[nt]{2})_[nt]_tilesize",
         r"tilesize(?P<tile>\d+x\d+x\d+)",
+        # <A><B>_<math><accumulate>_<C>: f32f32_tf32f32_f32 takes FP32 and multiplies in TF32
+        r"_(?P<dtype>tf32)f32_",
         tensor_cores=True,
     ),
     # CUTLASS names, standalone or inside cuBLAS/cuDNN: cutlass_80_tensorop_s1688gemm_<tile>_..

@@ -260,7 +260,16 @@ NESTED_IN: Final[dict[str, str]] = {
     # Lightning 1.x
     "model_forward": "training_step_and_backward",
     "model_backward": "training_step_and_backward",
+    "training_step_and_backward": "optimizer_step_and_closure",
 }
+#: Lightning 1.x actions whose names begin as 2.x ones do (``training_step_and_backward``):
+#: a cut name that could be either is the 2.x action.
+LIGHTNING_1X_ACTIONS: Final = frozenset(
+    {"training_step_and_backward", "optimizer_step_and_closure"}
+)
+#: The optimizer's index Lightning 1.x appends to its closure actions
+#: (``optimizer_step_and_closure_0``): stripped to find the action's phase and holder.
+OPTIMIZER_INDEX: Final = re.compile(r"(?<=closure)_\d+$")
 #: The AdvancedProfiler's own ``stop`` (and its ``profile`` context) in each action's
 #: listing: its calls are the action's calls.
 ADVANCED_STOP: Final = re.compile(r"^advanced\.py:\d+\(stop\)$")

@@ -70,6 +70,8 @@ ACTION_PHASES: Final[dict[str, Phase]] = {
     # Lightning 1.0 / 1.1 SimpleProfiler names
     "model_forward": Phase.FORWARD,
     "model_backward": Phase.BACKWARD,
+    # Lightning 1.2-1.4: the closure's forward and backward in one action (the model's work)
+    "training_step_and_backward": Phase.FORWARD,
     "get_train_batch": Phase.DATA_LOADING,
     "evaluation_step_and_end": Phase.VALIDATION,
     "on_train_batch_end": Phase.CALLBACKS_LOGGING,

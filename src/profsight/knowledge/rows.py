@@ -289,7 +289,17 @@ def _by_prefix(name: str) -> RowKind | None:
     return None
 
 
-_NAME_RULES = (_lightning, _by_prefix)
+#: Python frames ``with_stack=True`` records (``<built-in method run_backward of ...>``,
+#: ``<built-in function loads>``, ``train.py(42): train_step``): Python, never a kernel,
+#: whose template arguments (``<...>``) a frame's angle brackets would otherwise look like.
+_PYTHON_FRAME = re.compile(r"^<built-in (?:method|function) |^[\w./\\<>-]+\.py\(\d+\): ")
+
+
+def _python_frame(name: str) -> RowKind | None:
+    return RowKind.PYTHON if _PYTHON_FRAME.match(name) else None
+
+
+_NAME_RULES = (_python_frame, _lightning, _by_prefix)
 #: Ranges torch's parallel wrappers record around the wrapped module's forward.
 _WRAPPER_MODULES: Final = frozenset(
     {"DistributedDataParallel.forward", "DataParallel.forward", "FullyShardedDataParallel.forward"}

@@ -11,7 +11,7 @@ odd but readable (a fragment cut mid-row, unreadable rows, negative times) becom
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Final
 
@@ -285,9 +285,16 @@ class _TableReader:
         if SELF_CPU_FOOTER not in footer and "self_cpu_us" not in self.missing:
             from_shares = _total_from_shares(rows, shown)
         cpu_total = footer.get(SELF_CPU_FOOTER, from_shares or shown)
+        shown_device = sum(r.self_device_us for r in rows)
+        device_from_shares = None
+        if f"Self {device} time total" not in footer and device_columns:
+            # a device label's span (Self CUDA % above 100) is no share of the device's work
+            device_from_shares = _total_from_shares(
+                rows, shown_device, lambda r: r.self_device_us, lambda r: r.self_device_pct
+            )
         device_total = footer.get(
             f"Self {device} time total",
-            footer.get(f"{device} time total", sum(r.self_device_us for r in rows)),
+            footer.get(f"{device} time total", device_from_shares or shown_device),
         )
         if self.missing:
             rows = _filled(rows, self.missing, cpu_total, device_total)
@@ -460,12 +467,20 @@ def _layout(titles: Sequence[str], footer: dict[str, float]) -> str:
     return MODERN
 
 
-def _total_from_shares(rows: Sequence[Row], shown: float) -> float | None:
-    """The Self CPU time total a footer would have said, from the row with the largest Self
-    CPU % (`_MIN_SHARE_PCT`), or the rows' exact sum `shown` when that is within the share's
-    rounding of it; None when no row shows a share that large."""
-    best = max(rows, key=lambda r: r.self_cpu_pct, default=None)
-    if best is None or best.self_cpu_pct < _MIN_SHARE_PCT or best.self_cpu_us <= 0:
+def _total_from_shares(
+    rows: Sequence[Row],
+    shown: float,
+    time: Callable[[Row], float] = lambda r: r.self_cpu_us,
+    share: Callable[[Row], float] = lambda r: r.self_cpu_pct,
+) -> float | None:
+    """The Self CPU (or, with `time` and `share`, Self CUDA) time total a footer would have
+    said, from the row with the largest share (`_MIN_SHARE_PCT`, and at most 100: torch
+    prints a device label's span as a share of the device total it is not part of), or the
+    rows' exact sum `shown` when that is within the share's rounding of it; None when no row
+    shows a share that large."""
+    shares = [r for r in rows if share(r) <= 100.0]
+    best = max(shares, key=share, default=None)
+    if best is None or share(best) < _MIN_SHARE_PCT or time(best) <= 0:
         return None
-    implied = best.self_cpu_us * 100.0 / best.self_cpu_pct
+    implied = time(best) * 100.0 / share(best)
     return shown if implied <= shown * (1.0 + _SHARE_ERROR) else implied

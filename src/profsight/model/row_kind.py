@@ -3,6 +3,7 @@ printed tables too, whose rows carry no event kind."""
 
 from __future__ import annotations
 
+from profsight.knowledge.advice import COMPILED_REGION_ROWS
 from profsight.knowledge.ops import lookup_op
 from profsight.knowledge.rows import RowKind, classify
 from profsight.model.table import ProfilerTable, Row
@@ -17,6 +18,10 @@ def row_kind(row: Row, table: ProfilerTable) -> RowKind:
     if is_device_label(row, table):
         return RowKind.USER
     kind = classify(row.name, row.event_kind)
+    if kind is RowKind.KERNEL and row.event_kind == "unknown" and row.cpu_total_us > 0:
+        # a printed kernel has no CPU time: a host row named like one is an op or a range
+        # (flash_attn::_flash_attn_varlen_forward)
+        return RowKind.ATEN if "::" in row.name else RowKind.USER
     if kind is not RowKind.OTHER or row.event_kind != "unknown":
         return kind
     op = lookup_op(row.name)
@@ -40,8 +45,8 @@ def is_device_label(row: Row, table: ProfilerTable) -> bool:
     if row.event_kind != "unknown" or row.cpu_total_us > 0 or row.device_total_us <= 0:
         return False
     kind = classify(row.name, row.event_kind)
-    if kind in _LABEL_KINDS:
-        return True
+    if kind in _LABEL_KINDS or COMPILED_REGION_ROWS.match(row.name):
+        return True  # a range's name (a compiled region's too, cut or not)
     return kind in (RowKind.OTHER, RowKind.COMMUNICATION) and any(
         r.name == row.name and r.cpu_total_us > 0 for r in table.rows
     )

@@ -18,7 +18,7 @@ from profsight.analyses.step import intervals
 from profsight.analyses.step.clocks import step_of
 from profsight.analyses.step.context import Context
 from profsight.analyses.step.startup import startup_intervals
-from profsight.analyses.step.table_device import PrintedDevice
+from profsight.analyses.step.table_device import TOTALS_BASIS, PrintedDevice
 from profsight.analyses.step.table_step import PrintedStep
 from profsight.knowledge.advice import (
     COMPILED_REGION_ROWS,
@@ -39,6 +39,7 @@ from profsight.knowledge.phases import Phase
 from profsight.knowledge.rows import RowKind
 from profsight.knowledge.trace_schema import EventKind
 from profsight.model.findings import UPPER_BOUND, Evidence, Finding, Severity, severity_for
+from profsight.model.table import Row
 from profsight.units import short_time
 
 #: Op glossary categories -> compute finding category.
@@ -307,15 +308,21 @@ def _table_compute(step: PrintedStep, device: PrintedDevice | None) -> list[Find
     if share < COMPUTE_PCT:
         return []
     where = f"{device.name} time" if device is not None else "self CPU time"
+
+    def cost(r: Row) -> float:
+        if device is None:
+            return r.self_cpu_us
+        return r.device_total_us if device.family_basis == TOTALS_BASIS else r.self_device_us
+
     leaders = sorted(
         (r for f, rs in rows.items() if COMPUTE_FINDINGS.get(f) == top for r in rs),
-        key=lambda r: -(r.self_device_us if device is not None else r.self_cpu_us),
+        key=lambda r: -cost(r),
     )[:4]
     evidence = tuple(
         Evidence(
             r.name,
-            f"{short_time((r.self_device_us if device else r.self_cpu_us) / step.steps)}"
-            f" {where} per step, {r.calls / step.steps:.0f} calls per step",
+            f"{short_time(cost(r) / step.steps)} {where} per step, "
+            f"{r.calls / step.steps:.0f} calls per step",
             (r.name,),
         )
         for r in leaders

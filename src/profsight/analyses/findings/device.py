@@ -18,7 +18,6 @@ from profsight.analyses.step.table_step import PrintedStep
 from profsight.knowledge import advice
 from profsight.knowledge.kernels import decode_kernel
 from profsight.knowledge.op_families import COPIES, kernel_family
-from profsight.knowledge.phases import Phase
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
 from profsight.model.findings import Evidence, Finding, severity_for
 from profsight.units import short_time
@@ -106,10 +105,8 @@ def idle_from_trace(ctx: Context) -> DeviceIdle:
     busy_pct = busy * 100 / ctx.steady_us if ctx.steady_us else 0.0
     causes = ctx.average.device_idle_us
     synced = ctx.share(causes.get("sync", 0.0) * ctx.steps)
-    loading = ctx.share(causes.get("input", 0.0) * ctx.steps)
-    data_rule = advice.PHASE_RULES_BY_PHASE[Phase.DATA_LOADING]
-    if ctx.phase_share(Phase.DATA_LOADING.value) < data_rule.threshold_pct:
-        loading = 0.0  # named by the data-loading finding only when that fires
+    # the idle while the input loads is the data-loading finding's, when that one fires
+    loading = ctx.share(causes.get("input", 0.0) * ctx.steps) if ctx.input_named else 0.0
     ev = ctx.profile.events
     kernels = ev.dur[ev.kind == EventKind.KERNEL] / 1000.0
     median = float(np.median(kernels)) if len(kernels) else None

@@ -31,6 +31,7 @@ TABLE_WINDOWS = "table rows (totals per step)"
 
 def breakdown_of(step: PrintedStep, device: PrintedDevice | None) -> Breakdown:
     idle = idle_causes(step, device)
+    lag = step.phases.get(Phase.DEVICE_LAG.value, 0.0)
     average = StepBreakdown(
         "average",
         0.0,
@@ -38,6 +39,7 @@ def breakdown_of(step: PrintedStep, device: PrintedDevice | None) -> Breakdown:
         step.phases,
         None if device is None else device.work_us if device.busy_pct < 100 else step.step_us,
         {k: v * step.step_us / 100 for k, v in idle.items()},
+        host_wall_us=step.step_us - lag if lag else None,  # the device ran behind the host
     )
     return Breakdown(
         (average,), "", TABLE_WINDOWS, scope=f"{step.steps} step(s), from the table's totals"

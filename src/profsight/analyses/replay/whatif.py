@@ -47,6 +47,9 @@ _MODEL = (Phase.FORWARD, Phase.BACKWARD, Phase.OPTIMIZER, Phase.ZERO_GRAD)
 #: Finding categories whose fix removes a phase's host time, and whether the device work
 #: launched from it goes with it (a metric computed less often: yes; data made ready ahead
 #: of the step still has to be copied: no).
+#: No intervals.
+_NONE: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int64), np.zeros(0, np.int64))
+
 _PHASE_FIXES: dict[str, tuple[Phase, bool]] = {
     "data_loading": (Phase.DATA_LOADING, False),
     "metrics": (Phase.METRICS, True),
@@ -258,12 +261,15 @@ def _free_host(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
         return None  # no device work the host launched: nothing to keep fed
     ev = ctx.profile.events
     startup = startup_intervals(ctx.profile)
+    # the input's time is the data-loading finding's to price when that one fires
+    loading = phase_intervals(ctx.breakdown, Phase.DATA_LOADING) if ctx.input_named else _NONE
     kept = intervals.union(
-        np.concatenate([ev.start[graph.waits], startup[0]]),
-        np.concatenate([ev.end_of(graph.waits), startup[1]]),
+        np.concatenate([ev.start[graph.waits], startup[0], loading[0]]),
+        np.concatenate([ev.end_of(graph.waits), startup[1], loading[1]]),
     )
     rest = intervals.complement(*kept, graph.lo, graph.hi)
-    return Edit("the host never late", host=(_removed(rest),))
+    label = "the host never late" + (" (the input as it is)" if ctx.input_named else "")
+    return Edit(label, host=(_removed(rest),))
 
 
 def _batch(ctx: Context, graph: StepGraph, f: Finding) -> Edit:

@@ -9,6 +9,7 @@ from profsight.analyses.step.breakdown import Breakdown, StepBreakdown, breakdow
 from profsight.analyses.step.comms import Communication, communication
 from profsight.analyses.step.flops import OpFlops, op_flops
 from profsight.analyses.step.unrecorded import unrecorded_device
+from profsight.knowledge.advice import PHASE_RULES_BY_PHASE
 from profsight.knowledge.hardware import Accelerator, accelerator, architecture
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.rows import RowKind
@@ -86,6 +87,13 @@ class Context:
 
     def phase_share(self, phase: str) -> float:
         return self.average.host_us.get(phase, 0.0) * 100.0 / self.step_us if self.step_us else 0.0
+
+    @property
+    def input_named(self) -> bool:
+        """Data loading is a finding of its own (past its rule's share of the step): the
+        device's idle time while the input loads is that finding's, not the idle one's."""
+        rule = PHASE_RULES_BY_PHASE[Phase.DATA_LOADING]
+        return self.phase_share(Phase.DATA_LOADING.value) >= rule.threshold_pct
 
     @cached_property
     def kinds(self) -> dict[int, RowKind]:

@@ -28,6 +28,8 @@ from profsight.knowledge.rows import (
 from profsight.model.row_kind import row_kind
 from profsight.model.table import ProfilerTable, Row
 
+#: The family basis when no printed row has self device time (`_families_by_totals`).
+TOTALS_BASIS = "ops' device totals, innermost printed level"
 #: Host waits by what the host waits in.
 SYNC = "sync"
 BLOCKING_COPY = "blocking_copy"
@@ -143,6 +145,8 @@ def _families(
     def covered(groups: dict[str, list[Row]]) -> float:
         return sum(r.self_device_us for rows in groups.values() for r in rows)
 
+    if not covered(by_kernel) and not covered(by_op):
+        return _families_by_totals(table, kinds, steps)
     use, basis = (
         (by_kernel, "kernel rows")
         if covered(by_kernel) >= covered(by_op)
@@ -151,6 +155,31 @@ def _families(
     spent = {f: sum(r.self_device_us for r in rows) / steps for f, rows in use.items()}
     ordered = {f: tuple(sorted(rows, key=lambda r: -r.self_device_us)) for f, rows in use.items()}
     return spent, ordered, basis
+
+
+def _families_by_totals(
+    table: ProfilerTable, kinds: dict[int, RowKind], steps: int
+) -> tuple[dict[str, float], dict[str, tuple[Row, ...]], str]:
+    """Device time by family when no printed row has self device time (the kernel rows fell
+    past the row limit): the ops' device totals, each call counted at the innermost printed
+    level of its dispatch chain (``aten::linear`` holds ``aten::addmm``'s kernels: only the
+    latter counts when both are printed)."""
+    ops = [r for r in table.rows if kinds[id(r)] is RowKind.ATEN and r.device_total_us > 0]
+    printed = {r.name for r in ops}
+    inner = []
+    for row in ops:
+        info = lookup_op(row.name)
+        if info is None or not printed.intersection(info.chain):
+            inner.append(row)
+    groups: dict[str, list[Row]] = {}
+    for row in inner:
+        info = lookup_op(row.name)
+        groups.setdefault(op_family(info.category if info else None), []).append(row)
+    spent = {f: sum(r.device_total_us for r in rows) / steps for f, rows in groups.items()}
+    ordered = {
+        f: tuple(sorted(rows, key=lambda r: -r.device_total_us)) for f, rows in groups.items()
+    }
+    return spent, ordered, TOTALS_BASIS
 
 
 def _wait(row: Row, kind: RowKind, copies_device_us: float) -> str | None:

@@ -20,7 +20,7 @@ in `PrintedStep.limits`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from profsight.knowledge import advice
 from profsight.knowledge.advice import (
@@ -36,10 +36,12 @@ from profsight.knowledge.lightning_names import (
     EVALUATION_ACTIONS,
     EVALUATION_FETCHES,
     FETCH_ACTIONS,
+    LIGHTNING_1X_ACTIONS,
     LIGHTNING_ACTION_PREFIX,
     LIGHTNING_MODULE_PREFIX,
     NESTED_IN,
     ONCE_PER_RUN,
+    OPTIMIZER_INDEX,
     action_candidates,
     action_of,
     module_class,
@@ -122,6 +124,31 @@ class PrintedStep:
 
     def part(self, phase: Phase) -> PhasePart | None:
         return next((p for p in self.parts if p.phase == phase.value), None)
+
+
+def device_bound(step: PrintedStep, device_us: float) -> PrintedStep:
+    """The step when the device's work per step (`device_us`, the device total over the
+    steps) outlasts the host's range: the device runs behind the host and its clock bounds
+    the step (one stream; an upper bound when streams overlap). The difference is the
+    device's lag, a phase of its own as on a trace's two clocks."""
+    if device_us <= step.step_us:
+        return step
+    lag = PhasePart(
+        Phase.DEVICE_LAG.value,
+        device_us - step.step_us,
+        (),
+        "the device's work per step less the host's range: the device ran behind",
+    )
+    note = advice.DEVICE_BOUND_TABLE_NOTE.format(
+        device=short_time(device_us), host=short_time(step.step_us)
+    )
+    return replace(
+        step,
+        step_us=device_us,
+        basis=f"the device's work per step (the host's range: {step.basis})",
+        parts=(*step.parts, lag),
+        limits=(*step.limits, note),
+    )
 
 
 def printed_step(table: ProfilerTable, exclusive: bool = False) -> PrintedStep | None:
@@ -619,8 +646,10 @@ def _action(row: Row, kind: RowKind) -> str | None:
         name = LIGHTNING_ACTION_PREFIX + name
     if not name.startswith(LIGHTNING_ACTION_PREFIX):
         return None
-    candidates = action_candidates(name)
+    candidates = tuple(OPTIMIZER_INDEX.sub("", a) for a in action_candidates(name))
     known = [a for a in candidates if a in ACTION_PHASES or a in NESTED_IN]
+    if len(known) > 1:  # a cut name: the 2.x action rather than the 1.x one it begins
+        known = [a for a in known if a not in LIGHTNING_1X_ACTIONS]
     if len(known) == 1:
         return known[0]
     return candidates[0] if len(candidates) == 1 else None
