@@ -130,9 +130,11 @@ def test_nested_step_is_the_batch_action_mean(reports: dict[str, Path]) -> None:
     step = printed_step(run.table, exclusive=run.exclusive)
     assert step is not None and step.steps == BATCHES
     mean_us = batch.total_s * 1e6 / BATCHES
-    # the epoch per batch: the batch, its fetch and the hooks around it
-    assert step.step_us == pytest.approx(mean_us, rel=0.10)
-    assert step.step_us >= mean_us
+    # the epoch per batch: the batch, its fetch and the hooks around it (how much more than
+    # the batch's mean depends on the machine's load: no bound on that is asserted)
+    epoch_us = actions["run_training_epoch"].total_s * 1e6 / BATCHES
+    assert step.step_us == pytest.approx(epoch_us, rel=1e-6)
+    assert mean_us <= step.step_us
     forward = step.phases["forward"]
     assert forward == pytest.approx(actions[STEP].total_s * 1e6 / BATCHES, rel=1e-6)
 
@@ -159,3 +161,34 @@ def test_exclusive_report_names_the_hot_function(reports: dict[str, Path]) -> No
     report = profsight.explain(str(reports["exclusive"]))
     assert any(TO_CALL in f.title for f in report.findings)
     assert not any("Lightning <= 2.5" in note for note in report.notes)
+
+
+class _LinearModule(L.LightningModule):
+    """A training step whose self time is torch's own matrix math."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.wide = torch.nn.Sequential(
+            torch.nn.Linear(4, 2048), torch.nn.ReLU(), torch.nn.Linear(2048, 2048),
+            torch.nn.ReLU(), torch.nn.Linear(2048, 1),
+        )  # fmt: skip
+
+    def training_step(self, batch, batch_idx):  # type: ignore[no-untyped-def]
+        x, y = batch
+        return torch.nn.functional.mse_loss(self.wide(x), y)
+
+    def configure_optimizers(self):  # type: ignore[no-untyped-def]
+        return torch.optim.SGD(self.parameters(), lr=0.1)
+
+
+def test_torch_calls_are_the_models_compute_not_a_hot_function(tmp_path: Path) -> None:
+    """`{built-in method torch._C._nn.linear}` tops training_step's own listing: the model's
+    math, which was named as the step's hot function and filed as fixed per-step cost (the
+    verdict then called the model too small for its per-step overhead)."""
+    fit_on_cpu(_LinearModule(), AdvancedProfiler(dirpath=tmp_path, filename="linear"), BATCHES)
+    report = profsight.explain(str(tmp_path / "fit-linear.txt"))
+    assert "torch._C._nn.linear" in (tmp_path / "fit-linear.txt").read_text()
+    assert not [f for f in report.findings if "torch." in f.title], [
+        f.title for f in report.findings
+    ]
+    assert not [f for f in report.findings if f.category == "per_step_overhead"]

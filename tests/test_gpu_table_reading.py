@@ -163,3 +163,32 @@ def test_tf32_tensor_core_gemms_are_judged_against_the_tf32_peak() -> None:
     report = profsight.explain(str(trace))
     assert report.verdict is not None
     assert any("TF32 peak" in e for e in report.verdict.evidence), report.verdict.evidence
+
+
+def test_a_long_lead_in_is_named_and_bounds_the_verdict_by_the_host() -> None:
+    """kernelforge's benchmark draws its inputs on the CPU each step (aten::normal_) before
+    it launches anything: 10.6 ms of a 12.3 ms step. That lead-in is the first finding, named
+    by its ops and priced by the replay, and the verdict's bound is the host (it said
+    compute, with "no finding names what the idle time waits for")."""
+    trace = next((DATA / "gpu_traces" / "marcalph__kernelforge").glob("*.json.gz"))
+    report = profsight.explain(str(trace))
+    first = report.findings[0]
+    assert first.category == "host_lead_in"
+    assert first.evidence[1].label == "aten::normal_"
+    assert any(e.label == "what-if replay" for e in first.evidence)
+    assert report.verdict is not None and report.verdict.bound == "host"
+
+
+def test_pseudo_file_frames_are_python() -> None:
+    """Frames real traces hold (`<frozen os>(756): encode`, `<string>(2): __init__`, FX's
+    `<eval_with_key>.5(4): forward`, Windows paths) are Python, never kernels."""
+    from profsight.knowledge.rows import RowKind, classify
+
+    for name in (
+        "<frozen os>(756): encode",
+        "<string>(2): __init__",
+        "<eval_with_key>.5(4): forward",
+        "C:\\runs\\train.py(3): step",
+    ):
+        assert classify(name) is RowKind.PYTHON, name
+    assert classify("void at::native::vectorized_elementwise_kernel<4, float>()") is RowKind.KERNEL

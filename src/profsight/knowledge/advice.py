@@ -938,7 +938,14 @@ BALANCED_QUEUE_FULL_VERDICT: Final = (
 )
 #: Finding categories that name a cause of device idle time.
 IDLE_CAUSE_CATEGORIES: Final = frozenset(
-    {"gpu_idle", "launch_overhead", "host_device_sync", "data_loading", "per_step_overhead"}
+    {
+        "gpu_idle",
+        "launch_overhead",
+        "host_device_sync",
+        "data_loading",
+        "per_step_overhead",
+        "host_lead_in",
+    }
 )
 #: The launch queue full for at least this share of the step: the host runs ahead of the
 #: device (CUPTI records ``Command Buffer Full`` when a launch blocks on a full queue).

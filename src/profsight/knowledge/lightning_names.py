@@ -422,6 +422,13 @@ HOST_WAIT_CALL = re.compile(
     r"^\{method '(?P<method>to|item|cpu|cuda|tolist|numpy)' of 'torch\._C\._?TensorBase' "
     r"objects\}$|^\{built-in method torch\._C\._cuda_synchronize\}$"
 )
+#: torch's own calls in a cProfile listing (``{built-in method torch.conv2d}``,
+#: ``{method 'backward' of 'torch._C.TensorBase' objects}``, ``run_backward``): the model's
+#: compute, not Python overhead, whatever their self time (a host wait is `HOST_WAIT_CALL`).
+TORCH_CALL = re.compile(
+    r"^\{(?:built-in method torch\.|method '\w+' of 'torch\._C\.|"
+    r"method 'run_backward' of )"
+)
 #: The actions whose listing is the training step's own code (1.x and 2.x).
 STEP_CODE_ACTIONS: Final = frozenset(
     {"training_step", "model_forward", "training_step_and_backward", *CLOSURE_HOLDERS}

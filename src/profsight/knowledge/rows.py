@@ -292,7 +292,12 @@ def _by_prefix(name: str) -> RowKind | None:
 #: Python frames ``with_stack=True`` records (``<built-in method run_backward of ...>``,
 #: ``<built-in function loads>``, ``train.py(42): train_step``): Python, never a kernel,
 #: whose template arguments (``<...>``) a frame's angle brackets would otherwise look like.
-_PYTHON_FRAME = re.compile(r"^<built-in (?:method|function) |^[\w./\\<>-]+\.py\(\d+\): ")
+_PYTHON_FRAME = re.compile(
+    r"^<built-in (?:method|function) "
+    # a file's frame (train.py(42): f, C:\\runs\\train.py(3): step) or a pseudo-file's
+    # (<frozen os>(756): encode, <string>(2): __init__, FX's <eval_with_key>.5(4): forward)
+    r"|^(?:<[^>]+>(?:\.\d+)?|(?:[A-Za-z]:)?[^()]*\.py)\(\d+\): "
+)
 
 
 def _python_frame(name: str) -> RowKind | None:

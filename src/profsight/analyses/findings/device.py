@@ -45,6 +45,9 @@ class DeviceIdle:
     filling: Filling = TRACE
     largest_busy_pct: float = 0.0
     """The largest family of device work (matrix math, copies, ...), % of the step."""
+    steps: bool = True
+    """The figures are per training step (a trace's ProfilerStep windows, a table's step
+    row); False: the whole window is one step, start and stop included."""
 
 
 def idle_findings(d: DeviceIdle) -> list[Finding]:
@@ -53,7 +56,7 @@ def idle_findings(d: DeviceIdle) -> list[Finding]:
     largest share."""
     idle = float(d.idle_pct)
     rest = max(idle - float(d.explained_pct), 0.0)
-    largest = rest >= advice.IDLE_LARGEST_MIN_PCT and rest > d.largest_busy_pct
+    largest = d.steps and rest >= advice.IDLE_LARGEST_MIN_PCT and rest > d.largest_busy_pct
     if d.queue_full or (d.busy_pct >= advice.GPU_IDLE_PCT and not largest):
         return []
     evidence = d.evidence
@@ -133,6 +136,7 @@ def idle_from_trace(ctx: Context) -> DeviceIdle:
         queue_full=False,  # a trace's queue waits are the host's: the replay prices them
         evidence=evidence,
         largest_busy_pct=busy_pct * _largest_family_fraction(ctx),
+        steps=ctx.breakdown.windows == "profiler steps",
     )
 
 
@@ -189,6 +193,7 @@ def idle_from_table(step: PrintedStep, device: PrintedDevice, explained_pct: flo
         queue_full=step.share(device.waits.get(QUEUE_FULL, 0.0)) >= advice.QUEUE_FULL_PCT,
         evidence=tuple(evidence),
         largest_busy_pct=step.share(max(device.family_us.values(), default=0.0)),
+        steps=step.steps > 1,
         filling=TABLE.noted("busy is an upper bound (kernels on several streams may overlap)"),
     )
 

@@ -25,6 +25,7 @@ from profsight.knowledge.lightning_names import (
     LIGHTNING_CLOSURE,
     METRIC_ENTRY,
     STEP_CODE_ACTIONS,
+    TORCH_CALL,
     advanced_action,
 )
 from profsight.knowledge.rows import METRIC_EVENT, METRIC_IN
@@ -145,6 +146,8 @@ def hot_function_findings(step: PrintedStep, profiles: tuple[ActionProfile, ...]
     where: dict[str, str] = {}
     for profile in code:
         for entry in profile.hot_functions(limit=len(profile.entries)):
+            if TORCH_CALL.match(entry.location) and not HOST_WAIT_CALL.search(entry.location):
+                continue  # the model's own compute (conv2d, linear, backward), not overhead
             self_s[entry.location] = self_s.get(entry.location, 0.0) + entry.tottime_s
             calls[entry.location] = calls.get(entry.location, 0) + entry.calls
             where.setdefault(entry.location, profile.action)
@@ -173,7 +176,8 @@ def hot_function_findings(step: PrintedStep, profiles: tuple[ActionProfile, ...]
         explanation = advice.HOST_WAIT_EXPLANATION.format(method=wait["method"] or "synchronize")
         fix = advice.HOST_WAIT_ADVICE
     else:
-        category, gain = "per_step_overhead", share
+        # Python in the step's own code: the model's overhead, not the loop's fixed cost
+        category, gain = "module_overhead", share
         explanation, fix = advice.HOT_FUNCTION_EXPLANATION, advice.HOT_FUNCTION_ADVICE
     return [
         Finding(

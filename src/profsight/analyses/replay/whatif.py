@@ -112,7 +112,9 @@ def _not_estimated(f: Finding) -> Finding:
 def edit_for(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
     if f.category in _PHASE_FIXES:
         phase, drop = _PHASE_FIXES[f.category]
-        spans = _minus(phase_intervals(ctx.breakdown, phase), startup_intervals(ctx.profile))
+        spans = intervals.minus(
+            phase_intervals(ctx.breakdown, phase), startup_intervals(ctx.profile)
+        )
         return Edit(
             f"without {phase.value.replace('_', ' ')}",
             host=(_removed(spans),),
@@ -129,16 +131,6 @@ def edit_for(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
 
 def _removed(spans: tuple[I64, I64], factor: float = 0.0) -> tuple[I64, I64, F64]:
     return spans[0], spans[1], np.full(len(spans[0]), factor)
-
-
-def _minus(spans: tuple[I64, I64], cut: tuple[I64, I64]) -> tuple[I64, I64]:
-    """`spans` without `cut` (both sorted disjoint interval sets): one-time start-up has a
-    finding of its own, and a wait is not host work an edit can remove."""
-    if len(cut[0]) == 0 or len(spans[0]) == 0:
-        return spans
-    lo, hi = int(spans[0].min()), int(spans[1].max())
-    blocked = intervals.union(*_concat(intervals.complement(*spans, lo, hi), cut))
-    return intervals.complement(*blocked, lo, hi)
 
 
 def _startup(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
@@ -245,7 +237,7 @@ def _graphs(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
         np.concatenate([ev.start[graph.waits], startup[0]]),
         np.concatenate([ev.end_of(graph.waits), startup[1]]),
     )
-    spans = _minus(_model_spans(ctx), kept)
+    spans = intervals.minus(_model_spans(ctx), kept)
     at = graph.launch.astype(np.int64)
     return Edit(
         "launches replayed as a CUDA graph",

@@ -121,6 +121,16 @@ def complement(start: I64, end: I64, lo: int, hi: int) -> tuple[I64, I64]:
     return gaps_s[keep].astype(np.int64), gaps_e[keep].astype(np.int64)
 
 
+def minus(spans: tuple[I64, I64], cut: tuple[I64, I64]) -> tuple[I64, I64]:
+    """`spans` without `cut` (both sets sorted and disjoint)."""
+    if len(cut[0]) == 0 or len(spans[0]) == 0:
+        return spans
+    lo, hi = int(spans[0].min()), int(spans[1].max())
+    outside = complement(*spans, lo, hi)
+    blocked = union(np.concatenate([outside[0], cut[0]]), np.concatenate([outside[1], cut[1]]))
+    return complement(*blocked, lo, hi)
+
+
 class _Measure:
     """A sorted set of disjoint intervals, and for any point the measure of the set before it
     (the running sums made once for every chunk of queries)."""

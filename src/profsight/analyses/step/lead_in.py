@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from profsight.analyses.step import intervals
+from profsight.analyses.step.breakdown import phase_intervals
 from profsight.analyses.step.context import Context
+from profsight.knowledge.phases import Phase
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS
 from profsight.model.events import I64
 
@@ -30,4 +33,7 @@ def lead_in_spans(ctx: Context) -> tuple[I64, I64] | None:
     ok = (first >= lo) & (first < hi)
     if not ok.all():
         return None  # a step that launched nothing is no GPU step to judge this way
-    return lo, first
+    # the batch's fetch is the data-loading finding's, whatever share it takes
+    return intervals.minus(
+        intervals.union(lo, first), phase_intervals(ctx.breakdown, Phase.DATA_LOADING)
+    )
