@@ -192,3 +192,15 @@ def test_pseudo_file_frames_are_python() -> None:
     ):
         assert classify(name) is RowKind.PYTHON, name
     assert classify("void at::native::vectorized_elementwise_kernel<4, float>()") is RowKind.KERNEL
+
+
+def test_too_little_profiled_is_not_judged() -> None:
+    """Kineto's documentation trace (one 4 µs kernel, 0.1 µs of steps) and HTA's
+    large-integer stub (one 50 µs kernel in 100 µs) were called "too small for hardware":
+    under a millisecond of profiled steps the verdict is not given; the findings still are."""
+    for name in ("before_fix_trace.json", "rank-70.Mar_25_20_48_12.2861.pt.trace.json.gz"):
+        report = profsight.explain(str(DATA / "real" / name))
+        assert report.verdict is not None
+        assert report.verdict.judgement == "not_judged", name
+        assert "Too little was profiled" in report.verdict.summary
+        assert report.findings

@@ -277,6 +277,17 @@ def _decide(ctx: StepFacts, findings: list[Finding]) -> Verdict:
             [*evidence, *ctx.unrecorded],
             NO_DEVICE_VERDICT.format(evidence="; ".join(ctx.unrecorded)),
         )
+    profiled = step * ctx.steps
+    if 0 < profiled < advice.TOO_LITTLE_WORK_US:
+        return _verdict(
+            "host" if busy_pct is None else "unrecorded",
+            NOT_JUDGED,
+            ctx,
+            busy_pct,
+            data,
+            [*evidence, f"profiled: {short_time(profiled)} in {ctx.steps} step(s)"],
+            advice.TOO_LITTLE_WORK_VERDICT.format(profiled=short_time(profiled)),
+        )
     if held >= HELD_DOMINANT_PCT:
         # the text says to profile again before judging: the box says not judged
         return _verdict(

@@ -923,6 +923,16 @@ BALANCED_GPU_VERDICT: Final = (
     "The GPU is busy {busy:.0f}% of the step: neither starved nor saturated. The findings "
     "below say where the remaining idle time goes."
 )
+#: Profiled steps shorter than this in all are too little to judge the model against its
+#: hardware (profsight's own rule): a kernel launch costs 5-20 µs and the profiler 1-2 µs per
+#: event, so under a millisecond those costs and a handful of items are the measurement.
+TOO_LITTLE_WORK_US: Final = 1000.0
+TOO_LITTLE_WORK_VERDICT: Final = (
+    "Too little was profiled to judge the model against its hardware ({profiled} in all): "
+    "launch latency and the profiler's own cost weigh on every figure of so short a window. "
+    "Profile a few whole steps after a warm-up (schedule(wait=1, warmup=1, "
+    "active=3), prof.step() each step) before judging."
+)
 #: The balanced verdict when no finding names a cause of the idle time.
 BALANCED_UNEXPLAINED_VERDICT: Final = (
     "The GPU is busy {busy:.0f}% of the step: neither starved nor saturated. No finding "
