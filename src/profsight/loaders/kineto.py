@@ -71,7 +71,7 @@ def load_kineto(stream: Input, source: str) -> Profile:
     for what, n in builder.skipped.items():
         diagnostics.append(Diagnostic("skipped_events", f"skipped {n} {what}", Level.INFO, count=n))
     skipped_objects = builder.skipped.get(NOT_OBJECTS, 0)
-    chunks = builder.chunks
+    chunks, lax = builder.chunks, builder.lax_events
     store, flows = builder.finish(diagnostics)
     del builder
     release_free_memory()
@@ -86,7 +86,7 @@ def load_kineto(stream: Input, source: str) -> Profile:
                 "sure the schedule's active window is reached",
             )
         )
-    stats = LoadStats(size=outcome.end, chunks=chunks, workers=workers)
+    stats = LoadStats(size=outcome.end, chunks=chunks, workers=workers, lax_events=lax)
     return Profile(source, "kineto", store, flows, TraceMeta(header), diagnostics, stats)
 
 

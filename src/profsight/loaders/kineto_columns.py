@@ -119,6 +119,8 @@ class ColumnBuilder:
     stride, padding, is_causal) are kept, for FLOPs (`flop_ops.needs_concrete`)."""
     chunks: int = 0
     """Chunks added (for `LoadStats`)."""
+    lax_events: int = 0
+    """Events the typed decoder rejected and Python read one by one (for `LoadStats`)."""
 
     def intern(self, text: str) -> int:
         return self.strings[text]
@@ -159,6 +161,7 @@ class ColumnBuilder:
         for what, n in later.skipped.items():
             self.count_skipped(what, n)
         self.chunks += later.chunks
+        self.lax_events += later.lax_events
 
     def add(self, target: dict[str, list[np.ndarray[Any, Any]]], **cols: Any) -> None:
         for key, value in cols.items():

@@ -61,6 +61,7 @@ def _decode_lax(doc: bytes | bytearray | memoryview, builder: ColumnBuilder) -> 
         else:
             bad += 1
     builder.count_skipped(NOT_OBJECTS, bad)
+    builder.lax_events += len(events)
     return events
 
 

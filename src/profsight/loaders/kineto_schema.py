@@ -27,7 +27,8 @@ class Args(msgspec.Struct, frozen=True, gc=False):
     concrete_inputs: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Concrete Inputs")
     """Scalar arguments (stride, padding, ...): read for the ops `FLOP_OPS` names only."""
     mem_bytes: int = msgspec.field(default=0, name="Bytes")
-    copy_bytes: int = msgspec.field(default=0, name="bytes")
+    copy_bytes: int | str = msgspec.field(default=0, name="bytes")
+    """An int; ROCm's ``hipMemcpyWithStream`` writes a string (``"1"``)."""
     mem_device_type: int = msgspec.field(default=-1, name="Device Type")
     total_allocated: int = msgspec.field(default=-1, name="Total Allocated")
     """Bytes allocated on that device after a ``[memory]`` event (torch >= 1.10)."""

@@ -50,3 +50,6 @@ class LoadStats:
     chunks: int = 0
     workers: int = 1
     """Processes that decoded it."""
+    lax_events: int = 0
+    """Events read one by one in Python, because a field had a type the typed decoder does
+    not take (0 for every real trace in tests/data: `kineto_schema` takes their variants)."""
