@@ -117,9 +117,22 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     import torch._inductor.config as inductor
 
     out = tmp_path_factory.mktemp("compiled")
+    path = out / "compiled.pt.trace.json"
+    cache_dir = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.fspath(out / "inductor")
-    old_cache = inductor.fx_graph_cache
-    inductor.fx_graph_cache = False
+    try:
+        with inductor.patch(fx_graph_cache=False):  # compile for real, whatever was cached
+            _record_compiled(path)
+    finally:
+        if cache_dir is None:
+            del os.environ["TORCHINDUCTOR_CACHE_DIR"]
+        else:
+            os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache_dir
+        torch._dynamo.reset()
+    return path
+
+
+def _record_compiled(path: Path) -> None:
     torch._dynamo.reset()
     torch.manual_seed(0)
     model = torch.compile(
@@ -133,24 +146,18 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
         model(x).sum().backward()
     # the one-off: far longer than a step on this machine, loaded or not
     one_off = max(0.2, 10 * (time.perf_counter() - began))
-    path = out / "compiled.pt.trace.json"
-    try:
-        with profile(
-            activities=[ProfilerActivity.CPU],
-            record_shapes=True,
-            schedule=schedule(wait=WAIT, warmup=WARMUP, active=ACTIVE, repeat=1),
-            on_trace_ready=lambda prof: prof.export_chrome_trace(str(path)),
-        ) as prof:
-            for i in range(WAIT + WARMUP + ACTIVE):
-                if i == WAIT + WARMUP:
-                    time.sleep(one_off)
-                for _ in range(4):
-                    model(x).sum().backward()
-                prof.step()
-    finally:
-        inductor.fx_graph_cache = old_cache
-        torch._dynamo.reset()
-    return path
+    with profile(
+        activities=[ProfilerActivity.CPU],
+        record_shapes=True,
+        schedule=schedule(wait=WAIT, warmup=WARMUP, active=ACTIVE, repeat=1),
+        on_trace_ready=lambda prof: prof.export_chrome_trace(str(path)),
+    ) as prof:
+        for i in range(WAIT + WARMUP + ACTIVE):
+            if i == WAIT + WARMUP:
+                time.sleep(one_off)
+            for _ in range(4):
+                model(x).sum().backward()
+            prof.step()
 
 
 def test_no_warm_up_advice_to_a_schedule_with_one(compiled: Path) -> None:

@@ -37,10 +37,12 @@ def test_compilation_in_the_window_is_one_time_startup(
     asks for a warm-up instead of calling the model heavy."""
     import torch._inductor.config as inductor
 
-    # compile for real, whatever an earlier run cached
-    monkeypatch.setattr(inductor, "fx_graph_cache", False)
+    # compile for real, whatever an earlier run cached (torch's own patch: monkeypatch's
+    # undo hides the option from the config module for the tests after this one)
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", os.fspath(tmp_path / "inductor"))
-    diagnosis = diagnose(profsight.load(_record(tmp_path)))
+    with inductor.patch(fx_graph_cache=False):
+        trace = _record(tmp_path)
+    diagnosis = diagnose(profsight.load(trace))
     top = diagnosis.findings[0]
     assert top.category == "profiler_setup"
     assert "torch.compile compiled the model" in top.explanation

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any, TypeVar
 
 from profsight.malloc_trim import release_free_memory
 from profsight.model.attribution import Attribution, attribute
@@ -14,6 +16,8 @@ from profsight.model.table import GroupBy, ProfilerTable
 from profsight.model.table_build import build_table
 from profsight.model.trace_meta import LoadStats, TraceMeta
 from profsight.model.tree import CallTree
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -32,6 +36,15 @@ class Profile:
     _tables: dict[str, ProfilerTable] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    _derived: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def derived(self, key: str, make: Callable[[], T]) -> T:
+        """What `make` computes from this profile, once (an analysis several others read,
+        e.g. its one-time start-up events); the value is shared: read it, do not change it."""
+        if key not in self._derived:
+            self._derived[key] = make()
+        value: T = self._derived[key]
+        return value
 
     @cached_property
     def attribution(self) -> Attribution:

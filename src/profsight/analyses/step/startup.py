@@ -41,7 +41,12 @@ _HOST_KINDS = frozenset({EventKind.CPU_OP, EventKind.RUNTIME, EventKind.OVERHEAD
 
 def startup_events(profile: Profile) -> I64:
     """Events that are one-time start-up: outliers among their name's calls, and CUPTI's
-    start-up rows."""
+    start-up rows (found once per profile: the breakdown, the findings and the replay all
+    read them)."""
+    return profile.derived("startup_events", lambda: _startup_events(profile))
+
+
+def _startup_events(profile: Profile) -> I64:
     ev = profile.events
     host = np.flatnonzero(ev.mask(_HOST_KINDS) & (ev.dur > 0))
     if len(host) == 0:
