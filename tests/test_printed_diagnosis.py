@@ -16,6 +16,7 @@ import pytest
 import profsight
 from agreement import REPORTS, RUNS, markdown, pairs, top
 from profsight.analyses.step.table_step import printed_step
+from profsight.knowledge.advice import PHASE_RULES_BY_PHASE
 from profsight.knowledge.phases import Phase
 from profsight.model.text_profile import TextProfile
 from scenarios import SCENARIOS, table_path
@@ -113,10 +114,13 @@ def test_lightning_closure_is_not_the_optimizer(
     theirs. From the table, the optimizer's own update of a healthy conv net is small (the
     trace measures ~1%), forward and backward hold the step."""
     trace = scenario_traces[("healthy_conv", "lightning")]
+    # half the optimizer finding's threshold: the estimate carries backward's per-call
+    # noise (5.04% once in a loaded fresh clone's run); the closure itself would read ~90%
+    small = PHASE_RULES_BY_PHASE[Phase.OPTIMIZER].threshold_pct / 2
     for form in ("full", "cpu_total_top20", "lightning_report"):
         step = _step(table_path(trace, form))
         assert step is not None and step.lightning
-        assert step.phase_share(Phase.OPTIMIZER) < 5.0, form
+        assert step.phase_share(Phase.OPTIMIZER) < small, form
         assert step.phase_share(Phase.FORWARD) + step.phase_share(Phase.BACKWARD) > 80.0, form
     report = profsight.explain(str(table_path(trace, "full")))
     optimizer = next(e for e in report.rows if e.row.name.startswith("Optimizer.step#"))
