@@ -32,6 +32,7 @@ def _traces() -> list[Path]:
     local = [
         *DATA.glob("gpu_traces/*/*.json.gz"),
         *DATA.glob("gpu_lagging/*/*.json.gz"),
+        *DATA.glob("gpu_unseen/*.json.gz"),
         *DATA.glob("real/*.json*"),
     ]
     return sorted({*local, *(p for p in real_traces() if p.name not in NOT_TRACES)})

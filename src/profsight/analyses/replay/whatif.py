@@ -44,12 +44,11 @@ from profsight.model.module_table import innermost_module, module_rows
 from profsight.units import short_time
 
 _MODEL = (Phase.FORWARD, Phase.BACKWARD, Phase.OPTIMIZER, Phase.ZERO_GRAD)
+#: No intervals.
+_NONE: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int64), np.zeros(0, np.int64))
 #: Finding categories whose fix removes a phase's host time, and whether the device work
 #: launched from it goes with it (a metric computed less often: yes; data made ready ahead
 #: of the step still has to be copied: no).
-#: No intervals.
-_NONE: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int64), np.zeros(0, np.int64))
-
 _PHASE_FIXES: dict[str, tuple[Phase, bool]] = {
     "data_loading": (Phase.DATA_LOADING, False),
     "metrics": (Phase.METRICS, True),
@@ -120,17 +119,20 @@ def edit_for(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
             host=(_removed(spans),),
             drop_removed_work=drop,
         )
-    if f.category == "host_lead_in":
-        leads = lead_in_spans(ctx)
-        if leads is None:
-            return None
-        return Edit("without the host's lead-in", host=(_removed(leads),))
     build = _EDITS.get(f.category)
     return build(ctx, graph, f) if build is not None else None
 
 
 def _removed(spans: tuple[I64, I64], factor: float = 0.0) -> tuple[I64, I64, F64]:
     return spans[0], spans[1], np.full(len(spans[0]), factor)
+
+
+def _lead_in(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
+    """The host's work before each step's first launch, taken out of the step."""
+    leads = lead_in_spans(ctx)
+    if leads is None:
+        return None
+    return Edit("without the host's lead-in", host=(_removed(leads),))
 
 
 def _startup(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
@@ -632,6 +634,7 @@ def _hidden_collectives(ctx: Context, graph: StepGraph, f: Finding) -> Edit | No
 
 _EDITS: dict[str, Callable[[Context, StepGraph, Finding], Edit | None]] = {
     "profiler_setup": _startup,
+    "host_lead_in": _lead_in,
     "host_device_sync": _syncs,
     "memcpy": _copies,
     "low_precision": _precision,
