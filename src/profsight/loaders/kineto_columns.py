@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import islice
@@ -63,6 +64,15 @@ _PH_CODES = _PhaseCodes(
 )
 
 
+class _FlowCategories(dict[str, bool]):
+    """``launch_flow[cat]``: whether flows of category `cat` link launches to device work
+    (`LAUNCH_FLOW_CATEGORIES`), worked out once per distinct category."""
+
+    def __missing__(self, key: str) -> bool:
+        value = self[key] = key.lower() in LAUNCH_FLOW_CATEGORIES
+        return value
+
+
 class _Interner(dict[Any, int]):
     """Maps each new key to the next integer id: ``ids[key]`` interns as it looks up."""
 
@@ -95,6 +105,7 @@ _UNFINISHED = attrgetter("unfinished")
 _INPUT_DIMS = attrgetter("input_dims")
 _INPUT_DIMS_V1 = attrgetter("input_dims_v1")
 _RANK = attrgetter("rank")
+_ID = attrgetter("id")
 
 
 @dataclass
@@ -117,6 +128,8 @@ class ColumnBuilder:
     keeps_concrete: list[bool] = field(default_factory=list)
     """Whether each interned string names an op whose scalar arguments (``Concrete Inputs``:
     stride, padding, is_causal) are kept, for FLOPs (`flop_ops.needs_concrete`)."""
+    launch_flow: _FlowCategories = field(default_factory=lambda: _FlowCategories())
+    """Whether each flow category seen links a launch to its device work."""
     chunks: int = 0
     """Chunks added (for `LoadStats`)."""
     lax_events: int = 0
@@ -312,37 +325,43 @@ class ColumnBuilder:
         return key
 
     def _add_other(self, events: list[Event], ph: np.ndarray[Any, Any]) -> None:
-        flows: list[tuple[int, bool, int, float]] = []
-        tracks = self.raw_tracks
-        for e, code in zip(events, ph.tolist(), strict=True):
-            if code == _PH_META:
-                self._add_metadata(e)
-            elif code in (_PH_FLOW_S, _PH_FLOW_F):
-                if e.cat.lower() not in LAUNCH_FLOW_CATEGORIES:
-                    continue
-                fid = _as_int(e.id)
-                if math.isnan(e.ts):  # missing
-                    self.count_skipped("flow events without a timestamp", 1)
-                    continue
-                if fid is None:
-                    self.count_skipped("flow events with a non-numeric id", 1)
-                    continue
-                pid = e.pid if e.args.rank < 0 else self._rank_pid(e.pid, e.args.rank)
-                track = tracks[(pid, e.tid)]
-                flows.append((fid, code == _PH_FLOW_S, track, e.ts))
-            elif code == _PH_BE:
-                self.count_skipped("begin/end ('B'/'E') events, which profsight does not pair", 1)
-            else:
-                what = f"events of phase {e.ph!r}" if e.ph else "events without a phase"
-                self.count_skipped(what, 1)
-        if flows:
-            self.add(
-                self.flow_columns,
-                flow_id=_int64([f[0] for f in flows]),
-                is_start=np.array([f[1] for f in flows], bool),
-                track=np.array([f[2] for f in flows], np.int32),
-                ts=np.array([f[3] for f in flows], np.float64),
-            )
+        """Metadata, flows and events profsight does not read: the flows (two per launch)
+        column by column, like the timed events; metadata (a few per thread) one by one."""
+        for i in np.flatnonzero(ph == _PH_META).tolist():
+            self._add_metadata(events[i])
+        self.count_skipped(
+            "begin/end ('B'/'E') events, which profsight does not pair",
+            int(np.count_nonzero(ph == _PH_BE)),
+        )
+        odd = np.flatnonzero(ph == _PH_OTHER)
+        for phase, n in Counter(map(_PH, map(events.__getitem__, odd.tolist()))).items():
+            what = f"events of phase {phase!r}" if phase else "events without a phase"
+            self.count_skipped(what, n)
+        where = np.flatnonzero((ph == _PH_FLOW_S) | (ph == _PH_FLOW_F))
+        if len(where):
+            self._add_flows(list(map(events.__getitem__, where.tolist())), ph[where] == _PH_FLOW_S)
+
+    def _add_flows(self, flows: list[Event], is_start: np.ndarray[Any, Any]) -> None:
+        n = len(flows)
+        launch = np.fromiter(map(self.launch_flow.__getitem__, map(_CAT, flows)), bool, n)
+        ts = np.fromiter(map(_TS, flows), np.float64, n)
+        fid, numeric = _ids(list(map(_ID, flows)))
+        no_time = launch & np.isnan(ts)
+        self.count_skipped("flow events without a timestamp", int(no_time.sum()))
+        no_id = launch & ~no_time & ~numeric
+        self.count_skipped("flow events with a non-numeric id", int(no_id.sum()))
+        keep = np.flatnonzero(launch & ~no_time & numeric)
+        if not len(keep):
+            return
+        kept = list(map(flows.__getitem__, keep.tolist()))
+        args = list(map(_ARGS, kept))
+        self.add(
+            self.flow_columns,
+            flow_id=fid[keep],
+            is_start=is_start[keep],
+            track=np.fromiter(map(self.raw_tracks.__getitem__, self._keys(kept, args)), np.int32),
+            ts=ts[keep],
+        )
 
     def _add_metadata(self, e: Event) -> None:
         if e.name == "thread_name" and e.args.name:
@@ -409,6 +428,16 @@ def _subset(
     if len(where):
         out[where] = _values(args, where, get)
     return out
+
+
+def _ids(values: list[int | str]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Flow ids as int64, and which were numbers (an int, or a string of one)."""
+    try:
+        return _int64(values), np.ones(len(values), bool)  # type: ignore[arg-type]
+    except (ValueError, TypeError):  # a string that is no decimal number: one by one
+        parsed = [_as_int(v) for v in values]
+        numeric = np.array([v is not None for v in parsed], bool)
+        return _int64([v if v is not None else -1 for v in parsed]), numeric
 
 
 def _stream(value: int | str) -> int:

@@ -7,7 +7,7 @@ comparisons exact (a trace's fractional microseconds carry nanosecond precision)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
@@ -125,6 +125,18 @@ class EventStore:
     def names(self, index: Sequence[int] | I64) -> list[str]:
         strings = self.strings
         return [strings[i] for i in np.asarray(self.name)[index]]
+
+    def names_where(self, index: Sequence[int] | I64, test: Callable[[str], bool]) -> Bool:
+        """Which events at `index` have a name that passes `test`: the test runs once per
+        distinct name among them, never once per event."""
+        ids = np.asarray(self.name)[index]
+        if not len(ids):
+            return np.zeros(0, bool)
+        distinct, inverse = np.unique(ids, return_inverse=True)
+        strings = self.strings
+        passed = np.array([test(strings[i]) for i in distinct.tolist()], bool)
+        where: Bool = passed[inverse.reshape(-1)]
+        return where
 
     def mask(self, kinds: frozenset[EventKind] | set[EventKind]) -> Bool:
         """Which events are of one of `kinds`."""

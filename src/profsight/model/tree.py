@@ -117,10 +117,27 @@ class CallTree:
     root: TreeNode
     cut_at: int | None = None
     """The depth this view was cut at although deeper nodes exist (see `MAX_TREE_DEPTH`)."""
+    _callees: dict[str, dict[str, float]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     @classmethod
     def build(cls, profile: Attributed) -> CallTree:
         return cls(_build(profile))
+
+    def callees(self, name: str) -> dict[str, float]:
+        """CPU total of each host call made by the nodes named `name`, by the callee's name,
+        summed over every place `name` is called from (one walk of the tree, then a look-up:
+        a table explains hundreds of rows)."""
+        if self._callees is None:
+            callees: dict[str, dict[str, float]] = {}
+            for node in self.root.walk():
+                for child in node.children:
+                    if not child.is_device:
+                        into = callees.setdefault(node.name, {})
+                        into[child.name] = into.get(child.name, 0.0) + child.cpu_total_us
+            self._callees = callees
+        return self._callees.get(name, {})
 
     def pruned(self, depth: int | None = None, min_share: float = 0.0) -> CallTree:
         """A copy without nodes deeper than `depth` (at most `MAX_TREE_DEPTH`) or below

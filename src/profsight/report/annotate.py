@@ -187,14 +187,7 @@ def _self_vs_total(
 
 
 def _top_child(name: str, tree: CallTree | None) -> str:
-    if tree is None:
-        return ""
-    children: dict[str, float] = {}
-    for node in tree.root.walk():
-        if node.name == name:
-            for child in node.children:
-                if not child.is_device:
-                    children[child.name] = children.get(child.name, 0.0) + child.cpu_total_us
+    children = tree.callees(name) if tree is not None else {}
     if not children:
         return ""
     top = max(children, key=lambda k: children[k])

@@ -218,7 +218,7 @@ def peer_copy_events(ctx: Context) -> np.ndarray:
     """Device copies from one GPU to another (``Memcpy PtoP``)."""
     ev = ctx.profile.events
     copies = np.flatnonzero(ev.kind == EventKind.MEMCPY)
-    peer: np.ndarray = copies[np.array(["PtoP" in n for n in ev.names(copies)], bool)]
+    peer: np.ndarray = copies[ev.names_where(copies, lambda n: "PtoP" in n)]
     return peer
 
 

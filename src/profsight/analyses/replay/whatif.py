@@ -18,11 +18,11 @@ from profsight.analyses.findings.sync_copies import peer_copy_events
 from profsight.analyses.replay.engine import Edit, StepGraph, replay, step_graph
 from profsight.analyses.step import intervals
 from profsight.analyses.step.breakdown import phase_code, phase_intervals
+from profsight.analyses.step.comm_names import is_communication
 from profsight.analyses.step.context import Context
 from profsight.analyses.step.lead_in import lead_in_spans
 from profsight.analyses.step.startup import startup_intervals
 from profsight.knowledge import advice
-from profsight.knowledge.collectives import COMMUNICATION_NAME
 from profsight.knowledge.hardware import PEER_LINKS_GBS, tensor_core_speedup
 from profsight.knowledge.kernels import decode_kernel
 from profsight.knowledge.lightning_names import module_label
@@ -155,7 +155,7 @@ def _pageable_copy_calls(ctx: Context, graph: StepGraph) -> I64:
     (a read back to the host waits for its value however it is copied: a sync)."""
     ev = ctx.profile.events
     targets = graph.items[graph.wait_target]
-    pageable = np.array(["Pageable -> Device" in ev.strings[ev.name[t]] for t in targets], bool)
+    pageable = ev.names_where(targets, lambda n: "Pageable -> Device" in n)
     return graph.waits[pageable] if len(targets) else graph.waits
 
 
@@ -177,9 +177,8 @@ def _pinned(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
     the architecture (`PEER_LINKS_GBS`)."""
     ev = ctx.profile.events
     copies = np.flatnonzero(ev.kind == EventKind.MEMCPY)
-    names = ev.names(copies)
-    pageable = copies[np.array(["Pageable" in n for n in names], bool)]
-    pinned = copies[np.array(["Pinned" in n for n in names], bool)]
+    pageable = copies[ev.names_where(copies, lambda n: "Pageable" in n)]
+    pinned = copies[ev.names_where(copies, lambda n: "Pinned" in n)]
     rate_pinned, basis = 0.0, ""
     if len(pinned) and ev.nbytes[pinned].sum() > 0:
         rate_pinned, basis = ev.nbytes[pinned].sum() / max(ev.dur[pinned].sum(), 1), "measured"
@@ -606,16 +605,7 @@ def _hidden_collectives(ctx: Context, graph: StepGraph, f: Finding) -> Edit | No
     comms = ctx.comms
     if comms is None or not comms.timed:
         return None
-    ev = ctx.profile.events
-    items = (
-        graph.items[
-            np.array(
-                [COMMUNICATION_NAME.search(n) is not None for n in ev.names(graph.items)], bool
-            )
-        ]
-        if len(graph.items)
-        else graph.items
-    )
+    items = graph.items[is_communication(ctx.profile, graph.items)]
     waits = phase_intervals(ctx.breakdown, Phase.COMMUNICATION)
     if ctx.breakdown.collective_waits is not None:  # gloo: waits outside any op
         waits = intervals.union(

@@ -143,7 +143,7 @@ def communication(profile: Profile, breakdown: Breakdown) -> Communication | Non
     ev = profile.events
     if not len(ev):
         return None
-    device_lut, host_lut, sized_lut, comm_lut = name_lut(ev)
+    device_lut, host_lut, sized_lut, comm_lut = name_lut(profile)
     kernels = np.flatnonzero((ev.kind == EventKind.KERNEL) & device_lut[ev.name])
     host = np.flatnonzero(host_lut[ev.name] & ~ev.unfinished & (ev.kind != EventKind.KERNEL))
     if len(kernels):

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from profsight.knowledge.collectives import COMMUNICATION_NAME
+from profsight.analyses.step.comm_names import is_communication
 from profsight.knowledge.rows import EVENT_RECORD_CALLS, STREAM_WAIT_CALLS, STREAM_WAIT_EVENT
 from profsight.knowledge.trace_schema import LAUNCH_KINDS, EventKind
 from profsight.model.events import F64, I64
@@ -193,7 +193,7 @@ def _collectives(
     comm = np.flatnonzero(
         (ev.kind[items] == EventKind.KERNEL)
         & (launcher >= 0)
-        & np.array([COMMUNICATION_NAME.search(n) is not None for n in ev.names(items)], bool)
+        & is_communication(profile, items)
     )
     track = np.asarray(ev.track)
     xs, ys = [], []
