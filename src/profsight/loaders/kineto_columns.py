@@ -15,9 +15,10 @@ import math
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import islice
 from operator import attrgetter
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -37,6 +38,8 @@ from profsight.loaders.kineto_schema import Event
 from profsight.malloc_trim import release_free_memory
 from profsight.model.diagnostics import Diagnostic
 from profsight.model.events import EventStore, Flows, Track
+
+T = TypeVar("T")
 
 NOT_OBJECTS = "array elements that are not events (not JSON objects)"
 
@@ -101,11 +104,13 @@ _COPY_BYTES = attrgetter("copy_bytes")
 _MEM_TYPE = attrgetter("mem_device_type")
 _TOTAL_ALLOCATED = attrgetter("total_allocated")
 _TOTAL_RESERVED = attrgetter("total_reserved")
-_UNFINISHED = attrgetter("unfinished")
+_FINISHED = attrgetter("finished")
 _INPUT_DIMS = attrgetter("input_dims")
 _INPUT_DIMS_V1 = attrgetter("input_dims_v1")
 _RANK = attrgetter("rank")
 _ID = attrgetter("id")
+_CONCRETE = attrgetter("concrete_inputs")
+_UTF8 = partial(str, encoding="utf-8", errors="replace")
 
 
 @dataclass
@@ -201,11 +206,11 @@ class ColumnBuilder:
             self.count_skipped("timed events with an impossible duration", int(bad_dur.sum()))
             timed_mask &= ~bad_dur
             no_time |= bad_dur
-        timed = events if timed_mask.all() else [events[i] for i in np.flatnonzero(timed_mask)]
+        timed = events if timed_mask.all() else _pick(events, np.flatnonzero(timed_mask))
         self._add_timed(timed, ph[timed_mask] == _PH_INSTANT, ts[timed_mask], dur[timed_mask])
         if not timed_mask.all():
             rest = np.flatnonzero(~timed_mask & ~no_time)
-            self._add_other([events[i] for i in rest], ph[rest])
+            self._add_other(_pick(events, rest), ph[rest])
 
     def _kinds(
         self, cat: np.ndarray[Any, Any], name: np.ndarray[Any, Any], instant: np.ndarray[Any, Any]
@@ -260,7 +265,7 @@ class ColumnBuilder:
             ts=ts,
             dur=dur,
             ext=ext,
-            unfinished=_subset(args, hosts, _UNFINISHED, n, 0).astype(bool),
+            unfinished=_subset(args, hosts, _FINISHED, n, 1) == 0,
             corr=_subset(args, linked, _CORRELATION, n, -1),
             device=_subset(args, linked, _DEVICE, n, -1).astype(np.int32),
             stream=_subset(args, linked, _STREAM, n, -1),
@@ -271,7 +276,7 @@ class ColumnBuilder:
             mem_type=_subset(args, memory, _MEM_TYPE, n, -1).astype(np.int8),
             allocated=_subset(args, memory, _TOTAL_ALLOCATED, n, -1),
             reserved=_subset(args, memory, _TOTAL_RESERVED, n, -1),
-            shapes=self._shapes([args[i] for i in ops.tolist()], ops, n),
+            shapes=self._shapes(_pick(args, ops), ops, n),
             concrete=self._concrete(args, ops[np.array(self.keeps_concrete, bool)[name[ops]]], n),
             comm_bytes=comm_bytes,
             collective=collective,
@@ -285,11 +290,9 @@ class ColumnBuilder:
         """``Concrete Inputs`` (interned as text) of the ops whose FLOPs need them."""
         out = np.full(n, -1, np.int32)
         if len(where):
-            strings = self.strings
-            out[where] = [
-                strings[bytes(args[i].concrete_inputs).decode("utf-8", "replace")]
-                for i in where.tolist()
-            ]
+            raw = map(bytes, map(_CONCRETE, _pick(args, where)))
+            text = map(_UTF8, raw)
+            out[where] = np.fromiter(map(self.strings.__getitem__, text), np.int32, len(where))
         return out
 
     def _shapes(self, args: list[Any], where: np.ndarray[Any, Any], n: int) -> np.ndarray[Any, Any]:
@@ -339,7 +342,7 @@ class ColumnBuilder:
             self.count_skipped(what, n)
         where = np.flatnonzero((ph == _PH_FLOW_S) | (ph == _PH_FLOW_F))
         if len(where):
-            self._add_flows(list(map(events.__getitem__, where.tolist())), ph[where] == _PH_FLOW_S)
+            self._add_flows(_pick(events, where), ph[where] == _PH_FLOW_S)
 
     def _add_flows(self, flows: list[Event], is_start: np.ndarray[Any, Any]) -> None:
         n = len(flows)
@@ -353,7 +356,7 @@ class ColumnBuilder:
         keep = np.flatnonzero(launch & ~no_time & numeric)
         if not len(keep):
             return
-        kept = list(map(flows.__getitem__, keep.tolist()))
+        kept = _pick(flows, keep)
         args = list(map(_ARGS, kept))
         self.add(
             self.flow_columns,
@@ -385,9 +388,14 @@ for _kind in (EventKind.CPU_OP, EventKind.ANNOTATION, EventKind.PYTHON):
     _UNFINISHABLE_LUT[int(_kind)] = True
 
 
+def _pick(items: list[T], where: np.ndarray[Any, Any]) -> list[T]:
+    """The items at `where` (a C-level pass, no Python frame per item)."""
+    return list(map(items.__getitem__, where.tolist()))
+
+
 def _values(args: list[Any], where: np.ndarray[Any, Any], get: Any) -> np.ndarray[Any, Any]:
     """One args field (an int) of the events at `where`."""
-    items = [args[i] for i in where.tolist()]
+    items = _pick(args, where)
     try:
         return _int64(list(map(get, items)))
     except (TypeError, ValueError):  # ROCm runtime calls write "stream": "0x0"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -51,17 +52,51 @@ def comm_columns(
     args: list[Args], where: np.ndarray[Any, Any], n: int, intern: Any
 ) -> tuple[np.ndarray[Any, Any], ...]:
     """``comm_bytes``, ``collective`` (interned ``Collective name``), ``group_size`` and
-    ``process_group`` (interned ``Process Group Name``)."""
+    ``process_group`` (interned ``Process Group Name``): a column at a time; only a
+    collective that states no element count has its shapes parsed, one by one."""
     nbytes = np.full(n, -1, np.int64)
     collective = np.full(n, -1, np.int32)
     group = np.full(n, -1, np.int32)
     process_group = np.full(n, -1, np.int32)
-    for i in where.tolist():
-        a = args[i]
-        nbytes[i] = message_bytes(a)
-        if a.collective_name:
-            collective[i] = intern(a.collective_name)
-        if a.process_group:
-            process_group[i] = intern(a.process_group)
-        group[i] = a.group_size if 0 < a.group_size < 2**31 else -1
+    if not len(where):
+        return nbytes, collective, group, process_group
+    comm = list(map(args.__getitem__, where.tolist()))
+    m = len(comm)
+    sizes = _DtypeSizes()
+    size = np.fromiter(map(sizes.__getitem__, map(_DTYPE, comm)), np.int64, m)
+    nelems = np.maximum(
+        np.fromiter(map(_IN_NELEMS, comm), np.int64, m),
+        np.fromiter(map(_OUT_NELEMS, comm), np.int64, m),
+    )
+    counted = (size > 0) & (nelems >= 0)
+    too_big = nelems.astype(np.float64) * size >= _MAX_BYTES  # (a corrupt count)
+    total = np.where(counted & ~too_big, nelems * size, -1)
+    for k in np.flatnonzero(~counted).tolist():
+        total[k] = message_bytes(comm[k])
+    nbytes[where] = total
+    for column, field in ((collective, _COLLECTIVE), (process_group, _GROUP_NAME)):
+        names = list(map(field, comm))
+        named = np.flatnonzero(np.fromiter(map(bool, names), bool, m))
+        if len(named):
+            column[where[named]] = np.fromiter(
+                map(intern, map(names.__getitem__, named.tolist())), np.int32, len(named)
+            )
+    groups = np.fromiter(map(_GROUP_SIZE, comm), np.int64, m)
+    group[where] = np.where((groups > 0) & (groups < 2**31), groups, -1)
     return nbytes, collective, group, process_group
+
+
+class _DtypeSizes(dict[str, int]):
+    """Bytes per element of each dtype name (0: no dtype, or one profsight does not know)."""
+
+    def __missing__(self, key: str) -> int:
+        value = self[key] = (dtype_bytes(key) or 0) if key else 0
+        return value
+
+
+_DTYPE = attrgetter("msg_dtype")
+_IN_NELEMS = attrgetter("in_msg_nelems")
+_OUT_NELEMS = attrgetter("out_msg_nelems")
+_COLLECTIVE = attrgetter("collective_name")
+_GROUP_NAME = attrgetter("process_group")
+_GROUP_SIZE = attrgetter("group_size")
