@@ -109,6 +109,7 @@ _INPUT_DIMS = attrgetter("input_dims")
 _INPUT_DIMS_V1 = attrgetter("input_dims_v1")
 _RANK = attrgetter("rank")
 _ID = attrgetter("id")
+_META = attrgetter("name", "pid", "tid", "args.name", "args.labels")
 _CONCRETE = attrgetter("concrete_inputs")
 _UTF8 = partial(str, encoding="utf-8", errors="replace")
 
@@ -329,9 +330,22 @@ class ColumnBuilder:
 
     def _add_other(self, events: list[Event], ph: np.ndarray[Any, Any]) -> None:
         """Metadata, flows and events profsight does not read: the flows (two per launch)
-        column by column, like the timed events; metadata (a few per thread) one by one."""
-        for i in np.flatnonzero(ph == _PH_META).tolist():
-            self._add_metadata(events[i])
+        column by column, like the timed events; metadata once per distinct event (some
+        exporters repeat each thread's names tens of thousands of times)."""
+        meta = list(map(_META, _pick(events, np.flatnonzero(ph == _PH_META))))
+        for name, pid, _, text, labels in dict.fromkeys(meta):
+            if name == "process_name" and text:
+                self.process_names.setdefault(_norm_id(pid), text)
+            elif name == "process_labels" and labels:
+                pid = _norm_id(pid)
+                known = self.process_names.get(pid, "")
+                if labels not in known.split(" "):
+                    self.process_names[pid] = f"{known} {labels}".strip()
+        latest: dict[tuple[int | str, int | str], str] = {}  # the last one written wins
+        for name, pid, tid, text, _ in dict.fromkeys(reversed(meta)):
+            if name == "thread_name" and text:
+                latest.setdefault((_norm_id(pid), _norm_id(tid)), text)
+        self.thread_names.update(latest)
         self.count_skipped(
             "begin/end ('B'/'E') events, which profsight does not pair",
             int(np.count_nonzero(ph == _PH_BE)),
@@ -366,15 +380,6 @@ class ColumnBuilder:
             ts=ts[keep],
         )
 
-    def _add_metadata(self, e: Event) -> None:
-        if e.name == "thread_name" and e.args.name:
-            self.thread_names[(_norm_id(e.pid), _norm_id(e.tid))] = e.args.name
-        elif e.name == "process_name" and e.args.name:
-            self.process_names.setdefault(_norm_id(e.pid), e.args.name)
-        elif e.name == "process_labels" and e.args.labels:
-            pid = _norm_id(e.pid)
-            self.process_names[pid] = f"{self.process_names.get(pid, '')} {e.args.labels}".strip()
-
 
 #: Kinds whose args carry correlation, device, stream and copy sizes.
 _LINKED_LUT = np.zeros(len(EventKind), bool)
@@ -399,7 +404,7 @@ def _values(args: list[Any], where: np.ndarray[Any, Any], get: Any) -> np.ndarra
     try:
         return _int64(list(map(get, items)))
     except (TypeError, ValueError):  # ROCm runtime calls write "stream": "0x0"
-        return _int64([_stream(v) for v in map(get, items)])
+        return _int64(list(map(_StreamIds().__getitem__, map(get, items))))
 
 
 #: Times this far (in µs, 31 years) from the chunk's median timestamp, and durations this
@@ -446,6 +451,15 @@ def _ids(values: list[int | str]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any,
         parsed = [_as_int(v) for v in values]
         numeric = np.array([v is not None for v in parsed], bool)
         return _int64([v if v is not None else -1 for v in parsed]), numeric
+
+
+class _StreamIds(dict[int | str, int]):
+    """``ids[value]``: an int field that some events write as a string, as an int (each
+    distinct value worked out once)."""
+
+    def __missing__(self, key: int | str) -> int:
+        value = self[key] = _stream(key)
+        return value
 
 
 def _stream(value: int | str) -> int:

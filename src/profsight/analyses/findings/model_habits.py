@@ -107,7 +107,7 @@ def optimizer_implementation(ctx: Context) -> list[Finding]:
     ops = rows[in_optimizer & (ev.kind[rows] == EventKind.CPU_OP)].tolist()
     if not ops:
         return []
-    names = [ev.strings[ev.name[e]] for e in ops]
+    names = [ev.strings[n] for n in np.unique(ev.name[ops]).tolist()]
     if any("_foreach_" in n or "_fused_" in n for n in names):
         return []
     per_step = len(ops) / ctx.steps

@@ -34,6 +34,7 @@ change reproduces the measured span exactly; an edit moves only what depends on 
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -378,7 +379,11 @@ def _step_time(g: StepGraph, host_lo: F64 | I64, host_hi: F64 | I64, item_end: F
 class _LaneRun:
     """Each stream's replayed item ends, computed on demand up to the item a wait needs:
     vectorised between the items that wait for another stream, whose awaited item is
-    computed first (an explicit stack, not recursion: a lagging trace can chain thousands)."""
+    computed first (an explicit stack, not recursion: a lagging trace can chain thousands).
+
+    Two streams that wait on each other in turn (a collective's stream and the compute
+    stream) are computed an item or two at a time: such short stretches take a scalar
+    path (`_SHORT`), the same sums in the same order as the vectorised one."""
 
     def __init__(self, g: StepGraph, dur: F64, ready: F64) -> None:
         self.g = g
@@ -394,6 +399,8 @@ class _LaneRun:
         self.edges = np.flatnonzero(g.dep >= 0) if len(g.dep) else np.zeros(0, np.int64)
         self.after_dep = np.full(len(dur), _NEVER)
         """Per item that waits for another stream: the earliest end that wait allows."""
+        self._edge_list: list[int] = self.edges.tolist()
+        self._wait_end: list[float] = g.wait_end.tolist()
 
     def shift_for(self, t: F64) -> F64:
         """What the waits so far moved host time by, at each time `t` (measured clock)."""
@@ -404,6 +411,9 @@ class _LaneRun:
     def _compute(self, lane: int, upto: int) -> None:
         a = int(self.done[lane])
         if upto < a:
+            return
+        if upto - a < _SHORT:
+            self._compute_short(lane, a, upto)
             return
         g = self.g
         idx = np.arange(a, upto + 1)
@@ -417,38 +427,89 @@ class _LaneRun:
         self.last[lane] = self.out_end[upto]
         self.done[lane] = upto + 1
 
-    def ensure(self, lane: int, upto: int) -> None:
-        """Compute `lane` up to item `upto`, and first every awaited item before it."""
+    def _compute_short(self, lane: int, a: int, upto: int) -> None:
+        """`_compute` of a few items, one by one: the same cumulative sum and running
+        maximum, so the same floating-point result."""
         g = self.g
+        last = float(self.last[lane])
+        c, peak, end = 0.0, -np.inf, last
+        for i in range(a, upto + 1):
+            r = float(self.ready[i])
+            if g.launched[i]:
+                k = bisect.bisect_right(self._wait_end, float(g.launch[i]))
+                r += float(self.shifts[min(k, self.processed)])
+            else:
+                r += 0.0
+            r = max(r, float(self.after_dep[i]))
+            c += float(self.inc[i])
+            peak = max(peak, r - c)
+            end = c + max(last, peak)
+            self.out_end[i] = end
+        self.last[lane] = end
+        self.done[lane] = upto + 1
+
+    def ensure(self, lane: int, upto: int) -> None:
+        """Compute `lane` up to item `upto`, and first every awaited item before it. The
+        waits whose awaited item is already computed are resolved together, and the stream
+        is computed in one pass up to the first wait whose awaited item is not."""
         stack = [(lane, upto)]
+        stacked = [0] * len(self.done)  # entries of each stream on the stack
+        stacked[lane] = 1
         while stack:
             ln, u = stack[-1]
             a = int(self.done[ln])
             if u < a:
                 stack.pop()
+                stacked[ln] -= 1
                 continue
-            k = int(np.searchsorted(self.edges, a, side="left"))
-            x = int(self.edges[k]) if k < len(self.edges) else -1
-            if x < 0 or x > u:
+            k0 = bisect.bisect_left(self._edge_list, a)
+            k1 = bisect.bisect_right(self._edge_list, u)
+            ready, x, y = self._resolve(k0, k1)
+            if x < 0:
                 self._compute(ln, u)
                 stack.pop()
+                stacked[ln] -= 1
                 continue
             if x > a:
                 self._compute(ln, x - 1)
-                continue
-            y = int(g.dep[x])
             ly = int(self.lane_of[y])
-            if self.done[ly] <= y:
-                if any(s_ln == ly for s_ln, _ in stack):
-                    # that stream is blocked further down the stack at a wait of its own,
-                    # which `y` comes after: the two wait on each other, which is not how
-                    # it ran, so this edge goes
-                    self.edges = np.delete(self.edges, k)
-                    continue
-                stack.append((ly, y))
+            if stacked[ly]:
+                # that stream is blocked further down the stack at a wait of its own, which
+                # `y` comes after: the two wait on each other, which is not how it ran, so
+                # this edge goes
+                self.edges = np.delete(self.edges, k0 + ready)
+                del self._edge_list[k0 + ready]
                 continue
-            self.after_dep[x] = float(self.out_end[y]) + g.dep_lag[x] + self.dur[x]
-            self._compute(ln, x)
+            stack.append((ly, y))
+            stacked[ly] += 1
+
+    def _resolve(self, k0: int, k1: int) -> tuple[int, int, int]:
+        """Edges `k0`..`k1`: the earliest end each allows, up to the first whose awaited
+        item is not computed yet. Returns how many were resolved and that edge's waiting
+        and awaited items (-1, -1: all were)."""
+        g = self.g
+        if k1 - k0 > _SHORT:
+            xs = self.edges[k0:k1]
+            ys = g.dep[xs]
+            blocked = np.flatnonzero(self.done[self.lane_of[ys]] <= ys)
+            ready = int(blocked[0]) if len(blocked) else len(xs)
+            x_ok = xs[:ready]
+            self.after_dep[x_ok] = self.out_end[ys[:ready]] + g.dep_lag[x_ok] + self.dur[x_ok]
+            if ready == len(xs):
+                return ready, -1, -1
+            return ready, int(xs[ready]), int(ys[ready])
+        for k in range(k0, k1):
+            x = self._edge_list[k]
+            y = int(g.dep[x])
+            if self.done[self.lane_of[y]] <= y:
+                return k - k0, x, y
+            self.after_dep[x] = float(self.out_end[y]) + float(g.dep_lag[x]) + float(self.dur[x])
+        return k1 - k0, -1, -1
+
+
+#: Stretches of at most this many items (or edges) take the scalar path: numpy's cost per
+#: call is that of a few dozen items in Python.
+_SHORT = 8
 
 
 __all__ = ["Edit", "StepGraph", "replay", "step_graph", "wait_calls"]

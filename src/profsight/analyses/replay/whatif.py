@@ -471,49 +471,39 @@ def _runs(
     """Runs of consecutive `member` ops of `ops` (time order) with gaps under `gap_us`, that
     repeat a name: the spans each run covers, the factor one op per name gives it, and their
     names. Where `short` is False a member call neither cuts its run nor lies in its spans
-    (the run's spans stop before it and start again after it)."""
+    (the run's spans stop before it and start again after it). Column by column: runs and
+    their pieces are where the flags change."""
     ev = ctx.profile.events
-    keep = np.ones(len(ops), bool) if short is None else short
-    starts: list[int] = []
-    ends: list[int] = []
-    factors: list[float] = []
-    names: set[str] = set()
-    run: list[tuple[int, bool]] = []
-
-    def close() -> None:
-        kinds = {int(ev.name[e]) for e, _ in run}
-        if len(run) > 1 and len(kinds) < len(run):
-            factor = len(kinds) / len(run)
-            for piece in _pieces(run):
-                starts.append(int(ev.start[piece[0]]))
-                ends.append(int(ev.end_of(piece[-1])))
-                factors.append(factor)
-            names.update(_forward_name(ev.strings[k]) for k in kinds)
-        run.clear()
-
-    for e, inside, own in zip(ops.tolist(), member.tolist(), keep.tolist(), strict=True):
-        if not inside or (run and (ev.start[e] - ev.end_of(run[-1][0])) / 1000.0 > gap_us):
-            close()
-        if inside:
-            run.append((e, own))
-    close()
+    ops = np.asarray(ops, np.int64)
+    member = np.asarray(member, bool)
+    own = np.ones(len(ops), bool) if short is None else np.asarray(short, bool)
+    start, end = ev.start[ops], ev.end_of(ops)
+    gap = np.zeros(len(ops))
+    gap[1:] = (start[1:] - end[:-1]) / 1000.0
+    opens = member.copy()
+    opens[1:] &= ~member[:-1] | (gap[1:] > gap_us)
+    pos = np.flatnonzero(member)
+    run = (np.cumsum(opens) - 1)[pos]
+    name = ev.name[ops[pos]].astype(np.int64)
+    length = np.bincount(run) if len(run) else np.zeros(0, np.int64)
+    width = len(ev.strings) + 1
+    kinds = np.bincount(np.unique(run * width + name) // width, minlength=len(length))
+    repeats = (length > 1) & (kinds < length)
+    keep = repeats[run]
+    pos, run, name = pos[keep], run[keep], name[keep]
+    mine = own[pos]
+    same_run = run[1:] == run[:-1]
+    first = mine.copy()
+    first[1:] &= ~(same_run & mine[:-1])
+    last = mine.copy()
+    last[:-1] &= ~(same_run & mine[1:])
+    factor = kinds / np.maximum(length, 1)
     return (
-        np.array(starts, np.int64),
-        np.array(ends, np.int64),
-        np.array(factors, np.float64),
-        names,
+        start[pos[first]].astype(np.int64),
+        end[pos[last]].astype(np.int64),
+        factor[run[first]].astype(np.float64),
+        {_forward_name(ev.strings[k]) for k in np.unique(name).tolist()},
     )
-
-
-def _pieces(run: list[tuple[int, bool]]) -> list[list[int]]:
-    """A run's ops split where a call is not its own (`short` False): the spans it covers."""
-    pieces: list[list[int]] = [[]]
-    for e, own in run:
-        if own:
-            pieces[-1].append(e)
-        elif pieces[-1]:
-            pieces.append([])
-    return [p for p in pieces if p]
 
 
 def _forward_name(name: str) -> str:

@@ -28,7 +28,7 @@ from profsight.knowledge.collectives import (
     operation_of,
 )
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
-from profsight.model.events import I64, Bool, EventStore
+from profsight.model.events import I32, I64, Bool, EventStore
 from profsight.model.profile import Profile
 
 if TYPE_CHECKING:
@@ -161,7 +161,7 @@ def communication(profile: Profile, breakdown: Breakdown) -> Communication | Non
     host_lo, host_hi = breakdown.host_ranges_ns if breakdown.steps else ([], [])
     issued_in = list(zip(np.asarray(host_lo).tolist(), np.asarray(host_hi).tolist(), strict=True))
     windows = breakdown.intervals_ns
-    collectives = tuple(_collective(profile, int(i), issued_in, sized_lut) for i in chosen.tolist())
+    collectives = _collectives(profile, chosen, issued_in, sized_lut)
     steps: tuple[StepComms, ...] = ()
     if timed_on != ENQUEUE_ONLY:
         compute = _compute_set(profile, breakdown, comm_lut, on_device=timed_on == TIMED_ON_DEVICE)
@@ -198,56 +198,98 @@ def _compute_set(
     return intervals.union(ev.start[work], ev.end_of(work))
 
 
-def _collective(
-    profile: Profile, i: int, windows: list[tuple[int, int]], sized: Bool
-) -> Collective:
+def _collectives(
+    profile: Profile, chosen: I64, windows: list[tuple[int, int]], sized: Bool
+) -> tuple[Collective, ...]:
+    """The `Collective` of each chosen event, its fields worked out a column at a time (the
+    string rules run once per distinct name)."""
     ev, at = profile.events, profile.attribution
-    name = ev.strings[ev.name[i]]
-    chain = _chain(profile, i)
-    # the largest size on the chain: an all-gather's range states its input shard, its c10d
-    # op the gathered output
-    nbytes = max((int(ev.comm_bytes[j]) for j in chain), default=-1)
-    group = next((int(ev.group_size[j]) for j in chain if ev.group_size[j] > 0), -1)
-    if group < 0:
-        group = _declared_group(profile)
-    operation = _operation(ev, chain, sized)
-    issued = i
-    if ev.kind[i] == EventKind.KERNEL and at.launcher[i] >= 0:
-        issued = int(at.launcher[i])
-    t = int(ev.start[issued])
-    step = next((k for k, (lo, hi) in enumerate(windows) if lo <= t < hi), -1)
-    backend = backend_of(name, str(profile.meta.distributed.get("backend", "")))
-    if backend == "NCCL" and _on_rocm(profile):
-        backend = "RCCL"  # ROCm's RCCL keeps NCCL's kernel and range names
-    pg = next((ev.strings[ev.process_group[j]] for j in chain if ev.process_group[j] >= 0), "")
-    return Collective(
-        operation, name, backend, step, int(ev.start[i]), int(ev.end_of(i)), nbytes, group, pg
+    chain = _chains(profile, chosen)
+    on = chain >= 0
+    j = np.maximum(chain, 0)
+    nbytes = np.where(on, ev.comm_bytes[j], -1).max(axis=1)
+    group = _first(on & (ev.group_size[j] > 0), ev.group_size[j])
+    group = np.where(group > 0, group, _declared_group(profile))
+    pg = _first(on & (ev.process_group[j] >= 0), ev.process_group[j])
+    operation = _operations(ev, chain, sized)
+    launcher = at.launcher[chosen]
+    issued = np.where((ev.kind[chosen] == EventKind.KERNEL) & (launcher >= 0), launcher, chosen)
+    t = ev.start[issued]
+    step = np.full(len(chosen), -1, np.int64)
+    for k in range(len(windows) - 1, -1, -1):  # (the first window that holds it)
+        lo, hi = windows[k]
+        step[(t >= lo) & (t < hi)] = k
+    declared = str(profile.meta.distributed.get("backend", ""))
+    rocm = _on_rocm(profile)
+    backend: dict[int, str] = {}
+    for n in np.unique(ev.name[chosen]).tolist():
+        b = backend_of(ev.strings[n], declared)
+        backend[n] = "RCCL" if b == "NCCL" and rocm else b  # RCCL keeps NCCL's names
+    strings = ev.strings
+    return tuple(
+        Collective(op, strings[n], backend[n], st, s, e, nb, g, strings[p] if p >= 0 else "")
+        for op, n, st, s, e, nb, g, p in zip(
+            operation,
+            ev.name[chosen].tolist(),
+            step.tolist(),
+            ev.start[chosen].tolist(),
+            ev.end_of(chosen).tolist(),
+            nbytes.tolist(),
+            group.tolist(),
+            pg.tolist(),
+            strict=True,
+        )
     )
 
 
-def _operation(ev: EventStore, chain: list[int], sized: Bool) -> str:
+def _chains(profile: Profile, events: I64) -> I64:
+    """Per event, its call chain (`_CHAIN` wide, -1 past its end): the event, then (for
+    device work) the host row it is attributed to, and that row's parents."""
+    at = profile.attribution
+    chain = np.full((len(events), _CHAIN), -1, np.int64)
+    chain[:, 0] = events
+    kernel = profile.events.kind[events] == EventKind.KERNEL
+    chain[:, 1] = np.where(kernel, at.owner[events], at.parent[events])
+    for k in range(2, _CHAIN):
+        up = chain[:, k - 1]
+        chain[:, k] = np.where(up >= 0, at.parent[np.maximum(up, 0)], -1)
+    return chain
+
+
+def _first(where: Bool, values: I32 | I64) -> I64:
+    """Per row, the value at the first column `where` holds (-1: none)."""
+    k = np.argmax(where, axis=1)
+    rows = np.arange(len(where))
+    found: I64 = np.where(where[rows, k], values[rows, k], -1)
+    return found
+
+
+def _operations(ev: EventStore, chain: I64, sized: Bool) -> list[str]:
     """The collective's own ``Collective name``; else its host call's (an NCCL kernel named
     ``SendRecv`` may run an all-to-all); else what the event's own name says."""
-    i = chain[0]
-    named = [j for j in chain if ev.collective[j] >= 0]
-    callers = [j for j in chain[1:] if sized[ev.name[j]]]
-    for j in (*named, *callers, i):
-        collective = ev.strings[ev.collective[j]] if ev.collective[j] >= 0 else ""
-        operation = operation_of(ev.strings[ev.name[j]], collective)
-        if operation != "other":
-            return operation
-    return "other"
-
-
-def _chain(profile: Profile, i: int) -> list[int]:
-    """The event, then (for device work) the host row it is attributed to and its parents."""
-    at = profile.attribution
-    chain = [i]
-    j = int(at.owner[i]) if profile.events.kind[i] == EventKind.KERNEL else int(at.parent[i])
-    while j >= 0 and len(chain) < _CHAIN:
-        chain.append(j)
-        j = int(at.parent[j])
-    return chain
+    on = chain >= 0
+    j = np.maximum(chain, 0)
+    names, named = ev.name[j], on & (ev.collective[j] >= 0)
+    pairs = names.astype(np.int64) * (len(ev.strings) + 1) + (ev.collective[j] + 1)
+    distinct, inverse = np.unique(pairs, return_inverse=True)
+    width = len(ev.strings) + 1
+    found = [
+        operation_of(ev.strings[p // width], ev.strings[p % width - 1] if p % width else "")
+        for p in distinct.tolist()
+    ]
+    ops = np.array(found, object)
+    code = inverse.reshape(chain.shape)
+    known = np.array([op != "other" for op in found], bool)[code] & on
+    caller = on & sized[names]
+    caller[:, 0] = False
+    out = np.full(len(chain), "other", object)
+    own = np.zeros_like(known)
+    own[:, 0] = known[:, 0]
+    for choice in (own, known & caller, known & named):  # (the last choice set wins)
+        k = np.argmax(choice, axis=1)
+        rows = np.flatnonzero(choice[np.arange(len(chain)), k])
+        out[rows] = ops[code[rows, k[rows]]]
+    return [str(o) for o in out.tolist()]
 
 
 def _on_rocm(profile: Profile) -> bool:

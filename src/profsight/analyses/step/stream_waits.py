@@ -27,7 +27,7 @@ import numpy as np
 from profsight.analyses.step.comm_names import is_communication
 from profsight.knowledge.rows import EVENT_RECORD_CALLS, STREAM_WAIT_CALLS, STREAM_WAIT_EVENT
 from profsight.knowledge.trace_schema import LAUNCH_KINDS, EventKind
-from profsight.model.events import F64, I64
+from profsight.model.events import F64, I32, I64
 from profsight.model.profile import Profile
 
 
@@ -85,17 +85,23 @@ class _Lanes:
             return 0, 0
         return int(self.first[k]), int(self.first[k + 1])
 
-    def last_before(self, lane: int, t: float) -> int:
-        """The last item of `lane` queued before `t` (-1: none)."""
-        a, b = self.span(lane)
-        k = int(np.searchsorted(self.key[a:b], t, side="left")) - 1
-        return a + k if k >= 0 else -1
+    def last_before(self, lane: I64, t: F64) -> I64:
+        """Per query, the last item of stream `lane` queued before `t` (-1: none)."""
+        out = np.full(len(lane), -1, np.int64)
+        for ln, sel in _groups(lane):
+            a, b = self.span(ln)
+            k = a + np.searchsorted(self.key[a:b], t[sel], side="left") - 1
+            out[sel] = np.where(k >= a, k, -1)
+        return out
 
-    def first_after(self, lane: int, t: float) -> int:
-        """The first item of `lane` queued after `t` (-1: none)."""
-        a, b = self.span(lane)
-        k = int(np.searchsorted(self.key[a:b], t, side="right"))
-        return a + k if a + k < b else -1
+    def first_after(self, lane: I64, t: F64) -> I64:
+        """Per query, the first item of stream `lane` queued after `t` (-1: none)."""
+        out = np.full(len(lane), -1, np.int64)
+        for ln, sel in _groups(lane):
+            a, b = self.span(ln)
+            k = a + np.searchsorted(self.key[a:b], t[sel], side="right")
+            out[sel] = np.where(k < b, k, -1)
+        return out
 
 
 class _ByThread:
@@ -116,17 +122,34 @@ class _ByThread:
         b = int(np.searchsorted(self.track, track, side="right"))
         return a, b
 
-    def next_after(self, track: int, t: float) -> int:
-        a, b = self.around(track)
-        k = a + int(np.searchsorted(self.at[a:b], t, side="right"))
-        return int(self.pos[k]) if k < b else -1
+    def next_after(self, track: I64, t: F64) -> I64:
+        """Per query, the first item thread `track` launched after `t` (-1: none)."""
+        out = np.full(len(track), -1, np.int64)
+        for th, sel in _groups(track):
+            a, b = self.around(th)
+            k = a + np.searchsorted(self.at[a:b], t[sel], side="right")
+            ok = k < b
+            out[sel[ok]] = self.pos[k[ok]]
+        return out
 
-    def before(self, track: int, t: float) -> I64:
-        """Positions of the items `track` launched before `t`, latest first."""
-        a, b = self.around(track)
-        k = a + int(np.searchsorted(self.at[a:b], t, side="left"))
-        found: I64 = self.pos[a:k][::-1]
-        return found
+    def before(self, track: I64, t: F64, back: int = 0) -> I64:
+        """Per query, the item thread `track` launched last before `t` (`back`: so many
+        launches before that one; -1: none)."""
+        out = np.full(len(track), -1, np.int64)
+        for th, sel in _groups(track):
+            a, b = self.around(th)
+            k = a + np.searchsorted(self.at[a:b], t[sel], side="left") - 1 - back
+            ok = k >= a
+            out[sel[ok]] = self.pos[k[ok]]
+        return out
+
+
+def _groups(keys: I64) -> list[tuple[int, I64]]:
+    """Each distinct key (a stream, a thread: a few) and the positions that hold it."""
+    order = np.argsort(keys, kind="stable")
+    distinct, first = np.unique(keys[order], return_index=True)
+    bounds = np.append(first, len(keys))
+    return [(int(k), order[bounds[i] : bounds[i + 1]]) for i, k in enumerate(distinct.tolist())]
 
 
 def _recorded(profile: Profile, lanes: _Lanes) -> tuple[I64, I64]:
@@ -146,18 +169,27 @@ def _recorded(profile: Profile, lanes: _Lanes) -> tuple[I64, I64]:
     if len(waits) == 0:
         return empty, empty
     calls = np.flatnonzero(ev.mask(LAUNCH_KINDS) & (ev.correlation > 0))
-    by_corr = dict(zip(ev.correlation[calls].tolist(), calls.tolist(), strict=True))
-    xs, ys = [], []
-    for w in waits.tolist():
-        record = by_corr.get(int(ev.wait_record[w]))
-        call = by_corr.get(int(ev.correlation[w]))
-        if record is None:
-            continue
-        device = int(ev.device[w]) << 32
-        t_wait = float(ev.start[call] if call is not None else ev.start[w])
-        ys.append(lanes.last_before(device + int(ev.wait_stream[w]), float(ev.start[record])))
-        xs.append(lanes.first_after(device + int(ev.stream[w]), t_wait))
-    return np.array(xs, np.int64), np.array(ys, np.int64)
+    record = _by_correlation(ev.correlation[calls], calls, ev.wait_record[waits])
+    call = _by_correlation(ev.correlation[calls], calls, ev.correlation[waits])
+    found = record >= 0
+    waits, record, call = waits[found], record[found], call[found]
+    device = ev.device[waits].astype(np.int64) << 32
+    t_wait = np.where(call >= 0, ev.start[np.maximum(call, 0)], ev.start[waits])
+    ys = lanes.last_before(device + ev.wait_stream[waits], ev.start[record].astype(np.float64))
+    xs = lanes.first_after(device + ev.stream[waits], t_wait.astype(np.float64))
+    return xs, ys
+
+
+def _by_correlation(corr: I32 | I64, calls: I64, wanted: I32 | I64) -> I64:
+    """The call of each wanted correlation (the last one of the trace's calls that carries
+    it; -1: none)."""
+    if not len(corr):
+        return np.full(len(wanted), -1, np.int64)
+    order = np.argsort(corr, kind="stable")
+    ordered = corr[order]
+    k = np.maximum(np.searchsorted(ordered, wanted, side="right") - 1, 0)
+    found: I64 = np.where(ordered[k] == wanted, calls[order[k]], -1)
+    return found
 
 
 def _from_calls(profile: Profile, calls: I64, by_thread: _ByThread, lane: I64) -> tuple[I64, I64]:
@@ -166,52 +198,55 @@ def _from_calls(profile: Profile, calls: I64, by_thread: _ByThread, lane: I64) -
     records = np.flatnonzero(
         ev.mask(LAUNCH_KINDS) & np.isin(ev.name, _name_ids(ev.strings, EVENT_RECORD_CALLS))
     )
-    track = np.asarray(ev.track)
-    xs, ys = [], []
-    for c in calls.tolist():
-        t, th = float(ev.start[c]), int(track[c])
-        x = by_thread.next_after(th, t)
-        if x < 0:
-            continue
-        mine = records[(track[records] == th) & (ev.start[records] < t)]
-        t_record = float(ev.start[mine].max()) if len(mine) else t
-        # the event is recorded on the stream the thread launched to last before recording
-        # it: that item, unless it is on the waiting stream itself (then nothing waits)
-        latest = by_thread.before(th, t_record)
-        y = int(latest[0]) if len(latest) else -1
-        ys.append(y if y >= 0 and lane[y] != lane[x] else -1)
-        xs.append(x)
-    return np.array(xs, np.int64), np.array(ys, np.int64)
+    track = np.asarray(ev.track).astype(np.int64)
+    t, th = ev.start[calls].astype(np.float64), track[calls]
+    x = by_thread.next_after(th, t)
+    keep = x >= 0
+    x, t, th = x[keep], t[keep], th[keep]
+    # the thread's last event record before the call (the call itself when none)
+    t_record = t.copy()
+    for thread, sel in _groups(th):
+        mine = np.sort(ev.start[records[track[records] == thread]]).astype(np.float64)
+        k = np.searchsorted(mine, t[sel], side="left") - 1
+        if len(mine):
+            t_record[sel] = np.where(k >= 0, mine[np.maximum(k, 0)], t[sel])
+    # the event is recorded on the stream the thread launched to last before recording
+    # it: that item, unless it is on the waiting stream itself (then nothing waits)
+    y = by_thread.before(th, t_record)
+    y = np.where((y >= 0) & (lane[np.maximum(y, 0)] != lane[x]), y, -1)
+    return x, y
 
 
 def _collectives(
     profile: Profile, items: I64, by_thread: _ByThread, lane: I64, launch_at: I64
 ) -> tuple[I64, I64]:
-    """Each collective kernel waits for the item its thread launched last to another stream."""
+    """Each collective kernel waits for the item its thread launched last to another stream
+    of its device (among its thread's last `_RECORD_WINDOW` launches)."""
     ev = profile.events
     launcher = profile.attribution.launcher[items]
-    comm = np.flatnonzero(
-        (ev.kind[items] == EventKind.KERNEL)
-        & (launcher >= 0)
-        & is_communication(profile, items)
+    x = np.flatnonzero(
+        (ev.kind[items] == EventKind.KERNEL) & (launcher >= 0) & is_communication(profile, items)
     )
-    track = np.asarray(ev.track)
-    xs, ys = [], []
-    for x in comm.tolist():
-        th = int(track[launcher[x]])
-        ys.append(_other_lane(by_thread.before(th, float(launch_at[x])), lane, int(lane[x])))
-        xs.append(x)
-    return np.array(xs, np.int64), np.array(ys, np.int64)
+    th = np.asarray(ev.track)[launcher[x]].astype(np.int64)
+    t = launch_at[x].astype(np.float64)
+    own = lane[x]
+    y = np.full(len(x), -1, np.int64)
+    pending = np.arange(len(x))
+    for back in range(_RECORD_WINDOW):
+        if not len(pending):
+            break
+        p = by_thread.before(th[pending], t[pending], back)
+        there = p >= 0
+        lane_p = lane[np.maximum(p, 0)]
+        hit = there & (lane_p != own[pending]) & ((lane_p >> 32) == (own[pending] >> 32))
+        y[pending[hit]] = p[hit]
+        pending = pending[there & ~hit]
+    return x, y
 
 
-def _other_lane(latest_first: I64, lane: I64, own: int) -> int:
-    """The first of the positions (latest first) on a stream of `own`'s device other than
-    `own` (-1: none)."""
-    device = own >> 32
-    for p in latest_first[:64].tolist():  # the record follows its launches closely
-        if lane[p] != own and int(lane[p]) >> 32 == device:
-            return int(p)
-    return -1
+#: How many of its thread's launches before a collective are looked through for the item it
+#: waits for (the record follows its launches closely).
+_RECORD_WINDOW = 64
 
 
 def _name_ids(strings: list[str], names: set[str] | frozenset[str]) -> list[int]:
