@@ -146,8 +146,9 @@ def record_plain(
     return capture.recorded
 
 
-def record_lightning(out_dir: Path) -> Recorded:
-    """A Lightning ``Trainer.fit`` with ``PyTorchProfiler``, as the seed sets it up."""
+def record_lightning(out_dir: Path, active: int = 3) -> Recorded:
+    """A Lightning ``Trainer.fit`` with ``PyTorchProfiler``, as the seed sets it up, `active`
+    steps profiled."""
     import lightning as L
     import torchmetrics
     from lightning.pytorch.profilers import PyTorchProfiler
@@ -173,7 +174,11 @@ def record_lightning(out_dir: Path) -> Recorded:
             return torch.optim.Adam(self.parameters(), lr=1e-3)
 
     torch.manual_seed(0)
-    data = torch.utils.data.TensorDataset(torch.randn(96, 3, 16, 16), torch.randint(0, 10, (96,)))
+    batches = active + 3
+    samples = 16 * batches
+    data = torch.utils.data.TensorDataset(
+        torch.randn(samples, 3, 16, 16), torch.randint(0, 10, (samples,))
+    )
     capture = Capture(out_dir / "lightning.pt.trace.json")
     profiler = PyTorchProfiler(
         dirpath=str(out_dir),
@@ -181,12 +186,12 @@ def record_lightning(out_dir: Path) -> Recorded:
         record_module_names=True,
         record_shapes=True,
         profile_memory=True,
-        schedule=schedule(wait=1, warmup=1, active=3, repeat=1),
+        schedule=schedule(wait=1, warmup=1, active=active, repeat=1),
         on_trace_ready=capture,
     )
     trainer = L.Trainer(
         max_epochs=1,
-        limit_train_batches=6,
+        limit_train_batches=batches,
         limit_val_batches=0,
         profiler=profiler,
         logger=False,

@@ -90,3 +90,33 @@ def test_zero_length_event_at_a_parents_end_is_not_its_child() -> None:
     start = np.array([0, 10, 0])
     end = np.array([10, 10, 0])
     assert nest(np.zeros(3, np.int64), start, end).parent.tolist() == [-1, -1, 0]
+
+
+def _no_stack(s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    raise AssertionError("the cut thread was not laminar: the stack was needed")
+
+
+@settings(max_examples=400, deadline=None)
+@given(spec=ranges)
+def test_overlapping_ranges_are_nested_without_a_loop(spec: list[tuple[int, int, int]]) -> None:
+    """Threads with partial overlaps (Lightning's ranges straddle each other on every step)
+    get torch's parents and depths from the cut ends, never from the per-event stack."""
+    start = np.array([s for _, s, _ in spec], np.int64)
+    end = start + np.array([d * (t > 0) for t, _, d in spec], np.int64)  # zero-length too
+    order = np.lexsort((-end, start))
+    start, end = start[order], end[order]
+    expected = _nest_stack(start, end)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(nesting, "_nest_stack", _no_stack)
+        parent, depth = nesting._nest_overlapping(start, end)
+    assert parent.tolist() == expected[0].tolist()
+    assert depth.tolist() == expected[1].tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.integers(-5, 5), max_size=70))
+def test_first_greater_after_each_position(values: list[int]) -> None:
+    found = nesting._first_greater_after(np.array(values, np.int64)).tolist()
+    n = len(values)
+    brute = [next((k for k in range(i + 1, n) if values[k] > values[i]), n) for i in range(n)]
+    assert found == brute
