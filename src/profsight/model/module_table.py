@@ -57,9 +57,15 @@ def module_table(profile: Attributed) -> ProfilerTable:
     rows_idx = np.flatnonzero(at.is_row)
     owner_module = innermost_module(profile)[rows_idx]
     modules = np.flatnonzero(module_rows(profile))  # (sorted: each is its own innermost)
-    labels = [module_label(ev.strings[i]) for i in ev.name[modules].tolist()]
-    label_ids = {label: k for k, label in enumerate(dict.fromkeys(labels))}
-    mgroups = np.array([label_ids[label] for label in labels], np.int64)
+    # each distinct range name labelled once, in the order the labels first occur
+    names_of, first, by_name = np.unique(ev.name[modules], return_index=True, return_inverse=True)
+    label_of_name = [module_label(ev.strings[i]) for i in names_of.tolist()]
+    label_ids: dict[str, int] = {}
+    for n in np.argsort(first, kind="stable").tolist():
+        label_ids.setdefault(label_of_name[n], len(label_ids))
+    mgroups = np.array([label_ids[label] for label in label_of_name], np.int64)[by_name]
+    if not len(modules):
+        mgroups = np.zeros(0, np.int64)
     n_groups = len(label_ids) + 1  # the last: outside any module
     groups = np.full(len(owner_module), n_groups - 1, np.int64)
     inside = np.flatnonzero(owner_module >= 0)
@@ -76,7 +82,9 @@ def module_table(profile: Attributed) -> ProfilerTable:
     sum_dev = float(self_dev.sum())
     names = [*label_ids, OUTSIDE_MODULES]
     # torchmetrics modules are metrics, not layers of the model
-    full = dict(zip(labels, (ev.strings[i] for i in ev.name[modules].tolist()), strict=True))
+    full = {
+        label_of_name[n]: ev.strings[i] for n, i in enumerate(names_of.tolist())
+    }  # (the last range name of each label, as the events had it: any one says "torchmetrics.")
     kinds = ["metric" if "torchmetrics." in full[label] else "module" for label in label_ids]
     rows = tuple(
         Row(

@@ -436,6 +436,30 @@ def _move_waiting(
         host[phase.value] = host.get(phase.value, 0.0) + moved
 
 
+def _most_overlapped(seg_s: I64, seg_e: I64, lo: I64, hi: I64) -> I64:
+    """For each span [lo, hi), the segment (sorted by start; they may overlap) it overlaps
+    most, the first of equals (-1: none). All spans at once, one pass per position among
+    the segments a span can reach: the work is the overlapping pairs, not spans x segments."""
+    best = np.full(len(lo), -1, np.int64)
+    if not len(seg_s) or not len(lo):
+        return best
+    reach = np.maximum.accumulate(seg_e)
+    first = np.searchsorted(reach, lo, side="right")  # (those before end before the span)
+    stop = np.searchsorted(seg_s, hi, side="left")  # (those from here start after it)
+    top = np.zeros(len(lo), np.int64)
+    at = np.flatnonzero(stop > first)
+    k = first[at]
+    while len(at):
+        overlap = np.minimum(seg_e[k], hi[at]) - np.maximum(seg_s[k], lo[at])
+        better = overlap > top[at]
+        top[at[better]] = overlap[better]
+        best[at[better]] = k[better]
+        k = k + 1
+        more = k < stop[at]
+        at, k = at[more], k[more]
+    return best
+
+
 def _move_collective_waits(
     host: dict[str, float],
     range_segments: tuple[I64, I64, I8],
@@ -463,11 +487,10 @@ def _move_collective_waits(
     seg_s, seg_e, phase = seg_s[order], seg_e[order], phase[order]
     waited: dict[int, list[tuple[int, int]]] = {}
     moved: list[tuple[int, int]] = []
-    for cs, ce in zip(*waits, strict=True):
-        a, b = np.maximum(seg_s, cs), np.minimum(seg_e, ce)
-        k = int(np.argmax(b - a))
-        if b[k] > a[k]:
-            waited.setdefault(k, []).append((int(a[k]), int(b[k])))
+    best = _most_overlapped(seg_s, seg_e, *waits)
+    for cs, ce, k in zip(waits[0].tolist(), waits[1].tolist(), best.tolist(), strict=True):
+        if k >= 0:
+            waited.setdefault(k, []).append((max(int(seg_s[k]), cs), min(int(seg_e[k]), ce)))
     for k, spans in waited.items():
         starts = np.array([a for a, _ in spans], np.int64)
         ends = np.array([b for _, b in spans], np.int64)

@@ -55,13 +55,24 @@ def op_flops(profile: Profile) -> OpFlops:
     candidates = np.flatnonzero(np.isin(ev.name, ids) & rows)
     flops = np.zeros(len(candidates))
     parsed: dict[int, Any] = {}
-    for k, e in enumerate(candidates.tolist()):
-        if ev.shapes[e] < 0:
-            continue
-        formula = formula_of(ev.strings[ev.name[e]])
-        shapes = _parse(parsed, ev.shapes[e], ev.strings)
-        concrete = _parse(parsed, ev.concrete[e], ev.strings) if ev.concrete[e] >= 0 else None
-        flops[k] = _flops(formula, shapes, concrete)
+    # each distinct (op, input shapes, scalar arguments) once: a step repeats its shapes
+    shaped = np.flatnonzero(ev.shapes[candidates] >= 0)
+    key = np.stack(
+        [
+            ev.name[candidates[shaped]],
+            ev.shapes[candidates[shaped]],
+            ev.concrete[candidates[shaped]],
+        ]
+    ).astype(np.int64)
+    distinct, inverse = (
+        np.unique(key, axis=1, return_inverse=True) if len(shaped) else (key, shaped)
+    )
+    found = np.zeros(distinct.shape[1])
+    for k, (name, shape, scalars) in enumerate(distinct.T.tolist()):
+        shapes = _parse(parsed, shape, ev.strings)
+        concrete = _parse(parsed, scalars, ev.strings) if scalars >= 0 else None
+        found[k] = _flops(formula_of(ev.strings[name]), shapes, concrete)
+    flops[shaped] = found[inverse.reshape(-1)]
     covered = _covered(candidates, flops > 0, profile.attribution.parent)
     flops[covered] = 0.0
     keep = (ev.shapes[candidates] >= 0) & ~covered
