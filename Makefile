@@ -1,5 +1,5 @@
 # profsight: the two commands of the README, and the checks they run.
-.PHONY: demo sample test check lint types unit docs setup setup-demo setup-dev benchmark benchmark-large benchmark-job clean
+.PHONY: demo sample test check lint types unit docs setup setup-demo setup-dev benchmark benchmark-real benchmark-large benchmark-job clean
 
 # Set up torch 2.13 (CPU build) and Lightning, then profile a short ResNet-18 training and
 # explain it (profsight-demo/fit-report.html).
@@ -40,13 +40,18 @@ setup-demo:
 setup-dev:
 	scripts/setup.sh dev
 
-# Every benchmark, each printing its ratios from one run (about 25 minutes and 60 GB of disk:
-# traces of 258 MB, 2 GB, 10 GB, a 2 GB .json.gz, and a job of 64 ranks of 500 MB).
+# Every benchmark, each printing its ratios from one run (about an hour and 62 GB of disk:
+# traces of 258 MB, 2 GB, 10 GB, a 2 GB .json.gz, a job of 64 ranks of 500 MB, the real GPU
+# traces of tests/data and a 1 GB Lightning trace, with HTA and TraceLens beside them).
 benchmark: setup-dev
+	cd benchmarks && ../.venv/bin/python bench_real.py
 	.venv/bin/python benchmarks/bench_load.py
 	cd benchmarks && ../.venv/bin/python bench_large.py
 	.venv/bin/python benchmarks/bench_job.py
 	.venv/bin/python benchmarks/bench_job.py --big
+
+benchmark-real: setup-dev
+	cd benchmarks && ../.venv/bin/python bench_real.py
 
 benchmark-large: setup-dev
 	cd benchmarks && ../.venv/bin/python bench_large.py

@@ -33,7 +33,7 @@ from profsight.model.diagnostics import Diagnostic, Level
 from profsight.model.profile import Profile
 from profsight.model.trace_meta import LoadStats, TraceMeta
 
-CHUNK_BYTES = 8 << 20
+CHUNK_BYTES = 4 << 20
 """Size of the pieces the event array is decoded in (``PROFSIGHT_CHUNK_BYTES`` overrides)."""
 
 PARALLEL_BYTES = 16 << 20
