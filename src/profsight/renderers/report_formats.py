@@ -11,7 +11,9 @@ from profsight.errors import UsageError
 from profsight.model.tree import TreeNode
 from profsight.renderers.diagnosis import breakdown_lines, communication_lines
 from profsight.renderers.escape import markdown_cell
+from profsight.renderers.html import render_html
 from profsight.renderers.names import MARKDOWN_NAME, cut_words, markdown_name
+from profsight.renderers.terminal import render_terminal
 from profsight.report.document import report_document
 from profsight.units import short_time
 
@@ -25,18 +27,8 @@ def _md(text: str) -> str:
 
 
 def render_text(report: ReportData, width: int = 120, color: bool = False) -> str:
-    """The terminal report (plain text without colour). (rich is imported when a report is
-    printed, not by every command: a JSON report does not need it.)"""
-    from profsight.renderers.terminal import render_terminal
-
+    """The terminal report (plain text without colour)."""
     return render_terminal(report, width=width, color=color)
-
-
-def render_html_report(report: ReportData) -> str:
-    """The self-contained HTML page (`renderers.html`, imported when a page is made)."""
-    from profsight.renderers.html import render_html
-
-    return render_html(report)
 
 
 def render_markdown_report(report: ReportData) -> str:
@@ -131,7 +123,7 @@ REPORT_FORMATS: dict[str, Callable[[ReportData], str]] = {
     "text": render_text,
     "markdown": render_markdown_report,
     "json": render_json_report,
-    "html": render_html_report,
+    "html": render_html,
 }
 REPORT_SUFFIXES = {
     ".txt": "text",
