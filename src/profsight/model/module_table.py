@@ -64,8 +64,6 @@ def module_table(profile: Attributed) -> ProfilerTable:
     for n in np.argsort(first, kind="stable").tolist():
         label_ids.setdefault(label_of_name[n], len(label_ids))
     mgroups = np.array([label_ids[label] for label in label_of_name], np.int64)[by_name]
-    if not len(modules):
-        mgroups = np.zeros(0, np.int64)
     n_groups = len(label_ids) + 1  # the last: outside any module
     groups = np.full(len(owner_module), n_groups - 1, np.int64)
     inside = np.flatnonzero(owner_module >= 0)
@@ -84,7 +82,7 @@ def module_table(profile: Attributed) -> ProfilerTable:
     # torchmetrics modules are metrics, not layers of the model
     full = {
         label_of_name[n]: ev.strings[i] for n, i in enumerate(names_of.tolist())
-    }  # (the last range name of each label, as the events had it: any one says "torchmetrics.")
+    }  # (any one range name of a label says whether it is "torchmetrics.")
     kinds = ["metric" if "torchmetrics." in full[label] else "module" for label in label_ids]
     rows = tuple(
         Row(

@@ -396,10 +396,10 @@ class _LaneRun:
         self.last = np.full(len(self.done), _NEVER)
         self.shifts = np.zeros(len(g.waits) + 1)  # host time shift after each wait
         self.processed = 0
-        self.edges = np.flatnonzero(g.dep >= 0) if len(g.dep) else np.zeros(0, np.int64)
+        self.edges: list[int] = np.flatnonzero(g.dep >= 0).tolist() if len(g.dep) else []
+        """The items that wait for another stream, in order."""
         self.after_dep = np.full(len(dur), _NEVER)
         """Per item that waits for another stream: the earliest end that wait allows."""
-        self._edge_list: list[int] = self.edges.tolist()
         self._wait_end: list[float] = g.wait_end.tolist()
 
     def shift_for(self, t: F64) -> F64:
@@ -438,8 +438,6 @@ class _LaneRun:
             if g.launched[i]:
                 k = bisect.bisect_right(self._wait_end, float(g.launch[i]))
                 r += float(self.shifts[min(k, self.processed)])
-            else:
-                r += 0.0
             r = max(r, float(self.after_dep[i]))
             c += float(self.inc[i])
             peak = max(peak, r - c)
@@ -462,8 +460,8 @@ class _LaneRun:
                 stack.pop()
                 stacked[ln] -= 1
                 continue
-            k0 = bisect.bisect_left(self._edge_list, a)
-            k1 = bisect.bisect_right(self._edge_list, u)
+            k0 = bisect.bisect_left(self.edges, a)
+            k1 = bisect.bisect_right(self.edges, u)
             ready, x, y = self._resolve(k0, k1)
             if x < 0:
                 self._compute(ln, u)
@@ -477,8 +475,7 @@ class _LaneRun:
                 # that stream is blocked further down the stack at a wait of its own, which
                 # `y` comes after: the two wait on each other, which is not how it ran, so
                 # this edge goes
-                self.edges = np.delete(self.edges, k0 + ready)
-                del self._edge_list[k0 + ready]
+                del self.edges[k0 + ready]
                 continue
             stack.append((ly, y))
             stacked[ly] += 1
@@ -489,7 +486,7 @@ class _LaneRun:
         and awaited items (-1, -1: all were)."""
         g = self.g
         if k1 - k0 > _SHORT:
-            xs = self.edges[k0:k1]
+            xs = np.array(self.edges[k0:k1], np.int64)
             ys = g.dep[xs]
             blocked = np.flatnonzero(self.done[self.lane_of[ys]] <= ys)
             ready = int(blocked[0]) if len(blocked) else len(xs)
@@ -499,7 +496,7 @@ class _LaneRun:
                 return ready, -1, -1
             return ready, int(xs[ready]), int(ys[ready])
         for k in range(k0, k1):
-            x = self._edge_list[k]
+            x = self.edges[k]
             y = int(g.dep[x])
             if self.done[self.lane_of[y]] <= y:
                 return k - k0, x, y

@@ -64,9 +64,7 @@ def op_flops(profile: Profile) -> OpFlops:
             ev.concrete[candidates[shaped]],
         ]
     ).astype(np.int64)
-    distinct, inverse = (
-        np.unique(key, axis=1, return_inverse=True) if len(shaped) else (key, shaped)
-    )
+    distinct, inverse = np.unique(key, axis=1, return_inverse=True)
     found = np.zeros(distinct.shape[1])
     for k, (name, shape, scalars) in enumerate(distinct.T.tolist()):
         shapes = _parse(parsed, shape, ev.strings)
