@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import pytest
 
 import profsight
 from profsight.loaders import kineto
+from profsight.model.profile import Profile
 from profsight.samples import sample_trace
 
 from conftest import DATA
@@ -83,6 +85,23 @@ def test_small_chunks_give_the_same_profile(monkeypatch: pytest.MonkeyPatch) -> 
     for a, b in zip(ours, theirs, strict=True):  # sums may differ in their last bit
         assert a.self_cpu_us == pytest.approx(b.self_cpu_us)
         assert a.self_cpu_pct == pytest.approx(b.self_cpu_pct)
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_a_chunk_is_the_size_asked_for(
+    gz: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The decoder's chunks are as large as `CHUNK_BYTES`, not as large as what the reader
+    read ahead (it read 8 MB blocks, and a chunk took a whole block, until issue 25): the
+    structs of one chunk are what loading holds beyond the columns."""
+    data = zlib.decompress(sample_trace().read_bytes(), zlib.MAX_WBITS | 16)
+    path = tmp_path / ("t.json.gz" if gz else "t.json")
+    path.write_bytes(gzip.compress(data) if gz else data)
+    monkeypatch.setattr(kineto, "CHUNK_BYTES", 64 << 10)
+    monkeypatch.setattr(kineto, "PARALLEL_BYTES", 1 << 40)
+    profile = profsight.load(path)
+    assert isinstance(profile, Profile)
+    assert len(data) // (64 << 10) <= profile.load_stats.chunks <= len(data) // (64 << 10) + 3
 
 
 @pytest.mark.parametrize(

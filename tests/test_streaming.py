@@ -239,3 +239,29 @@ def test_a_slice_is_cut_through_the_same_small_window(
     assert small.kept == whole.kept > 1000
     assert small.dropped == whole.dropped > 0
     assert small.window_us == whole.window_us
+
+
+def _inside_by_scan(doc: bytes) -> list[bool]:
+    """For each byte of `doc`, whether a JSON string is open there (a scan, byte by byte)."""
+    inside, escaped, out = False, False, []
+    for byte in doc:
+        out.append(inside)
+        if escaped:
+            escaped = False
+        elif byte == 0x5C and inside:  # backslash
+            escaped = True
+        elif byte == 0x22:  # quote
+            inside = not inside
+    return out
+
+
+def test_outside_strings_agrees_with_a_scan() -> None:
+    """Quote parity, with quotes escaped by runs of backslashes of every length, against a
+    scan of real JSON (names with ``}, {``, quotes and backslashes in them)."""
+    names = ["a}, {b", 'q"uote', "back\\slash", 'run\\\\"x', '\\\\\\"}, {', "}, {\\\\", "plain"]
+    doc = json.dumps([{"name": n, "args": {"k": n * i}} for i, n in enumerate(names * 3)])
+    data = doc.encode()
+    truth = _inside_by_scan(data)
+    for p in range(len(data)):
+        assert json_split.outside_strings(data, 0, p) is not truth[p], (p, data[p - 5 : p + 5])
+    assert sum(truth) > len(data) // 3  # the strings are most of the document

@@ -23,8 +23,12 @@ GZIP_MAGIC = b"\x1f\x8b"
 #: Byte order marks of UTF-16 text (Windows PowerShell's ``>`` writes UTF-16 LE with one).
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 BLOCK = 8 << 20
-"""Bytes read from the disk at a time (and the most a gzip stream is inflated by at once)."""
+"""The most bytes read from the disk at a time (and the most a gzip stream is inflated by
+at once)."""
 GZIP_BLOCK = 1 << 20
+MIN_READ = 64 << 10
+"""The least read from the disk at a time: a read takes what was asked, no more, so that
+the decoder's window is the only copy of the bytes it has not decoded yet."""
 
 
 @dataclass(frozen=True)
@@ -115,10 +119,11 @@ class Input:
 
     def _fill_to(self, n: int) -> None:
         while len(self._pending) < n and not self._eof:
+            want = min(max(n - len(self._pending), MIN_READ), BLOCK)
             if self._decomp is None:
-                self._fill_plain()
+                self._fill_plain(want)
             else:
-                self._fill_gzip()
+                self._fill_gzip(want)
 
     def read_all(self) -> bytearray:
         out = bytearray()
@@ -132,13 +137,13 @@ class Input:
         self._progress("read", min(self._done, self.size_on_disk), self.size_on_disk)
         return block
 
-    def _fill_plain(self) -> None:
-        block = self._disk_read(BLOCK)
+    def _fill_plain(self, want: int) -> None:
+        block = self._disk_read(want)
         self._pending += block
         self._eof = not block
 
-    def _fill_gzip(self) -> None:
-        """Inflate at most `BLOCK` bytes more: memory stays bounded whatever the ratio."""
+    def _fill_gzip(self, want: int) -> None:
+        """Inflate at most `want` bytes more: memory stays bounded whatever the ratio."""
         if not self._gz_in:
             self._gz_in = self._disk_read(GZIP_BLOCK)
             if not self._gz_in:
@@ -147,7 +152,7 @@ class Input:
         decomp = self._decomp
         assert decomp is not None
         try:
-            self._pending += decomp.decompress(self._gz_in, BLOCK)
+            self._pending += decomp.decompress(self._gz_in, want)
         except zlib.error as exc:
             if not self.position and not self._pending:
                 raise InputError(self.source, f"is not a valid gzip file ({exc})") from None

@@ -5,7 +5,8 @@ any time, lets the CLI draw a progress bar, and localises damage: a trace cut of
 job was killed loses only its last, incomplete event.
 
 Chunks are cut at ``}`` ``,`` ``{`` boundaries. Such a boundary can, rarely, fall inside a
-string; the chunk then fails to decode and is merged with the next one.
+string; the chunk then fails to decode, and is cut again at the last boundary that quote
+parity puts outside strings (`outside_strings`), or merged with the next one.
 """
 
 from __future__ import annotations
@@ -168,6 +169,17 @@ def chunk_document(buf: bytes | bytearray, a: int, b: int) -> bytes:
     if body.endswith(b","):
         body = body[:-1]
     return b"[" + body + b"]"
+
+
+def outside_strings(buf: bytes | bytearray, a: int, p: int) -> bool:
+    """Whether ``buf[p]`` lies outside JSON strings, given that ``buf[a]`` does: the
+    unescaped quotes in between are even. A quote is escaped by an odd run of backslashes;
+    counting ``\\"``, ``\\\\"``, ... with alternating signs counts exactly those quotes."""
+    escaped, sign, run = 0, 1, b"\\"
+    while count := buf.count(run + b'"', a, p):
+        escaped += sign * count
+        sign, run = -sign, run + b"\\"
+    return (buf.count(b'"', a, p) - escaped) % 2 == 0
 
 
 def boundaries(buf: bytes | bytearray, a: int, b: int) -> list[int]:

@@ -69,7 +69,7 @@ class Window:
 
     def fill(self, size: int) -> None:
         while not self.eof and len(self.data) < size:
-            want = BLOCK
+            want = min(BLOCK, size - len(self.data))
             if self.limit is not None:
                 want = min(want, self.limit - self.offset - len(self.data))
             block = self.source.read(want) if want > 0 else b""
@@ -118,12 +118,15 @@ def decode_stream(window: Window, builder: ColumnBuilder, plan: Plan, final: boo
     tail = json_split.TAIL_LIMIT
     need = plan.chunk + tail
     retry_from = 0  # a chunk failed to decode: the next cut must lie beyond it
+    strict = False  # a chunk failed to decode: cut only where no string is open
     while True:
         window.fill(need)
         if window.eof:
             break
         data = window.data
-        cut = last_boundary(data, max(retry_from, 1), len(data) - tail)
+        # a chunk of `plan.chunk` bytes (more only where one event is longer, or on a retry)
+        hi = min(len(data), need) - tail
+        cut = last_boundary(data, max(retry_from, 1), hi, strict)
         if cut is None:  # one event longer than a chunk, or a retry: read more first
             need = len(data) + plan.chunk
             continue
@@ -132,6 +135,9 @@ def decode_stream(window: Window, builder: ColumnBuilder, plan: Plan, final: boo
         except msgspec.DecodeError as exc:
             if plan.worker:
                 raise NeedsSequential from None
+            if not strict:  # the cut may lie in a string that holds "}, {"
+                strict = True
+                continue
             if not retry_from:
                 retry_from, need = cut + 1, len(data) + plan.chunk
                 continue
@@ -139,19 +145,22 @@ def decode_stream(window: Window, builder: ColumnBuilder, plan: Plan, final: boo
         builder.add_chunk(events)
         del events
         window.drop(cut)
-        retry_from, need = 0, plan.chunk + tail
+        retry_from, strict, need = 0, False, plan.chunk + tail
     _decode_rest(window, builder, plan, final, outcome)
     outcome.end = window.offset + len(window.data)
     return outcome
 
 
-def last_boundary(data: bytearray, lo: int, hi: int) -> int | None:
-    """Offset just after the ``}`` of the last event boundary whose ``}`` is in [lo, hi)."""
+def last_boundary(data: bytearray, lo: int, hi: int, strict: bool = False) -> int | None:
+    """Offset just after the ``}`` of the last event boundary whose ``}`` is in [lo, hi);
+    `strict`: the last one outside strings (``data[0]`` is outside)."""
     while hi > lo:
         pos = data.rfind(b"}", lo, hi)
         if pos < 0:
             return None
-        if json_split.BOUNDARY.match(data, pos):
+        if json_split.BOUNDARY.match(data, pos) and (
+            not strict or json_split.outside_strings(data, 0, pos)
+        ):
             return pos + 1
         hi = pos
     return None
