@@ -152,11 +152,12 @@ def test_cli_choices_match_the_registries() -> None:
     from profsight.job.executors import EXECUTORS
     from profsight.model.table import GROUP_BYS
     from profsight.renderers.job_text import JOB_SUFFIXES
-    from profsight.renderers.report_formats import REPORT_FORMATS
+    from profsight.renderers.report_formats import REPORT_FORMATS, REPORT_SUFFIXES
     from profsight.renderers.table_formats import TABLE_FORMATS
 
     assert tuple(TABLE_FORMATS) == choices.TABLE_FORMATS
     assert tuple(REPORT_FORMATS) == choices.REPORT_FORMATS
+    assert REPORT_SUFFIXES == choices.REPORT_SUFFIXES
     assert choices.GROUP_BYS == GROUP_BYS
     assert choices.EXECUTORS == EXECUTORS
     assert set(JOB_SUFFIXES.values()) <= set(choices.REPORT_FORMATS)

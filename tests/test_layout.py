@@ -172,8 +172,8 @@ def test_the_layer_check_reads_real_edges() -> None:
     """The checks read real edges: the model imports knowledge (down), and the renderers'
     report document comes from the report layer, not the other way round."""
     assert "profsight.knowledge.trace_schema" in IMPORTS["profsight.model.tree"]
-    assert "profsight.report.document" in IMPORTS["profsight.renderers.report_formats"]
-    assert _layer("profsight.renderers.report_formats") < _layer("profsight.report.document")
+    assert "profsight.report.document" in IMPORTS["profsight.renderers.report_json"]
+    assert _layer("profsight.renderers.report_json") < _layer("profsight.report.document")
 
 
 def test_each_finding_category_is_judged_in_one_family_module() -> None:

@@ -204,12 +204,16 @@ def test_two_decoding_processes_give_the_same_table(sample_json: bytes, tmp_path
     assert both["tree"] == one["tree"]
 
 
+@pytest.mark.parametrize("chunk", [None, 64 << 10])
 def test_invalid_json_in_the_middle_is_salvaged_event_by_event(
-    sample_json: bytes, tmp_path: Path
+    chunk: int | None, sample_json: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An exporter bug spoils one event, not the run: repairable events are repaired (an
     unescaped quote on torch's one-field-per-line layout, a control character), an event that
-    can't be repaired is skipped, and the loss is reported."""
+    can't be repaired is skipped, and the loss is reported, once for all the chunks it
+    spoiled."""
+    if chunk is not None:
+        monkeypatch.setattr(kineto, "CHUNK_BYTES", chunk)
     doc = sample_json.decode()
     first = doc.index('"name": "', len(doc) // 3) + len('"name": "')
     second = doc.index('"name": "', 2 * len(doc) // 3) + len('"name": "')
@@ -231,6 +235,8 @@ def test_invalid_json_in_the_middle_is_salvaged_event_by_event(
     [diag] = [d for d in profile.diagnostics if d.code == "malformed_events"]
     assert "1 event was skipped (unreadable)" in diag.message
     assert "2 events were repaired" in diag.message
+    if chunk is not None:  # the three places lie in two chunks at least
+        assert "more place" in diag.message
     assert len(profile.events) == len(whole.events) - 1
     assert (
         sum(n.startswith('say "hi" ') for n in profile.events.names(range(len(profile.events))))

@@ -11,6 +11,14 @@ from profsight.errors import UsageError
 TABLE_FORMATS = ("text", "json", "csv", "markdown")
 #: `profsight.renderers.report_formats.REPORT_FORMATS`
 REPORT_FORMATS = ("text", "markdown", "json", "html")
+#: `profsight.renderers.report_formats.REPORT_SUFFIXES`
+REPORT_SUFFIXES = {
+    ".txt": "text",
+    ".md": "markdown",
+    ".json": "json",
+    ".html": "html",
+    ".htm": "html",
+}
 #: `profsight.model.table.GROUP_BYS`
 GROUP_BYS = ("name", "shape", "module")
 TREE_FORMATS = ("text", "json")

@@ -78,8 +78,29 @@ class Salvage:
     dropped: int = 0
     repaired: int = 0
 
-    def diagnostic(self, offset: int, error: msgspec.DecodeError) -> Diagnostic:
-        where = malformed_message(error, offset).removeprefix("invalid JSON in the trace events: ")
+
+@dataclass
+class Salvaged:
+    """The chunks of one pass that were read event by event, reported as one diagnostic
+    (the first place, how many there were, and the events lost and repaired in all)."""
+
+    offset: int
+    error: msgspec.DecodeError
+    places: int = 0
+    dropped: int = 0
+    repaired: int = 0
+
+    def add(self, salvage: Salvage) -> None:
+        self.places += 1
+        self.dropped += salvage.dropped
+        self.repaired += salvage.repaired
+
+    def diagnostic(self) -> Diagnostic:
+        where = malformed_message(self.error, self.offset)
+        where = where.removeprefix("invalid JSON in the trace events: ")
+        if self.places > 1:
+            more = self.places - 1
+            where += f", and at {more} more place{'s' if more > 1 else ''}"
         parts = []
         if self.dropped:
             parts.append(f"{_count(self.dropped)} skipped (unreadable)")

@@ -24,6 +24,8 @@ from profsight.loaders import json_split
 from profsight.loaders.input_files import BLOCK, Input
 from profsight.loaders.kineto_columns import ColumnBuilder
 from profsight.loaders.kineto_salvage import (
+    Salvage,
+    Salvaged,
     decode_events,
     malformed_message,
     salvage_malformed,
@@ -92,6 +94,9 @@ class Pass:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     end: int = 0
     """Position in the document where the pass stopped reading."""
+    salvaged: Salvaged | None = None
+    """The chunks read event by event, and where their diagnostic is in `diagnostics`."""
+    salvaged_at: int = -1
 
 
 @dataclass(frozen=True)
@@ -214,7 +219,7 @@ class _Rescue:
         salvage = salvage_malformed(data, a, b, self.builder)
         if salvage.events is None:
             raise InputError(self.plan.source, malformed_message(error, offset + a)) from None
-        self.outcome.diagnostics.append(salvage.diagnostic(offset + a, error))
+        self._note(salvage, offset + a, error)
         return salvage.events
 
     def cut_off(
@@ -227,6 +232,18 @@ class _Rescue:
             salvage = salvage_malformed(data, a, b, self.builder)
             if salvage.events is not None:
                 events, kept_to = salvage.events, len(data)
-                self.outcome.diagnostics.append(salvage.diagnostic(offset + a, error))
+                self._note(salvage, offset + a, error)
         self.outcome.diagnostics.append(self.plan.cut_off(offset + kept_to, offset + len(data)))
         return events
+
+    def _note(self, salvage: Salvage, offset: int, error: msgspec.DecodeError) -> None:
+        """One diagnostic for every chunk of the pass read event by event, where the first
+        one was."""
+        outcome = self.outcome
+        total = outcome.salvaged
+        if total is None:
+            total = outcome.salvaged = Salvaged(offset, error)
+            outcome.salvaged_at = len(outcome.diagnostics)
+            outcome.diagnostics.append(total.diagnostic())
+        total.add(salvage)
+        outcome.diagnostics[outcome.salvaged_at] = total.diagnostic()

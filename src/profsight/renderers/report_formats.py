@@ -1,122 +1,28 @@
-"""An explanation of a profile as text, Markdown or JSON (output contract ``profsight/1``)."""
+"""An explanation of a profile as text, Markdown, JSON or HTML: the registry of formats.
+
+Each format has its own module, so that the command line imports only the one asked for
+(rich and the HTML page are about 20 ms of start-up that JSON and Markdown do not need)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-import msgspec
-
 from profsight.errors import UsageError
-from profsight.model.tree import TreeNode
-from profsight.renderers.diagnosis import breakdown_lines, communication_lines
-from profsight.renderers.escape import markdown_cell
 from profsight.renderers.html import render_html
-from profsight.renderers.names import MARKDOWN_NAME, cut_words, markdown_name
+from profsight.renderers.report_json import render_json_report
+from profsight.renderers.report_markdown import render_markdown_report
 from profsight.renderers.terminal import render_terminal
-from profsight.report.document import report_document
-from profsight.units import short_time
 
 if TYPE_CHECKING:
     from profsight.report.build import ReportData
 
-
-def _md(text: str) -> str:
-    """Prose as inert Markdown, no word (a name it quotes) over `MARKDOWN_NAME` characters."""
-    return markdown_cell(cut_words(text, MARKDOWN_NAME))
+__all__ = ["REPORT_FORMATS", "render_json_report", "render_markdown_report", "render_report"]
 
 
 def render_text(report: ReportData, width: int = 120, color: bool = False) -> str:
     """The terminal report (plain text without colour)."""
     return render_terminal(report, width=width, color=color)
-
-
-def render_markdown_report(report: ReportData) -> str:
-    lines = ["# profsight report", ""]
-    lines += [f"- {markdown_cell(line)}" for line in report.summary]
-    if report.verdict is not None:
-        lines += ["", "## Verdict", "", _md(report.verdict.summary)]
-    if report.breakdown is not None and report.breakdown.steps:
-        lines += [
-            "",
-            "## Step time",
-            "",
-            "```",
-            *breakdown_lines(report.breakdown, report.device_name),
-            "```",
-        ]
-    if report.communication is not None:
-        lines += [
-            "",
-            "## Collectives",
-            "",
-            "```",
-            *communication_lines(report.communication),
-            "```",
-        ]
-    if report.findings:
-        lines += ["", "## Findings", ""]
-        for i, f in enumerate(report.findings, 1):
-            lines.append(f"{i}. **{_md(f.title)}** ({f.category}, {f.severity.name.lower()})")
-            for item in f.evidence:
-                label = markdown_cell(markdown_name(item.label))
-                lines.append(f"   - {label}: {_md(item.value)}")
-            lines.append(f"   - why: {_md(f.explanation)}")
-            lines.append(f"   - fix: {_md(f.recommendation)}")
-            if f.confidence:
-                lines.append(f"   - note: {_md(f.confidence)}")
-    if report.diagnostics:
-        lines += ["", "## Notes on the input", ""]
-        lines += [f"- {markdown_cell(str(d))}" for d in report.diagnostics]
-    dev = report.device_name
-    lines += ["", "## The rows that matter most", ""]
-    head = ["Kind", "Name", "Calls", "Self CPU", "CPU total"]
-    if report.table.has_device:
-        head += [f"Self {dev}", f"{dev} total"]
-    lines += ["| " + " | ".join(head) + " |", "|---|---|" + "---:|" * (len(head) - 2)]
-    for e in report.top:
-        r = e.row
-        cells = [
-            e.explanation.kind.value,
-            markdown_cell(markdown_name(r.name)),
-            str(r.calls),
-            short_time(r.self_cpu_us),
-            short_time(r.cpu_total_us),
-        ]
-        if report.table.has_device:
-            cells += [short_time(r.self_device_us), short_time(r.device_total_us)]
-        lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", "## What they are", ""]
-    for e in report.noted:
-        lines.append(
-            f"- **{markdown_cell(markdown_name(e.row.name))}** ({e.explanation.kind.value}: "
-            f"{_md(e.explanation.layer)}): {_md(e.explanation.meaning)}"
-        )
-        if e.explanation.reading:
-            lines.append(f"  - {_md(e.explanation.reading)}")
-    lines += [""] + [f"- {_md(n)}" for n in report.notes]
-    if report.walkthrough:
-        lines += ["", "## Reading the table, step by step", ""]
-        lines += [f"{i}. {_md(t)}" for i, t in enumerate(report.walkthrough, 1)]
-    if report.tree is not None:
-        lines += ["", "## Call tree", ""]
-        _tree_markdown(report.tree.root, 0, lines)
-    return "\n".join(lines) + "\n"
-
-
-def _tree_markdown(node: TreeNode, depth: int, lines: list[str]) -> None:
-    for child in node.children:
-        device = f", device {short_time(child.device_total_us)}" if child.device_total_us else ""
-        lines.append(
-            f"{'  ' * depth}- {markdown_cell(markdown_name(child.name))} ×{child.calls}: "
-            f"CPU {short_time(child.cpu_total_us)} (self {short_time(child.cpu_self_us)}){device}"
-        )
-        _tree_markdown(child, depth + 1, lines)
-
-
-def render_json_report(report: ReportData) -> str:
-    text = msgspec.json.encode(report_document(report)).decode()
-    return msgspec.json.format(text, indent=2) + "\n"
 
 
 REPORT_FORMATS: dict[str, Callable[[ReportData], str]] = {
