@@ -11,13 +11,23 @@ trace of 40 processes, 177 B/event were resident after the attribution for 128 i
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
+import functools
 import sys
+from collections.abc import Callable
+
+
+@functools.cache
+def _trim() -> Callable[[int], int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
 
 
 def release_free_memory() -> None:
-    if not sys.platform.startswith("linux"):
-        return
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    trim = _trim()
+    if trim is not None:
+        trim(0)
