@@ -155,11 +155,12 @@ def test_cli_choices_match_the_registries() -> None:
     from profsight.model.table import GROUP_BYS
     from profsight.renderers.job_text import JOB_SUFFIXES
     from profsight.renderers.report_formats import REPORT_FORMATS, REPORT_SUFFIXES
-    from profsight.renderers.table_formats import TABLE_FORMATS
+    from profsight.renderers.table_formats import TABLE_FORMATS, TABLE_SUFFIXES
 
     assert tuple(TABLE_FORMATS) == choices.TABLE_FORMATS
     assert tuple(REPORT_FORMATS) == choices.REPORT_FORMATS
     assert REPORT_SUFFIXES == choices.REPORT_SUFFIXES
+    assert TABLE_SUFFIXES == choices.TABLE_SUFFIXES
     assert choices.GROUP_BYS == GROUP_BYS
     assert choices.EXECUTORS == EXECUTORS
     assert set(JOB_SUFFIXES.values()) <= set(choices.REPORT_FORMATS)
@@ -481,10 +482,12 @@ def _modules_after(*argv: str) -> set[str]:
 
 
 def test_commands_import_only_what_they_use() -> None:
-    """Start-up: ``table`` imports neither the analyses nor rich; ``explain --format json``
-    neither rich nor the HTML page (about 20 ms on 2 cores)."""
+    """Start-up: ``table`` imports neither the analyses nor rich, nor (as text) the kernel
+    patterns; ``explain --format json`` neither rich nor the HTML page (about 20 ms each on
+    2 cores)."""
     table = _modules_after("table", MINIMAL)
     assert not {m for m in table if m.startswith(("rich", "profsight.analyses"))}
+    assert "profsight.knowledge.kernel_patterns" not in table  # (the text table)
     explain = _modules_after("explain", "--format", "json", MINIMAL)
     assert "profsight.analyses.pipeline" in explain
     assert not {m for m in explain if m.startswith("rich") or m == "profsight.renderers.html"}

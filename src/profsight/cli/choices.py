@@ -9,6 +9,8 @@ from profsight.errors import UsageError
 
 #: `profsight.renderers.table_formats.TABLE_FORMATS`
 TABLE_FORMATS = ("text", "json", "csv", "markdown")
+#: `profsight.renderers.table_formats.TABLE_SUFFIXES`
+TABLE_SUFFIXES = {".txt": "text", ".json": "json", ".csv": "csv", ".md": "markdown"}
 #: `profsight.renderers.report_formats.REPORT_FORMATS`
 REPORT_FORMATS = ("text", "markdown", "json", "html")
 #: `profsight.renderers.report_formats.REPORT_SUFFIXES`
