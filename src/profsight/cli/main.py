@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from profsight import __version__
-from profsight.cli.commands import check, demo, diff, explain, job, slice, table, tree
+from profsight.cli.commands import check, demo, diff, explain, job, mcp, slice, table, tree
 from profsight.cli.common import OutputError
 from profsight.cli.exit_codes import (
     EXIT_INPUT,
@@ -32,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"profsight {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for command in (explain, job, table, tree, diff, check, slice, demo):
+    for command in (explain, job, table, tree, diff, check, slice, demo, mcp):
         command.add_parser(sub)
     return parser
 
