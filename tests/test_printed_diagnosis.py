@@ -8,10 +8,14 @@ expectations written in their README before profsight was run on them.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import lightning as L
 import pytest
+import torch
 
 import profsight
 from agreement import REPORTS, RUNS, markdown, pairs, top
@@ -19,7 +23,15 @@ from profsight.analyses.step.table_step import printed_step
 from profsight.knowledge.advice import PHASE_RULES_BY_PHASE
 from profsight.knowledge.phases import Phase
 from profsight.model.text_profile import TextProfile
-from scenarios import SCENARIOS, table_path
+from scenarios import (
+    SCENARIOS,
+    LitClassifier,
+    SmallResNet,
+    _conv_loader,
+    _sgd,
+    record_lightning,
+    table_path,
+)
 
 from conftest import DATA, KnownMiss, known_miss
 
@@ -125,6 +137,36 @@ def test_lightning_closure_is_not_the_optimizer(
     report = profsight.explain(str(table_path(trace, "full")))
     optimizer = next(e for e in report.rows if e.row.name.startswith("Optimizer.step#"))
     assert "Lightning steps the profiler inside optimizer_step" in optimizer.explanation.reading
+
+
+class _SlowSecondBackward(L.Callback):
+    """Sleeps in the second recorded step's backward: what a loaded machine does to one call."""
+
+    def on_before_backward(
+        self, trainer: L.Trainer, pl_module: L.LightningModule, loss: Any
+    ) -> None:
+        if trainer.global_step == 2:  # the schedule's second active step
+            time.sleep(0.06)
+
+
+def test_one_slow_backward_is_not_the_optimizer(tmp_path: Path) -> None:
+    """The closure estimate subtracts the backward that ran before the window's first
+    optimizer range by the average backward, so one slow backward in a complete range read
+    as the optimizer (11.3% of the step before the cap; the update itself is ~0.3%). The
+    step less every other phase, made of totals only, bounds it."""
+    torch.manual_seed(0)
+    trace = record_lightning(
+        tmp_path,
+        LitClassifier(SmallResNet(), _sgd),
+        _conv_loader(),
+        callbacks=[_SlowSecondBackward()],
+    )
+    small = PHASE_RULES_BY_PHASE[Phase.OPTIMIZER].threshold_pct / 2
+    for form in ("full", "cpu_total_top20", "lightning_report"):
+        step = _step(table_path(trace, form))
+        assert step is not None and step.lightning
+        assert step.phase_share(Phase.OPTIMIZER) < small, form
+        assert sum(p.us for p in step.parts) == pytest.approx(step.step_us, rel=1e-6), form
 
 
 def test_the_huge_optimizer_is_the_update_not_the_closure(

@@ -357,6 +357,7 @@ class _Builder:
         update, how, rows = self._update(steps, step_us)
         used.update(id(r) for r in rows)
         add(Phase.OPTIMIZER, update * steps, rows, how)
+        closure_estimate = bool(parts) and self._closure_subtracted(rows)
         # metrics: their own phase, taken out of the step they ran in (training_step's or
         # validation_step's, told by their calls), then forward
         metrics = self._metric_rows()
@@ -397,6 +398,8 @@ class _Builder:
             action = self.actions[id(row)]
             own = row.cpu_total_us - nested.get(action or "", 0.0)
             add(phase, max(own, 0.0), (row,), _HOW.get(phase, "row total"))
+        if closure_estimate:
+            parts[0] = _capped_update(parts[0], parts[1:], step_us)
         # what ran in no phase row: the step's self time (plain torch nests properly)
         named = sum(p.us for p in parts)
         other = max(step_us - named, 0.0)
@@ -572,6 +575,13 @@ class _Builder:
             self.limits.append(advice.UPDATE_IN_NOISE_NOTE)
         return max(per_step, 0.0), how, rows
 
+    def _closure_subtracted(self, rows: Sequence[Row]) -> bool:
+        """Whether `_update` took the update as the optimizer step less Lightning's closure
+        (the estimate that carries one call's noise)."""
+        forward = self._total(self._action_rows(FORWARD_ACTION))
+        manual = forward and self._total(rows) < MANUAL_OPTIMIZATION_FRACTION * forward
+        return self.lightning and not self.exclusive and not manual
+
     def _model_total(self) -> float:
         return self._total(self._model_rows())
 
@@ -653,6 +663,25 @@ def _action(row: Row, kind: RowKind) -> str | None:
     if len(known) == 1:
         return known[0]
     return candidates[0] if len(candidates) == 1 else None
+
+
+def _capped_update(update: PhasePart, others: Sequence[PhasePart], step_us: float) -> PhasePart:
+    """The closure estimate capped by the step's time that no other phase holds.
+
+    Optimizer.step less the closure subtracts one closure call by its average: with a
+    schedule the first recorded backward runs in an optimizer range begun before the window,
+    so an estimate of a small update carries that one call's deviation (a slow backward on a
+    loaded machine read as 11.7% of the step). The update is also at most the step less
+    every other phase, and that bound is made of totals only (each the sum of its calls), so
+    no single call's noise enters it."""
+    free = step_us - sum(p.us for p in others)
+    if update.us <= free:
+        return update
+    return replace(
+        update,
+        us=max(free, 0.0),
+        how=update.how + "; capped by the step less every other phase (totals only)",
+    )
 
 
 def _module_path(name: str) -> str:
