@@ -257,6 +257,38 @@ def test_a_metric_counts_once_wherever_it_ran(tmp_path: Path) -> None:
     assert top(table_path(trace, "full")) == "metrics"
 
 
+def test_a_metric_slower_in_validation_is_not_counted_twice(tmp_path: Path) -> None:
+    """The metric's calls are shared among the steps that ran them by their average, so a
+    validation call four times as long as a training one put more in training_step than it
+    held (its forward read 0) and left it in validation_step too: the phases added up to
+    more than the step. What a step cannot hold ran in the other."""
+    import warnings
+
+    from torch.utils.data import DataLoader
+
+    import scenarios as s
+
+    class SlowInValidation(s.LitWithMetric):
+        def validation_step(self, batch: s.Batch, batch_idx: int) -> None:
+            self.auroc(self.eval_preds.repeat(4, 1), self.eval_target.repeat(4))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        trace = s.record_lightning(
+            tmp_path,
+            SlowInValidation(s._mlp(32, 64), s._sgd),
+            s._metric_loader(),
+            val=DataLoader(s.PreBatched(2, 64, (32,)), batch_size=None),
+            limit_train_batches=5,
+            limit_val_batches=2,
+            val_check_interval=3,
+        )
+    step = _step(table_path(trace, "full"))
+    assert step is not None
+    assert not any("add up to" in note for note in step.limits), step.limits
+    assert step.phase_share(Phase.METRICS) > 50.0
+
+
 def test_gradient_accumulation_updates_once_per_optimizer_step(tmp_path: Path) -> None:
     """With accumulate_grad_batches=3 one batch in three runs optimizer.step: the table's
     per-step update is the update per call times the calls per step, as the trace says."""

@@ -491,8 +491,9 @@ class _Builder:
     def _metric_holders(self, row: Row) -> list[tuple[str, float]]:
         """The Lightning steps a metric row ran in, with its time in each: named in an
         AdvancedProfiler metric row; else one metric call per call of each step long enough
-        to hold one, training_step's first, then the evaluation steps', until the metric's
-        calls are used up."""
+        to hold one (of every step when the calls match one to one), training_step's first,
+        then the evaluation steps', until the metric's calls are used up; each step's share
+        at most its own total (`_within_holders`)."""
         if row.event_kind == METRIC_EVENT:
             return [(action_of(row.name.rsplit(METRIC_IN, 1)[-1]), row.cpu_total_us)]
         if not row.calls:
@@ -500,18 +501,40 @@ class _Builder:
         per_call = row.cpu_total_us / row.calls
         left = row.calls
         holders = []
-        for action in (FORWARD_ACTION, *EVALUATION_ACTIONS):
-            rows = self._action_rows(action)
-            if not rows or not rows[0].calls:
-                continue
-            if self._total(rows) / rows[0].calls < METRIC_HOLDER_SLACK * per_call:
+        steps = [
+            (action, rows)
+            for action in (FORWARD_ACTION, *EVALUATION_ACTIONS)
+            if (rows := self._action_rows(action)) and rows[0].calls
+        ]
+        # as many metric calls as step calls: one ran in each, however long the average
+        every = sum(rows[0].calls for _, rows in steps) == row.calls
+        for action, rows in steps:
+            if not every and self._total(rows) / rows[0].calls < METRIC_HOLDER_SLACK * per_call:
                 continue  # a step shorter than one metric call cannot hold it
             calls = min(rows[0].calls, left)
             holders.append((action, calls * per_call))
             left -= calls
             if not left:
                 break
-        return holders
+        return self._within_holders(holders)
+
+    def _within_holders(self, holders: list[tuple[str, float]]) -> list[tuple[str, float]]:
+        """Each holder's share of the metric at most the holder's own total: a metric's calls
+        are not all as long as their average (one slow call in validation_step), and what
+        one step cannot hold ran in the others. The excess goes to the holders with room,
+        in order, so that no phase is left at 0 while another counts the metric again."""
+        room = [self._total(self._action_rows(action)) for action, _ in holders]
+        shares = [min(us, r) for (_, us), r in zip(holders, room, strict=True)]
+        excess = sum(us for _, us in holders) - sum(shares)
+        for i, r in enumerate(room):
+            if excess <= 0:
+                break
+            take = min(r - shares[i], excess)
+            shares[i] += take
+            excess -= take
+        if excess > 0 and shares:
+            shares[-1] += excess  # more than every holder: the table's own inconsistency
+        return [(action, us) for (action, _), us in zip(holders, shares, strict=True)]
 
     def _update(self, steps: int, step_us: float) -> tuple[float, str, list[Row]]:
         """The optimizer's own update per step: ``Optimizer.step#`` (or Lightning's
