@@ -478,6 +478,7 @@ def test_charts_follow_the_window_width(pages: Any, fp32_report: Report) -> None
         "ps-busy-chart",
         "ps-queue-chart",
         "ps-memory-chart",
+        "ps-copy-chart",
     }
     wide = {i: chart(page, i)["width"] for i in ids}
     assert all(w > 1000 for w in wide.values())
@@ -513,7 +514,7 @@ def test_theme_toggle_draws_the_charts_again(pages: Any, fp32_report: Report) ->
     page.click("#ps-theme-toggle")
     assert page.evaluate(axis_colour) not in (light, "")
     assert chart(page, "ps-busy-chart") == before
-    assert page.locator(".uplot").count() == 4
+    assert page.locator(".uplot").count() == 5
     page.click("#ps-theme-toggle")
     assert page.evaluate(axis_colour) == light
     assert o.errors == []
@@ -734,6 +735,7 @@ AXIS_LABEL = re.compile(r"^\d+(\.\d+)? ?(µs|ms|s|%|B|KB|MB|GB|GB/s|items)$")
                 "ps-kernels-chart",
                 "ps-busy-chart",
                 "ps-queue-chart",
+                "ps-copy-chart",
             },
         ),
         (
@@ -745,6 +747,7 @@ AXIS_LABEL = re.compile(r"^\d+(\.\d+)? ?(µs|ms|s|%|B|KB|MB|GB|GB/s|items)$")
                 "ps-busy-chart",
                 "ps-queue-chart",
                 "ps-memory-chart",
+                "ps-copy-chart",
             },
         ),
         ("real_job", {"ps-ranks-chart"}),
@@ -966,3 +969,27 @@ def test_a_long_name_is_cut_on_the_page(pages: Any, tmp_path: Path) -> None:
     )
     assert tip == pytest.approx(4, abs=0.2)
     assert page.evaluate("[document.documentElement.scrollWidth, innerWidth]") == [NARROW] * 2
+
+
+def test_launches_and_copies_show_the_reports_figures(fp32: Opened) -> None:
+    """The device view's launch section: the short kernels and delays as the JSON states
+    them, each copy direction's rate in the table, its bandwidth drawn over time."""
+    page = fp32.page
+    work = json.loads(fp32.report.json())["device_work"]
+    assert fp32.errors == [] and fp32.violations() == []
+    facts = page.locator("#ps-launch-facts li[data-field='short_kernels']").inner_text()
+    short = work["short_kernels"]
+    assert f"{short['count']} of {short['kernels']}" in facts
+    assert f"{short['share_pct']:.1f}%" in facts
+    delay = page.locator("#ps-launch-facts li[data-field='launch_delay']").inner_text()
+    assert f"{work['launch_delay']['items']} items" in delay
+    launchers = page.locator("#ps-short-launchers tbody tr")
+    assert launchers.count() == len(short["launchers"])
+    assert launchers.first.get_attribute("data-op") == short["launchers"][0]["op"]
+    (copy,) = work["copies"]
+    cell = page.locator(
+        f"#ps-copy-table tr[data-direction='{copy['direction']}'] td[data-field='gbps']"
+    )
+    assert decimal(cell.inner_text()) == pytest.approx(copy["gbps"], rel=5e-3)
+    drawn = chart(page, "ps-copy-chart")
+    assert drawn["width"] == drawn["box"]

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import profsight
+from profsight.analyses.device_work import device_work
 from profsight.analyses.pipeline import diagnose
 from profsight.knowledge.hardware import PEER_LINKS_GBS, architecture
 
@@ -52,6 +53,7 @@ def test_no_figure_breaks_physics(path: Path) -> None:
         fastest = max(links[0], links[1] or 0.0)
         for o in diagnosis.communication.operations():
             assert o.bus_gbps is None or o.bus_gbps <= fastest, (o.operation, o.bus_gbps)
+    _launches_and_copies_fit(profile, links)
     bd = diagnosis.breakdown
     for step in (*bd.steps, *((bd.average(),) if bd.steps else ())):
         wall = step.wall_us
@@ -73,3 +75,27 @@ def test_no_figure_breaks_physics(path: Path) -> None:
         assert 0.0 <= v.data_wait_pct <= 100.0 + 1e-6
         # achieved FLOP/s never above the device's peak for the precision it ran in
         assert v.mfu_pct is None or 0.0 <= v.mfu_pct <= 100.0, v.evidence
+
+
+def _launches_and_copies_fit(profile: object, links: tuple[float, float | None] | None) -> None:
+    """Short kernels are a part of the kernels; every delay splits into its two parts
+    (each at most the whole, item by item, so at every quantile); a copy between host and
+    device never runs faster than the fastest host link of its GPU's generation."""
+    work = device_work(profile)  # type: ignore[arg-type]
+    if work is None:
+        return
+    if work.short is not None:
+        s = work.short
+        assert 0 <= s.count <= s.kernels
+        assert 0.0 <= s.share_pct <= 100.0 + 1e-9
+        assert sum(x.kernels for x in s.launchers) <= s.count
+    if work.delays is not None:
+        d = work.delays
+        assert 0.0 <= d.median_us <= d.p90_us <= d.max_us
+        assert d.behind_median_us <= d.median_us + SUM_US
+        assert d.latency_median_us <= d.median_us + SUM_US
+    for c in work.copies:
+        assert c.gbps >= 0 and c.median_gbps >= 0 and c.busy_us >= 0
+        host = c.direction.startswith(("HtoD", "DtoH"))
+        if host and links is not None:
+            assert c.gbps <= links[0], (c.direction, c.gbps)

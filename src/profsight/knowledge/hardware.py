@@ -459,3 +459,7 @@ QUEUE_PLATEAU_FRACTION: Final = 0.1
 queue are the driver's own, and depth counted from a trace is off by the items whose
 completion and the next launch fall in the same microsecond (HTA's ns_resolution trace:
 2,065 launches at 1,021-1,022)."""
+
+#: Points of a copy direction's bandwidth-over-time series (`analyses.device_work`): enough
+#: for a chart the width of a page, few enough for the JSON.
+COPY_SERIES_POINTS: Final = 120

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from profsight.analyses.device_work import DeviceWork
 from profsight.analyses.step.breakdown import Breakdown
 from profsight.analyses.step.comms import Communication
 from profsight.knowledge.advice import (
@@ -20,7 +21,7 @@ from profsight.knowledge.advice import (
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.model.findings import Finding, Severity
 from profsight.renderers.names import cut_words, evidence_label
-from profsight.report.document import communication_dict
+from profsight.report.document import communication_dict, device_work_dict
 from profsight.units import short_bytes, short_rate, short_time
 
 if TYPE_CHECKING:
@@ -139,4 +140,45 @@ def communication_lines(comms: Communication | None) -> list[str]:
         if o["bus_gbps"] is not None:
             parts.append(f"bus bandwidth {short_rate(o['bus_gbps'])}")
         lines.append(f"  {o['operation']:<15} " + ", ".join(parts))
+    return lines
+
+
+def device_work_lines(work: DeviceWork | None) -> list[str]:
+    """Short kernels, launch delays and copy bandwidth, a line each (and the launchers)."""
+    data = device_work_dict(work)
+    if data is None:
+        return []
+    lines = ["Launches and copies (the whole trace)"]
+    short = data["short_kernels"]
+    if short is not None:
+        lines.append(
+            f"  short kernels (shorter than their launch call): {short['count']:,} of "
+            f"{short['kernels']:,}, {short['share_pct']:.1f}% of the kernel time"
+        )
+        if short["count"]:
+            lines.append(
+                f"    {short_time(short['device_us'])} on the device, launched in "
+                f"{short_time(short['launch_us'])} of host time; most from:"
+            )
+            for x in short["launchers"]:
+                device = short_time(x["device_us"])
+                lines.append(f"    {x['kernels']:>6,} {cut_words(x['op'], 80)} ({device})")
+    delay = data["launch_delay"]
+    if delay is not None:
+        lines.append(
+            f"  launch delay (start less its launch call's end), {delay['items']:,} items: "
+            f"median {short_time(delay['median_us'])}, p90 {short_time(delay['p90_us'])}, "
+            f"max {short_time(delay['max_us'])}"
+        )
+        lines.append(
+            f"    behind earlier work on its stream: median "
+            f"{short_time(delay['behind_earlier_work_median_us'])}; the rest, its stream free: "
+            f"median {short_time(delay['launch_latency_median_us'])}, p90 "
+            f"{short_time(delay['launch_latency_p90_us'])}"
+        )
+    for c in data["copies"]:
+        lines.append(
+            f"  copies {c['direction']:<14} {c['copies']:>6,} copies, {short_bytes(c['bytes'])}, "
+            f"{short_rate(c['gbps'])} while copying (median copy {short_rate(c['median_gbps'])})"
+        )
     return lines

@@ -30,7 +30,7 @@ from profsight.model.table import Row
 from profsight.model.tree import TreeNode
 from profsight.renderers.names import HTML_NAME, cut_name, cut_words
 from profsight.renderers.template import fill, script_json
-from profsight.report.document import breakdown_dict, communication_dict
+from profsight.report.document import breakdown_dict, communication_dict, device_work_dict
 
 if TYPE_CHECKING:
     from profsight.report.build import ExplainedRow, ReportData
@@ -125,6 +125,7 @@ def page_data(report: ReportData) -> dict[str, Any]:
         "timelines": report.timelines.to_dict() if report.timelines is not None else None,
         "table": _table(report.rows, has_device),
         "collectives": _collectives(report),
+        "device_work": device_work_dict(report.device_work),
     }
 
 

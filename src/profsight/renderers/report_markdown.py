@@ -5,7 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from profsight.model.tree import TreeNode
-from profsight.renderers.diagnosis import breakdown_lines, communication_lines
+from profsight.renderers.diagnosis import (
+    breakdown_lines,
+    communication_lines,
+    device_work_lines,
+)
 from profsight.renderers.escape import markdown_cell
 from profsight.renderers.names import MARKDOWN_NAME, cut_words, markdown_name
 from profsight.units import short_time
@@ -42,6 +46,10 @@ def render_markdown_report(report: ReportData) -> str:
             *communication_lines(report.communication),
             "```",
         ]
+    if report.device_work is not None:
+        # op names come from the trace: no backtick may close the block
+        block = [line.replace("`", "'") for line in device_work_lines(report.device_work)]
+        lines += ["", "## Launches and copies", "", "```", *block[1:], "```"]
     if report.findings:
         lines += ["", "## Findings", ""]
         for i, f in enumerate(report.findings, 1):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from profsight.analyses.device_work import DeviceWork, device_work
 from profsight.analyses.pipeline import diagnose, diagnose_table
 from profsight.analyses.step.breakdown import Breakdown
 from profsight.analyses.step.comms import Communication
@@ -74,6 +75,8 @@ class ReportData:
     """The trace's collectives (distributed runs)."""
     walkthrough: tuple[str, ...] = ()
     """The table read step by step, as the tutorial reads it, ending with the verdict."""
+    device_work: DeviceWork | None = None
+    """Short kernels, launch delays and copy bandwidth (traces with device work)."""
 
     @property
     def noted(self) -> tuple[ExplainedRow, ...]:
@@ -152,6 +155,7 @@ def build_report(profile: Profile | TextProfile) -> ReportData:
         verdict=diagnosis.verdict,
         timelines=timelines(profile, diagnosis.breakdown),
         communication=diagnosis.communication,
+        device_work=device_work(profile),
         walkthrough=walkthrough(
             table, diagnosis.verdict, any(d.code == "partial_overlap" for d in profile.warnings)
         ),

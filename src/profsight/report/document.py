@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from profsight.analyses.device_work import DeviceWork
 from profsight.analyses.step.breakdown import Breakdown, StepBreakdown
 from profsight.analyses.step.comms import Communication
 from profsight.knowledge.collectives import OPERATION_MEANING
@@ -30,6 +31,7 @@ def report_document(report: ReportData) -> dict[str, Any]:
         "top": [e.row.name for e in report.top],
         "breakdown": breakdown_dict(report.breakdown),
         "communication": communication_dict(report.communication),
+        "device_work": device_work_dict(report.device_work),
         "findings": [f.to_dict() for f in report.findings],
         "verdict": report.verdict.to_dict() if report.verdict is not None else None,
         "notes": list(report.notes),
@@ -106,5 +108,53 @@ def communication_dict(comms: Communication | None) -> dict[str, Any] | None:
                 "meaning": OPERATION_MEANING.get(o.operation, ""),
             }
             for o in comms.operations()
+        ],
+    }
+
+
+def device_work_dict(work: DeviceWork | None) -> dict[str, Any] | None:
+    """Short kernels, launch delays and copy bandwidth over the whole trace (JSON
+    ``device_work``; `analyses.device_work` defines each figure)."""
+    if work is None:
+        return None
+    short = work.short
+    delays = work.delays
+    return {
+        "short_kernels": None
+        if short is None
+        else {
+            "count": short.count,
+            "kernels": short.kernels,
+            "device_us": short.device_us,
+            "kernel_us": short.kernel_us,
+            "share_pct": short.share_pct,
+            "launch_us": short.launch_us,
+            "launchers": [
+                {"op": x.op, "kernels": x.kernels, "device_us": x.device_us}
+                for x in short.launchers
+            ],
+        },
+        "launch_delay": None
+        if delays is None
+        else {
+            "items": delays.items,
+            "median_us": delays.median_us,
+            "p90_us": delays.p90_us,
+            "max_us": delays.max_us,
+            "behind_earlier_work_median_us": delays.behind_median_us,
+            "launch_latency_median_us": delays.latency_median_us,
+            "launch_latency_p90_us": delays.latency_p90_us,
+        },
+        "copies": [
+            {
+                "direction": c.direction,
+                "copies": c.copies,
+                "bytes": c.nbytes,
+                "busy_us": c.busy_us,
+                "gbps": c.gbps,
+                "median_gbps": c.median_gbps,
+                "series_ms_gbps": [list(point) for point in c.series],
+            }
+            for c in work.copies
         ],
     }

@@ -44,6 +44,10 @@
  *   #ps-collectives             table#ps-collective-table tr[data-operation] td[data-field]
  *                               (bytes, transfer_us, bus_gbps, meaning): a dash's title says
  *                               why the value is unknown
+ *   #ps-launches                ul#ps-launch-facts li[data-field] (short_kernels,
+ *                               launch_delay); table#ps-short-launchers tr[data-op];
+ *                               table#ps-copy-table tr[data-direction] td[data-field=gbps];
+ *                               uPlot #ps-copy-chart (a series per direction, GB/s)
  *   .ps-scroll                  the box a wide table scrolls sideways in (never the page)
  *   #ps-table-section           select#ps-kind-filter, input#ps-text-filter (matches names,
  *                               case-insensitive), #ps-table-count, table#ps-table,
@@ -808,6 +812,106 @@
       timeline("ps-memory", "ps-memory-chart", legend, series, byteTicks, BYTE_INCRS, maxY, false);
     }
   }
+  // ---- launches and copies -------------------------------------------------------------
+
+  const COPY_COLOURS = ["--bar", "--bar-device", "--high", "--low", "--info", "--medium"];
+
+  function launches() {
+    const W = D.device_work;
+    if (!W) return;
+    const s = show(document.getElementById("ps-launches"));
+    const facts = el("ul");
+    facts.id = "ps-launch-facts";
+    const k = W.short_kernels;
+    if (k) {
+      const li = el("li", "", "Short kernels (each shorter than its launch call): " + k.count + " of " +
+        k.kernels + ", " + fmtPct(k.share_pct) + " of the kernel time (" + fmtTime(k.device_us) +
+        "); their launches took " + fmtTime(k.launch_us) + " of host time. The " + DEV +
+        " finishes them faster than the host queues the next: fusing them, or a CUDA graph, saves the launches.");
+      li.setAttribute("data-field", "short_kernels");
+      facts.appendChild(li);
+    }
+    const d = W.launch_delay;
+    if (d) {
+      const li = el("li", "", "Launch delay (start less its launch call's end), " + d.items + " items: median " +
+        fmtTime(d.median_us) + ", p90 " + fmtTime(d.p90_us) + ", max " + fmtTime(d.max_us) +
+        ". Behind earlier work on its stream: median " + fmtTime(d.behind_earlier_work_median_us) +
+        "; the rest, its stream free: median " + fmtTime(d.launch_latency_median_us) + ", p90 " +
+        fmtTime(d.launch_latency_p90_us) + ".");
+      li.setAttribute("data-field", "launch_delay");
+      facts.appendChild(li);
+    }
+    s.appendChild(facts);
+    if (k && k.launchers.length) {
+      const table = el("table", "ps-grid");
+      table.id = "ps-short-launchers";
+      const head = el("tr");
+      for (const h of ["op", "short kernels", DEV + " time"]) head.appendChild(el("th", "", h));
+      const thead = el("thead");
+      thead.appendChild(head);
+      table.appendChild(thead);
+      const body = el("tbody");
+      for (const x of k.launchers) {
+        const tr = el("tr");
+        tr.setAttribute("data-op", x.op);
+        tr.append(el("td", "ps-name", x.op), el("td", "ps-n", String(x.kernels)), el("td", "ps-n", fmtTime(x.device_us)));
+        body.appendChild(tr);
+      }
+      table.appendChild(body);
+      s.appendChild(scrolling(table));
+    }
+    const copies = W.copies || [];
+    if (!copies.length) return;
+    const table = el("table", "ps-grid");
+    table.id = "ps-copy-table";
+    const head = el("tr");
+    for (const h of ["direction", "copies", "bytes", "busy", "while copying", "median copy"]) head.appendChild(el("th", "", h));
+    const thead = el("thead");
+    thead.appendChild(head);
+    table.appendChild(thead);
+    const body = el("tbody");
+    for (const c of copies) {
+      const tr = el("tr");
+      tr.setAttribute("data-direction", c.direction);
+      const gbps = el("td", "ps-n", fmtRate(c.gbps));
+      gbps.setAttribute("data-field", "gbps");
+      tr.append(el("td", "", c.direction), el("td", "ps-n", String(c.copies)), el("td", "ps-n", fmtDecimalBytes(c.bytes)),
+        el("td", "ps-n", fmtTime(c.busy_us)), gbps, el("td", "ps-n", fmtRate(c.median_gbps)));
+      body.appendChild(tr);
+    }
+    table.appendChild(body);
+    s.appendChild(scrolling(table));
+    // bandwidth over time: bytes over copying time in each slice, one series a direction
+    const xs = Array.from(new Set(copies.flatMap((c) => c.series_ms_gbps.map((p) => p[0])))).sort((a, b) => a - b);
+    if (!xs.length) return;
+    const series = copies.map((c, i) => {
+      const at = new Map(c.series_ms_gbps.map((p) => [p[0], p[1]]));
+      return { label: c.direction, colour: COPY_COLOURS[i % COPY_COLOURS.length], values: xs.map((x) => (at.has(x) ? at.get(x) : null)) };
+    });
+    const legend = el("ul", "ps-legend");
+    for (const ser of series) {
+      const li = el("li");
+      const sw = el("span", "ps-swatch");
+      sw.style.background = "var(" + ser.colour + ")";
+      li.append(sw, el("span", "", ser.label));
+      legend.appendChild(li);
+    }
+    s.append(el("p", "ps-muted", "Copy bandwidth over the trace: bytes over the time copies ran, per slice."), legend);
+    const box = el("div", "ps-chart");
+    s.appendChild(box);
+    const rateTicks = unitTicks([[1, "GB/s"]]);
+    const hit = (u, idx) => ["at " + xs[idx].toFixed(3) + " ms",
+      series.map((ser, j) => [ser.label, ser.label, u.data[j + 1][idx] === null ? "–" : fmtRate(u.data[j + 1][idx])])];
+    plot(box, "ps-copy-chart", 180, () => [{
+      scales: { x: { time: false }, y: { range: [0, Math.max(1, ...series.flatMap((x) => x.values.filter((v) => v !== null)))] } },
+      series: [{}].concat(series.map((ser) => ({ label: ser.label, stroke: cssVar(ser.colour), width: 1.5,
+        spanGaps: false, points: { show: true, size: 4 } }))),
+      axes: [axis(unitTicks([[1, "ms"]])), axis(rateTicks, { size: 72 })],
+      cursor: { y: false },
+      hooks: plotTip(hit),
+    }, [xs].concat(series.map((x) => x.values))]);
+  }
+
   // ---- the profiler table --------------------------------------------------------------
 
   function table() {
@@ -974,6 +1078,7 @@
   ranks();
   breakdown();
   collectives();
+  launches();
   tree();
   hbars("ps-top-ops", "ps-ops-chart", D.top_ops, "self CPU");
   hbars("ps-top-kernels", "ps-kernels-chart", D.top_kernels, "self " + DEV);
