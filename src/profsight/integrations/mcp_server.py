@@ -103,7 +103,7 @@ def _document(path: str) -> dict[str, Any]:
 def concise(doc: dict[str, Any], rows: int) -> dict[str, Any]:
     """A report's document without what only a person scrolling needs: every row (`rows` of
     the top ones are kept, in the report's order), every step (their average is kept), the
-    call tree and the walkthrough of torch's table."""
+    call tree, the walkthrough of torch's table and the copy rates over time."""
     out = {k: doc.get(k) for k in ("schema", "source", "summary", "verdict", "findings")}
     breakdown = doc.get("breakdown")
     if breakdown is not None:
@@ -111,6 +111,11 @@ def concise(doc: dict[str, Any], rows: int) -> dict[str, Any]:
         breakdown["step_count"] = len(doc["breakdown"]["steps"])
     out["breakdown"] = breakdown
     out["communication"] = doc.get("communication")
+    work = doc.get("device_work")
+    if work is not None:  # the copies' rates, not their series over time
+        copies = [{k: v for k, v in c.items() if k != "series_ms_gbps"} for c in work["copies"]]
+        work = {**work, "copies": copies}
+    out["device_work"] = work
     by_name: dict[str, Any] = {}
     for record in doc.get("table", []):
         by_name.setdefault(record["name"], record)
