@@ -226,9 +226,9 @@ def test_lightning_is_known_by_its_module_rows(
     assert top(edited) == "compute_conv"
 
 
-def test_a_metric_counts_once_wherever_it_ran(tmp_path: Path) -> None:
-    """A metric updated in validation_step and in training_step: its time comes out of the
-    step that ran it, so phases do not count it twice (they add up to the step)."""
+def _metric_in_both_steps(tmp_path: Path, repeat: int) -> Path:
+    """A metric updated in training_step and in validation_step, on `repeat` times the
+    held-out samples there: a Lightning run with validation inside the window."""
     import warnings
 
     from torch.utils.data import DataLoader
@@ -237,11 +237,11 @@ def test_a_metric_counts_once_wherever_it_ran(tmp_path: Path) -> None:
 
     class BothMetric(s.LitWithMetric):
         def validation_step(self, batch: s.Batch, batch_idx: int) -> None:
-            self.auroc(self.eval_preds, self.eval_target)
+            self.auroc(self.eval_preds.repeat(repeat, 1), self.eval_target.repeat(repeat))
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        trace = s.record_lightning(
+        return s.record_lightning(
             tmp_path,
             BothMetric(s._mlp(32, 64), s._sgd),
             s._metric_loader(),
@@ -250,6 +250,12 @@ def test_a_metric_counts_once_wherever_it_ran(tmp_path: Path) -> None:
             limit_val_batches=2,
             val_check_interval=3,
         )
+
+
+def test_a_metric_counts_once_wherever_it_ran(tmp_path: Path) -> None:
+    """A metric updated in validation_step and in training_step: its time comes out of the
+    step that ran it, so phases do not count it twice (they add up to the step)."""
+    trace = _metric_in_both_steps(tmp_path, repeat=1)
     step = _step(table_path(trace, "full"))
     assert step is not None
     assert not any("add up to" in note for note in step.limits)
@@ -261,29 +267,8 @@ def test_a_metric_slower_in_validation_is_not_counted_twice(tmp_path: Path) -> N
     """The metric's calls are shared among the steps that ran them by their average, so a
     validation call four times as long as a training one put more in training_step than it
     held (its forward read 0) and left it in validation_step too: the phases added up to
-    more than the step. What a step cannot hold ran in the other."""
-    import warnings
-
-    from torch.utils.data import DataLoader
-
-    import scenarios as s
-
-    class SlowInValidation(s.LitWithMetric):
-        def validation_step(self, batch: s.Batch, batch_idx: int) -> None:
-            self.auroc(self.eval_preds.repeat(4, 1), self.eval_target.repeat(4))
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        trace = s.record_lightning(
-            tmp_path,
-            SlowInValidation(s._mlp(32, 64), s._sgd),
-            s._metric_loader(),
-            val=DataLoader(s.PreBatched(2, 64, (32,)), batch_size=None),
-            limit_train_batches=5,
-            limit_val_batches=2,
-            val_check_interval=3,
-        )
-    step = _step(table_path(trace, "full"))
+    1.58x the step. What a step cannot hold ran in the other."""
+    step = _step(table_path(_metric_in_both_steps(tmp_path, repeat=4), "full"))
     assert step is not None
     assert not any("add up to" in note for note in step.limits), step.limits
     assert step.phase_share(Phase.METRICS) > 50.0

@@ -156,6 +156,19 @@
     return box;
   }
 
+  /** A grid table `id` with a header row of `headings`: [table, its tbody]. */
+  function grid(id, headings) {
+    const table = el("table", "ps-grid");
+    table.id = id;
+    const head = el("tr");
+    for (const h of headings) head.appendChild(el("th", "", h));
+    const thead = el("thead");
+    thead.appendChild(head);
+    const body = el("tbody");
+    table.append(thead, body);
+    return [table, body];
+  }
+
   function show(section) {
     section.hidden = false;
     const nav = document.getElementById("ps-nav");
@@ -571,8 +584,6 @@
     if (!ops.length) return;
     const s = show(document.getElementById("ps-collectives"));
     if (D.collectives_note) s.appendChild(el("p", "ps-muted", D.collectives_note));
-    const table = el("table", "ps-grid");
-    table.id = "ps-collective-table";
     const known = (v) => v !== null && v !== undefined;
     // [heading, cell text, the data key the cell shows (its data-field)]
     const cols = [
@@ -584,12 +595,7 @@
       ["bus bandwidth", (o) => (known(o.bus_gbps) ? fmtRate(o.bus_gbps) : "–"), "bus_gbps"],
       ["what it does", (o) => o.meaning || "", "meaning"],
     ];
-    const head = el("tr");
-    for (const c of cols) head.appendChild(el("th", "", c[0]));
-    const thead = el("thead");
-    thead.appendChild(head);
-    table.appendChild(thead);
-    const body = el("tbody");
+    const [table, body] = grid("ps-collective-table", cols.map((c) => c[0]));
     for (const o of ops) {
       const tr = el("tr");
       tr.setAttribute("data-operation", o.operation);
@@ -601,7 +607,6 @@
       }
       body.appendChild(tr);
     }
-    table.appendChild(body);
     s.appendChild(scrolling(table));
   }
 
@@ -843,33 +848,18 @@
     }
     s.appendChild(facts);
     if (k && k.launchers.length) {
-      const table = el("table", "ps-grid");
-      table.id = "ps-short-launchers";
-      const head = el("tr");
-      for (const h of ["op", "short kernels", DEV + " time"]) head.appendChild(el("th", "", h));
-      const thead = el("thead");
-      thead.appendChild(head);
-      table.appendChild(thead);
-      const body = el("tbody");
+      const [table, body] = grid("ps-short-launchers", ["op", "short kernels", DEV + " time"]);
       for (const x of k.launchers) {
         const tr = el("tr");
         tr.setAttribute("data-op", x.op);
         tr.append(el("td", "ps-name", x.op), el("td", "ps-n", String(x.kernels)), el("td", "ps-n", fmtTime(x.device_us)));
         body.appendChild(tr);
       }
-      table.appendChild(body);
       s.appendChild(scrolling(table));
     }
     const copies = W.copies || [];
     if (!copies.length) return;
-    const table = el("table", "ps-grid");
-    table.id = "ps-copy-table";
-    const head = el("tr");
-    for (const h of ["direction", "copies", "bytes", "busy", "while copying", "median copy"]) head.appendChild(el("th", "", h));
-    const thead = el("thead");
-    thead.appendChild(head);
-    table.appendChild(thead);
-    const body = el("tbody");
+    const [table, body] = grid("ps-copy-table", ["direction", "copies", "bytes", "busy", "while copying", "median copy"]);
     for (const c of copies) {
       const tr = el("tr");
       tr.setAttribute("data-direction", c.direction);
@@ -879,7 +869,6 @@
         el("td", "ps-n", fmtTime(c.busy_us)), gbps, el("td", "ps-n", fmtRate(c.median_gbps)));
       body.appendChild(tr);
     }
-    table.appendChild(body);
     s.appendChild(scrolling(table));
     // bandwidth over time: bytes over copying time in each slice, one series a direction
     const xs = Array.from(new Set(copies.flatMap((c) => c.series_ms_gbps.map((p) => p[0])))).sort((a, b) => a - b);
