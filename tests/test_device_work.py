@@ -37,6 +37,29 @@ def test_launch_delays_equal_htas() -> None:
     assert d.max_us == pytest.approx(1482.0, abs=0.5)
 
 
+@pytest.mark.parametrize(
+    ("path", "items", "median", "p90", "most"),
+    [
+        (FP32, 105, 594.0, 1450.0, 1983.0),
+        (DATA / "real/nccl_data.json.gz", 3774, 3.0, 75.0, 966.0),
+    ],
+    ids=["fp32", "nccl_data"],
+)
+def test_launch_delays_equal_htas_with_its_last_step(
+    path: object, items: int, median: float, p90: float, most: float
+) -> None:
+    """HTA drops the last profiler step by default; with ``include_last_profiler_step=True``
+    its frame holds the same items as profsight's. HTA reads timestamps as whole
+    microseconds, so its delays are within 2 µs of profsight's (its figures written in)."""
+    work = device_work(profsight.load(path))  # type: ignore[arg-type]
+    assert work is not None and work.delays is not None
+    d = work.delays
+    assert d.items == items
+    assert d.median_us == pytest.approx(median, abs=2.0)
+    assert d.p90_us == pytest.approx(p90, abs=2.0)
+    assert d.max_us == pytest.approx(most, abs=2.0)
+
+
 def test_a_lagging_devices_delay_is_its_queue() -> None:
     """The host queued five long kernels ahead of a busy A100: each waits behind the one
     before it (tens of ms), and its launch path's own latency is about a microsecond."""
