@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from profsight.analyses.step import intervals
 from profsight.knowledge.hardware import COPY_SERIES_POINTS
 from profsight.knowledge.kernels import decode_kernel
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
@@ -91,15 +92,21 @@ class CopyRate:
     copies: int
     nbytes: int
     busy_us: float
+    """The time copies of this direction ran, overlapping copies counted once."""
+    rate_busy_us: float
+    """The same, of the copies that state their bytes (the rate's denominator)."""
     median_gbps: float
     """The median copy's rate (copies that moved bytes and took time)."""
     series: tuple[tuple[float, float], ...]
-    """(ms from the trace's start, GB/s while copying) per time bin, for a chart."""
+    """(ms from the first device item's start, GB/s while copying: bytes over the summed
+    durations of the copies begun in the bin) per time bin, the same bins for every
+    direction, for a chart."""
 
     @property
     def gbps(self) -> float:
-        """Bytes over the time the copies of this direction ran (GB/s, 1e9 bytes)."""
-        return self.nbytes / (self.busy_us * 1e3) if self.busy_us > 0 else 0.0
+        """Bytes over the time the copies of this direction that state them ran, overlapping
+        ones counted once (GB/s, 1e9 bytes)."""
+        return self.nbytes / (self.rate_busy_us * 1e3) if self.rate_busy_us > 0 else 0.0
 
 
 @dataclass(frozen=True)
@@ -208,6 +215,7 @@ def _copies(profile: Profile, items: I64) -> tuple[CopyRate, ...]:
     labels = np.array([direction[int(n)] for n in names.tolist()])
     t0 = int(ev.start[items].min())
     span = max(int(ev.end_of(items).max()) - t0, 1)
+    bins = min(COPY_SERIES_POINTS, len(copies))
     rates = []
     for label in sorted(set(labels.tolist())):
         these = copies[labels == label]
@@ -220,18 +228,25 @@ def _copies(profile: Profile, items: I64) -> tuple[CopyRate, ...]:
                 direction=label,
                 copies=len(these),
                 nbytes=int(nbytes.sum()),
-                busy_us=float(dur.sum()) / NS_PER_US,
+                busy_us=_ran_us(ev.start[these], ev.end_of(these)),
+                rate_busy_us=_ran_us(ev.start[these][timed], ev.end_of(these)[timed]),
                 median_gbps=float(np.median(per)) if len(per) else 0.0,
-                series=_series(ev.start[these] - t0, dur, nbytes, span),
+                series=_series(ev.start[these] - t0, dur, nbytes, span, bins),
             )
         )
     return tuple(rates)
 
 
-def _series(start: I64, dur: I64, nbytes: I64, span: int) -> tuple[tuple[float, float], ...]:
+def _ran_us(start: I64, end: I64) -> float:
+    s, e = intervals.union(start, end)
+    return float((e - s).sum()) / NS_PER_US
+
+
+def _series(
+    start: I64, dur: I64, nbytes: I64, span: int, bins: int
+) -> tuple[tuple[float, float], ...]:
     """Bytes over copying time per bin of the trace (a bin is credited with a copy by its
     start): the rate the links ran at while they ran, over time."""
-    bins = min(COPY_SERIES_POINTS, len(start))
     at = np.minimum((start * bins) // span, bins - 1)
     moved = np.bincount(at, weights=nbytes.astype(np.float64), minlength=bins)
     busy = np.bincount(at, weights=dur.astype(np.float64), minlength=bins)

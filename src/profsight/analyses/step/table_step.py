@@ -364,7 +364,7 @@ class _Builder:
         used.update(id(r) for r in metrics)
         add(Phase.METRICS, self._total(metrics), metrics, "metric rows' totals")
         for row in metrics:
-            for holder, us in self._metric_holders(row):
+            for holder, us in self._metric_holders(row, nested):
                 nested[holder] = nested.get(holder, 0.0) + us
         forward = self._action_rows(FORWARD_ACTION)
         used.update(id(r) for r in forward)
@@ -399,7 +399,8 @@ class _Builder:
             own = row.cpu_total_us - nested.get(action or "", 0.0)
             add(phase, max(own, 0.0), (row,), _HOW.get(phase, "row total"))
         if closure_estimate:
-            parts[0] = _capped_update(parts[0], parts[1:], step_us)
+            capped = _capped_update(parts[0], parts[1:], step_us)
+            parts[:1] = [capped] if capped.us > 0 else []
         # what ran in no phase row: the step's self time (plain torch nests properly)
         named = sum(p.us for p in parts)
         other = max(step_us - named, 0.0)
@@ -488,7 +489,7 @@ class _Builder:
             )
         ]
 
-    def _metric_holders(self, row: Row) -> list[tuple[str, float]]:
+    def _metric_holders(self, row: Row, taken: dict[str, float]) -> list[tuple[str, float]]:
         """The Lightning steps a metric row ran in, with its time in each: named in an
         AdvancedProfiler metric row; else one metric call per call of each step long enough
         to hold one (of every step when the calls match one to one), training_step's first,
@@ -516,14 +517,19 @@ class _Builder:
             left -= calls
             if not left:
                 break
-        return self._within_holders(holders)
+        return self._within_holders(holders, taken)
 
-    def _within_holders(self, holders: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    def _within_holders(
+        self, holders: list[tuple[str, float]], taken: dict[str, float]
+    ) -> list[tuple[str, float]]:
         """Each holder's share of the metric at most the holder's own total: a metric's calls
         are not all as long as their average (one slow call in validation_step), and what
         one step cannot hold ran in the others. The excess goes to the holders with room,
         in order, so that no phase is left at 0 while another counts the metric again."""
-        room = [self._total(self._action_rows(action)) for action, _ in holders]
+        room = [
+            max(self._total(self._action_rows(action)) - taken.get(action, 0.0), 0.0)
+            for action, _ in holders
+        ]  # less what the metric rows before this one already took of it
         shares = [min(us, r) for (_, us), r in zip(holders, room, strict=True)]
         excess = sum(us for _, us in holders) - sum(shares)
         for i, r in enumerate(room):
@@ -696,13 +702,15 @@ def _capped_update(update: PhasePart, others: Sequence[PhasePart], step_us: floa
     so an estimate of a small update carries that one call's deviation (a slow backward on a
     loaded machine read as 11.7% of the step). The update is also at most the step less
     every other phase, and that bound is made of totals only (each the sum of its calls), so
-    no single call's noise enters it."""
+    no single call's noise enters it. When the other phases already add up to more than the
+    step (rows that nest in ways the table does not show), the bound says nothing: the
+    estimate is left to `_fit`, which scales every phase down alike."""
     free = step_us - sum(p.us for p in others)
-    if update.us <= free:
-        return update
+    if update.us <= free or free < 0:
+        return update  # other rows overshoot the step: `_fit` scales every phase down
     return replace(
         update,
-        us=max(free, 0.0),
+        us=free,
         how=update.how + "; capped by the step less every other phase (totals only)",
     )
 
