@@ -350,6 +350,18 @@ def test_validation_batches_do_not_count_the_steps() -> None:
     assert report.verdict is not None and report.verdict.judgement == "starved_by_data"
 
 
+def test_a_report_without_a_step_action_sums_every_phase() -> None:
+    """The same report: with no step action, the step is the sum of its phases' totals per
+    training batch, the optimizer step's 1.717 s included (84.689 + 4.674 + 1.717 s over 16),
+    so the optimizer keeps its share instead of the fetches filling the step."""
+    profile = profsight.load(DATA / "tables" / "issue-laglama-51-1.txt")
+    assert isinstance(profile, TextProfile)
+    step = _step(DATA / "tables" / "issue-laglama-51-1.txt")
+    assert step is not None and step.steps == 16
+    assert step.step_us == pytest.approx((84.689 + 4.674 + 1.717) * 1e6 / 16)
+    assert step.phase_share(Phase.OPTIMIZER) == pytest.approx(1.717 / 16 * 1e6 / step.step_us * 100)
+
+
 # --- real GPU tables by others: the expectations in tests/data/gpu_tables/README.md ------
 
 #: file -> (top findings accepted, verdict judgements accepted, present somewhere, absent)

@@ -235,8 +235,11 @@ class _Builder:
             evaluation = EVALUATION_FETCHES.union(EVALUATION_ACTIONS)
             training = [r for r in phased if self.actions[id(r)] not in evaluation]
             steps = max(r.calls for r in training or phased)
-            present = {self.actions[id(r)] for r in phased}
-            outer = [r for r in phased if NESTED_IN.get(self.actions[id(r)] or "") not in present]
+            # the optimizer step and metric rows are phases too, counted in `_parts`
+            counted = [r for r in self.rows if r.calls > 1 and self._counted_elsewhere(r)]
+            timed = [*phased, *counted]
+            present = {self.actions[id(r)] for r in timed}
+            outer = [r for r in timed if NESTED_IN.get(self.actions[id(r)] or "") not in present]
             self.limits.append(advice.NO_STEP_ACTION_NOTE)
             return (steps, self._total(outer) / steps, "the sum of the recorded phases per step")
         if self.self_total:
@@ -463,6 +466,13 @@ class _Builder:
         if name.startswith(ZERO_GRAD_PREFIX) and self._action_rows("optimizer_zero_grad"):
             return None  # inside Lightning's optimizer_zero_grad
         return phase
+
+    def _counted_elsewhere(self, row: Row) -> bool:
+        """A row of a phase `_phase` leaves to its own rule: the optimizer step, a metric."""
+        name = row.name
+        if row.event_kind == LIGHTNING_ACTION_EVENT:
+            name = LIGHTNING_ACTION_PREFIX + name
+        return declared_phase(name, self.kinds[id(row)]) in (Phase.OPTIMIZER, Phase.METRICS)
 
     def _fetch_rows(self) -> list[Row]:
         return [r for a in FETCH_ACTIONS for r in self._action_rows(a)]
