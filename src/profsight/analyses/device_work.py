@@ -154,19 +154,22 @@ def _short(profile: Profile, items: I64, calls: I64) -> ShortKernels | None:
         return None
     dur = ev.dur[items]
     short = dur < ev.dur[calls]
-    owners = profile.attribution.owner[items[short]]
-    names: dict[str, list[float]] = {}
-    for owner, us in zip(owners.tolist(), (dur[short] / NS_PER_US).tolist(), strict=True):
-        name = ev.strings[int(ev.name[owner])] if owner >= 0 else "(no op)"
-        names.setdefault(name, []).append(us)
-    ranked = sorted(names.items(), key=lambda kv: (-len(kv[1]), -sum(kv[1]), kv[0]))
+    # the ops that launched them, by name id (-1: no op), counted and timed in numpy
+    owners = profile.attribution.owner[items[short]].astype(np.int64)
+    ids = np.where(owners >= 0, np.asarray(ev.name)[np.maximum(owners, 0)], -1)
+    distinct, inverse, counts = np.unique(ids, return_inverse=True, return_counts=True)
+    device = np.bincount(inverse.reshape(-1), weights=dur[short] / NS_PER_US)
+    label = [ev.strings[int(n)] if n >= 0 else "(no op)" for n in distinct.tolist()]
+    ranked = sorted(range(len(distinct)), key=lambda i: (-counts[i], -device[i], label[i]))
     return ShortKernels(
         count=int(short.sum()),
         kernels=len(items),
         device_us=float(dur[short].sum()) / NS_PER_US,
         kernel_us=float(dur.sum()) / NS_PER_US,
         launch_us=float(ev.dur[calls[short]].sum()) / NS_PER_US,
-        launchers=tuple(Launcher(name, len(us), sum(us)) for name, us in ranked[:LAUNCHERS_SHOWN]),
+        launchers=tuple(
+            Launcher(label[i], int(counts[i]), float(device[i])) for i in ranked[:LAUNCHERS_SHOWN]
+        ),
     )
 
 
@@ -207,12 +210,9 @@ def _copies(profile: Profile, items: I64) -> tuple[CopyRate, ...]:
     copies = items[ev.kind[items] == int(EventKind.MEMCPY)]
     if not len(copies):
         return ()
-    names = np.asarray(ev.name)[copies]
-    direction = {
-        int(n): decode_kernel(ev.strings[int(n)]).algorithm or "copy"
-        for n in np.unique(names).tolist()
-    }
-    labels = np.array([direction[int(n)] for n in names.tolist()])
+    names, which = np.unique(np.asarray(ev.name)[copies], return_inverse=True)
+    direction = [decode_kernel(ev.strings[int(n)]).algorithm or "copy" for n in names.tolist()]
+    labels = np.array(direction)[which.reshape(-1)]
     t0 = int(ev.start[items].min())
     span = max(int(ev.end_of(items).max()) - t0, 1)
     bins = min(COPY_SERIES_POINTS, len(copies))
