@@ -479,6 +479,7 @@ def test_charts_follow_the_window_width(pages: Any, fp32_report: Report) -> None
         "ps-queue-chart",
         "ps-memory-chart",
         "ps-copy-chart",
+        "ps-roofline-chart",
     }
     wide = {i: chart(page, i)["width"] for i in ids}
     assert all(w > 1000 for w in wide.values())
@@ -514,7 +515,7 @@ def test_theme_toggle_draws_the_charts_again(pages: Any, fp32_report: Report) ->
     page.click("#ps-theme-toggle")
     assert page.evaluate(axis_colour) not in (light, "")
     assert chart(page, "ps-busy-chart") == before
-    assert page.locator(".uplot").count() == 5
+    assert page.locator(".uplot").count() == 6
     page.click("#ps-theme-toggle")
     assert page.evaluate(axis_colour) == light
     assert o.errors == []
@@ -721,7 +722,9 @@ def test_each_evidence_label_shows_once(
     assert shown_in_label == named
 
 
-AXIS_LABEL = re.compile(r"^\d+(\.\d+)? ?(µs|ms|s|%|B|KB|MB|GB|GB/s|items)$")
+AXIS_LABEL = re.compile(
+    r"^\d+(\.\d+)?(e[+-]?\d+)? ?(µs|ms|s|%|B|KB|MB|GB|GB/s|items|[kMGTP]?FLOP/s|FLOP/B)$"
+)
 
 
 @pytest.mark.parametrize(
@@ -748,6 +751,7 @@ AXIS_LABEL = re.compile(r"^\d+(\.\d+)? ?(µs|ms|s|%|B|KB|MB|GB|GB/s|items)$")
                 "ps-queue-chart",
                 "ps-memory-chart",
                 "ps-copy-chart",
+                "ps-roofline-chart",
             },
         ),
         ("real_job", {"ps-ranks-chart"}),
@@ -774,8 +778,10 @@ def test_every_chart_axis_has_its_unit(
         axes["ps-breakdown-chart"] = [values]
     for drawn, labels in axes.items():
         for ticks in labels:
-            assert len(ticks) >= 2, drawn
-            for label in ticks:
+            # a logarithmic axis (the roofline's) leaves the ticks between decades blank
+            labelled = [label for label in ticks if label]
+            assert len(labelled) >= 2, drawn
+            for label in labelled:
                 assert AXIS_LABEL.match(label), (drawn, label)
     if name != "real_job":
         data = page_data(o.report)
@@ -993,3 +999,45 @@ def test_launches_and_copies_show_the_reports_figures(fp32: Opened) -> None:
     assert decimal(cell.inner_text()) == pytest.approx(copy["gbps"], rel=5e-3)
     drawn = chart(page, "ps-copy-chart")
     assert drawn["width"] == drawn["box"]
+
+
+def test_roofline_shows_the_reports_figures(fp32: Opened) -> None:
+    """The roofline section: the ceilings and coverage the JSON states, a row per op and
+    shape with its rate and bound, and each op with FLOPs drawn at its intensity and rate
+    under the device's roofs."""
+    page = fp32.page
+    roof = json.loads(fp32.report.json())["roofline"]
+    assert fp32.errors == [] and fp32.violations() == []
+    ceilings = page.locator("#ps-roofline-facts li[data-field='ceilings']").inner_text()
+    assert ceilings.startswith("T4: FP32 8.10 TFLOP/s") and "320 GB/s" in ceilings
+    coverage = page.locator("#ps-roofline-facts li[data-field='coverage']").inner_text()
+    assert f"{roof['coverage_pct']:.1f}%" in coverage
+    rows = page.locator("#ps-roofline-table tbody tr")
+    assert rows.count() == len(roof["ops"])
+    top = roof["ops"][0]
+    first = rows.first
+    assert first.get_attribute("data-op") == top["op"]
+    assert first.locator("td[data-field='bound']").inner_text() == top["bound"] == "compute"
+    rate = first.locator("td[data-field='tflops']").inner_text()
+    assert rate.endswith(" TFLOP/s")
+    assert float(rate.split(" ")[0]) == pytest.approx(top["tflops"], rel=5e-3)
+    drawn = chart(page, "ps-roofline-chart")
+    assert drawn["width"] == drawn["box"]
+    assert drawn["labels"][0] == "FP32 roof"
+    xs = drawn["data"][0]
+    placed = [o for o in roof["ops"] if o["flops"] > 0]
+    points = {
+        (x, y)
+        for series in drawn["data"][2:]
+        for x, y in zip(xs, series, strict=True)
+        if y is not None
+    }
+    # (the page's data carries three decimals)
+    assert any(
+        x == pytest.approx(top["intensity"], rel=1e-3)
+        and y == pytest.approx(top["tflops"], rel=1e-3)
+        for x, y in points
+    )
+    assert len(points) <= len(placed)
+    roof_line = drawn["data"][1]
+    assert max(roof_line) == pytest.approx(8.1)

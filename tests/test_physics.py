@@ -20,6 +20,7 @@ import pytest
 import profsight
 from profsight.analyses.device_work import device_work
 from profsight.analyses.pipeline import diagnose
+from profsight.analyses.roofline import Roofline
 from profsight.knowledge.hardware import PEER_LINKS_GBS, architecture
 
 from conftest import DATA, real_traces
@@ -54,6 +55,7 @@ def test_no_figure_breaks_physics(path: Path) -> None:
         for o in diagnosis.communication.operations():
             assert o.bus_gbps is None or o.bus_gbps <= fastest, (o.operation, o.bus_gbps)
     _launches_and_copies_fit(profile, links)
+    _roofline_fits(diagnosis.roofline, links)
     bd = diagnosis.breakdown
     for step in (*bd.steps, *((bd.average(),) if bd.steps else ())):
         wall = step.wall_us
@@ -99,3 +101,23 @@ def _launches_and_copies_fit(profile: object, links: tuple[float, float | None] 
         host = c.direction.startswith(("HtoD", "DtoH"))
         if host and links is not None:
             assert c.gbps <= links[0], (c.direction, c.gbps)
+
+
+def _roofline_fits(roof: Roofline | None, links: tuple[float, float | None] | None) -> None:
+    """No op computes faster than its device's peak for the precision its kernels ran in;
+    ops with a formula hold at most the device time; a copy over the host link moves its
+    data no faster than the link (an op's memory traffic may read above the memory's
+    bandwidth: its inputs came from cache, and it is marked so)."""
+    if roof is None:
+        return
+    assert 0.0 <= roof.coverage_pct <= 100.0 + 1e-6
+    assert sum(roof.by_bound.values()) <= roof.covered_us + SUM_US
+    assert sum(roof.by_family.values()) == pytest.approx(roof.covered_us, abs=SUM_US)
+    for r in roof.rows:
+        assert r.calls > 0 and r.device_us > 0 and r.bytes > 0 and r.flops >= 0
+        if r.peak_tflops is not None:
+            assert r.tflops <= r.peak_tflops, (r.op, r.shapes, r.tflops, r.precision)
+        if r.link and links is not None:
+            assert r.tbps * 1e3 <= links[0], (r.op, r.shapes, r.tbps)
+        if r.bandwidth_gbs is not None and not r.link:
+            assert r.cached == (r.tbps * 1e3 > r.bandwidth_gbs)

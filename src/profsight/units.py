@@ -52,8 +52,8 @@ def short_bytes(n: float) -> str:
 
 
 def short_rate(gb_per_s: float) -> str:
-    """A bandwidth in decimal units: ``12.3 GB/s``, ``180 MB/s``, ``2.7 KB/s``."""
-    for unit, size in (("GB/s", 1.0), ("MB/s", 1e-3), ("KB/s", 1e-6)):
+    """A bandwidth in decimal units: ``3.35 TB/s``, ``12.3 GB/s``, ``180 MB/s``, ``2.7 KB/s``."""
+    for unit, size in (("TB/s", 1e3), ("GB/s", 1.0), ("MB/s", 1e-3), ("KB/s", 1e-6)):
         if gb_per_s >= size:
             return f"{gb_per_s / size:.3g} {unit}"
     return f"{gb_per_s * 1e9:.3g} B/s"

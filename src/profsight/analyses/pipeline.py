@@ -32,6 +32,7 @@ from profsight.analyses.findings.table_python import (
 )
 from profsight.analyses.findings.table_setup import printed_facts, printed_setup
 from profsight.analyses.replay.whatif import with_savings
+from profsight.analyses.roofline import Roofline
 from profsight.analyses.step.breakdown import Breakdown
 from profsight.analyses.step.comms import Communication
 from profsight.analyses.step.context import Context, context
@@ -73,20 +74,26 @@ class Diagnosis:
     communication: Communication | None = None
     limits: tuple[str, ...] = ()
     """What the input could not tell (a printed table's step model says it)."""
+    roofline: Roofline | None = None
+    """Each op and shape against the device's ceilings (traces)."""
 
 
 def diagnose(profile: Profile) -> Diagnosis:
     ctx = context(profile)
     if not ctx.breakdown.steps:
-        return Diagnosis(ctx.breakdown, (), None, ctx.comms)
+        return Diagnosis(ctx.breakdown, (), None, ctx.comms, roofline=ctx.roofline)
     if not len(ctx.breakdown.row_events) and not ctx.breakdown.has_device:
         # steps that hold no op, range or device work (a window the schedule left empty)
-        return Diagnosis(ctx.breakdown, (), None, ctx.comms, limits=(TOO_LITTLE_TRACE,))
+        return Diagnosis(
+            ctx.breakdown, (), None, ctx.comms, limits=(TOO_LITTLE_TRACE,), roofline=ctx.roofline
+        )
     findings = host.without_explained(_run_all(ctx))
     findings = with_savings(ctx, findings)
     result = verdict(trace_facts(ctx), findings)
     findings += model_habits.complexity(result.judgement, result.summary, result.evidence)
-    return Diagnosis(ctx.breakdown, tuple(ranked(findings)), result, ctx.comms)
+    return Diagnosis(
+        ctx.breakdown, tuple(ranked(findings)), result, ctx.comms, roofline=ctx.roofline
+    )
 
 
 def _run_all(ctx: Context) -> list[Finding]:

@@ -31,6 +31,27 @@ class Accelerator:
         """Peak TFLOP/s for `precision`, falling back to fp32 when the device lacks it."""
         return self.tflops.get(precision) or self.tflops.get("fp32")
 
+    @property
+    def max_clock_ratio(self) -> float:
+        """How far above the clock its peaks are quoted at the part can run
+        (`GEFORCE_CLOCK_RATIO` for a GeForce card; 1 for the data-centre parts, whose peaks
+        are quoted at their highest boost clock)."""
+        return GEFORCE_CLOCK_RATIO if self.name.startswith("GeForce") else 1.0
+
+    def ceiling(self, precision: str) -> float | None:
+        """The most TFLOP/s `precision` can reach: its peak at the part's highest clock."""
+        peak = self.peak(precision)
+        return None if peak is None else peak * self.max_clock_ratio
+
+
+#: A GeForce card's peaks are quoted at its rated boost clock, which GPU Boost exceeds
+#: whenever power and temperature allow: a stock RTX 4090 Founders Edition ran at 2,810-2,850
+#: MHz against its rated 2,520 (TweakTown, 2022-09-22; HotHardware measured 2,730 MHz at 97%
+#: load), 1.13x; a stock RTX 3090 Ti at 2,000-2,050 against 1,860, 1.10x. The most a stock
+#: GeForce card runs at, over its rated boost clock (an RTX 4090 trace in tests/data does
+#: FP32 GEMMs at 90.6 TFLOP/s against the 82.6 quoted).
+GEFORCE_CLOCK_RATIO: Final = 1.15
+
 
 def _acc(name: str, vendor: str, arch: str, bw: float, mem: float, **tf: float) -> Accelerator:
     return Accelerator(name, vendor, arch, dict(tf), bw, mem, tensor_cores="fp16" in tf)

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from profsight.knowledge.collectives import COMMUNICATION_NAME
-from profsight.knowledge.flop_ops import needs_concrete
+from profsight.knowledge.roofline_ops import needs_concrete, needs_types
 from profsight.knowledge.trace_schema import (
     DEVICE_ROW_KINDS,
     LAUNCH_FLOW_CATEGORIES,
@@ -111,6 +111,7 @@ _RANK = attrgetter("rank")
 _ID = attrgetter("id")
 _META = attrgetter("name", "pid", "tid", "args.name", "args.labels")
 _CONCRETE = attrgetter("concrete_inputs")
+_TYPES = attrgetter("input_type")
 _UTF8 = partial(str, encoding="utf-8", errors="replace")
 
 
@@ -133,7 +134,11 @@ class ColumnBuilder:
     """Whether each interned string names a collective (`COMMUNICATION_NAME`)."""
     keeps_concrete: list[bool] = field(default_factory=list)
     """Whether each interned string names an op whose scalar arguments (``Concrete Inputs``:
-    stride, padding, is_causal) are kept, for FLOPs (`flop_ops.needs_concrete`)."""
+    stride, padding, is_causal; a reduction's dimensions) are kept, for FLOPs and bytes
+    (`roofline_ops.needs_concrete`)."""
+    keeps_types: list[bool] = field(default_factory=list)
+    """Whether each interned string names an op whose ``Input type`` is kept, for the bytes
+    it moves (`roofline_ops.needs_types`)."""
     launch_flow: _FlowCategories = field(default_factory=lambda: _FlowCategories())
     """Whether each flow category seen links a launch to its device work."""
     chunks: int = 0
@@ -158,7 +163,7 @@ class ColumnBuilder:
         shapes = lut(self.shapes, later.shapes)
 
         def remap(key: str, ids: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-            if key in ("concrete", "collective", "process_group"):
+            if key in ("concrete", "types", "collective", "process_group"):
                 return np.where(ids >= 0, np.take(strings, np.maximum(ids, 0)), -1)
             if key in ("name", "cat"):
                 return np.take(strings, ids)
@@ -221,6 +226,7 @@ class ColumnBuilder:
             self.is_memory_name.append(text in (MEMORY_EVENT_NAME, OUT_OF_MEMORY_EVENT_NAME))
             self.is_comm_name.append(COMMUNICATION_NAME.search(text) is not None)
             self.keeps_concrete.append(needs_concrete(text))
+            self.keeps_types.append(needs_types(text))
         kind: np.ndarray[Any, Any] = np.array(self.kind_of_string, np.int8)[cat]
         kind[instant] = EventKind.OTHER
         kind[instant & np.array(self.is_memory_name, bool)[name]] = EventKind.MEMORY
@@ -278,20 +284,24 @@ class ColumnBuilder:
             allocated=_subset(args, memory, _TOTAL_ALLOCATED, n, -1),
             reserved=_subset(args, memory, _TOTAL_RESERVED, n, -1),
             shapes=self._shapes(_pick(args, ops), ops, n),
-            concrete=self._concrete(args, ops[np.array(self.keeps_concrete, bool)[name[ops]]], n),
+            concrete=self._text(
+                args, ops[np.array(self.keeps_concrete, bool)[name[ops]]], n, _CONCRETE
+            ),
+            types=self._text(args, ops[np.array(self.keeps_types, bool)[name[ops]]], n, _TYPES),
             comm_bytes=comm_bytes,
             collective=collective,
             group=group,
             process_group=process_group,
         )
 
-    def _concrete(
-        self, args: list[Any], where: np.ndarray[Any, Any], n: int
+    def _text(
+        self, args: list[Any], where: np.ndarray[Any, Any], n: int, get: attrgetter[Any]
     ) -> np.ndarray[Any, Any]:
-        """``Concrete Inputs`` (interned as text) of the ops whose FLOPs need them."""
+        """An argument (``Concrete Inputs``, ``Input type``), interned as text, of the ops
+        at `where` (the ones whose FLOPs or bytes need it)."""
         out = np.full(n, -1, np.int32)
         if len(where):
-            raw = map(bytes, map(_CONCRETE, _pick(args, where)))
+            raw = map(bytes, map(get, _pick(args, where)))
             text = map(_UTF8, raw)
             out[where] = np.fromiter(map(self.strings.__getitem__, text), np.int32, len(where))
         return out
@@ -551,6 +561,7 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
         allocated=_uniform(_concat(cols.pop("allocated", None), np.int64)),
         reserved=_uniform(_concat(cols.pop("reserved", None), np.int64)),
         concrete=_uniform(_concat(cols.pop("concrete", None), np.int32)),
+        types=_uniform(_concat(cols.pop("types", None), np.int32)),
         comm_bytes=_uniform(_concat(cols.pop("comm_bytes", None), np.int64)),
         collective=_uniform(_concat(cols.pop("collective", None), np.int32)),
         group_size=_uniform(_concat(cols.pop("group", None), np.int32)),

@@ -90,7 +90,11 @@ class EventStore:
     reserved: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
     """``Total Reserved`` (the caching allocator's hold) of a ``[memory]`` event, or MISSING."""
     concrete: I32 = field(default_factory=lambda: np.zeros(0, np.int32))
-    """Index into `strings` of the ``Concrete Inputs`` of convolutions, or MISSING."""
+    """Index into `strings` of the ``Concrete Inputs`` of the ops whose FLOPs or bytes need
+    them (`knowledge.roofline_ops.needs_concrete`), or MISSING."""
+    types: I32 = field(default_factory=lambda: np.zeros(0, np.int32))
+    """Index into `strings` of the ``Input type`` of the ops placed on the roofline
+    (`knowledge.roofline_ops.needs_types`), or MISSING."""
     comm_bytes: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
     """Message bytes of a collective (`knowledge.collectives`), or MISSING."""
     collective: I32 = field(default_factory=lambda: np.zeros(0, np.int32))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from profsight.analyses.device_work import DeviceWork
+from profsight.analyses.roofline import Roofline
 from profsight.analyses.step.breakdown import Breakdown
 from profsight.analyses.step.comms import Communication
 from profsight.knowledge.advice import (
@@ -19,10 +20,15 @@ from profsight.knowledge.advice import (
     saving_phrase,
 )
 from profsight.knowledge.phases import PHASE_LABELS, Phase
+from profsight.knowledge.roofline_ops import (
+    ROOFLINE_NO_DEVICE,
+    ROOFLINE_TEXT_ROWS,
+    ROOFLINE_TITLE,
+)
 from profsight.model.findings import Finding, Severity
-from profsight.renderers.names import cut_words, evidence_label
-from profsight.report.document import communication_dict, device_work_dict
-from profsight.units import short_bytes, short_rate, short_time
+from profsight.renderers.names import cut_words, evidence_label, tensor_dims
+from profsight.report.document import communication_dict, device_work_dict, roofline_dict
+from profsight.units import short_bytes, short_flops, short_rate, short_time
 
 if TYPE_CHECKING:
     from profsight.report.build import ReportData
@@ -180,5 +186,46 @@ def device_work_lines(work: DeviceWork | None) -> list[str]:
         lines.append(
             f"  copies {c['direction']:<14} {c['copies']:>6,} copies, {short_bytes(c['bytes'])}, "
             f"{short_rate(c['gbps'])} while copying (median copy {short_rate(c['median_gbps'])})"
+        )
+    return lines
+
+
+def roofline_lines(roof: Roofline | None) -> list[str]:
+    """The roofline: the ceilings, the coverage, the device time by bound, the top ops."""
+    data = roofline_dict(roof)
+    if data is None:
+        return []
+    lines = [ROOFLINE_TITLE]
+    if data["device"] is None:
+        lines.append(f"  {ROOFLINE_NO_DEVICE}")
+    else:
+        peaks = ", ".join(
+            f"{p.upper()} {short_flops(t * 1e12, per_second=True)}"
+            for p, t in data["peak_tflops"].items()
+        )
+        lines.append(f"  {data['device']}: {peaks}; memory {short_rate(data['bandwidth_gbs'])}")
+    lines.append(
+        f"  ops with a formula: {data['coverage_pct']:.1f}% of the device time "
+        f"({short_time(data['covered_us'])} of {short_time(data['device_us'])})"
+    )
+    covered = data["covered_us"] or 1.0
+    bounds = sorted(data["device_us_by_bound"].items(), key=lambda kv: -kv[1])
+    if bounds:
+        lines.append(
+            "  by bound: " + ", ".join(f"{b} {100 * us / covered:.0f}%" for b, us in bounds)
+        )
+    for r in data["ops"][:ROOFLINE_TEXT_ROWS]:
+        rate = short_rate(r["tbps"] * 1e3)
+        if r["flops"]:
+            rate = f"{short_flops(r['tflops'] * 1e12, per_second=True)}, {rate}"
+        where = (
+            f", {r['bound']}" + (f", {r['roof_pct']:.0f}% of roof" if r["roof_pct"] else "")
+            if r["bound"]
+            else ""
+        )
+        lines.append(
+            f"  {short_time(r['device_us']):>9} {r['calls']:>5,}x {cut_words(r['op'], 40)} "
+            f"{cut_words(tensor_dims(r['input_dims']), 48)}: {rate}, "
+            f"{r['intensity']:.3g} FLOP/B{where}"
         )
     return lines

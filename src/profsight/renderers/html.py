@@ -30,7 +30,12 @@ from profsight.model.table import Row
 from profsight.model.tree import TreeNode
 from profsight.renderers.names import HTML_NAME, cut_name, cut_words
 from profsight.renderers.template import fill, script_json
-from profsight.report.document import breakdown_dict, communication_dict, device_work_dict
+from profsight.report.document import (
+    breakdown_dict,
+    communication_dict,
+    device_work_dict,
+    roofline_dict,
+)
 
 if TYPE_CHECKING:
     from profsight.report.build import ExplainedRow, ReportData
@@ -126,6 +131,7 @@ def page_data(report: ReportData) -> dict[str, Any]:
         "table": _table(report.rows, has_device),
         "collectives": _collectives(report),
         "device_work": device_work_dict(report.device_work),
+        "roofline": roofline_dict(report.roofline),
     }
 
 

@@ -11,6 +11,7 @@ the HTML page's data to `HTML_NAME` (the page shows fewer, with CSS, and the res
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 
@@ -107,3 +108,16 @@ __all__ = [
     "fit_name",
     "markdown_name",
 ]
+
+
+def tensor_dims(input_dims: str) -> str:
+    """An op's ``Input Dims`` with the scalars' and absent arguments' empty entries left
+    out: ``[8944, 1024] [1024, 2816]``."""
+    try:
+        dims = json.loads(input_dims)
+    except ValueError:
+        return input_dims
+    if not isinstance(dims, list):
+        return input_dims
+    shown = [d for d in dims if d]
+    return " ".join(json.dumps(d) for d in shown) if shown else "[]"

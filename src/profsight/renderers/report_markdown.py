@@ -9,6 +9,7 @@ from profsight.renderers.diagnosis import (
     breakdown_lines,
     communication_lines,
     device_work_lines,
+    roofline_lines,
 )
 from profsight.renderers.escape import markdown_cell
 from profsight.renderers.names import MARKDOWN_NAME, cut_words, markdown_name
@@ -50,6 +51,9 @@ def render_markdown_report(report: ReportData) -> str:
         # op names come from the trace: no backtick may close the block
         block = [line.replace("`", "'") for line in device_work_lines(report.device_work)]
         lines += ["", "## Launches and copies", "", "```", *block[1:], "```"]
+    if report.roofline is not None:
+        block = [line.replace("`", "'") for line in roofline_lines(report.roofline)]
+        lines += ["", "## Roofline", "", "```", *block[1:], "```"]
     if report.findings:
         lines += ["", "## Findings", ""]
         for i, f in enumerate(report.findings, 1):

@@ -19,7 +19,12 @@ from profsight.knowledge.rows import RowKind
 from profsight.model.findings import Finding, Severity
 from profsight.model.table import render_torch_table
 from profsight.renderers.console import render_to_text
-from profsight.renderers.diagnosis import clock_lines, communication_lines, device_work_lines
+from profsight.renderers.diagnosis import (
+    clock_lines,
+    communication_lines,
+    device_work_lines,
+    roofline_lines,
+)
 from profsight.renderers.names import cut_words, distinct_names, evidence_label, fit_name
 from profsight.renderers.tree_text import tree_renderable
 from profsight.units import short_time
@@ -228,6 +233,8 @@ def report_renderable(report: ReportData, width: int) -> RenderableType:
         parts += [Text(""), Text("\n".join(communication_lines(report.communication)))]
     if report.device_work is not None:
         parts += [Text(""), Text("\n".join(device_work_lines(report.device_work)))]
+    if report.roofline is not None:
+        parts += [Text(""), Text("\n".join(roofline_lines(report.roofline)))]
     if report.findings:
         parts += [Text(""), Text("Findings, most saved by fixing first:", style="bold")]
         parts += [_finding(i, f, width) for i, f in enumerate(report.findings, 1)]

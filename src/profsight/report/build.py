@@ -7,6 +7,7 @@ from typing import Any
 
 from profsight.analyses.device_work import DeviceWork, device_work
 from profsight.analyses.pipeline import diagnose, diagnose_table
+from profsight.analyses.roofline import Roofline
 from profsight.analyses.step.breakdown import Breakdown
 from profsight.analyses.step.comms import Communication
 from profsight.analyses.step.timeline import Timelines, timelines
@@ -77,6 +78,8 @@ class ReportData:
     """The table read step by step, as the tutorial reads it, ending with the verdict."""
     device_work: DeviceWork | None = None
     """Short kernels, launch delays and copy bandwidth (traces with device work)."""
+    roofline: Roofline | None = None
+    """Each op and shape against the device's ceilings (traces with shapes and device work)."""
 
     @property
     def noted(self) -> tuple[ExplainedRow, ...]:
@@ -156,6 +159,7 @@ def build_report(profile: Profile | TextProfile) -> ReportData:
         timelines=timelines(profile, diagnosis.breakdown),
         communication=diagnosis.communication,
         device_work=device_work(profile),
+        roofline=diagnosis.roofline,
         walkthrough=walkthrough(
             table, diagnosis.verdict, any(d.code == "partial_overlap" for d in profile.warnings)
         ),

@@ -6,9 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from profsight.analyses.device_work import DeviceWork
+from profsight.analyses.roofline import Roofline
 from profsight.analyses.step.breakdown import Breakdown, StepBreakdown
 from profsight.analyses.step.comms import Communication
 from profsight.knowledge.collectives import OPERATION_MEANING
+from profsight.knowledge.roofline_ops import BOUND_MEANING
 from profsight.report.build import ReportData
 
 SCHEMA = "profsight/1"
@@ -32,6 +34,7 @@ def report_document(report: ReportData) -> dict[str, Any]:
         "breakdown": breakdown_dict(report.breakdown),
         "communication": communication_dict(report.communication),
         "device_work": device_work_dict(report.device_work),
+        "roofline": roofline_dict(report.roofline),
         "findings": [f.to_dict() for f in report.findings],
         "verdict": report.verdict.to_dict() if report.verdict is not None else None,
         "notes": list(report.notes),
@@ -156,5 +159,46 @@ def device_work_dict(work: DeviceWork | None) -> dict[str, Any] | None:
                 "series_ms_gbps": [list(point) for point in c.series],
             }
             for c in work.copies
+        ],
+    }
+
+
+def roofline_dict(roof: Roofline | None) -> dict[str, Any] | None:
+    """Each op and shape against the device's ceilings (JSON ``roofline``;
+    `analyses.roofline` defines each figure)."""
+    if roof is None:
+        return None
+    return {
+        "device": roof.device,
+        "bandwidth_gbs": roof.bandwidth_gbs,
+        "peak_tflops": roof.ceilings,
+        "coverage_pct": roof.coverage_pct,
+        "covered_us": roof.covered_us,
+        "device_us": roof.device_us,
+        "groups": roof.groups,
+        "device_us_by_bound": roof.by_bound,
+        "bound_meaning": {b: BOUND_MEANING[b] for b in roof.by_bound},
+        "device_us_by_family": roof.by_family,
+        "ops": [
+            {
+                "op": r.op,
+                "family": r.family,
+                "input_dims": r.shapes,
+                "input_types": list(r.dtypes),
+                "calls": r.calls,
+                "device_us": r.device_us,
+                "flops": r.flops,
+                "bytes": r.bytes,
+                "tflops": r.tflops,
+                "tbps": r.tbps,
+                "intensity": r.intensity,
+                "precision": r.precision,
+                "peak_tflops": r.peak_tflops,
+                "ridge": r.ridge,
+                "bound": r.bound,
+                "roof_pct": r.roof_pct,
+                "cached": r.cached,
+            }
+            for r in roof.rows
         ],
     }

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from profsight.analyses.roofline import Roofline, roofline
 from profsight.analyses.step.breakdown import Breakdown, StepBreakdown, breakdown
 from profsight.analyses.step.comms import Communication, communication
 from profsight.analyses.step.flops import OpFlops, op_flops
@@ -123,6 +124,10 @@ class Context:
     @cached_property
     def flops(self) -> OpFlops:
         return op_flops(self.profile)
+
+    @cached_property
+    def roofline(self) -> Roofline | None:
+        return roofline(self.profile, self.device)
 
     @cached_property
     def arch(self) -> str | None:

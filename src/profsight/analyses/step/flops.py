@@ -67,18 +67,20 @@ def op_flops(profile: Profile) -> OpFlops:
     distinct, inverse = np.unique(key, axis=1, return_inverse=True)
     found = np.zeros(distinct.shape[1])
     for k, (name, shape, scalars) in enumerate(distinct.T.tolist()):
-        shapes = _parse(parsed, shape, ev.strings)
-        concrete = _parse(parsed, scalars, ev.strings) if scalars >= 0 else None
-        found[k] = _flops(formula_of(ev.strings[name]), shapes, concrete)
+        shapes = parse_arg(parsed, shape, ev.strings)
+        concrete = parse_arg(parsed, scalars, ev.strings) if scalars >= 0 else None
+        found[k] = formula_flops(ev.strings[name], shapes, concrete)
     flops[shaped] = found[inverse.reshape(-1)]
-    covered = _covered(candidates, flops > 0, profile.attribution.parent)
+    covered = covered_by_inner(candidates, flops > 0, profile.attribution.parent)
     flops[covered] = 0.0
     keep = (ev.shapes[candidates] >= 0) & ~covered
     uncounted = int(np.count_nonzero((flops == 0) & ~covered))
     return OpFlops(candidates[keep].astype(np.int64), flops[keep], uncounted)
 
 
-def _covered(candidates: I64, counted: np.ndarray[Any, Any], parent: np.ndarray[Any, Any]) -> Any:
+def covered_by_inner(
+    candidates: I64, counted: np.ndarray[Any, Any], parent: np.ndarray[Any, Any]
+) -> Any:
     """Candidates whose work another is counted for: those with a counted op inside them
     (``aten::mm`` around its out= variant ``aten::mm``, ``scaled_dot_product_attention``
     around the kernel's op),
@@ -115,7 +117,9 @@ def _under_any(events: I64, marked: I64, parent: np.ndarray[Any, Any]) -> Any:
     return hit
 
 
-def _parse(cache: dict[int, Any], sid: int, strings: list[str]) -> Any:
+def parse_arg(cache: dict[int, Any], sid: int, strings: list[str]) -> Any:
+    """The JSON argument (``Input Dims``, ``Concrete Inputs``, ``Input type``) at string
+    `sid`, parsed once (None where it does not parse)."""
     if sid not in cache:
         try:
             cache[sid] = json.loads(strings[sid])
@@ -124,7 +128,10 @@ def _parse(cache: dict[int, Any], sid: int, strings: list[str]) -> Any:
     return cache[sid]
 
 
-def _flops(formula: Attention | str | None, shapes: Any, concrete: Any) -> float:
+def formula_flops(name: str, shapes: Any, concrete: Any) -> float:
+    """FLOPs of one call of op `name` from its ``Input Dims`` and ``Concrete Inputs``; 0
+    where no formula fits them."""
+    formula = formula_of(name)
     try:
         if isinstance(formula, Attention):
             return _attention(formula, shapes, concrete)
@@ -203,15 +210,26 @@ def _conv_forward(
     groups_at: int,
     stride_at: int,
 ) -> float:
-    if not concrete or len(x) < 3:
+    out = conv_output(x, weight, concrete, transposed_at, stride_at)
+    if out is None:
         return 0.0
+    return 2.0 * _conv_macs(out, weight, int(concrete[groups_at]))
+
+
+def conv_output(
+    x: list[int], weight: list[int], concrete: Any, transposed_at: int = 6, stride_at: int = 3
+) -> list[int] | None:
+    """The output shape of ``aten::convolution`` (N, C_out, *spatial) from its input, weight,
+    stride, padding and dilation; None without them, and for a transposed convolution (its
+    size needs ``output_padding``)."""
+    if not concrete or len(x) < 3:
+        return None
     stride, padding, dilation = (json.loads(concrete[stride_at + i]) for i in range(3))
     if str(concrete[transposed_at]).lower() == "true":
-        return 0.0  # transposed convolutions: output size needs output_padding; not counted
+        return None
     spatial = []
     for i, size in enumerate(x[2:]):
         k = weight[2 + i]
         s, p, d = (v[i] if len(v) > i else v[0] for v in (stride, padding, dilation))
         spatial.append((size + 2 * p - d * (k - 1) - 1) // s + 1)
-    out = [x[0], weight[0], *spatial]
-    return 2.0 * _conv_macs(out, weight, int(concrete[groups_at]))
+    return [x[0], weight[0], *spatial]

@@ -135,9 +135,18 @@
 
   /** Like profsight's short_rate: 12.3 GB/s, 180 MB/s, 2.71 KB/s. */
   function fmtRate(gbps) {
+    if (gbps >= 1e3) return (gbps / 1e3).toPrecision(3) + " TB/s";
     if (gbps >= 1) return gbps.toPrecision(3) + " GB/s";
     if (gbps >= 1e-3) return (gbps * 1e3).toPrecision(3) + " MB/s";
     return (gbps * 1e6).toPrecision(3) + " KB/s";
+  }
+
+  function fmtFlopRate(tflops) {
+    const f = tflops * 1e12;
+    for (const [p, size] of [["P", 1e15], ["T", 1e12], ["G", 1e9], ["M", 1e6], ["k", 1e3]]) {
+      if (f >= size) return (f / size).toPrecision(3) + " " + p + "FLOP/s";
+    }
+    return f.toPrecision(3) + " FLOP/s";
   }
 
   function fmtPct(x) {
@@ -901,6 +910,142 @@
     }, [xs].concat(series.map((x) => x.values))]);
   }
 
+
+  const BOUND_COLOURS = { compute: "--high", memory: "--low", latency: "--info", link: "--medium" };
+
+  function roofline() {
+    const R = D.roofline;
+    if (!R) return;
+    const s = show(document.getElementById("ps-roofline"));
+    const facts = el("ul");
+    facts.id = "ps-roofline-facts";
+    const fact = (field, text) => {
+      const li = el("li", "", text);
+      li.setAttribute("data-field", field);
+      facts.appendChild(li);
+    };
+    const peaks = Object.entries(R.peak_tflops);
+    if (R.device) {
+      fact("ceilings", R.device + ": " + peaks.map(([p, t]) => p.toUpperCase() + " " + fmtFlopRate(t)).join(", ") +
+        "; memory " + fmtRate(R.bandwidth_gbs) + ".");
+    } else {
+      fact("ceilings", "The trace names no device profsight knows: rates only, no ceilings.");
+    }
+    fact("coverage", "Ops with a formula: " + fmtPct(R.coverage_pct) + " of the " + DEV + " time (" +
+      fmtTime(R.covered_us) + " of " + fmtTime(R.device_us) + ").");
+    const bounds = Object.entries(R.device_us_by_bound).sort((a, b) => b[1] - a[1]);
+    if (bounds.length) {
+      fact("bounds", "By bound: " + bounds.map(([b, us]) => b + " " + fmtPct(100 * us / (R.covered_us || 1)) +
+        " (" + R.bound_meaning[b] + ")").join("; ") + ".");
+    }
+    s.appendChild(facts);
+    const ops = R.ops;
+    // the chart: achieved FLOP/s against FLOPs per byte, both logarithmic, under the roofs
+    const placed = ops.filter((o) => o.flops > 0 && o.bytes > 0 && o.tflops > 0);
+    if (placed.length) {
+      const lo = Math.min(...placed.map((o) => o.intensity)) / 4;
+      const ridges = peaks.map(([, t]) => (R.bandwidth_gbs ? t * 1e3 / R.bandwidth_gbs : 0)).filter((x) => x > 0);
+      const hi = Math.max(...placed.map((o) => o.intensity), ...ridges) * 4;
+      const grid_ = [];
+      for (let x = lo; x < hi; x *= 1.25) grid_.push(x);
+      const xs = Array.from(new Set(grid_.concat(ridges, placed.map((o) => o.intensity)))).sort((a, b) => a - b);
+      const roofSeries = R.bandwidth_gbs ? peaks.map(([p, t]) => ({
+        label: p.toUpperCase() + " roof", values: xs.map((x) => Math.min(t, x * R.bandwidth_gbs / 1e3)),
+      })) : [];
+      const byBound = {};
+      for (const o of placed) (byBound[o.bound || "rates"] = byBound[o.bound || "rates"] || []).push(o);
+      const opAt = new Map();
+      const pointSeries = Object.entries(byBound).map(([b, list]) => {
+        const values = xs.map(() => null);
+        for (const o of list) {
+          const i = xs.indexOf(o.intensity);
+          if (values[i] === null || o.tflops > values[i]) {
+            values[i] = o.tflops;
+            opAt.set(i + ":" + b, o);
+          }
+        }
+        return { label: b, bound: b, colour: BOUND_COLOURS[b] || "--bar", values: values };
+      });
+      const legend = el("ul", "ps-legend");
+      for (const ser of pointSeries) {
+        const li = el("li");
+        const sw = el("span", "ps-swatch");
+        sw.style.background = "var(" + ser.colour + ")";
+        li.append(sw, el("span", "", ser.label));
+        legend.appendChild(li);
+      }
+      if (roofSeries.length) {
+        const li = el("li");
+        const sw = el("span", "ps-swatch");
+        sw.style.background = "var(--muted)";
+        li.append(sw, el("span", "", "roofs: " + roofSeries.map((r) => r.label.replace(" roof", "")).join(", ")));
+        legend.appendChild(li);
+      }
+      s.append(el("p", "ps-muted", "Each op and input shape: its achieved FLOP/s (up) against its FLOPs per byte " +
+        "moved (across), under the roofs: the peak of each precision, and the memory bandwidth's slope."), legend);
+      const box = el("div", "ps-chart");
+      s.appendChild(box);
+      const hit = (u, idx) => {
+        for (const ser of pointSeries) {
+          const o = opAt.get(idx + ":" + ser.bound);
+          if (o) return [o.op, roofRows(o)];
+        }
+        return null;
+      };
+      plot(box, "ps-roofline-chart", 260, () => [{
+        scales: { x: { time: false, distr: 3 }, y: { distr: 3 } },
+        series: [{}].concat(
+          roofSeries.map((r) => ({ label: r.label, stroke: cssVar("--muted"), width: 1.5, points: { show: false } })),
+          pointSeries.map((ser) => ({ label: ser.label, stroke: cssVar(ser.colour), fill: cssVar(ser.colour),
+            paths: () => null, points: { show: true, size: 8, fill: cssVar(ser.colour) } }))),
+        axes: [axis((u, splits) => splits.map((v) => (v === null ? "" : fmtIntensity(v)))),
+          axis((u, splits) => splits.map((v) => (v === null ? "" : fmtFlopRate(v))), { size: 86 })],
+        cursor: { y: false },
+        hooks: plotTip(hit),
+      }, [xs].concat(roofSeries.map((r) => r.values), pointSeries.map((p) => p.values))]);
+    }
+    const [table, body] = grid("ps-roofline-table", ["op", "input dims", "calls", DEV + " time", "FLOP/s", "bytes/s",
+      "FLOP/B", "bound", "of roof"]);
+    for (const o of ops) {
+      const tr = el("tr");
+      tr.setAttribute("data-op", o.op);
+      const cell = (field, text, cls) => {
+        const td = el("td", cls === undefined ? "ps-n" : cls, text);
+        td.setAttribute("data-field", field);
+        return td;
+      };
+      tr.append(cell("op", o.op, "ps-name"), cell("input_dims", tensorDims(o.input_dims), "ps-name"),
+        cell("calls", String(o.calls)), cell("device_us", fmtTime(o.device_us)),
+        cell("tflops", o.flops ? fmtFlopRate(o.tflops) : "–"), cell("tbps", fmtRate(o.tbps * 1e3)),
+        cell("intensity", o.intensity.toPrecision(3)), cell("bound", o.bound || "–", ""),
+        cell("roof_pct", o.roof_pct === null ? "–" : fmtPct(o.roof_pct)));
+      body.appendChild(tr);
+    }
+    s.appendChild(scrolling(table));
+  }
+
+  /** FLOPs per byte as a tick label: 0.1 FLOP/B, 1 FLOP/B, 1000 FLOP/B. */
+  function fmtIntensity(v) {
+    return (v >= 1 ? String(Math.round(v)) : String(Number(v.toPrecision(1)))) + " FLOP/B";
+  }
+
+  function roofRows(o) {
+    return [["input_dims", "input dims", tensorDims(o.input_dims)], ["calls", "calls", String(o.calls)],
+      ["device_us", DEV + " time", fmtTime(o.device_us)], ["tflops", "achieved", fmtFlopRate(o.tflops)],
+      ["tbps", "memory traffic", fmtRate(o.tbps * 1e3)], ["intensity", "FLOPs per byte", o.intensity.toPrecision(3)],
+      ["bound", "bound", o.bound || "–"], ["roof_pct", "of its roof", fmtPct(o.roof_pct)]];
+  }
+
+  /** `Input Dims` without the empty entries of scalars and absent arguments. */
+  function tensorDims(text) {
+    try {
+      const dims = JSON.parse(text).filter((d) => Array.isArray(d) && d.length);
+      return dims.map((d) => "[" + d.join(", ") + "]").join(" ") || "[]";
+    } catch (e) {
+      return text;
+    }
+  }
+
   // ---- the profiler table --------------------------------------------------------------
 
   function table() {
@@ -1068,6 +1213,7 @@
   breakdown();
   collectives();
   launches();
+  roofline();
   tree();
   hbars("ps-top-ops", "ps-ops-chart", D.top_ops, "self CPU");
   hbars("ps-top-kernels", "ps-kernels-chart", D.top_kernels, "self " + DEV);

@@ -1,0 +1,573 @@
+"""Each op and input shape against the device's ceilings: FLOPs, bytes, what it achieved.
+
+Counted where the work happens, as `analyses.step.flops` counts FLOPs: an op with a formula
+(`knowledge.roofline_ops.family_of`) is placed unless an op inside it is, and its device
+time is that of the kernels and copies it and the ops inside it launched. The formulas:
+
+* **FLOPs:** the matrix multiplies, convolutions and attention as `flops.formula_flops`
+  counts them; 1 per output element of an elementwise op, 1 per input element of a
+  reduction, 5 per element of a normalisation forward (8 backward) and of a softmax; none
+  for gathers (embeddings) and copies.
+* **Bytes:** compulsory traffic, each operand read once and each result written once, in
+  the dtypes the trace records (``Input type``): a GEMM's two matrices, its bias and its
+  output; a convolution's input, weight, bias and output (its backward: the gradient, the
+  input and weight read, the gradients written); attention's query, key, value and output
+  (backward: those and the output's gradient read, three gradients written); an elementwise
+  op's tensor operands and its output of their broadcast shape; a reduction's input and
+  output; a normalisation's input, output, parameters and per-row statistics; a gather's
+  indices and the rows it reads and writes; a copy's source and destination.
+
+Against the device (``deviceProperties``, `knowledge.hardware`): the peak of the precision
+the op's kernels ran in (their names say it; else its input dtype's; the FP32 vector rate for
+the vector families), the memory bandwidth, their ratio (the ridge point, FLOPs per byte),
+and the time the op would take at the roof, ``max(FLOPs / peak, bytes / bandwidth)``. Its
+bound: *latency* where that time is under `LATENCY_FLOOR_US` a call (too small to reach
+either roof), *link* for a copy between host and device or between devices, else *compute*
+at or above the ridge point and *memory* below it. ``roof_pct`` is the time at the roof over
+the time it took.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from profsight.analyses.step.flops import conv_output, covered_by_inner, formula_flops, parse_arg
+from profsight.knowledge import flop_ops
+from profsight.knowledge import roofline_ops as ops
+from profsight.knowledge.collectives import dtype_bytes
+from profsight.knowledge.hardware import Accelerator
+from profsight.knowledge.kernels import decode_kernel
+from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
+from profsight.model.events import I64
+from profsight.model.profile import Profile
+
+#: Copy directions (`knowledge.kernels.decode_kernel`'s algorithm) that move over a link.
+_LINK_COPIES = ("HtoD", "DtoH", "PtoP", "HtoH")
+
+
+@dataclass(frozen=True)
+class RooflineRow:
+    """One op and input shape (and dtypes), over its calls that ran on the device."""
+
+    op: str
+    family: str
+    shapes: str
+    """``Input Dims`` as the trace records them."""
+    dtypes: tuple[str, ...]
+    """``Input type`` as the trace records it (``Scalar`` and ``""`` for what is no tensor)."""
+    calls: int
+    device_us: float
+    flops: float
+    """FLOPs of one call."""
+    bytes: float
+    """Bytes one call moves (compulsory traffic)."""
+    precision: str | None
+    """The precision its ceiling is taken at (None: no device known)."""
+    peak_tflops: float | None
+    """The precision's peak at the part's highest clock (`Accelerator.ceiling`)."""
+    bandwidth_gbs: float | None
+    bound: str | None
+    link: bool = False
+
+    @property
+    def tflops(self) -> float:
+        """Achieved TFLOP/s over its device time."""
+        return self.flops * self.calls / (self.device_us * 1e6) if self.device_us > 0 else 0.0
+
+    @property
+    def tbps(self) -> float:
+        """Achieved TB/s of compulsory traffic over its device time."""
+        return self.bytes * self.calls / (self.device_us * 1e6) if self.device_us > 0 else 0.0
+
+    @property
+    def intensity(self) -> float:
+        """FLOPs per byte moved."""
+        return self.flops / self.bytes if self.bytes > 0 else 0.0
+
+    @property
+    def ridge(self) -> float | None:
+        """The device's ridge point at this precision: peak FLOP/s over bytes/s."""
+        if self.peak_tflops is None or not self.bandwidth_gbs:
+            return None
+        return self.peak_tflops * 1e3 / self.bandwidth_gbs
+
+    @property
+    def roof_us(self) -> float | None:
+        """The time one call would take at the roof (None: no device, or over a link)."""
+        if self.peak_tflops is None or not self.bandwidth_gbs or self.link:
+            return None
+        return max(self.flops / (self.peak_tflops * 1e6), self.bytes / (self.bandwidth_gbs * 1e3))
+
+    @property
+    def roof_pct(self) -> float | None:
+        """The time at the roof over the time taken, in percent."""
+        roof = self.roof_us
+        if roof is None or self.device_us <= 0:
+            return None
+        return 100.0 * roof * self.calls / self.device_us
+
+    @property
+    def cached(self) -> bool:
+        """Its rate of compulsory traffic is above the memory's bandwidth: the inputs came
+        from cache (or the op's traffic is smaller than the formula's)."""
+        bandwidth = self.bandwidth_gbs
+        return bandwidth is not None and not self.link and self.tbps * 1e3 > bandwidth
+
+
+@dataclass(frozen=True)
+class Roofline:
+    device: str | None
+    """The device the ceilings are of (None: not known, rates only)."""
+    bandwidth_gbs: float | None
+    ceilings: dict[str, float]
+    """Peak TFLOP/s of each precision the rows ran at."""
+    rows: tuple[RooflineRow, ...]
+    """The ops with the most device time, at most `ROOFLINE_ROWS`."""
+    groups: int
+    """Op and shape groups placed (the rows are the first of them)."""
+    covered_us: float
+    """Device time of the ops placed."""
+    device_us: float
+    """Device time of all the trace's kernels, copies and memsets."""
+    by_bound: dict[str, float]
+    """Device time of the placed ops by bound."""
+    by_family: dict[str, float]
+
+    @property
+    def coverage_pct(self) -> float:
+        """The share of the device time in ops with a formula."""
+        return 100.0 * self.covered_us / self.device_us if self.device_us > 0 else 0.0
+
+
+def roofline(
+    profile: Profile, device: Accelerator | None, keep: int = ops.ROOFLINE_ROWS
+) -> Roofline | None:
+    """The roofline of `profile`'s ops on `device`, its `keep` rows with the most device
+    time; None without device work or op shapes."""
+    ev = profile.events
+    work = np.flatnonzero(np.isin(ev.kind, [int(k) for k in DEVICE_WORK_KINDS]))
+    if not len(work) or not len(ev.shapes) or not (ev.shapes >= 0).any():
+        return None
+    attr = profile.attribution
+    events, costs = _placed(profile)
+    if not len(events):
+        return None
+    # each device item to the placed op above its owner
+    holder = _placed_above(attr.owner[work], events, attr.parent)
+    held = holder >= 0
+    dur_us = ev.dur[work].astype(np.float64) / 1000.0
+    at = np.searchsorted(events, holder[held])
+    time = np.bincount(at, weights=dur_us[held], minlength=len(events))
+    ran = time > 0
+    if not ran.any():
+        return None
+    link = np.zeros(len(events), bool)
+    copies = held & (ev.kind[work] == EventKind.MEMCPY)
+    for name in np.unique(ev.name[work[copies]]).tolist():
+        direction = decode_kernel(ev.strings[name]).algorithm or ""
+        if direction.split(" ")[0] in _LINK_COPIES:
+            link[at[ev.name[work[held]] == name]] = True
+    # a copy over a link is its own row: the same op and shapes also copy on the device
+    copy_ids = [i for i in np.unique(ev.name[events]).tolist() if ev.strings[i] in ops.COPIES]
+    link &= np.isin(ev.name[events], copy_ids)
+    group, keys = _groups(profile, events, link)
+    precision = _kernel_precisions(profile, work[held], at, group, dur_us[held])
+    rows = _rows(profile, events, costs, time, ran, link, group, keys, precision, device)
+    rows.sort(key=lambda r: r.device_us, reverse=True)
+    by_bound: dict[str, float] = {}
+    by_family: dict[str, float] = {}
+    for r in rows:
+        by_family[r.family] = by_family.get(r.family, 0.0) + r.device_us
+        if r.bound is not None:
+            by_bound[r.bound] = by_bound.get(r.bound, 0.0) + r.device_us
+    shown = tuple(rows[:keep])
+    ceilings = {r.precision: r.peak_tflops for r in shown if r.precision and r.peak_tflops}
+    return Roofline(
+        device=device.name if device else None,
+        bandwidth_gbs=device.bandwidth_gbs if device else None,
+        ceilings=dict(sorted(ceilings.items())),
+        rows=shown,
+        groups=len(rows),
+        covered_us=float(time.sum()),
+        device_us=float(dur_us.sum()),
+        by_bound=by_bound,
+        by_family=by_family,
+    )
+
+
+def _placed(profile: Profile) -> tuple[I64, np.ndarray[Any, Any]]:
+    """The ops placed (sorted event indices) and each one's (FLOPs, bytes) per call."""
+    ev = profile.events
+    rows = profile.attribution.is_row
+    names = np.unique(ev.name[rows & (ev.shapes >= 0)]).tolist()
+    ids = [i for i in names if ops.family_of(ev.strings[i])]
+    candidates = np.flatnonzero(np.isin(ev.name, ids) & rows & (ev.shapes >= 0))
+    if not len(candidates):
+        return candidates.astype(np.int64), np.zeros((0, 2))
+    types = ev.types if len(ev.types) else np.full(len(ev), -1, np.int32)
+    concrete = ev.concrete if len(ev.concrete) else np.full(len(ev), -1, np.int32)
+    key = np.stack(
+        [ev.name[candidates], ev.shapes[candidates], concrete[candidates], types[candidates]]
+    ).astype(np.int64)
+    distinct, inverse = np.unique(key, axis=1, return_inverse=True)
+    parsed: dict[int, Any] = {}
+    found = np.zeros((distinct.shape[1], 2))
+    for k, (name, shape, scalars, dtypes) in enumerate(distinct.T.tolist()):
+        found[k] = cost(
+            ev.strings[name],
+            parse_arg(parsed, shape, ev.strings),
+            parse_arg(parsed, scalars, ev.strings) if scalars >= 0 else None,
+            parse_arg(parsed, dtypes, ev.strings) if dtypes >= 0 else None,
+        )
+    costs = found[inverse.reshape(-1)]
+    matrix_ids = [i for i in ids if ops.family_of(ev.strings[i]) in ops.MATRIX_FAMILIES]
+    matrix = np.isin(ev.name[candidates], matrix_ids)
+    parent = profile.attribution.parent
+    # the matrix ops first, each the innermost of its chain (linear -> addmm); then the
+    # other ops outside them (a convolution's bias add is the convolution's), innermost
+    keep = _innermost(candidates, costs[:, 1] > 0, matrix, parent)
+    outside = _placed_above(candidates, candidates[keep], parent) < 0
+    keep |= _innermost(candidates, costs[:, 1] > 0, ~matrix & outside, parent)
+    return candidates[keep].astype(np.int64), costs[keep]
+
+
+def _innermost(candidates: I64, placed: Any, among: Any, parent: Any) -> Any:
+    """Which of `candidates` (those in `among`) are placed: a cost, and none placed inside."""
+    keep = np.zeros(len(candidates), bool)
+    at = np.flatnonzero(among)
+    inner = covered_by_inner(candidates[at], placed[at], parent)
+    keep[at] = placed[at] & ~inner
+    return keep
+
+
+def _placed_above(owner: Any, placed: I64, parent: Any) -> I64:
+    """For each owner (a host row, or -1), the placed op it is or is inside, or -1."""
+    found = np.full(len(owner), -1, np.int64)
+    if not len(placed):
+        return found
+    at = np.flatnonzero(owner >= 0)
+    up = owner[at].astype(np.int64)
+    while len(at):
+        pos = np.minimum(np.searchsorted(placed, up), len(placed) - 1)
+        hit = placed[pos] == up
+        found[at[hit]] = up[hit]
+        at, up = at[~hit], up[~hit]
+        up = parent[up].astype(np.int64)
+        live = up >= 0
+        at, up = at[live], up[live]
+    return found
+
+
+def _groups(profile: Profile, events: I64, link: Any) -> tuple[Any, Any]:
+    """Each placed op's group (op name, shapes, dtypes, over a link or not) and the groups'
+    keys."""
+    ev = profile.events
+    types = ev.types[events] if len(ev.types) else np.full(len(events), -1, np.int32)
+    key = np.stack([ev.name[events], ev.shapes[events], types, link]).astype(np.int64)
+    keys, group = np.unique(key, axis=1, return_inverse=True)
+    return group.reshape(-1), keys
+
+
+def _kernel_precisions(
+    profile: Profile, work: I64, at: Any, group: Any, dur_us: Any
+) -> dict[int, str]:
+    """The precision each group's kernels ran in, by their names (the one with the most
+    time), for the groups whose kernels say it."""
+    ev = profile.events
+    kernels = ev.kind[work] == EventKind.KERNEL
+    pairs = np.stack([group[at[kernels]], ev.name[work[kernels]]]).astype(np.int64)
+    if not pairs.shape[1]:
+        return {}
+    distinct, inverse = np.unique(pairs, axis=1, return_inverse=True)
+    time = np.bincount(inverse.reshape(-1), weights=dur_us[kernels])
+    best: dict[int, tuple[float, str]] = {}
+    names: dict[int, str | None] = {}
+    for (g, name), t in zip(distinct.T.tolist(), time.tolist(), strict=True):
+        if name not in names:
+            names[name] = decode_kernel(ev.strings[name]).precision
+        p = names[name]
+        if p is not None and t > best.get(g, (-1.0, ""))[0]:
+            best[g] = (t, p)
+    return {g: p for g, (_, p) in best.items()}
+
+
+def _rows(
+    profile: Profile,
+    events: I64,
+    costs: Any,
+    time: Any,
+    ran: Any,
+    link: Any,
+    group: Any,
+    keys: Any,
+    precision: dict[int, str],
+    device: Accelerator | None,
+) -> list[RooflineRow]:
+    strings = profile.events.strings
+    parsed: dict[int, Any] = {}
+    calls = np.bincount(group[ran], minlength=keys.shape[1])
+    spent = np.bincount(group, weights=time, minlength=keys.shape[1])
+    linked = np.bincount(group, weights=link, minlength=keys.shape[1]) > 0
+    first = np.full(keys.shape[1], -1, np.int64)
+    first[group[::-1]] = np.arange(len(group))[::-1]
+    out = []
+    for g in np.flatnonzero(calls).tolist():
+        name, shapes, dtypes, _ = keys[:, g].tolist()
+        op = strings[name]
+        family = ops.family_of(op) or ""
+        flops, nbytes = costs[first[g]].tolist()
+        listed = parse_arg(parsed, dtypes, strings) if dtypes >= 0 else None
+        types = tuple(str(t) for t in listed) if isinstance(listed, list) else ()
+        if linked[g] and family == ops.COPY:  # over a link the data crosses once
+            nbytes = _numel(parse_arg(parsed, shapes, strings)[0]) * _bpe(list(types), 1)
+        p = _precision(family, precision.get(g), types[0].lower() if types else "")
+        if device is not None and p not in device.tflops:
+            p = "fp32"  # what `Accelerator.peak` falls back to
+        peak = device.ceiling(p) if device is not None else None
+        bw = device.bandwidth_gbs if device is not None else None
+        row = RooflineRow(
+            op=op,
+            family=family,
+            shapes=strings[shapes],
+            dtypes=types,
+            calls=int(calls[g]),
+            device_us=float(spent[g]),
+            flops=flops,
+            bytes=nbytes,
+            precision=p if device is not None else None,
+            peak_tflops=peak,
+            bandwidth_gbs=bw,
+            bound=None,
+            link=bool(linked[g]),
+        )
+        out.append(_bounded(row))
+    return out
+
+
+def _precision(family: str, kernels: str | None, first: str) -> str:
+    """The precision an op's ceiling is taken at: its kernels' for the matrix families, else
+    its first tensor's dtype's; the vector families run at the FP32 (FP64) vector rate."""
+    if family in ops.MATRIX_FAMILIES:
+        return kernels or ops.DTYPE_PRECISIONS.get(first, "fp32")
+    return "fp64" if ops.DTYPE_PRECISIONS.get(first) == "fp64" else "fp32"
+
+
+def _bounded(row: RooflineRow) -> RooflineRow:
+    if row.peak_tflops is None or not row.bandwidth_gbs:
+        return row
+    if row.link:
+        return replace(row, bound=ops.LINK_BOUND)
+    roof = row.roof_us
+    if roof is not None and roof < ops.LATENCY_FLOOR_US:
+        return replace(row, bound=ops.LATENCY_BOUND)
+    ridge = row.ridge or math.inf
+    return replace(row, bound=ops.COMPUTE_BOUND if row.intensity >= ridge else ops.MEMORY_BOUND)
+
+
+# ------------------------------------------------------------------ the formulas
+
+
+def cost(name: str, shapes: Any, concrete: Any, dtypes: Any) -> tuple[float, float]:
+    """(FLOPs, bytes) of one call of op `name`; bytes 0 where no formula fits its
+    arguments (its shapes or dtypes are missing)."""
+    family = ops.family_of(name)
+    if not isinstance(shapes, list) or not isinstance(dtypes, list) or family is None:
+        return 0.0, 0.0
+    try:
+        nbytes = _BYTES[family](name, shapes, concrete, dtypes)
+        if nbytes <= 0:
+            return 0.0, 0.0
+        return _flops(family, name, shapes, concrete, dtypes), float(nbytes)
+    except (TypeError, ValueError, IndexError, KeyError, AttributeError, ZeroDivisionError):
+        return 0.0, 0.0
+
+
+def _numel(shape: Any) -> int:
+    return int(math.prod(shape)) if isinstance(shape, list) else 0
+
+
+def _bpe(dtypes: list[Any], i: int) -> int:
+    """Bytes per element of argument `i` (0: not a tensor, or a dtype not known)."""
+    if i >= len(dtypes) or not isinstance(dtypes[i], str):
+        return 0
+    return dtype_bytes(dtypes[i]) or 0
+
+
+def _tensor(shapes: list[Any], dtypes: list[Any], i: int) -> int:
+    """Bytes of tensor argument `i` (0 for a scalar or an absent one)."""
+    if i is None or i >= len(shapes) or not isinstance(shapes[i], list):
+        return 0
+    return _numel(shapes[i]) * _bpe(dtypes, i)
+
+
+def _gemm(name: str, shapes: Any, concrete: Any, dtypes: Any) -> float:
+    a_at, b_at = flop_ops.MATMULS[name]
+    a, b = shapes[a_at], shapes[b_at]
+    out = _numel(a[:-1]) * b[-1]
+    bias = _tensor(shapes, dtypes, 0) if a_at == 1 else 0
+    return float(
+        _tensor(shapes, dtypes, a_at)
+        + _tensor(shapes, dtypes, b_at)
+        + bias
+        + out * _bpe(dtypes, a_at)
+    )
+
+
+def _convolution(name: str, shapes: Any, concrete: Any, dtypes: Any) -> float:
+    if name == "aten::convolution":
+        out = conv_output(shapes[0], shapes[1], concrete)
+        if out is None:
+            return 0.0
+        moved = sum(_tensor(shapes, dtypes, i) for i in (0, 1, 2))
+        return moved + _numel(out) * _bpe(dtypes, 0)
+    grad, x, weight = shapes[0], shapes[1], shapes[2]
+    mask = [True, True, False]
+    if concrete:
+        mask = [s.strip().lower() == "true" for s in str(concrete[10]).strip("[]").split(",")]
+    bpe = _bpe(dtypes, 0)
+    read = sum(_tensor(shapes, dtypes, i) for i in (0, 1, 2))
+    written = _numel(x) * mask[0] + _numel(weight) * mask[1] + grad[1] * (len(mask) > 2 and mask[2])
+    return float(read + written * bpe)
+
+
+def _attention(name: str, shapes: Any, concrete: Any, dtypes: Any) -> float:
+    op = flop_ops.ATTENTION.get(name, flop_ops.SAGE)
+    q, k, v = shapes[op.q_at : op.q_at + 3]
+    if len(q) != 4:
+        return 0.0
+    bpe = _bpe(dtypes, op.q_at)
+    e = q[-1]  # the head dimension is last in both layouts
+    out = _numel(q) // e * (e if op.value_dim_of_query else v[-1])
+    moved = _numel(q) + _numel(k) + _numel(v) + out
+    return float((2 * moved if op.backward else moved) * bpe)
+
+
+_COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or")
+_WRITE_ONLY = ("aten::fill_", "aten::zero_", "aten::fill", "aten::zero")
+
+
+def _elementwise(name: str, shapes: Any, concrete: Any, dtypes: Any) -> float:
+    if name in ops.SOFTMAX:
+        operands = 2 if "backward" in name else 1
+        return sum(_tensor(shapes, dtypes, i) for i in range(operands)) + _tensor(shapes, dtypes, 0)
+    if name in _WRITE_ONLY:
+        return _tensor(shapes, dtypes, 0)
+    if name in ops.UNARY:
+        return 2 * _tensor(shapes, dtypes, 0) + (
+            _numel(shapes[0]) if "dropout" in name else 0  # the mask, one byte an element
+        )
+    tensors = [i for i in (0, 1) if i < len(shapes) and _bpe(dtypes, i)]
+    if not tensors:
+        return 0.0
+    out = _broadcast([shapes[i] for i in tensors])
+    comparison = name.removeprefix("aten::").rstrip("_") in _COMPARISONS
+    # a 0-dim tensor takes part in type promotion as a scalar does: float + 0-dim double
+    # is float (torch's type promotion documentation)
+    dimensioned = [i for i in tensors if shapes[i]] or tensors
+    out_bpe = 1 if comparison else max(_bpe(dtypes, i) for i in dimensioned)
+    return sum(_tensor(shapes, dtypes, i) for i in tensors) + _numel(out) * out_bpe
+
+
+def _broadcast(shapes: list[list[int]]) -> list[int]:
+    rank = max(len(s) for s in shapes)
+    padded = [[1] * (rank - len(s)) + list(s) for s in shapes]
+    return [max(dims) for dims in zip(*padded, strict=True)]
+
+
+def _reduction(name: str, shapes: Any, concrete: Any, dtypes: Any) -> float:
+    x = shapes[0]
+    bpe = _bpe(dtypes, 0)
+    if len(shapes) > 1 and _bpe(dtypes, 1):  # max(a, b): elementwise
+        return _tensor(shapes, dtypes, 0) + _tensor(shapes, dtypes, 1) + _numel(x) * bpe
+    return (_numel(x) + _numel(_reduced(x, concrete))) * bpe
+
+
+def _reduced(x: list[int], concrete: Any) -> list[int]:
+    """The shape a reduction leaves: its dimensions are the first ``Concrete Inputs`` after
+    the tensor (an int or a list; none: all), ``keepdim`` the next."""
+    dims: list[int] = []
+    if concrete and len(concrete) > 1 and str(concrete[1]).strip():
+        text = str(concrete[1]).strip("[] ")
+        dims = [int(d) for d in text.split(",") if d.strip()] if text else []
+    if not dims:
+        return []
+    keep = len(concrete) > 2 and str(concrete[2]).strip().lower() == "true"
+    gone = {d % len(x) for d in dims} if x else set()
+    return [1 if i in gone else n for i, n in enumerate(x) if keep or i not in gone]
+
+
+def _normalisation(name: str, shapes: Any, concrete: Any, dtypes: Any) -> float:
+    norm = ops.NORMS[name]
+    x = shapes[norm.x_at]
+    params = sum(
+        _tensor(shapes, dtypes, i) for i in (norm.weight_at, norm.bias_at) if i is not None
+    )
+    activations = (3 if norm.backward else 2) * _tensor(shapes, dtypes, norm.x_at)
+    return (
+        activations
+        + (2 if norm.backward else 1) * params
+        + 2 * _statistics(name, x, concrete) * ops.NORM_STAT_BYTES
+    )
+
+
+def _statistics(name: str, x: list[int], concrete: Any) -> int:
+    """How many per-row statistics a normalisation keeps: one per channel (batch norm), per
+    row of its normalised shape (layer and RMS norm: ``Concrete Inputs``), per group."""
+    if "batch_norm" in name:
+        return x[1]
+    at = ops.NORM_SHAPE_AT.get(name)
+    if at is not None and concrete and len(concrete) > at:
+        width = math.prod(int(d) for d in str(concrete[at]).strip("[] ").split(",") if d.strip())
+        return _numel(x) // width if width else 0
+    if name == "aten::native_group_norm" and concrete and len(concrete) > 6:
+        return x[0] * int(concrete[6])
+    return 0
+
+
+def _embedding(name: str, shapes: Any, concrete: Any, dtypes: Any) -> float:
+    if name == "aten::embedding_dense_backward":
+        return 2 * _tensor(shapes, dtypes, 0) + _tensor(shapes, dtypes, 1)
+    table, index_at = (0, 1) if name == "aten::embedding" else (0, 2)
+    row = _numel(shapes[table][1:])
+    picked = _numel(shapes[index_at])
+    return _tensor(shapes, dtypes, index_at) + 2 * picked * row * _bpe(dtypes, table)
+
+
+def _copy(name: str, shapes: Any, concrete: Any, dtypes: Any) -> float:
+    return _numel(shapes[0]) * (_bpe(dtypes, 0) + _bpe(dtypes, 1))
+
+
+_BYTES = {
+    ops.GEMM: _gemm,
+    ops.CONVOLUTION: _convolution,
+    ops.ATTENTION: _attention,
+    ops.ELEMENTWISE: _elementwise,
+    ops.REDUCTION: _reduction,
+    ops.NORMALISATION: _normalisation,
+    ops.EMBEDDING: _embedding,
+    ops.COPY: _copy,
+}
+
+
+def _flops(family: str, name: str, shapes: Any, concrete: Any, dtypes: Any) -> float:
+    if family in ops.MATRIX_FAMILIES:
+        return formula_flops(name, shapes, concrete)
+    if family == ops.ELEMENTWISE:
+        if name in ops.SOFTMAX:
+            return ops.SOFTMAX_FLOPS_PER_ELEMENT * _numel(shapes[0])
+        if name in _WRITE_ONLY:
+            return 0.0
+        sized = [s for i, s in enumerate(shapes[:2]) if isinstance(s, list) and _bpe(dtypes, i)]
+        return float(_numel(_broadcast(sized))) if sized else 0.0
+    if family == ops.REDUCTION:
+        return float(_numel(shapes[0]))
+    if family == ops.NORMALISATION:
+        norm = ops.NORMS[name]
+        return ops.norm_flops_per_element(name) * _numel(shapes[norm.x_at])
+    if family == ops.EMBEDDING and name == "aten::embedding_dense_backward":
+        return float(_numel(shapes[0]))
+    return 0.0
