@@ -111,3 +111,23 @@ def test_without_the_sdk_it_says_what_to_install() -> None:
         "profsight: error: profsight mcp needs the Model Context Protocol SDK: "
         "pip install 'profsight[mcp]'"
     )
+
+
+def test_explain_gives_an_assistant_the_roofline_of_the_top_ops(tmp_path: Path) -> None:
+    """On a GPU trace the assistant's `explain` holds the roofline (the ceilings, the
+    coverage, the ten ops with the most device time) and `table` grouped by shape each
+    op's bound, as the command line gives them."""
+    from conftest import DATA
+
+    bert = str(DATA / "shared/traces/tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz")
+    _, (explained, table) = _session(
+        [("explain", {"path": bert}), ("table", {"path": bert, "group_by": "shape", "limit": None})]
+    )
+    doc = report_document(build_report(profsight.load(bert)))["roofline"]
+    got = explained.structured_content["roofline"]
+    assert got["device"] == doc["device"] == "H100 SXM"
+    assert got["coverage_pct"] == doc["coverage_pct"]
+    assert got["ops"] == doc["ops"][:10] and len(doc["ops"]) > 10
+    rows = table.structured_content["rows"]
+    (vocab,) = [r for r in rows if r["name"] == "aten::addmm" and "30522" in r["shapes"]]
+    assert vocab["bound"] == "memory"

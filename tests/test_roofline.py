@@ -227,3 +227,61 @@ def test_no_device_work_no_roofline() -> None:
     top = doc["ops"][0]
     assert top["op"] == "aten::addmm" and top["bound"] == "latency"
     assert top["tflops"] == pytest.approx(top["flops"] * top["calls"] / top["device_us"] / 1e6)
+
+
+@pytest.mark.parametrize(
+    ("path", "category", "reading"),
+    [
+        (
+            TRACELENS / "h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+            "compute_other",
+            "99% memory-bound",
+        ),
+        (TRACELENS / "torch_compile_triton/trace.json.gz", "compute_matmul", "100% compute-bound"),
+    ],
+    ids=["qwen-elementwise", "compiled-matmul"],
+)
+def test_the_compute_finding_says_what_bounds_its_ops(
+    path: Path, category: str, reading: str
+) -> None:
+    """Expected before running it: Qwen's elementwise and normalisation work on an H100 is
+    memory-bound (a few FLOPs a byte against a ridge of 20 for the vector units); the
+    compiled model's big BF16 GEMMs on an MI300X (32768 x 2048 x 8192) are compute-bound.
+    The compute finding says so, and keeps its advice: fusion for the first, tensor cores
+    for the second (the matrix work is bound by its math units)."""
+    (finding,) = [f for f in profsight.explain(path).findings if f.category == category]
+    (roof,) = [e for e in finding.evidence if e.label == "roofline"]
+    assert reading in roof.value
+    if category == "compute_matmul":
+        assert finding.recommendation.startswith("Use tensor cores")
+    else:
+        assert "torch.compile" in finding.recommendation
+
+
+def test_the_table_grouped_by_shape_carries_each_rows_roofline(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``profsight table --group-by shape`` in JSON, CSV and Markdown: each op and shape
+    the roofline places has its rate and bound (those of `roofline` for that op and shape);
+    an op without a formula has none; grouped by name, no roofline columns."""
+    from profsight.cli.main import main
+
+    roof = {(r.op, r.shapes): r for r in _full(BERT).rows}
+    assert main(["table", str(BERT), "--group-by", "shape", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    placed = [r for r in rows if (r["name"], r["shapes"]) in roof]
+    assert len(placed) == len(roof)
+    for r in placed:
+        ours = roof[(r["name"], r["shapes"])]
+        assert r["tflops"] == pytest.approx(ours.tflops) and r["bound"] == ours.bound
+    linear = [r for r in rows if r["name"] == "aten::linear"]
+    assert linear and all(r["tflops"] is None for r in linear)
+    assert main(["table", str(BERT), "--group-by", "shape", "--format", "csv"]) == 0
+    header = capsys.readouterr().out.splitlines()[0].split(",")
+    assert header[-5:] == ["tflops", "tbps", "intensity", "bound", "roof_pct"]
+    assert main(["table", str(BERT), "--group-by", "shape", "--format", "markdown"]) == 0
+    md = capsys.readouterr().out
+    assert "| Input Shapes |" in md and "| Bound | Of roof |" in md
+    assert "| 12.7 TFLOP/s | 140 GB/s | latency | 4% |" in md
+    assert main(["table", str(BERT), "--format", "json"]) == 0
+    assert "tflops" not in json.loads(capsys.readouterr().out)["rows"][0]

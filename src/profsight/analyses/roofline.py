@@ -30,6 +30,7 @@ the time it took.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -39,7 +40,7 @@ from profsight.analyses.step.flops import conv_output, covered_by_inner, formula
 from profsight.knowledge import flop_ops
 from profsight.knowledge import roofline_ops as ops
 from profsight.knowledge.collectives import dtype_bytes
-from profsight.knowledge.hardware import Accelerator
+from profsight.knowledge.hardware import Accelerator, accelerator
 from profsight.knowledge.kernels import decode_kernel
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
 from profsight.model.events import I64
@@ -136,6 +137,8 @@ class Roofline:
     by_bound: dict[str, float]
     """Device time of the placed ops by bound."""
     by_family: dict[str, float]
+    by_family_bound: dict[str, dict[str, float]]
+    """Device time of the placed ops by family, then by bound."""
 
     @property
     def coverage_pct(self) -> float:
@@ -180,10 +183,13 @@ def roofline(
     rows.sort(key=lambda r: r.device_us, reverse=True)
     by_bound: dict[str, float] = {}
     by_family: dict[str, float] = {}
+    by_family_bound: dict[str, dict[str, float]] = {}
     for r in rows:
         by_family[r.family] = by_family.get(r.family, 0.0) + r.device_us
         if r.bound is not None:
             by_bound[r.bound] = by_bound.get(r.bound, 0.0) + r.device_us
+            split = by_family_bound.setdefault(r.family, {})
+            split[r.bound] = split.get(r.bound, 0.0) + r.device_us
     shown = tuple(rows[:keep])
     ceilings = {r.precision: r.peak_tflops for r in shown if r.precision and r.peak_tflops}
     return Roofline(
@@ -196,7 +202,40 @@ def roofline(
         device_us=float(dur_us.sum()),
         by_bound=by_bound,
         by_family=by_family,
+        by_family_bound=by_family_bound,
     )
+
+
+def table_roofline(profile: Profile) -> dict[tuple[str, str], dict[str, Any]] | None:
+    """Each op and shape's roofline (`by_op_and_shapes`), for a table grouped by shape; None
+    without device work, op shapes, or a device profsight knows."""
+    devices = profile.meta.devices
+    device = accelerator(devices[0]) if devices else None
+    roof = roofline(profile, device, keep=sys.maxsize) if device is not None else None
+    return by_op_and_shapes(roof) if roof is not None else None
+
+
+def by_op_and_shapes(roof: Roofline) -> dict[tuple[str, str], dict[str, Any]]:
+    """The roofline of each (op, ``Input Dims``), as the table grouped by shape keys its rows
+    (groups of other dtypes, or over a link, merged): achieved rates over the merged device
+    time; the bound and share of the roof of the one with the most device time."""
+    merged: dict[tuple[str, str], list[RooflineRow]] = {}
+    for r in roof.rows:
+        merged.setdefault((r.op, r.shapes), []).append(r)
+    out = {}
+    for key, rows in merged.items():
+        us = sum(r.device_us for r in rows)
+        flops = sum(r.flops * r.calls for r in rows)
+        moved = sum(r.bytes * r.calls for r in rows)
+        first = max(rows, key=lambda r: r.device_us)
+        out[key] = {
+            "tflops": flops / (us * 1e6) if us > 0 else 0.0,
+            "tbps": moved / (us * 1e6) if us > 0 else 0.0,
+            "intensity": flops / moved if moved > 0 else 0.0,
+            "bound": first.bound,
+            "roof_pct": first.roof_pct,
+        }
+    return out
 
 
 def _placed(profile: Profile) -> tuple[I64, np.ndarray[Any, Any]]:

@@ -26,6 +26,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 
+from profsight.analyses.roofline import table_roofline
 from profsight.api import explain_job
 from profsight.compare.budgets import check, parse_budget, parse_fail_on
 from profsight.compare.diff import compare
@@ -33,6 +34,7 @@ from profsight.compare.saved_report import load_report_document, saved_schema
 from profsight.errors import ProfsightError
 from profsight.job import explain_ranks
 from profsight.loaders import load
+from profsight.model.profile import Profile
 from profsight.model.rank_split import rank_parts
 from profsight.model.text_profile import TextProfile
 from profsight.renderers.diff_render import render_diff
@@ -55,6 +57,8 @@ INSTRUCTIONS = (
 )
 #: Rows `explain` gives at most (the table tool gives them all).
 MAX_ROWS = 50
+#: Roofline rows an assistant gets: the ops that hold most of the device time.
+ROOFLINE_OPS = 10
 _READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 
@@ -103,7 +107,8 @@ def _document(path: str) -> dict[str, Any]:
 def concise(doc: dict[str, Any], rows: int) -> dict[str, Any]:
     """A report's document without what only a person scrolling needs: every row (`rows` of
     the top ones are kept, in the report's order), every step (their average is kept), the
-    call tree, the walkthrough of torch's table and the copy rates over time."""
+    call tree, the walkthrough of torch's table, the copy rates over time and the roofline's
+    rows past its first `ROOFLINE_OPS`."""
     out = {k: doc.get(k) for k in ("schema", "source", "summary", "verdict", "findings")}
     breakdown = doc.get("breakdown")
     if breakdown is not None:
@@ -116,6 +121,10 @@ def concise(doc: dict[str, Any], rows: int) -> dict[str, Any]:
         copies = [{k: v for k, v in c.items() if k != "series_ms_gbps"} for c in work["copies"]]
         work = {**work, "copies": copies}
     out["device_work"] = work
+    roof = doc.get("roofline")
+    if roof is not None:  # the ops that hold the most device time
+        roof = {**roof, "ops": roof["ops"][:ROOFLINE_OPS]}
+    out["roofline"] = roof
     by_name: dict[str, Any] = {}
     for record in doc.get("table", []):
         by_name.setdefault(record["name"], record)
@@ -159,10 +168,16 @@ def table_tool(
 
     sort_by: a column (self_cpu_us, cpu_total_us, self_device_us, device_total_us, calls,
     ...; default: the device total when there is device time, else the CPU total). limit:
-    rows kept (None: all). group_by: name, shape (op and input shapes) or module."""
+    rows kept (None: all). group_by: name, shape (op and input shapes; on a GPU profsight
+    knows, each op's achieved FLOP/s and bytes/s, FLOPs per byte and roofline bound) or
+    module."""
     with _user_errors():
-        result = load(path).table(group_by=group_by, sort_by=sort_by, limit=limit)
-        decoded: dict[str, Any] = _decoded(render_table_json(result))
+        profile = load(path)
+        result = profile.table(group_by=group_by, sort_by=sort_by, limit=limit)
+        roof = None
+        if group_by == "shape" and isinstance(profile, Profile):
+            roof = table_roofline(profile)
+        decoded: dict[str, Any] = _decoded(render_table_json(result, roof))
         return decoded
 
 

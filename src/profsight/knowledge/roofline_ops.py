@@ -301,3 +301,34 @@ ROOFLINE_TITLE: Final = "Roofline (each op and input shape against the device's 
 ROOFLINE_NO_DEVICE: Final = (
     "the trace names no device profsight knows (deviceProperties): rates only, no ceilings"
 )
+
+
+#: The roofline families of each compute finding (`findings.compute`).
+FINDING_FAMILIES: Final[dict[str, tuple[str, ...]]] = {
+    "compute_matmul": (GEMM, ATTENTION),
+    "compute_conv": (CONVOLUTION,),
+    "compute_other": (ELEMENTWISE, REDUCTION, NORMALISATION, EMBEDDING, COPY),
+}
+#: A compute finding's work is read as bound by memory or by latency when that bound holds
+#: at least this share of its ops' device time (a majority).
+BOUND_MAJORITY: Final = 0.5
+#: What to do when the matrix work is not bound by the math units: the tensor cores'
+#: advice would not speed it.
+MATRIX_NOT_COMPUTE_BOUND: Final[dict[str, tuple[str, str]]] = {
+    MEMORY_BOUND: (
+        "mostly memory-bound",
+        "These multiplies move more bytes than their FLOPs can hide (below the device's "
+        "ridge point): a faster precision's peak or more tensor cores will not speed them. "
+        "Give each more work per byte: larger batches or sequences, one GEMM for small "
+        "projections that share an input (Q, K and V together), activations in BF16/FP16 "
+        "(half the bytes); and fuse the elementwise work around them (torch.compile(model)) "
+        "so their outputs are not written and read again.",
+    ),
+    LATENCY_BOUND: (
+        "mostly too small for the device",
+        "Each of these multiplies is too small to reach either roof: its kernel's launch, "
+        "ramp-up and tail cost more than its work. Give each more work (a larger batch; one "
+        "batched bmm for a loop of small ones), and cut the launches: CUDA graphs "
+        "(torch.compile(model, mode='reduce-overhead')).",
+    ),
+}

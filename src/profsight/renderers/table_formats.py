@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import msgspec
 
@@ -13,13 +14,30 @@ from profsight.model.row_kind import row_kind
 from profsight.model.table import ProfilerTable, Row, render_torch_table
 from profsight.renderers.escape import markdown_cell
 from profsight.renderers.names import markdown_name
-from profsight.units import short_time
+from profsight.units import short_flops, short_rate, short_time
 
 TABLE_SCHEMA = "profsight/table/1"
 
+#: Per (op, input shapes): roofline fields a table grouped by shape adds to its rows
+#: (`analyses.roofline.by_op_and_shapes`).
+RooflineFields = Mapping[tuple[str, str], Mapping[str, Any]]
+ROOFLINE_COLUMNS = ("tflops", "tbps", "intensity", "bound", "roof_pct")
 
-def render_json(table: ProfilerTable) -> str:
-    """``{"schema", "group_by", "totals", "rows": [{"name", "calls", "self_cpu_us", ...}]}``."""
+
+def _records(table: ProfilerTable, roof: RooflineFields | None) -> list[dict[str, Any]]:
+    records = table.to_records()
+    if roof is None:
+        return records
+    for record in records:
+        found = roof.get((record["name"], record["shapes"]), {})
+        record.update({c: found.get(c) for c in ROOFLINE_COLUMNS})
+    return records
+
+
+def render_json(table: ProfilerTable, roof: RooflineFields | None = None) -> str:
+    """``{"schema", "group_by", "totals", "rows": [{"name", "calls", "self_cpu_us", ...}]}``;
+    grouped by shape on a device profsight knows, each row's roofline (`ROOFLINE_COLUMNS`,
+    null for an op without a formula)."""
     doc = {
         "schema": TABLE_SCHEMA,
         "group_by": table.group_by,
@@ -27,14 +45,14 @@ def render_json(table: ProfilerTable) -> str:
         "self_cpu_total_us": table.self_cpu_total_us,
         "self_device_total_us": table.self_device_total_us,
         "total_rows": table.total_rows,
-        "rows": table.to_records(),
+        "rows": _records(table, roof),
     }
     return msgspec.json.format(msgspec.json.encode(doc).decode(), indent=2) + "\n"
 
 
-def render_csv(table: ProfilerTable) -> str:
+def render_csv(table: ProfilerTable, roof: RooflineFields | None = None) -> str:
     buf = io.StringIO()
-    records = table.to_records()
+    records = _records(table, roof)
     columns = list(records[0]) if records else list(Row.__dataclass_fields__)
     writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
@@ -43,12 +61,17 @@ def render_csv(table: ProfilerTable) -> str:
     return buf.getvalue()
 
 
-def render_markdown(table: ProfilerTable) -> str:
+def render_markdown(table: ProfilerTable, roof: RooflineFields | None = None) -> str:
     dev = table.device_name
     head = ["Name", "Kind", "Calls", "Self CPU", "Self CPU %", "CPU total"]
     if table.has_device:
         head += [f"Self {dev}", f"Self {dev} %", f"{dev} total"]
-    align = ["---", "---"] + ["---:"] * (len(head) - 2)
+    if table.group_by == "shape":
+        head.insert(1, "Input Shapes")
+    if roof is not None:
+        head += ["FLOP/s", "Bytes/s", "Bound", "Of roof"]
+    left = {"Name", "Input Shapes", "Kind", "Bound"}
+    align = ["---" if h in left else "---:" for h in head]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
     for r in table.rows:
         cells = [
@@ -65,6 +88,10 @@ def render_markdown(table: ProfilerTable) -> str:
                 f"{r.self_device_pct:.1f}%",
                 short_time(r.device_total_us),
             ]
+        if table.group_by == "shape":
+            cells.insert(1, markdown_cell(r.shapes))
+        if roof is not None:
+            cells += _roofline_cells(roof.get((r.name, r.shapes)))
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     lines.append(
@@ -78,7 +105,20 @@ def render_markdown(table: ProfilerTable) -> str:
     return "\n".join(lines) + "\n"
 
 
-TABLE_FORMATS: dict[str, Callable[[ProfilerTable], str]] = {
+def _roofline_cells(found: Mapping[str, Any] | None) -> list[str]:
+    if not found:
+        return ["", "", "", ""]
+    rate = short_flops(found["tflops"] * 1e12, per_second=True) if found["tflops"] else ""
+    pct = found["roof_pct"]
+    return [
+        rate,
+        short_rate(found["tbps"] * 1e3),
+        found["bound"] or "",
+        f"{pct:.0f}%" if pct is not None else "",
+    ]
+
+
+TABLE_FORMATS: dict[str, Callable[..., str]] = {
     "text": render_torch_table,
     "json": render_json,
     "csv": render_csv,
@@ -89,11 +129,13 @@ TABLE_FORMATS: dict[str, Callable[[ProfilerTable], str]] = {
 TABLE_SUFFIXES: dict[str, str] = {".txt": "text", ".json": "json", ".csv": "csv", ".md": "markdown"}
 
 
-def render_table(table: ProfilerTable, fmt: str) -> str:
+def render_table(table: ProfilerTable, fmt: str, roof: RooflineFields | None = None) -> str:
+    """The table in `fmt`; `roof`: each op and shape's roofline, added to the rows of the
+    JSON, CSV and Markdown (the text table keeps torch's layout)."""
     try:
         renderer = TABLE_FORMATS[fmt]
     except KeyError:
         raise UsageError(
             f"unknown format {fmt!r}; use one of: {', '.join(TABLE_FORMATS)}"
         ) from None
-    return renderer(table)
+    return renderer(table) if fmt == "text" or roof is None else renderer(table, roof)

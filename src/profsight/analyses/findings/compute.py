@@ -9,7 +9,7 @@ spends its time on when nothing else dominates, and what makes that work cheaper
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -36,6 +36,11 @@ from profsight.knowledge.kernels import decode_kernel
 from profsight.knowledge.op_families import COMPUTE_FINDINGS, FAMILY_LABELS, kernel_family
 from profsight.knowledge.ops import lookup_op
 from profsight.knowledge.phases import Phase
+from profsight.knowledge.roofline_ops import (
+    BOUND_MAJORITY,
+    FINDING_FAMILIES,
+    MATRIX_NOT_COMPUTE_BOUND,
+)
 from profsight.knowledge.rows import RowKind
 from profsight.knowledge.trace_schema import EventKind
 from profsight.model.findings import UPPER_BOUND, Evidence, Finding, Severity, severity_for
@@ -129,15 +134,48 @@ def _where_it_goes(ctx: Context) -> list[Finding]:
         Evidence(name, f"{short_time(c)} {where} time, {n} calls", (name,))
         for name, c, n in leaders
     )
-    return [
-        compute_finding(
-            top,
-            share,
-            evidence,
-            f"{where} time in the forward and backward passes",
-            arch=ctx.arch if device else None,
-        )
-    ]
+    finding = compute_finding(
+        top,
+        share,
+        evidence,
+        f"{where} time in the forward and backward passes",
+        arch=ctx.arch if device else None,
+    )
+    return [_as_the_roofline_reads(ctx, finding) if device else finding]
+
+
+def _as_the_roofline_reads(ctx: Context, finding: Finding) -> Finding:
+    """The compute finding with what the roofline says of its ops: how much of their device
+    time each bound holds; matrix work that memory or latency bounds gets that bound's
+    advice, not the tensor cores'."""
+    roof = ctx.roofline
+    families = FINDING_FAMILIES.get(finding.category, ())
+    if roof is None or roof.device is None or not families:
+        return finding
+    split: dict[str, float] = {}
+    for family in families:
+        for bound, us in roof.by_family_bound.get(family, {}).items():
+            split[bound] = split.get(bound, 0.0) + us
+    total = sum(split.values())
+    if total <= 0:
+        return finding
+    shares = sorted(((us / total, b) for b, us in split.items()), reverse=True)
+    reading = ", ".join(f"{100 * x:.0f}% {b}-bound" for x, b in shares)
+    evidence = (
+        *finding.evidence,
+        Evidence("roofline", f"of these ops' {short_time(total)} on the {roof.device}: {reading}"),
+    )
+    share, bound = shares[0]
+    matrix = finding.category in ("compute_matmul", "compute_conv")
+    if not matrix or bound not in MATRIX_NOT_COMPUTE_BOUND or share < BOUND_MAJORITY:
+        return replace(finding, evidence=evidence)
+    title, advice = MATRIX_NOT_COMPUTE_BOUND[bound]
+    return replace(
+        finding,
+        title=f"{finding.title.split(':')[0]}, {title}: {finding.at_stake_pct:.0f}% of the step",
+        evidence=evidence,
+        recommendation=advice,
+    )
 
 
 def _own_kernels(ctx: Context, owners: np.ndarray) -> list[tuple[str, tuple[str, float, int]]]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from profsight.cli.choices import GROUP_BYS, TABLE_FORMATS, TABLE_SUFFIXES, sort_key
 from profsight.cli.common import add_output_arguments, format_from, non_negative_int
@@ -47,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from profsight.cli.common import load_profile, warn, warn_analysis, write_output
     from profsight.knowledge.advice import NO_MODULE_RANGES
     from profsight.model.module_table import has_module_ranges
+    from profsight.model.profile import Profile
 
     sort_by = None if args.sort is None else sort_key(args.sort)  # before a long load
     profile = load_profile(args.path, args)
@@ -55,11 +56,18 @@ def run(args: argparse.Namespace) -> int:
     if args.group_by == "module" and not has_module_ranges(table):
         warn(f"warning: {args.path}: {NO_MODULE_RANGES}")
     fmt = format_from(args, TABLE_SUFFIXES, "text")
-    write_output(_rendered(table, fmt), args.output, [args.path], args.force)
+    roof = None
+    if args.group_by == "shape" and fmt != "text" and isinstance(profile, Profile):
+        from profsight.analyses.roofline import table_roofline
+
+        roof = table_roofline(profile)
+    write_output(_rendered(table, fmt, roof), args.output, [args.path], args.force)
     return 0
 
 
-def _rendered(table: ProfilerTable, fmt: str) -> str:
+def _rendered(
+    table: ProfilerTable, fmt: str, roof: dict[tuple[str, str], dict[str, Any]] | None = None
+) -> str:
     """The table in `fmt`, importing only what that format needs: the text table is torch's
     layout, from the model; Markdown names each row's kind from the knowledge tables (their
     kernel patterns are about 17 ms of start-up that the text table does without)."""
@@ -69,4 +77,4 @@ def _rendered(table: ProfilerTable, fmt: str) -> str:
         return render_torch_table(table)
     from profsight.renderers.table_formats import render_table
 
-    return render_table(table, fmt)
+    return render_table(table, fmt, roof)
