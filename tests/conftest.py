@@ -79,6 +79,17 @@ def recorded_plain(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no
 
 
 @pytest.fixture(scope="session")
+def recorded_verbose(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """A run recorded with call stacks (``with_stack`` under ``verbose=True``), and torch's
+    own groupings by its frames."""
+    from recorders import record_plain
+
+    return record_plain(
+        tmp_path_factory.mktemp("verbose") / "verbose.pt.trace.json", with_stack=True, verbose=True
+    )
+
+
+@pytest.fixture(scope="session")
 def recorded_stack(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     from recorders import record_plain
 

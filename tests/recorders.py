@@ -9,7 +9,7 @@ tests compare profsight's numbers with torch's for the very same run.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ class TorchRow:
     is_device: bool
     is_annotation: bool
     shapes: str
+    stack: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,16 @@ class Recorded:
     rows_by_shape: list[TorchRow]
     table_text: str
     """``key_averages().table(sort_by="cpu_time_total", row_limit=20)`` as torch printed it."""
+    rows_by_stack: dict[int, list[TorchRow]] = field(default_factory=dict)
+    """``key_averages(group_by_stack_n=N)`` for N in `STACK_FRAMES` (runs recorded with
+    call stacks only)."""
+    stack_table_text: str = ""
+    """``key_averages(group_by_stack_n=5).table(sort_by="self_cpu_time_total",
+    row_limit=12)`` as torch printed it."""
+
+
+#: The frames the stack groupings are recorded with.
+STACK_FRAMES = (1, 3, 5)
 
 
 def _rows(averages: Any) -> list[TorchRow]:
@@ -55,6 +66,7 @@ def _rows(averages: Any) -> list[TorchRow]:
             is_device=str(e.device_type) != "DeviceType.CPU",
             is_annotation=bool(getattr(e, "is_user_annotation", False)),
             shapes=str(e.input_shapes),
+            stack=tuple(e.stack),
         )
         for e in averages
     ]
@@ -63,18 +75,28 @@ def _rows(averages: Any) -> list[TorchRow]:
 class Capture:
     """An ``on_trace_ready`` handler that keeps the trace and torch's own aggregates."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, stacks: bool = False) -> None:
         self.path = path
+        self.stacks = stacks
         self.recorded: Recorded | None = None
 
     def __call__(self, prof: Any) -> None:
         prof.export_chrome_trace(str(self.path))
         averages = prof.key_averages()
+        by_stack = {}
+        stack_text = ""
+        if self.stacks:
+            by_stack = {n: _rows(prof.key_averages(group_by_stack_n=n)) for n in STACK_FRAMES}
+            stack_text = prof.key_averages(group_by_stack_n=5).table(
+                sort_by="self_cpu_time_total", row_limit=12
+            )
         self.recorded = Recorded(
             trace=self.path,
             rows=_rows(averages),
             rows_by_shape=_rows(prof.key_averages(group_by_input_shape=True)),
             table_text=averages.table(sort_by="cpu_time_total", row_limit=20),
+            rows_by_stack=by_stack,
+            stack_table_text=stack_text,
         )
 
 
@@ -106,17 +128,22 @@ def record_plain(
     out: Path,
     *,
     with_stack: bool = False,
+    verbose: bool = False,
     side_thread: bool = False,
     batch: int = 8,
     steps: int = 3,
 ) -> Recorded:
-    """A plain torch training loop under ``torch.profiler.profile``."""
+    """A plain torch training loop under ``torch.profiler.profile``; `verbose`: with
+    ``_ExperimentalConfig(verbose=True)``, under which torch keeps each event's call stack
+    (``FunctionEvent.stack``, the trace's ``Call stack``)."""
+    from torch._C._profiler import _ExperimentalConfig
+
     torch.manual_seed(0)
     model = SmallNet()
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     x = torch.randn(batch, 3, 16, 16)
     y = torch.randint(0, 10, (batch,))
-    capture = Capture(out)
+    capture = Capture(out, stacks=verbose)
     stop = threading.Event()
     worker = threading.Thread(target=_side_work, args=(stop,), daemon=True)
     with profile(
@@ -125,6 +152,7 @@ def record_plain(
         profile_memory=True,
         with_stack=with_stack,
         with_modules=True,
+        experimental_config=_ExperimentalConfig(verbose=True) if verbose else None,
         schedule=schedule(wait=1, warmup=1, active=steps, repeat=1),
         on_trace_ready=capture,
     ) as prof:

@@ -81,6 +81,23 @@ TORCH_SORT_KEYS = (
 )
 
 
+#: Frames ``--group-by stack`` groups by when it names no number (torch's examples use 5).
+DEFAULT_STACK_FRAMES = 5
+
+
+def group_by(text: str) -> tuple[str, int]:
+    """``--group-by``: one of `GROUP_BYS`, or ``stack`` / ``stack:N`` (by name and the first
+    N frames of the call stack, torch's ``group_by_stack_n``): (grouping, frames)."""
+    if text in GROUP_BYS:
+        return text, 0
+    head, _, count = text.partition(":")
+    if head == "stack" and (not count or (count.isdigit() and int(count) > 0)):
+        return "name", int(count) if count else DEFAULT_STACK_FRAMES
+    raise UsageError(
+        f"unknown group-by {text!r}; use one of: {', '.join(GROUP_BYS)}, stack, stack:N"
+    )
+
+
 def sort_key(text: str) -> str:
     """``--sort``: one of `SORT_KEYS` or `TORCH_SORT_KEYS` (any case, ``-`` for ``_``)."""
     key = text.lower().replace("-", "_")

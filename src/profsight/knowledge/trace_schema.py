@@ -186,3 +186,18 @@ def torch_era(header_keys: set[str], categories: set[str]) -> str:
         if signal in present:
             return era
     return "torch 1.8 pre-release" if "cat:operator" in present else "unknown"
+
+
+#: Stack frames torch drops from ``FunctionEvent.stack`` (``torch.autograd.profiler_util.
+#: _filter_stack_entry``): a frame holding both strings of a pair is dropped.
+FILTERED_STACK_ENTRIES: Final = (
+    ("autograd/__init__", "_make_grads"),
+    ("autograd/__init__", "backward"),
+    ("torch/tensor", "backward"),
+    ("_internal/common_utils", "prof_callable"),
+    ("_internal/common_utils", "prof_func_call"),
+    ("_internal/common_utils", "prof_meth_call"),
+)
+#: The autograd engine's range around running a node: it carries the node's sequence number
+#: and forward thread, but is no node itself (torch gives it the backward call's stack).
+ENGINE_EVALUATE_PREFIX: Final = "autograd::engine::evaluate_function"

@@ -112,6 +112,9 @@ _ID = attrgetter("id")
 _META = attrgetter("name", "pid", "tid", "args.name", "args.labels")
 _CONCRETE = attrgetter("concrete_inputs")
 _TYPES = attrgetter("input_type")
+_CALL_STACK = attrgetter("call_stack")
+_SEQUENCE = attrgetter("sequence_nr")
+_FWD_THREAD = attrgetter("fwd_thread")
 _UTF8 = partial(str, encoding="utf-8", errors="replace")
 
 
@@ -163,7 +166,7 @@ class ColumnBuilder:
         shapes = lut(self.shapes, later.shapes)
 
         def remap(key: str, ids: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-            if key in ("concrete", "types", "collective", "process_group"):
+            if key in ("concrete", "types", "stack", "collective", "process_group"):
                 return np.where(ids >= 0, np.take(strings, np.maximum(ids, 0)), -1)
             if key in ("name", "cat"):
                 return np.take(strings, ids)
@@ -261,6 +264,8 @@ class ColumnBuilder:
         comm_bytes, collective, group, process_group = comm_columns(
             args, comm, n, self.strings.__getitem__
         )
+        stack = self._stacks(args, hosts, n)
+        stacked = bool((stack >= 0).any())
         self.add(
             self.columns,
             kind=kind,
@@ -288,6 +293,10 @@ class ColumnBuilder:
                 args, ops[np.array(self.keeps_concrete, bool)[name[ops]]], n, _CONCRETE
             ),
             types=self._text(args, ops[np.array(self.keeps_types, bool)[name[ops]]], n, _TYPES),
+            stack=stack,
+            # what gives the backward side its forward op's stack: kept with stacks only
+            sequence=_subset(args, ops if stacked else ops[:0], _SEQUENCE, n, -1),
+            fwd_thread=_subset(args, ops if stacked else ops[:0], _FWD_THREAD, n, -1),
             comm_bytes=comm_bytes,
             collective=collective,
             group=group,
@@ -304,6 +313,21 @@ class ColumnBuilder:
             raw = map(bytes, map(get, _pick(args, where)))
             text = map(_UTF8, raw)
             out[where] = np.fromiter(map(self.strings.__getitem__, text), np.int32, len(where))
+        return out
+
+    def _stacks(self, args: list[Any], hosts: np.ndarray[Any, Any], n: int) -> np.ndarray[Any, Any]:
+        """Each host event's ``Call stack`` (interned text), -1 where it has none."""
+        out = np.full(n, -1, np.int32)
+        if not len(hosts):
+            return out
+        texts = list(map(_CALL_STACK, _pick(args, hosts)))
+        has = np.fromiter(map(bool, texts), bool, len(texts))
+        if has.any():
+            where = np.flatnonzero(has)
+            kept = _pick(texts, where)
+            out[hosts[where]] = np.fromiter(
+                map(self.strings.__getitem__, kept), np.int32, len(kept)
+            )
         return out
 
     def _shapes(self, args: list[Any], where: np.ndarray[Any, Any], n: int) -> np.ndarray[Any, Any]:
@@ -562,6 +586,9 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
         reserved=_uniform(_concat(cols.pop("reserved", None), np.int64)),
         concrete=_uniform(_concat(cols.pop("concrete", None), np.int32)),
         types=_uniform(_concat(cols.pop("types", None), np.int32)),
+        stack=_uniform(_concat(cols.pop("stack", None), np.int32)),
+        sequence=_uniform(_narrow(_concat(cols.pop("sequence", None), np.int64), (np.int32,))),
+        fwd_thread=_uniform(_narrow(_concat(cols.pop("fwd_thread", None), np.int64))),
         comm_bytes=_uniform(_concat(cols.pop("comm_bytes", None), np.int64)),
         collective=_uniform(_concat(cols.pop("collective", None), np.int32)),
         group_size=_uniform(_concat(cols.pop("group", None), np.int32)),

@@ -37,7 +37,15 @@ class Args(msgspec.Struct, frozen=True, gc=False):
     finished: bool = True
     """False for a range still open when the profiler stopped (torch treats it as async)."""
     input_type: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Input type")
-    """Element types of the inputs: read for collectives only (their message size)."""
+    """Element types of the inputs: read for collectives (their message size) and the ops
+    the roofline places (the bytes they move)."""
+    sequence_nr: int = msgspec.field(default=-1, name="Sequence number")
+    """An op's autograd sequence number: a backward node carries its forward op's."""
+    fwd_thread: int = msgspec.field(default=-1, name="Fwd thread id")
+    """Set (above 0) on the backward side's ops: the thread the forward op ran on."""
+    call_stack: str = msgspec.field(default="", name="Call stack")
+    """The Python frames around a host event, innermost first, ``;``-separated: written
+    with ``with_stack=True`` under ``_ExperimentalConfig(verbose=True)`` only."""
     in_msg_nelems: int = msgspec.field(default=-1, name="In msg nelems")
     out_msg_nelems: int = msgspec.field(default=-1, name="Out msg nelems")
     msg_dtype: str = msgspec.field(default="", name="dtype")
@@ -156,6 +164,9 @@ def event_from_object(item: dict[str, Any]) -> Event:
             total_reserved=_int(a.get("Total Reserved")),
             finished=a.get("finished") is not False,
             input_type=_raw(a.get("Input type")),
+            sequence_nr=_int(a.get("Sequence number")),
+            fwd_thread=_int(a.get("Fwd thread id")),
+            call_stack=_text(a.get("Call stack")),
             in_msg_nelems=_int(a.get("In msg nelems")),
             out_msg_nelems=_int(a.get("Out msg nelems")),
             msg_dtype=_text(a.get("dtype")),

@@ -95,6 +95,16 @@ class EventStore:
     types: I32 = field(default_factory=lambda: np.zeros(0, np.int32))
     """Index into `strings` of the ``Input type`` of the ops placed on the roofline
     (`knowledge.roofline_ops.needs_types`), or MISSING."""
+    sequence: I32 | I64 = field(default_factory=lambda: np.zeros(0, np.int64))
+    """An op's autograd ``Sequence number`` (a backward node carries its forward op's), or
+    MISSING; kept in traces with call stacks only (`stack`)."""
+    fwd_thread: I8 | I16 | I32 | I64 = field(default_factory=lambda: np.zeros(0, np.int32))
+    """An op's ``Fwd thread id`` (above 0 on the backward side's ops), or MISSING; kept in
+    traces with call stacks only."""
+    stack: I32 = field(default_factory=lambda: np.zeros(0, np.int32))
+    """Index into `strings` of a host event's ``Call stack`` (``;``-separated frames,
+    innermost first; traces recorded with ``_ExperimentalConfig(verbose=True)``), or
+    MISSING."""
     comm_bytes: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
     """Message bytes of a collective (`knowledge.collectives`), or MISSING."""
     collective: I32 = field(default_factory=lambda: np.zeros(0, np.int32))

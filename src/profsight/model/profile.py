@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, TypeVar
 
+from profsight.errors import UsageError
 from profsight.malloc_trim import release_free_memory
 from profsight.model.attribution import Attribution, attribute
 from profsight.model.diagnostics import Diagnostic
@@ -33,7 +34,7 @@ class Profile:
     meta: TraceMeta = field(default_factory=TraceMeta)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     load_stats: LoadStats = field(default_factory=LoadStats)
-    _tables: dict[str, ProfilerTable] = field(
+    _tables: dict[tuple[str, int], ProfilerTable] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
     _derived: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -58,13 +59,22 @@ class Profile:
         group_by: GroupBy = "name",
         sort_by: str | None = None,
         limit: int | None = None,
+        stack: int = 0,
     ) -> ProfilerTable:
         """The profiler table, aggregated like torch's ``key_averages()`` (built once per
-        grouping; sorting and cutting make new tables from it)."""
-        table = self._tables.get(group_by)
+        grouping; sorting and cutting make new tables from it). `stack`: group by the first
+        N frames of each event's call stack too (``key_averages(group_by_stack_n=N)``;
+        traces recorded with ``_ExperimentalConfig(verbose=True)`` carry the stacks)."""
+        if stack and group_by == "module":
+            raise UsageError("a table by module cannot be grouped by call stack too")
+        key = (group_by, stack)
+        table = self._tables.get(key)
         if table is None:
-            built = module_table(self) if group_by == "module" else build_table(self, group_by)
-            table = self._tables[group_by] = built
+            if group_by == "module":
+                built = module_table(self)
+            else:
+                built = build_table(self, group_by, stack)
+            table = self._tables[key] = built
             release_free_memory()
         if sort_by is not None:
             table = table.sorted(sort_by)

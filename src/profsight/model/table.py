@@ -48,6 +48,8 @@ class Row:
     self_device_mem: int = 0
     shapes: str = ""
     """The input shapes, when grouped by shape."""
+    stack: tuple[str, ...] = ()
+    """The first frames of the row's call stack (innermost first), when grouped by stack."""
     is_device: bool = False
     """A device-side row (kernel, memcpy, memset, device annotation): no CPU time."""
     is_async: bool = False
@@ -136,6 +138,10 @@ class ProfilerTable:
     longest_name: int = 0
     """Longest row name before a limit (torch sizes its name column on all rows)."""
     longest_shapes: int = 0
+    stack_n: int = 0
+    """Frames of the call stack the rows are grouped by too (torch's ``group_by_stack_n``)."""
+    longest_frame: int = 0
+    """Longest stack frame of any row before a limit (0: no row has a stack)."""
 
     def __str__(self) -> str:
         """The table as torch prints it (``print(profile.table())``)."""
@@ -217,6 +223,8 @@ _COLUMN = 12
 _SPACING = 2
 _MAX_NAME = 55
 _MAX_SHAPES = 80
+#: torch's ``max_src_column_width``.
+_MAX_FRAME = 75
 
 
 def render_torch_table(table: ProfilerTable, header: str | None = None) -> str:
@@ -235,16 +243,30 @@ def render_torch_table(table: ProfilerTable, header: str | None = None) -> str:
     if table.has_shapes:
         headers.append("Input Shapes")
         widths.append(min(table.longest_shapes + 4, _MAX_SHAPES))
+    frame_width = min(table.longest_frame + 4, _MAX_FRAME) if table.longest_frame else 0
+    if frame_width:
+        headers.append("Source Location")
+        widths.append(frame_width)
     rule = "".join("-" * w + " " * _SPACING for w in widths)
     line_length = sum(widths) + _SPACING * (len(widths) - 1)
     out: list[str] = []
     if header is not None:
         out += ["=" * line_length, header]
-    out += [rule, _format_row(headers, widths), rule]
+    out += [rule, _format_row(headers, widths, frame_width), rule]
     cpu_total_ok = table.self_cpu_total_us != 0
     dev_total_ok = table.self_device_total_us != 0
     for row in rows:
-        out.append(_format_row(_cells(row, table, name_width, cpu_total_ok, dev_total_ok), widths))
+        cells = _cells(row, table, name_width, cpu_total_ok, dev_total_ok)
+        if not frame_width:
+            out.append(_format_row(cells, widths))
+            continue
+        # torch: the innermost frame on the row's line, each next one on a line of its own
+        # under it, then a blank line
+        blank = [""] * (len(widths) - 1)
+        frames = [_trim_frame(f, frame_width) for f in row.stack]
+        out.append(_format_row([*cells, frames[0] if frames else ""], widths, frame_width))
+        out += [_format_row([*blank, f], widths, frame_width) for f in frames[1:]]
+        out.append(_format_row([*blank, ""], widths, frame_width))
     out.append(rule)
     out.append(f"Self CPU time total: {torch_time(table.self_cpu_total_us)}")
     if table.has_device:
@@ -283,5 +305,20 @@ def _cells(
     return cells
 
 
-def _format_row(cells: list[str], widths: list[int]) -> str:
-    return "".join(f"{c:>{w}}" + " " * _SPACING for c, w in zip(cells, widths, strict=True))
+def _format_row(cells: list[str], widths: list[int], left_last: int = 0) -> str:
+    """The cells right-aligned in their widths, the last left-aligned when `left_last`
+    (torch's Source Location column)."""
+    aligned = [f"{c:>{w}}" for c, w in zip(cells, widths, strict=True)]
+    if left_last:
+        aligned[-1] = f"{cells[-1]:<{widths[-1]}}"
+    return "".join(a + " " * _SPACING for a in aligned)
+
+
+def _trim_frame(frame: str, width: int) -> str:
+    """A frame too long for its column keeps its end, its first three characters made
+    ``...`` (torch's ``trim_path``)."""
+    if len(frame) > width:
+        frame = frame[len(frame) - width :]
+        if len(frame) > 3:
+            frame = "..." + frame[3:]
+    return frame

@@ -11,16 +11,19 @@ from profsight.errors import UsageError
 from profsight.knowledge.trace_schema import (
     CPU_MEMORY_DEVICE_TYPES,
     DEVICE_MEMORY_DEVICE_TYPES,
+    ENGINE_EVALUATE_PREFIX,
+    FILTERED_STACK_ENTRIES,
     EventKind,
 )
 from profsight.model.attribution import Attributed
-from profsight.model.events import I64
+from profsight.model.events import I64, EventStore
 from profsight.model.table import GROUP_BYS, GroupBy, ProfilerTable, Row, kind_label
 
 
-def build_table(profile: Attributed, group_by: GroupBy = "name") -> ProfilerTable:
+def build_table(profile: Attributed, group_by: GroupBy = "name", stack: int = 0) -> ProfilerTable:
     """The table grouped by name or by name and input shapes (by module:
-    `model.modules.module_table`)."""
+    `model.modules.module_table`), and by the first `stack` frames of each event's call
+    stack too (torch's ``group_by_stack_n``; traces recorded with ``Call stack``)."""
     if group_by not in GROUP_BYS or group_by == "module":
         raise UsageError(f"unknown group-by {group_by!r}; use one of: {', '.join(GROUP_BYS)}")
     ev = profile.events
@@ -40,6 +43,12 @@ def build_table(profile: Attributed, group_by: GroupBy = "name") -> ProfilerTabl
         shapes += 1
         group_key += shapes
         del shapes
+    prefixes: list[tuple[str, ...]] = [()]
+    stacks = _stacks(profile, members) if stack > 0 else members[:0]
+    if stack > 0:
+        prefix = _stack_prefixes(ev, stacks, stack, prefixes)
+        group_key *= len(prefixes)
+        group_key += prefix
     _, first, inverse = np.unique(group_key, return_index=True, return_inverse=True)
     del group_key
     inverse = inverse.reshape(-1)
@@ -74,6 +83,7 @@ def build_table(profile: Attributed, group_by: GroupBy = "name") -> ProfilerTabl
     counted = device_members[ev.kind[device_members] != EventKind.GPU_ANNOTATION]
     sum_self_dev = float(at.table_device_self[counted].sum())
     group_device = at.is_table_device_row[members[first]]
+    prefix_of_group = prefix[first] if stack > 0 else first
     strings = ev.strings
     row_order = np.argsort(first, kind="stable")
     rows = []
@@ -101,6 +111,7 @@ def build_table(profile: Attributed, group_by: GroupBy = "name") -> ProfilerTabl
                 else ("[]" if group_by == "shape" else ""),
                 is_device=bool(group_device[g]),
                 is_async=is_async,
+                stack=prefixes[int(prefix_of_group[g])] if stack > 0 else (),
             )
         )
     # (every host event with memory is a member: the others hold none)
@@ -118,7 +129,101 @@ def build_table(profile: Attributed, group_by: GroupBy = "name") -> ProfilerTabl
         total_rows=len(rows),
         longest_name=max((len(r.name) for r in rows), default=0),
         longest_shapes=max((len(r.shapes) for r in rows), default=0),
+        stack_n=stack,
+        longest_frame=max((len(f) for r in rows for f in r.stack), default=0),
     )
+
+
+def _stack_frames(text: str) -> tuple[str, ...]:
+    """A ``Call stack`` as torch's ``FunctionEvent.stack``: its ``;``-separated frames,
+    innermost first, less those torch filters (``_filter_stack_entry``)."""
+    return tuple(
+        f
+        for f in text.split(";")
+        if f and not any(a in f and b in f for a, b in FILTERED_STACK_ENTRIES)
+    )
+
+
+def _stack_prefixes(ev: EventStore, stacks: I64, n: int, prefixes: list[tuple[str, ...]]) -> I64:
+    """The first `n` frames of each of `stacks` (``Call stack`` string ids, -1 for none), as
+    an index into `prefixes` (which it extends; 0 is the empty stack)."""
+    distinct, inverse = np.unique(stacks, return_inverse=True)
+    index = {prefix: i for i, prefix in enumerate(prefixes)}
+    of_distinct = np.zeros(len(distinct), np.int64)
+    for k, sid in enumerate(distinct.tolist()):
+        prefix = _stack_frames(ev.strings[sid])[:n] if sid >= 0 else ()
+        if prefix not in index:
+            index[prefix] = len(prefixes)
+            prefixes.append(prefix)
+        of_distinct[k] = index[prefix]
+    found: I64 = of_distinct[inverse.reshape(-1)]
+    return found
+
+
+def _stacks(profile: Attributed, members: I64) -> I64:
+    """Each member's call stack (a ``Call stack`` string id, -1 for none) as torch's
+    ``FunctionEvent.stack`` holds it: an op of the backward pass, inside an autograd node
+    (``ReluBackward0``), has the stack of the forward op that made the node, the first
+    event with its sequence number outside any node (``EventList._set_backward_stacktraces``;
+    matched on the sequence number, the forward thread's id being torch's own numbering)."""
+    ev = profile.events
+    if not len(ev.stack) or not (ev.stack >= 0).any():
+        return np.full(len(members), -1, np.int64)
+    own = ev.stack[members].astype(np.int64)
+    nodes = _autograd_nodes(profile)
+    if not len(nodes):
+        return own
+    node = _nearest(members, nodes, profile.attribution.parent)
+    forward = (node < 0) & (ev.sequence[members] >= 0)
+    # the first forward event of each sequence number, in torch's order (members are)
+    seqs, first = np.unique(ev.sequence[members[forward]], return_index=True)
+    fwd_stack = own[np.flatnonzero(forward)[first]]
+    inside = np.flatnonzero(node >= 0)
+    seq = ev.sequence[node[inside]].astype(np.int64)
+    pos = np.minimum(np.searchsorted(seqs, seq), max(len(seqs) - 1, 0))
+    hit = (seqs[pos] == seq) if len(seqs) else np.zeros(len(seq), bool)
+    own[inside] = np.where(hit, fwd_stack[pos] if len(seqs) else -1, -1)
+    return own
+
+
+def _autograd_nodes(profile: Attributed) -> I64:
+    """The autograd nodes' own ranges (``ReluBackward0``, ``torch::autograd::AccumulateGrad``:
+    torch's ``BACKWARD_FUNCTION`` scope), each the child of the engine's range of its name
+    (``autograd::engine::evaluate_function: ReluBackward0``), sorted."""
+    ev = profile.events
+    parent = profile.attribution.parent
+    names = {ev.strings[i]: i for i in np.unique(ev.name).tolist()}
+    head = ENGINE_EVALUATE_PREFIX + ": "
+    node_of = {
+        i: names.get(text[len(head) :], -1) for text, i in names.items() if text.startswith(head)
+    }
+    if not node_of:
+        return np.zeros(0, np.int64)
+    engine = np.flatnonzero(np.isin(ev.name, list(node_of)))
+    inside = np.flatnonzero(np.isin(parent, engine))
+    lut = np.full(len(ev.strings), -2, np.int64)
+    lut[list(node_of)] = list(node_of.values())
+    named = ev.name[inside] == lut[ev.name[parent[inside]]]
+    found: I64 = inside[named].astype(np.int64)
+    return found
+
+
+def _nearest(events: I64, marked: I64, parent: Any) -> I64:
+    """For each of `events`, the nearest of `marked` (sorted) that it is or is inside, or -1."""
+    found = np.full(len(events), -1, np.int64)
+    if not len(marked):
+        return found
+    at = np.arange(len(events))
+    up = events.astype(np.int64)
+    while len(at):
+        pos = np.minimum(np.searchsorted(marked, up), len(marked) - 1)
+        hit = marked[pos] == up
+        found[at[hit]] = up[hit]
+        at, up = at[~hit], up[~hit]
+        up = parent[up].astype(np.int64)
+        live = up >= 0
+        at, up = at[live], up[live]
+    return found
 
 
 def _members_in_torch_order(profile: Attributed) -> I64:

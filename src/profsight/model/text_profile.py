@@ -51,13 +51,19 @@ class TextProfile:
         return list(self.diagnostics)
 
     def table(
-        self, group_by: str = "name", sort_by: str | None = None, limit: int | None = None
+        self,
+        group_by: str = "name",
+        sort_by: str | None = None,
+        limit: int | None = None,
+        stack: int = 0,
     ) -> ProfilerTable:
         """The main table: the largest printed one with the rows of the tables printed from
         the same run (a CPU-sorted and a CUDA-sorted top 10 show different rows, and the
         diagnosis reads them all), or the Lightning actions."""
         if group_by != "name" and not (group_by == "shape" and self._main().has_shapes):
             raise UsageError(f"a printed table cannot be regrouped by {group_by}")
+        if stack:
+            raise UsageError("a printed table cannot be regrouped by call stack")
         table = self.run().table
         if sort_by is not None:
             table = table.sorted(sort_by)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from profsight.cli.choices import GROUP_BYS, TABLE_FORMATS, TABLE_SUFFIXES, sort_key
+from profsight.cli.choices import TABLE_FORMATS, TABLE_SUFFIXES, group_by, sort_key
 from profsight.cli.common import add_output_arguments, format_from, non_negative_int
+from profsight.errors import UsageError
 
 if TYPE_CHECKING:
     from profsight.model.table import ProfilerTable
@@ -29,9 +30,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--limit", type=non_negative_int, default=None, help="show at most N rows")
     p.add_argument(
         "--group-by",
-        choices=GROUP_BYS,
         default="name",
-        help="aggregate by op name (torch's default), by name and input shapes, or by nn.Module",
+        type=_group_by,
+        metavar="BY",
+        help="aggregate by op name (torch's default), shape (name and input shapes), module "
+        "(nn.Module), or stack[:N] (name and the first N call-stack frames, torch's "
+        "group_by_stack_n; N is 5 if not given; traces recorded with "
+        "experimental_config=_ExperimentalConfig(verbose=True) carry the stacks)",
     )
     p.add_argument(
         "--format",
@@ -43,6 +48,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.set_defaults(run=run)
 
 
+def _group_by(text: str) -> tuple[str, int]:
+    try:
+        return group_by(text)
+    except UsageError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def run(args: argparse.Namespace) -> int:
     from profsight.cli.common import load_profile, warn, warn_analysis, write_output
     from profsight.knowledge.advice import NO_MODULE_RANGES
@@ -50,14 +62,15 @@ def run(args: argparse.Namespace) -> int:
     from profsight.model.profile import Profile
 
     sort_by = None if args.sort is None else sort_key(args.sort)  # before a long load
+    grouping, frames = args.group_by
     profile = load_profile(args.path, args)
-    table = profile.table(group_by=args.group_by, sort_by=sort_by, limit=args.limit)
+    table = profile.table(group_by=grouping, sort_by=sort_by, limit=args.limit, stack=frames)
     warn_analysis(args.path, profile)
-    if args.group_by == "module" and not has_module_ranges(table):
+    if grouping == "module" and not has_module_ranges(table):
         warn(f"warning: {args.path}: {NO_MODULE_RANGES}")
     fmt = format_from(args, TABLE_SUFFIXES, "text")
     roof = None
-    if args.group_by == "shape" and fmt != "text" and isinstance(profile, Profile):
+    if grouping == "shape" and fmt != "text" and isinstance(profile, Profile):
         from profsight.analyses.roofline import table_roofline
 
         roof = table_roofline(profile)

@@ -1,0 +1,89 @@
+"""Time by source line (issue 26, item 3): the table grouped by call stack, as torch's
+``key_averages(group_by_stack_n=N)``, on runs recorded in this session.
+
+GIVEN a training loop profiled with ``with_stack=True`` under
+``_ExperimentalConfig(verbose=True)`` (the only way torch 2.13 keeps each event's stack),
+WHEN profsight groups the exported trace's rows by their first N call-stack frames,
+THEN every row torch's ``key_averages(group_by_stack_n=N)`` has is there, with the same
+frames, calls and times, and the printed table has torch's Source Location column.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import profsight
+from profsight.model.table import render_torch_table
+
+from recorders import STACK_FRAMES, Recorded, TorchRow
+from test_fidelity import close
+
+
+def _theirs(rows: list[TorchRow]) -> dict[tuple[object, ...], TorchRow]:
+    return {(r.key, r.is_device, r.is_annotation, r.stack): r for r in rows}
+
+
+@pytest.mark.parametrize("frames", STACK_FRAMES)
+def test_table_by_stack_equals_key_averages_by_stack(
+    frames: int, recorded_verbose: Recorded
+) -> None:
+    table = profsight.load(recorded_verbose.trace).table(stack=frames)
+    theirs = _theirs(recorded_verbose.rows_by_stack[frames])
+    ours = {
+        (r.name, r.is_device, r.event_kind in ("annotation", "device_annotation"), r.stack): r
+        for r in table.rows
+    }
+    assert set(ours) == set(theirs)
+    # the grouping is finer than by name: some op is called from two places
+    assert len(ours) > len(recorded_verbose.rows)
+    assert any(len(k[3]) == frames for k in ours)
+    for key, t in theirs.items():
+        o = ours[key]
+        assert o.calls == t.count, key
+        assert close(o.self_cpu_us, t.self_cpu), (key, o.self_cpu_us, t.self_cpu)
+        assert close(o.cpu_total_us, t.cpu_total), (key, o.cpu_total_us, t.cpu_total)
+        assert o.cpu_mem == t.cpu_mem and o.self_cpu_mem == t.self_cpu_mem, key
+
+
+def test_text_table_by_stack_has_torchs_layout(recorded_verbose: Recorded) -> None:
+    """The header with its Source Location column, the rules, the footer, and each row's
+    frames under it, one a line, as torch printed them."""
+    table = profsight.load(recorded_verbose.trace).table(
+        stack=5, sort_by="self_cpu_time_total", limit=12
+    )
+    ours = render_torch_table(table).splitlines()
+    theirs = recorded_verbose.stack_table_text.splitlines()
+    assert ours[:3] == theirs[:3]
+    assert "Source Location" in theirs[1]
+    assert ours[-1] == theirs[-1]
+    assert len(ours) == len(theirs)
+
+    def blocks(lines: list[str]) -> dict[str, list[str]]:
+        """Each row's name and frames (a row's line, its frames' lines, a blank line)."""
+        found: dict[str, list[str]] = {}
+        name = ""
+        for line in lines[3:-2]:
+            head = line[:55].strip()
+            if head:
+                name = head + " | " + line[-77:].strip()
+                found[name] = []
+            elif line.strip():
+                found[name].append(line.strip())
+        return found
+
+    mine, torchs = blocks(ours), blocks(theirs)
+    # rows tied on the sort key may swap places; each row's frames are equal
+    common = set(mine) & set(torchs)
+    assert len(common) >= len(torchs) - 2
+    assert all(mine[k] == torchs[k] for k in common)
+
+
+def test_a_trace_without_stacks_groups_by_name_as_torch_does(recorded_stack: Recorded) -> None:
+    """Plain ``with_stack=True`` keeps no stack in torch 2.13: grouped by stack, the table is
+    the table by name (torch's ``key_averages(group_by_stack_n=5)`` is too)."""
+    profile = profsight.load(recorded_stack.trace)
+    by_stack = profile.table(stack=5)
+    assert [r.stack for r in by_stack.rows] == [()] * len(by_stack.rows)
+    assert [(r.name, r.calls) for r in by_stack.rows] == [
+        (r.name, r.calls) for r in profile.table().rows
+    ]
