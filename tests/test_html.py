@@ -1041,3 +1041,30 @@ def test_roofline_shows_the_reports_figures(fp32: Opened) -> None:
     assert len(points) <= len(placed)
     roof_line = drawn["data"][1]
     assert max(roof_line) == pytest.approx(8.1)
+
+
+def test_time_by_source_line_shows_the_reports_functions(pages: Any) -> None:
+    """A GPU run recorded with_stack (SwitchTransformers' inference on an A100): each of the
+    report's functions a row of the source-line table with its CPU and device times, the
+    time outside the user's code a row of its own, and the table's rows name the function
+    they came from."""
+    report = profsight.explain(
+        DATA / "gpu_traces/CodingPlatelets__SwitchTransformers/"
+        "trace_100Kpar_4exp_8batch_128seq_1024.json.gz"
+    )
+    lines = report.source_lines
+    assert lines is not None and lines.by_device
+    o = pages(report, "source-lines")
+    page = o.page
+    assert o.errors == [] and o.violations() == []
+    rows = page.locator("#ps-source-table tbody tr[data-frame]")
+    assert rows.count() == len(lines.rows)
+    top = lines.rows[0]
+    first = rows.first
+    assert first.get_attribute("data-frame") == top.frame
+    assert first.locator("td[data-field='total_device_us']").inner_text() == short_time(
+        top.total_device_us
+    )
+    assert page.locator("#ps-source-table tr.ps-outside").count() == 1
+    heads = page.locator("#ps-table th").all_inner_texts()
+    assert any(h.startswith("From your code") for h in heads)

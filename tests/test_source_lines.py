@@ -1,5 +1,6 @@
 """Time by source line (issue 26, item 3): the table grouped by call stack, as torch's
-``key_averages(group_by_stack_n=N)``, on runs recorded in this session.
+``key_averages(group_by_stack_n=N)``, and the time of the user's own functions, on runs
+recorded in this session.
 
 GIVEN a training loop profiled with ``with_stack=True`` under
 ``_ExperimentalConfig(verbose=True)`` (the only way torch 2.13 keeps each event's stack),
@@ -10,13 +11,17 @@ frames, calls and times, and the printed table has torch's Source Location colum
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import profsight
+from profsight.analyses.source_lines import source_lines
+from profsight.knowledge.source_frames import is_user_frame
 from profsight.model.table import render_torch_table
+from test_fidelity import close
 
 from recorders import STACK_FRAMES, Recorded, TorchRow
-from test_fidelity import close
 
 
 def _theirs(rows: list[TorchRow]) -> dict[tuple[object, ...], TorchRow]:
@@ -87,3 +92,50 @@ def test_a_trace_without_stacks_groups_by_name_as_torch_does(recorded_stack: Rec
     assert [(r.name, r.calls) for r in by_stack.rows] == [
         (r.name, r.calls) for r in profile.table().rows
     ]
+
+
+@pytest.mark.parametrize("run", ["recorded_verbose", "recorded_stack"])
+def test_time_by_source_line_folds_library_frames(run: str, request: pytest.FixtureRequest) -> None:
+    """Expected before running it: the loop's model is SmallNet, whose forward (in
+    recorders.py) calls torch's Conv2d, BatchNorm, ReLU, pooling and Linear: their frames
+    fold into it, so it holds the convolution's time, forward and backward (the backward
+    runs under ``loss.backward()`` in record_plain, and goes back to the forward's line).
+    Every microsecond of self CPU time is a function's or outside any (none is lost or
+    counted twice); record_plain's total holds the forward's."""
+    recorded: Recorded = request.getfixturevalue(run)
+    lines = source_lines(profsight.load(recorded.trace))
+    assert lines is not None and lines.functions == len(lines.rows)
+    by_frame = {r.frame: r for r in lines.rows}
+    (forward,) = [
+        r for f, r in by_frame.items() if f.startswith("recorders.py(") and f.endswith(": forward")
+    ]
+    (loop,) = [r for f, r in by_frame.items() if f.endswith(": record_plain")]
+    assert all(is_user_frame(f) for f in by_frame)
+    assert not any(f.startswith(("torch/", "threading.py", "_pytest/")) for f in by_frame)
+    assert forward.calls == 2 * 3  # the training step's forward and the metric's, 3 steps
+    assert 0 < forward.backward_cpu_us < forward.self_cpu_us
+    assert loop.total_cpu_us >= forward.total_cpu_us + loop.self_cpu_us - 1e-6
+    total = sum(r.self_cpu_us for r in lines.rows) + lines.outside_cpu_us
+    assert total == pytest.approx(lines.cpu_us)
+    # the rows that matter name the line in the user's code
+    conv = [n for n in lines.called_from if "convolution" in n and n.startswith("aten::")]
+    assert conv and all(lines.called_from[n] == forward.frame for n in conv)
+    assert lines.called_from.get("ConvolutionBackward0") == forward.frame
+
+
+def test_every_format_names_the_users_lines(recorded_verbose: Recorded) -> None:
+    """The terminal, Markdown and JSON report hold the section, and a row that matters
+    says which of the user's functions it came from."""
+    report = profsight.explain(recorded_verbose.trace)
+    lines = report.source_lines
+    assert lines is not None
+    text = report.text(width=160)
+    assert "Time by source line" in text and lines.rows[0].frame in text
+    assert "from: recorders.py(" in text
+    md = report.markdown()
+    assert "## Time by source line" in md
+    doc = json.loads(report.json())
+    assert [r["frame"] for r in doc["source_lines"]["lines"]] == [r.frame for r in lines.rows]
+    called = {r["name"]: r["called_from"] for r in doc["table"]}
+    assert called["aten::addmm"] == lines.called_from["aten::addmm"]
+    assert called["aten::addmm"].startswith("recorders.py(")

@@ -57,7 +57,8 @@ INSTRUCTIONS = (
 )
 #: Rows `explain` gives at most (the table tool gives them all).
 MAX_ROWS = 50
-#: Roofline rows an assistant gets: the ops that hold most of the device time.
+#: Roofline rows (and source lines) an assistant gets: the ops (functions) that hold most
+#: of the time.
 ROOFLINE_OPS = 10
 _READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
@@ -125,6 +126,10 @@ def concise(doc: dict[str, Any], rows: int) -> dict[str, Any]:
     if roof is not None:  # the ops that hold the most device time
         roof = {**roof, "ops": roof["ops"][:ROOFLINE_OPS]}
     out["roofline"] = roof
+    lines = doc.get("source_lines")
+    if lines is not None:  # the functions that hold the most time
+        lines = {**lines, "lines": lines["lines"][:ROOFLINE_OPS]}
+    out["source_lines"] = lines
     by_name: dict[str, Any] = {}
     for record in doc.get("table", []):
         by_name.setdefault(record["name"], record)

@@ -265,7 +265,6 @@ class ColumnBuilder:
             args, comm, n, self.strings.__getitem__
         )
         stack = self._stacks(args, hosts, n)
-        stacked = bool((stack >= 0).any())
         self.add(
             self.columns,
             kind=kind,
@@ -294,9 +293,10 @@ class ColumnBuilder:
             ),
             types=self._text(args, ops[np.array(self.keeps_types, bool)[name[ops]]], n, _TYPES),
             stack=stack,
-            # what gives the backward side its forward op's stack: kept with stacks only
-            sequence=_subset(args, ops if stacked else ops[:0], _SEQUENCE, n, -1),
-            fwd_thread=_subset(args, ops if stacked else ops[:0], _FWD_THREAD, n, -1),
+            # what gives the backward its forward op's stack (`_finish` drops it in a trace
+            # without Python frames)
+            sequence=_subset(args, ops, _SEQUENCE, n, -1).astype(np.int32),
+            fwd_thread=_subset(args, ops, _FWD_THREAD, n, -1).astype(np.int16),
             comm_bytes=comm_bytes,
             collective=collective,
             group=group,
@@ -587,8 +587,8 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
         concrete=_uniform(_concat(cols.pop("concrete", None), np.int32)),
         types=_uniform(_concat(cols.pop("types", None), np.int32)),
         stack=_uniform(_concat(cols.pop("stack", None), np.int32)),
-        sequence=_uniform(_narrow(_concat(cols.pop("sequence", None), np.int64), (np.int32,))),
-        fwd_thread=_uniform(_narrow(_concat(cols.pop("fwd_thread", None), np.int64))),
+        sequence=_with_frames(kind, cols.pop("sequence", None), np.int32),
+        fwd_thread=_with_frames(kind, cols.pop("fwd_thread", None), np.int8),
         comm_bytes=_uniform(_concat(cols.pop("comm_bytes", None), np.int64)),
         collective=_uniform(_concat(cols.pop("collective", None), np.int32)),
         group_size=_uniform(_concat(cols.pop("group", None), np.int32)),
@@ -609,6 +609,15 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
         start=np.rint(np.clip(flow_ts - origin, -9e15, 9e15) * 1000.0).astype(np.int64),
     )
     return store, flows
+
+
+def _with_frames(kind: np.ndarray[Any, Any], parts: Any, *types: Any) -> np.ndarray[Any, Any]:
+    """A column only a trace with Python frames (``with_stack``) needs: the autograd link
+    from the backward to the frames of the forward (`model.backward_link`); empty in any
+    other trace (a column less of memory for its events)."""
+    if not (kind == EventKind.PYTHON).any():
+        return np.zeros(0, np.int32)
+    return _uniform(_narrow(_concat(parts, np.int32), types))
 
 
 def _uniform(column: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:

@@ -11,11 +11,11 @@ from profsight.errors import UsageError
 from profsight.knowledge.trace_schema import (
     CPU_MEMORY_DEVICE_TYPES,
     DEVICE_MEMORY_DEVICE_TYPES,
-    ENGINE_EVALUATE_PREFIX,
     FILTERED_STACK_ENTRIES,
     EventKind,
 )
 from profsight.model.attribution import Attributed
+from profsight.model.backward_link import forward_ops
 from profsight.model.events import I64, EventStore
 from profsight.model.table import GROUP_BYS, GroupBy, ProfilerTable, Row, kind_label
 
@@ -163,67 +163,16 @@ def _stack_prefixes(ev: EventStore, stacks: I64, n: int, prefixes: list[tuple[st
 def _stacks(profile: Attributed, members: I64) -> I64:
     """Each member's call stack (a ``Call stack`` string id, -1 for none) as torch's
     ``FunctionEvent.stack`` holds it: an op of the backward pass, inside an autograd node
-    (``ReluBackward0``), has the stack of the forward op that made the node, the first
-    event with its sequence number outside any node (``EventList._set_backward_stacktraces``;
-    matched on the sequence number, the forward thread's id being torch's own numbering)."""
+    (``ReluBackward0``), has the stack of the forward op that made the node
+    (`model.backward_link`; none when that op is not found)."""
     ev = profile.events
     if not len(ev.stack) or not (ev.stack >= 0).any():
         return np.full(len(members), -1, np.int64)
     own = ev.stack[members].astype(np.int64)
-    nodes = _autograd_nodes(profile)
-    if not len(nodes):
-        return own
-    node = _nearest(members, nodes, profile.attribution.parent)
-    forward = (node < 0) & (ev.sequence[members] >= 0)
-    # the first forward event of each sequence number, in torch's order (members are)
-    seqs, first = np.unique(ev.sequence[members[forward]], return_index=True)
-    fwd_stack = own[np.flatnonzero(forward)[first]]
-    inside = np.flatnonzero(node >= 0)
-    seq = ev.sequence[node[inside]].astype(np.int64)
-    pos = np.minimum(np.searchsorted(seqs, seq), max(len(seqs) - 1, 0))
-    hit = (seqs[pos] == seq) if len(seqs) else np.zeros(len(seq), bool)
-    own[inside] = np.where(hit, fwd_stack[pos] if len(seqs) else -1, -1)
+    node, op = forward_ops(profile, members)
+    inside = node >= 0
+    own[inside] = np.where(op[inside] >= 0, own[np.maximum(op[inside], 0)], -1)
     return own
-
-
-def _autograd_nodes(profile: Attributed) -> I64:
-    """The autograd nodes' own ranges (``ReluBackward0``, ``torch::autograd::AccumulateGrad``:
-    torch's ``BACKWARD_FUNCTION`` scope), each the child of the engine's range of its name
-    (``autograd::engine::evaluate_function: ReluBackward0``), sorted."""
-    ev = profile.events
-    parent = profile.attribution.parent
-    names = {ev.strings[i]: i for i in np.unique(ev.name).tolist()}
-    head = ENGINE_EVALUATE_PREFIX + ": "
-    node_of = {
-        i: names.get(text[len(head) :], -1) for text, i in names.items() if text.startswith(head)
-    }
-    if not node_of:
-        return np.zeros(0, np.int64)
-    engine = np.flatnonzero(np.isin(ev.name, list(node_of)))
-    inside = np.flatnonzero(np.isin(parent, engine))
-    lut = np.full(len(ev.strings), -2, np.int64)
-    lut[list(node_of)] = list(node_of.values())
-    named = ev.name[inside] == lut[ev.name[parent[inside]]]
-    found: I64 = inside[named].astype(np.int64)
-    return found
-
-
-def _nearest(events: I64, marked: I64, parent: Any) -> I64:
-    """For each of `events`, the nearest of `marked` (sorted) that it is or is inside, or -1."""
-    found = np.full(len(events), -1, np.int64)
-    if not len(marked):
-        return found
-    at = np.arange(len(events))
-    up = events.astype(np.int64)
-    while len(at):
-        pos = np.minimum(np.searchsorted(marked, up), len(marked) - 1)
-        hit = marked[pos] == up
-        found[at[hit]] = up[hit]
-        at, up = at[~hit], up[~hit]
-        up = parent[up].astype(np.int64)
-        live = up >= 0
-        at, up = at[live], up[live]
-    return found
 
 
 def _members_in_torch_order(profile: Attributed) -> I64:

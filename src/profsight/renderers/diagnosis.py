@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from profsight.analyses.device_work import DeviceWork
 from profsight.analyses.roofline import Roofline
+from profsight.analyses.source_lines import SourceLines
 from profsight.analyses.step.breakdown import Breakdown
 from profsight.analyses.step.comms import Communication
 from profsight.knowledge.advice import (
@@ -25,9 +26,19 @@ from profsight.knowledge.roofline_ops import (
     ROOFLINE_TEXT_ROWS,
     ROOFLINE_TITLE,
 )
+from profsight.knowledge.source_frames import (
+    NO_USER_FRAME,
+    SOURCE_LINE_TEXT_ROWS,
+    SOURCE_LINES_TITLE,
+)
 from profsight.model.findings import Finding, Severity
 from profsight.renderers.names import cut_words, evidence_label, tensor_dims
-from profsight.report.document import communication_dict, device_work_dict, roofline_dict
+from profsight.report.document import (
+    communication_dict,
+    device_work_dict,
+    roofline_dict,
+    source_lines_dict,
+)
 from profsight.units import short_bytes, short_flops, short_rate, short_time
 
 if TYPE_CHECKING:
@@ -229,3 +240,27 @@ def roofline_lines(roof: Roofline | None) -> list[str]:
             f"{r['intensity']:.3g} FLOP/B{where}"
         )
     return lines
+
+
+def source_lines_lines(lines: SourceLines | None) -> list[str]:
+    """The functions with the most time: total and self, CPU and (on a GPU run) device."""
+    data = source_lines_dict(lines)
+    if data is None:
+        return []
+    device = data["by"] == "device"
+    head = f"  {'CPU total':>9} {'self':>9}"
+    if device:
+        head += f" {'device':>9} {'self':>9}"
+    out = [SOURCE_LINES_TITLE, head + f" {'calls':>6}"]
+    for r in data["lines"][:SOURCE_LINE_TEXT_ROWS]:
+        cells = f"  {short_time(r['total_cpu_us']):>9} {short_time(r['self_cpu_us']):>9}"
+        if device:
+            cells += f" {short_time(r['total_device_us']):>9} {short_time(r['self_device_us']):>9}"
+        out.append(f"{cells} {r['calls']:>6,}  {cut_words(r['frame'], 90)}")
+    blank = f"  {'':>9}"
+    cells = f"{blank} {short_time(data['outside_cpu_us']):>9}"
+    if device:
+        cells += f"{blank} {short_time(data['outside_device_us']):>9}"
+    if data["outside_cpu_us"] > 0 or data["outside_device_us"] > 0:
+        out.append(f"{cells} {'':>6}  {NO_USER_FRAME}")
+    return out

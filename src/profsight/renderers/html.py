@@ -35,6 +35,7 @@ from profsight.report.document import (
     communication_dict,
     device_work_dict,
     roofline_dict,
+    source_lines_dict,
 )
 
 if TYPE_CHECKING:
@@ -132,6 +133,7 @@ def page_data(report: ReportData) -> dict[str, Any]:
         "collectives": _collectives(report),
         "device_work": device_work_dict(report.device_work),
         "roofline": roofline_dict(report.roofline),
+        "source_lines": source_lines_dict(report.source_lines),
     }
 
 
@@ -348,6 +350,8 @@ def _table(rows: tuple[ExplainedRow, ...], has_device: bool) -> dict[str, Any]:
     for key, label in zip(memory, labels, strict=True):
         if any(getattr(e.row, key) for e in rows):
             columns.append((key, label, "bytes"))
+    if any(e.called_from for e in rows):
+        columns.append(("called_from", "From your code", "text"))
     columns.append(("meaning", "What it is", "text"))
     shown = sorted(rows, key=lambda e: _size(e.row), reverse=True)[:MAX_TABLE_ROWS]
     return {
@@ -367,6 +371,7 @@ def _table_row(e: ExplainedRow, keys: list[str]) -> dict[str, Any]:
         "kind": e.explanation.kind.value,
         "meaning": _prose(e.explanation.meaning),
         "cpu_avg_us": e.row.cpu_avg_us,
+        "called_from": e.called_from or "",
     }
     return {
         "cells": [extra[k] if k in extra else getattr(e.row, k) for k in keys],

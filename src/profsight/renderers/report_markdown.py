@@ -10,6 +10,7 @@ from profsight.renderers.diagnosis import (
     communication_lines,
     device_work_lines,
     roofline_lines,
+    source_lines_lines,
 )
 from profsight.renderers.escape import markdown_cell
 from profsight.renderers.names import MARKDOWN_NAME, cut_words, markdown_name
@@ -54,6 +55,9 @@ def render_markdown_report(report: ReportData) -> str:
     if report.roofline is not None:
         block = [line.replace("`", "'") for line in roofline_lines(report.roofline)]
         lines += ["", "## Roofline", "", "```", *block[1:], "```"]
+    if report.source_lines is not None:
+        block = [line.replace("`", "'") for line in source_lines_lines(report.source_lines)]
+        lines += ["", "## Time by source line", "", "```", *block[1:], "```"]
     if report.findings:
         lines += ["", "## Findings", ""]
         for i, f in enumerate(report.findings, 1):

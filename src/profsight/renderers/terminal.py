@@ -24,6 +24,7 @@ from profsight.renderers.diagnosis import (
     communication_lines,
     device_work_lines,
     roofline_lines,
+    source_lines_lines,
 )
 from profsight.renderers.names import cut_words, distinct_names, evidence_label, fit_name
 from profsight.renderers.tree_text import tree_renderable
@@ -219,6 +220,8 @@ def _row_note(e: ExplainedRow, width: int) -> RenderableType:
     lines = [head, _indented(f"what: {e.explanation.meaning}", left=4, width=width)]
     if e.explanation.reading:
         lines.append(_indented(f"reads: {e.explanation.reading}", left=4, width=width))
+    if e.called_from:
+        lines.append(_indented(f"from: {e.called_from}", left=4, width=width))
     return Group(*lines)
 
 
@@ -235,6 +238,8 @@ def report_renderable(report: ReportData, width: int) -> RenderableType:
         parts += [Text(""), Text("\n".join(device_work_lines(report.device_work)))]
     if report.roofline is not None:
         parts += [Text(""), Text("\n".join(roofline_lines(report.roofline)))]
+    if report.source_lines is not None:
+        parts += [Text(""), Text("\n".join(source_lines_lines(report.source_lines)))]
     if report.findings:
         parts += [Text(""), Text("Findings, most saved by fixing first:", style="bold")]
         parts += [_finding(i, f, width) for i, f in enumerate(report.findings, 1)]

@@ -8,6 +8,7 @@ from typing import Any
 from profsight.analyses.device_work import DeviceWork, device_work
 from profsight.analyses.pipeline import diagnose, diagnose_table
 from profsight.analyses.roofline import Roofline
+from profsight.analyses.source_lines import SourceLines, source_lines
 from profsight.analyses.step.breakdown import Breakdown
 from profsight.analyses.step.comms import Communication
 from profsight.analyses.step.timeline import Timelines, timelines
@@ -41,6 +42,9 @@ REPORT_DEPTH = 8
 class ExplainedRow:
     row: Row
     explanation: RowExplanation
+    called_from: str | None = None
+    """The user's function (``path(line): function``) holding most of the row's time, in a
+    trace recorded ``with_stack=True`` (`analyses.source_lines`)."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,8 @@ class ReportData:
     """Short kernels, launch delays and copy bandwidth (traces with device work)."""
     roofline: Roofline | None = None
     """Each op and shape against the device's ceilings (traces with shapes and device work)."""
+    source_lines: SourceLines | None = None
+    """Time by the user's own functions (traces recorded ``with_stack=True``)."""
 
     @property
     def noted(self) -> tuple[ExplainedRow, ...]:
@@ -91,7 +97,11 @@ def build_report(profile: Profile | TextProfile) -> ReportData:
         return _text_report(profile)
     table = profile.table()
     tree = profile.tree()
-    rows = tuple(ExplainedRow(r, explain_row(r, table, tree)) for r in table.rows)
+    lines = source_lines(profile)
+    called = lines.called_from if lines is not None else {}
+    rows = tuple(
+        ExplainedRow(r, explain_row(r, table, tree), called.get(r.name)) for r in table.rows
+    )
     o = overview(profile)
     summary = [
         f"Source: {o.source} ({o.format} trace, {o.events:,} events)",
@@ -160,6 +170,7 @@ def build_report(profile: Profile | TextProfile) -> ReportData:
         communication=diagnosis.communication,
         device_work=device_work(profile),
         roofline=diagnosis.roofline,
+        source_lines=lines,
         walkthrough=walkthrough(
             table, diagnosis.verdict, any(d.code == "partial_overlap" for d in profile.warnings)
         ),

@@ -7,6 +7,7 @@ from typing import Any
 
 from profsight.analyses.device_work import DeviceWork
 from profsight.analyses.roofline import Roofline
+from profsight.analyses.source_lines import SourceLines
 from profsight.analyses.step.breakdown import Breakdown, StepBreakdown
 from profsight.analyses.step.comms import Communication
 from profsight.knowledge.collectives import OPERATION_MEANING
@@ -24,6 +25,7 @@ def report_document(report: ReportData) -> dict[str, Any]:
         record["layer"] = e.explanation.layer
         record["meaning"] = e.explanation.meaning
         record["reading"] = e.explanation.reading
+        record["called_from"] = e.called_from
         table.append(record)
     return {
         "schema": SCHEMA,
@@ -35,6 +37,7 @@ def report_document(report: ReportData) -> dict[str, Any]:
         "communication": communication_dict(report.communication),
         "device_work": device_work_dict(report.device_work),
         "roofline": roofline_dict(report.roofline),
+        "source_lines": source_lines_dict(report.source_lines),
         "findings": [f.to_dict() for f in report.findings],
         "verdict": report.verdict.to_dict() if report.verdict is not None else None,
         "notes": list(report.notes),
@@ -200,5 +203,33 @@ def roofline_dict(roof: Roofline | None) -> dict[str, Any] | None:
                 "cached": r.cached,
             }
             for r in roof.rows
+        ],
+    }
+
+
+def source_lines_dict(lines: SourceLines | None) -> dict[str, Any] | None:
+    """Time by the user's own functions, library frames folded in (JSON ``source_lines``;
+    `analyses.source_lines` defines each figure)."""
+    if lines is None:
+        return None
+    return {
+        "functions": lines.functions,
+        "by": "device" if lines.by_device else "cpu",
+        "cpu_us": lines.cpu_us,
+        "device_us": lines.device_us,
+        "outside_cpu_us": lines.outside_cpu_us,
+        "outside_device_us": lines.outside_device_us,
+        "lines": [
+            {
+                "frame": r.frame,
+                "calls": r.calls,
+                "self_cpu_us": r.self_cpu_us,
+                "total_cpu_us": r.total_cpu_us,
+                "self_device_us": r.self_device_us,
+                "total_device_us": r.total_device_us,
+                "backward_cpu_us": r.backward_cpu_us,
+                "backward_device_us": r.backward_device_us,
+            }
+            for r in lines.rows
         ],
     }

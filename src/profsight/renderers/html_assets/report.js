@@ -32,6 +32,13 @@
  *   #ps-tooltip                 the hover box: .ps-tip-name, tr[data-field] cells; on a
  *                               timeline: time, the series' names, step, step_time,
  *                               host_range, host ("done, ..." once the host left the step)
+ *   #ps-roofline                ul#ps-roofline-facts li[data-field] (ceilings, coverage,
+ *                               bounds); uPlot #ps-roofline-chart (x FLOP/B, y FLOP/s, both
+ *                               logarithmic: a series per roof, then one of points per
+ *                               bound); table#ps-roofline-table tr[data-op] td[data-field]
+ *   #ps-source-lines            table#ps-source-table tr[data-frame] td[data-field]
+ *                               (total_cpu_us, self_cpu_us, total_device_us, self_device_us,
+ *                               backward_us, calls); tr.ps-outside: time no frame of yours holds
  *   #ps-tree                    #ps-tree-root (name of the zoomed node), #ps-tree-crumbs
  *                               button.ps-crumb, div#ps-icicle div.ps-node[data-depth]
  *                               [data-name] (depth 0 = the zoomed node; click it to zoom out)
@@ -714,6 +721,51 @@
     draw();
   }
 
+
+  // ---- time by source line -------------------------------------------------------------
+
+  function sourceLines() {
+    const L = D.source_lines;
+    if (!L) return;
+    const s = show(document.getElementById("ps-source-lines"));
+    const device = L.by === "device";
+    s.appendChild(el("p", "ps-muted", "Your functions (as with_stack names them: file, first line, " +
+      "function), each holding the time of torch's, Lightning's and Python's frames it calls; " +
+      "the backward of an op is its forward line's. Total: the function and what it called; " +
+      "self: its own."));
+    const heads = ["function", "CPU total", "CPU self"];
+    if (device) heads.push(DEV + " total", DEV + " self");
+    heads.push("of which backward", "calls");
+    const [table, body] = grid("ps-source-table", heads);
+    const cell = (field, text, cls) => {
+      const td = el("td", cls === undefined ? "ps-n" : cls, text);
+      td.setAttribute("data-field", field);
+      return td;
+    };
+    for (const r of L.lines) {
+      const tr = el("tr");
+      tr.setAttribute("data-frame", r.frame);
+      tr.append(cell("frame", r.frame, "ps-name"), cell("total_cpu_us", fmtTime(r.total_cpu_us)),
+        cell("self_cpu_us", fmtTime(r.self_cpu_us)));
+      if (device) {
+        tr.append(cell("total_device_us", fmtTime(r.total_device_us)),
+          cell("self_device_us", fmtTime(r.self_device_us)));
+      }
+      tr.append(cell("backward_us", fmtTime(device ? r.backward_device_us : r.backward_cpu_us)),
+        cell("calls", String(r.calls)));
+      body.appendChild(tr);
+    }
+    if (L.outside_cpu_us > 0 || L.outside_device_us > 0) {
+      const tr = el("tr", "ps-outside");
+      tr.append(cell("frame", "(outside your code)", "ps-name"), cell("total_cpu_us", ""),
+        cell("self_cpu_us", fmtTime(L.outside_cpu_us)));
+      if (device) tr.append(cell("total_device_us", ""), cell("self_device_us", fmtTime(L.outside_device_us)));
+      tr.append(cell("backward_us", ""), cell("calls", ""));
+      body.appendChild(tr);
+    }
+    s.appendChild(scrolling(table));
+  }
+
   // ---- horizontal bars: top operators, top kernels -------------------------------------
 
   function hbars(sectionId, chartId, items, valueLabel) {
@@ -1215,6 +1267,7 @@
   launches();
   roofline();
   tree();
+  sourceLines();
   hbars("ps-top-ops", "ps-ops-chart", D.top_ops, "self CPU");
   hbars("ps-top-kernels", "ps-kernels-chart", D.top_kernels, "self " + DEV);
   timelines();
