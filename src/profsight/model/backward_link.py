@@ -72,10 +72,10 @@ def forward_ops(profile: Attributed, events: I64, creator: bool = False) -> tupl
         return none, none.copy()
     nodes = autograd_nodes(profile)
     node = nearest_marked(events, nodes, profile.attribution.parent)
-    forward = (node < 0) & (ev.sequence[events] >= 0)
+    candidate = (node < 0) & (ev.sequence[events] >= 0)
     if creator and len(ev.fwd_thread):  # not the engine's range around a node
-        forward &= ev.fwd_thread[events] <= 0
-    forward = np.flatnonzero(forward)
+        candidate &= ev.fwd_thread[events] <= 0
+    forward = np.flatnonzero(candidate)
     seq = ev.sequence[events[forward]].astype(np.int64)
     thread = ev.track[events[forward]].astype(np.int64)
     # the first forward op of each (thread, sequence number)
