@@ -1066,5 +1066,7 @@ def test_time_by_source_line_shows_the_reports_functions(pages: Any) -> None:
         top.total_device_us
     )
     assert page.locator("#ps-source-table tr.ps-outside").count() == 1
-    heads = page.locator("#ps-table th").all_inner_texts()
-    assert any(h.startswith("From your code") for h in heads)
+    (row,) = [e for e in report.rows if e.row.name == "aten::addmm"]
+    assert row.called_from is not None
+    shown = page.locator("#ps-table tbody tr").filter(has_text="aten::addmm").first
+    assert shown.locator("td.ps-meaning .ps-from").inner_text() == "from " + row.called_from

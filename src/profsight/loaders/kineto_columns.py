@@ -584,10 +584,10 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
         unfinished=_uniform(_concat(cols.pop("unfinished", None), bool)),
         allocated=_uniform(_concat(cols.pop("allocated", None), np.int64)),
         reserved=_uniform(_concat(cols.pop("reserved", None), np.int64)),
-        concrete=_uniform(_concat(cols.pop("concrete", None), np.int32)),
-        types=_uniform(_concat(cols.pop("types", None), np.int32)),
-        stack=_uniform(_concat(cols.pop("stack", None), np.int32)),
-        sequence=_with_frames(kind, cols.pop("sequence", None), np.int32),
+        concrete=_uniform(_narrow(_concat(cols.pop("concrete", None), np.int32), _STRING_IDS)),
+        types=_uniform(_narrow(_concat(cols.pop("types", None), np.int32), _STRING_IDS)),
+        stack=_uniform(_narrow(_concat(cols.pop("stack", None), np.int32), _STRING_IDS)),
+        sequence=_with_frames(kind, cols.pop("sequence", None), np.int16, np.int32),
         fwd_thread=_with_frames(kind, cols.pop("fwd_thread", None), np.int8),
         comm_bytes=_uniform(_concat(cols.pop("comm_bytes", None), np.int64)),
         collective=_uniform(_concat(cols.pop("collective", None), np.int32)),
@@ -627,6 +627,11 @@ def _uniform(column: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     if len(column) < 2 or not (column == column[0]).all():
         return column
     return np.broadcast_to(column[:1].copy(), column.shape)
+
+
+#: String ids of the columns only some ops fill (``Concrete Inputs``, ``Input type``,
+#: ``Call stack``): int16 while the trace has fewer than 32,768 distinct strings.
+_STRING_IDS = (np.int16, np.int32)
 
 
 def _narrow(column: np.ndarray[Any, Any], types: tuple[Any, ...] = (np.int8, np.int16)) -> Any:

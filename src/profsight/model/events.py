@@ -89,19 +89,19 @@ class EventStore:
     """``Total Allocated`` on the device of a ``[memory]`` event after it, or MISSING."""
     reserved: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
     """``Total Reserved`` (the caching allocator's hold) of a ``[memory]`` event, or MISSING."""
-    concrete: I32 = field(default_factory=lambda: np.zeros(0, np.int32))
+    concrete: I16 | I32 = field(default_factory=lambda: np.zeros(0, np.int32))
     """Index into `strings` of the ``Concrete Inputs`` of the ops whose FLOPs or bytes need
     them (`knowledge.roofline_ops.needs_concrete`), or MISSING."""
-    types: I32 = field(default_factory=lambda: np.zeros(0, np.int32))
+    types: I16 | I32 = field(default_factory=lambda: np.zeros(0, np.int32))
     """Index into `strings` of the ``Input type`` of the ops placed on the roofline
     (`knowledge.roofline_ops.needs_types`), or MISSING."""
-    sequence: I32 | I64 = field(default_factory=lambda: np.zeros(0, np.int64))
+    sequence: I16 | I32 = field(default_factory=lambda: np.zeros(0, np.int32))
     """An op's autograd ``Sequence number`` (a backward node carries its forward op's), or
     MISSING; kept in traces with call stacks only (`stack`)."""
     fwd_thread: I8 | I16 | I32 | I64 = field(default_factory=lambda: np.zeros(0, np.int32))
     """An op's ``Fwd thread id`` (above 0 on the backward side's ops), or MISSING; kept in
     traces with call stacks only."""
-    stack: I32 = field(default_factory=lambda: np.zeros(0, np.int32))
+    stack: I16 | I32 = field(default_factory=lambda: np.zeros(0, np.int32))
     """Index into `strings` of a host event's ``Call stack`` (``;``-separated frames,
     innermost first; traces recorded with ``_ExperimentalConfig(verbose=True)``), or
     MISSING."""

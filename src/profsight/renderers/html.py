@@ -350,8 +350,6 @@ def _table(rows: tuple[ExplainedRow, ...], has_device: bool) -> dict[str, Any]:
     for key, label in zip(memory, labels, strict=True):
         if any(getattr(e.row, key) for e in rows):
             columns.append((key, label, "bytes"))
-    if any(e.called_from for e in rows):
-        columns.append(("called_from", "From your code", "text"))
     columns.append(("meaning", "What it is", "text"))
     shown = sorted(rows, key=lambda e: _size(e.row), reverse=True)[:MAX_TABLE_ROWS]
     return {
@@ -371,11 +369,11 @@ def _table_row(e: ExplainedRow, keys: list[str]) -> dict[str, Any]:
         "kind": e.explanation.kind.value,
         "meaning": _prose(e.explanation.meaning),
         "cpu_avg_us": e.row.cpu_avg_us,
-        "called_from": e.called_from or "",
     }
     return {
         "cells": [extra[k] if k in extra else getattr(e.row, k) for k in keys],
         "layer": e.explanation.layer,
         "reading": _prose(e.explanation.reading),
         "device_row": e.row.is_device,
+        "called_from": e.called_from,
     }

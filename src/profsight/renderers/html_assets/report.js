@@ -61,6 +61,7 @@
  *                               th[data-key][aria-sort], tbody tr[data-kind] (hidden when
  *                               filtered out), td.ps-kind .ps-tag, td.ps-name[title]
  *                               > span.ps-clamp (three lines of a long name), td.ps-meaning
+ *                               (div.ps-from: the user's function the row came from)
  *   .ps-n                       a number with its unit (a duration, a size, a share), kept
  *                               on one line
  */
@@ -1166,6 +1167,10 @@
           td.appendChild(el("span", "ps-clamp", v));
         } else {
           td = el("td", c.key === "meaning" ? "ps-meaning" : "", v);
+          if (c.key === "meaning" && row.called_from) {
+            // the user's function that holds most of the row's time (with_stack)
+            td.appendChild(el("div", "ps-from", "from " + row.called_from));
+          }
         }
         if (c.key === "name") {
           const about = row.layer + ": " + row.cells[cols.findIndex((x) => x.key === "meaning")] + (row.reading ? "\n" + row.reading : "");
