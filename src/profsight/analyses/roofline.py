@@ -44,6 +44,7 @@ from profsight.knowledge.hardware import Accelerator, accelerator
 from profsight.knowledge.kernels import decode_kernel
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
 from profsight.model.events import I64
+from profsight.model.nesting import nearest_marked
 from profsight.model.profile import Profile
 
 #: Copy directions (`knowledge.kernels.decode_kernel`'s algorithm) that move over a link.
@@ -160,7 +161,7 @@ def roofline(
     if not len(events):
         return None
     # each device item to the placed op above its owner
-    holder = _placed_above(attr.owner[work], events, attr.parent)
+    holder = nearest_marked(attr.owner[work].astype(np.int64), events, attr.parent)
     held = holder >= 0
     dur_us = ev.dur[work].astype(np.float64) / 1000.0
     at = np.searchsorted(events, holder[held])
@@ -269,7 +270,7 @@ def _placed(profile: Profile) -> tuple[I64, np.ndarray[Any, Any]]:
     # the matrix ops first, each the innermost of its chain (linear -> addmm); then the
     # other ops outside them (a convolution's bias add is the convolution's), innermost
     keep = _innermost(candidates, costs[:, 1] > 0, matrix, parent)
-    outside = _placed_above(candidates, candidates[keep], parent) < 0
+    outside = nearest_marked(candidates, candidates[keep], parent) < 0
     keep |= _innermost(candidates, costs[:, 1] > 0, ~matrix & outside, parent)
     return candidates[keep].astype(np.int64), costs[keep]
 
@@ -281,24 +282,6 @@ def _innermost(candidates: I64, placed: Any, among: Any, parent: Any) -> Any:
     inner = covered_by_inner(candidates[at], placed[at], parent)
     keep[at] = placed[at] & ~inner
     return keep
-
-
-def _placed_above(owner: Any, placed: I64, parent: Any) -> I64:
-    """For each owner (a host row, or -1), the placed op it is or is inside, or -1."""
-    found = np.full(len(owner), -1, np.int64)
-    if not len(placed):
-        return found
-    at = np.flatnonzero(owner >= 0)
-    up = owner[at].astype(np.int64)
-    while len(at):
-        pos = np.minimum(np.searchsorted(placed, up), len(placed) - 1)
-        hit = placed[pos] == up
-        found[at[hit]] = up[hit]
-        at, up = at[~hit], up[~hit]
-        up = parent[up].astype(np.int64)
-        live = up >= 0
-        at, up = at[live], up[live]
-    return found
 
 
 def _groups(profile: Profile, events: I64, link: Any) -> tuple[Any, Any]:

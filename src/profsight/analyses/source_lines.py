@@ -22,8 +22,9 @@ import numpy as np
 
 from profsight.knowledge.source_frames import SOURCE_LINE_ROWS, is_user_frame
 from profsight.knowledge.trace_schema import EventKind
-from profsight.model.backward_link import forward_ops, nearest_marked
+from profsight.model.backward_link import forward_ops
 from profsight.model.events import I64
+from profsight.model.nesting import nearest_marked
 from profsight.model.profile import Profile
 
 

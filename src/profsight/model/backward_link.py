@@ -13,13 +13,12 @@ outside any node, as torch takes it, or the last, the op that made the node.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from profsight.knowledge.trace_schema import ENGINE_EVALUATE_PREFIX
 from profsight.model.attribution import Attributed
 from profsight.model.events import I64
+from profsight.model.nesting import nearest_marked
 
 
 def autograd_nodes(profile: Attributed) -> I64:
@@ -39,24 +38,6 @@ def autograd_nodes(profile: Attributed) -> I64:
     lut[list(node_of)] = list(node_of.values())
     named = ev.name[inside] == lut[ev.name[parent[inside]]]
     found: I64 = inside[named].astype(np.int64)
-    return found
-
-
-def nearest_marked(events: I64, marked: I64, parent: Any) -> I64:
-    """For each of `events`, the nearest of `marked` (sorted) that it is or is inside, or -1."""
-    found = np.full(len(events), -1, np.int64)
-    if not len(marked):
-        return found
-    at = np.arange(len(events))
-    up = events.astype(np.int64)
-    while len(at):
-        pos = np.minimum(np.searchsorted(marked, up), len(marked) - 1)
-        hit = marked[pos] == up
-        found[at[hit]] = up[hit]
-        at, up = at[~hit], up[~hit]
-        up = parent[up].astype(np.int64)
-        live = up >= 0
-        at, up = at[live], up[live]
     return found
 
 

@@ -214,3 +214,22 @@ def _nest_stack(s: I64, e: I64) -> tuple[I64, I64]:
                 break
         stack.append(j)
     return np.array(parent, np.int64), np.array(depth, np.int64)
+
+
+def nearest_marked(events: I64, marked: I64, parent: Any) -> I64:
+    """For each of `events` (-1: none), the nearest of `marked` (sorted) that it is or is
+    inside, climbing `parent`, or -1."""
+    found = np.full(len(events), -1, np.int64)
+    if not len(marked):
+        return found
+    at = np.flatnonzero(events >= 0)
+    up = events[at].astype(np.int64)
+    while len(at):
+        pos = np.minimum(np.searchsorted(marked, up), len(marked) - 1)
+        hit = marked[pos] == up
+        found[at[hit]] = up[hit]
+        at, up = at[~hit], up[~hit]
+        up = parent[up].astype(np.int64)
+        live = up >= 0
+        at, up = at[live], up[live]
+    return found
