@@ -139,3 +139,27 @@ def test_every_format_names_the_users_lines(recorded_verbose: Recorded) -> None:
     called = {r["name"]: r["called_from"] for r in doc["table"]}
     assert called["aten::addmm"] == lines.called_from["aten::addmm"]
     assert called["aten::addmm"].startswith("recorders.py(")
+
+
+def test_the_table_by_stack_in_csv_and_markdown(
+    recorded_verbose: Recorded, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """CSV gives a row's frames as one cell, innermost first; Markdown a Source Location
+    column; a table by name has no stack column."""
+    from profsight.cli.main import main
+    from profsight.renderers.escape import markdown_cell
+
+    trace = str(recorded_verbose.trace)
+    assert main(["table", trace, "--group-by", "stack:3", "--format", "csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = lines[0].split(",")
+    assert "stack" in header
+    table = profsight.load(recorded_verbose.trace).table(stack=3)
+    framed = next(r for r in table.rows if len(r.stack) == 3)
+    assert "; ".join(framed.stack) in "\n".join(lines)
+    assert main(["table", trace, "--group-by", "stack:3", "--format", "markdown"]) == 0
+    md = capsys.readouterr().out
+    cell = "<br>".join(markdown_cell(f) for f in framed.stack)
+    assert "| Source Location |" in md and f"| {cell} |" in md
+    assert main(["table", trace, "--format", "csv"]) == 0
+    assert "stack" not in capsys.readouterr().out.splitlines()[0].split(",")

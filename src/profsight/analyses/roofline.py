@@ -6,8 +6,9 @@ time is that of the kernels and copies it and the ops inside it launched. The fo
 
 * **FLOPs:** the matrix multiplies, convolutions and attention as `flops.formula_flops`
   counts them; 1 per output element of an elementwise op, 1 per input element of a
-  reduction, 5 per element of a normalisation forward (8 backward) and of a softmax; none
-  for gathers (embeddings) and copies.
+  reduction, 5 per element of a normalisation forward (4 for RMS norm, 9 backward) and of a
+  softmax; none for copies and gathers (an embedding's backward adds its gradient's rows:
+  1 an element).
 * **Bytes:** compulsory traffic, each operand read once and each result written once, in
   the dtypes the trace records (``Input type``): a GEMM's two matrices, its bias and its
   output; a convolution's input, weight, bias and output (its backward: the gradient, the
@@ -48,7 +49,7 @@ from profsight.model.nesting import nearest_marked
 from profsight.model.profile import Profile
 
 #: Copy directions (`knowledge.kernels.decode_kernel`'s algorithm) that move over a link.
-_LINK_COPIES = ("HtoD", "DtoH", "PtoP", "HtoH")
+_LINK_COPIES = ("HtoD", "DtoH", "PtoP")
 
 
 @dataclass(frozen=True)
@@ -334,14 +335,16 @@ def _rows(
     calls = np.bincount(group[ran], minlength=keys.shape[1])
     spent = np.bincount(group, weights=time, minlength=keys.shape[1])
     linked = np.bincount(group, weights=link, minlength=keys.shape[1]) > 0
-    first = np.full(keys.shape[1], -1, np.int64)
-    first[group[::-1]] = np.arange(len(group))[::-1]
+    # per call, over the calls that ran: the same shapes can take other scalar arguments
+    # (a stride, a causal flag), so the group's cost is its calls' mean
+    flops_sum = np.bincount(group[ran], weights=costs[ran, 0], minlength=keys.shape[1])
+    bytes_sum = np.bincount(group[ran], weights=costs[ran, 1], minlength=keys.shape[1])
     out = []
     for g in np.flatnonzero(calls).tolist():
         name, shapes, dtypes, _ = keys[:, g].tolist()
         op = strings[name]
         family = ops.family_of(op) or ""
-        flops, nbytes = costs[first[g]].tolist()
+        flops, nbytes = float(flops_sum[g] / calls[g]), float(bytes_sum[g] / calls[g])
         listed = parse_arg(parsed, dtypes, strings) if dtypes >= 0 else None
         types = tuple(str(t) for t in listed) if isinstance(listed, list) else ()
         if linked[g] and family == ops.COPY:  # over a link the data crosses once
@@ -505,19 +508,23 @@ def _reduction(name: str, shapes: Any, concrete: Any, dtypes: Any) -> float:
     bpe = _bpe(dtypes, 0)
     if len(shapes) > 1 and _bpe(dtypes, 1):  # max(a, b): elementwise
         return _tensor(shapes, dtypes, 0) + _tensor(shapes, dtypes, 1) + _numel(x) * bpe
-    return (_numel(x) + _numel(_reduced(x, concrete))) * bpe
+    return (_numel(x) + _numel(_reduced(name, x, concrete))) * bpe
 
 
-def _reduced(x: list[int], concrete: Any) -> list[int]:
-    """The shape a reduction leaves: its dimensions are the first ``Concrete Inputs`` after
-    the tensor (an int or a list; none: all), ``keepdim`` the next."""
+def _reduced(name: str, x: list[int], concrete: Any) -> list[int]:
+    """The shape a reduction leaves: its dimensions (an int or a list; none, or none that
+    reads as one: all) and ``keepdim`` where `REDUCTION_DIMS` says the op keeps them."""
+    dim_at, keep_at = ops.REDUCTION_DIMS.get(name, ops.DEFAULT_REDUCTION_DIMS)
     dims: list[int] = []
-    if concrete and len(concrete) > 1 and str(concrete[1]).strip():
-        text = str(concrete[1]).strip("[] ")
-        dims = [int(d) for d in text.split(",") if d.strip()] if text else []
+    if concrete and len(concrete) > dim_at:
+        text = str(concrete[dim_at]).strip("[] ")
+        try:
+            dims = [int(d) for d in text.split(",") if d.strip()]
+        except ValueError:
+            dims = []
     if not dims:
         return []
-    keep = len(concrete) > 2 and str(concrete[2]).strip().lower() == "true"
+    keep = len(concrete) > keep_at and str(concrete[keep_at]).strip().lower() == "true"
     gone = {d % len(x) for d in dims} if x else set()
     return [1 if i in gone else n for i, n in enumerate(x) if keep or i not in gone]
 
@@ -529,11 +536,9 @@ def _normalisation(name: str, shapes: Any, concrete: Any, dtypes: Any) -> float:
         _tensor(shapes, dtypes, i) for i in (norm.weight_at, norm.bias_at) if i is not None
     )
     activations = (3 if norm.backward else 2) * _tensor(shapes, dtypes, norm.x_at)
-    return (
-        activations
-        + (2 if norm.backward else 1) * params
-        + 2 * _statistics(name, x, concrete) * ops.NORM_STAT_BYTES
-    )
+    kept = 1 if "rms_norm" in name else 2  # RMS norm keeps no mean
+    stats = kept * _statistics(name, x, concrete) * ops.NORM_STAT_BYTES
+    return activations + (2 if norm.backward else 1) * params + stats
 
 
 def _statistics(name: str, x: list[int], concrete: Any) -> int:

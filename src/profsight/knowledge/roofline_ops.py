@@ -132,6 +132,19 @@ REDUCTIONS: Final = frozenset(
         "logsumexp",
     )
 )
+#: Where a reduction keeps its dimensions and ``keepdim`` in ``Concrete Inputs``
+#: (``native_functions.yaml``): ``sum(self, dim, keepdim, dtype)`` and most; ``norm(self, p,
+#: dim, keepdim)`` and ``linalg_vector_norm(self, ord, dim, keepdim)`` put the order first;
+#: ``var(self, dim, correction, keepdim)`` and its kin the correction.
+REDUCTION_DIMS: Final[dict[str, tuple[int, int]]] = {
+    "aten::norm": (2, 3),
+    "aten::linalg_vector_norm": (2, 3),
+    "aten::var": (1, 3),
+    "aten::std": (1, 3),
+    "aten::var_mean": (1, 3),
+    "aten::std_mean": (1, 3),
+}
+DEFAULT_REDUCTION_DIMS: Final = (1, 2)
 #: Softmax reads its input and writes its output once; about 5 FLOPs per element (the
 #: maximum, the subtraction, the exponential, the sum, the division).
 SOFTMAX: Final = frozenset(
@@ -162,7 +175,8 @@ class Norm:
 #: ``native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum,
 #: eps)`` (cuDNN's and MIOpen's alike), ``native_group_norm(input, weight, bias, N, C, HxW,
 #: group, eps)``, ``_fused_rms_norm(input, normalized_shape, weight, eps)``; the backward ops
-#: take the output's gradient first and the input second.
+#: take the output's gradient first and the input second
+#: (``_fused_rms_norm_backward(grad_out, input, normalized_shape, rstd, weight, mask)``).
 NORMS: Final[dict[str, Norm]] = {
     "aten::native_layer_norm": Norm(0, 2, 3),
     "aten::native_batch_norm": Norm(0, 1, 2),
@@ -177,7 +191,7 @@ NORMS: Final[dict[str, Norm]] = {
     "aten::cudnn_batch_norm_backward": Norm(0, 2, None, backward=True),
     "aten::miopen_batch_norm_backward": Norm(0, 2, None, backward=True),
     "aten::native_group_norm_backward": Norm(0, 4, None, backward=True),
-    "aten::_fused_rms_norm_backward": Norm(0, 3, None, backward=True),
+    "aten::_fused_rms_norm_backward": Norm(0, 4, None, backward=True),
 }
 #: Where the normalised shape is in ``Concrete Inputs`` (its per-row statistics).
 NORM_SHAPE_AT: Final[dict[str, int]] = {
@@ -194,7 +208,7 @@ NORM_FLOPS_PER_ELEMENT: Final = 5.0
 RMS_NORM_FLOPS_PER_ELEMENT: Final = 4.0
 NORM_BACKWARD_FLOPS_PER_ELEMENT: Final = 9.0
 #: Bytes of each per-row statistic a normalisation writes (its mean and reciprocal standard
-#: deviation, kept in FP32 for the backward pass).
+#: deviation, kept in FP32 for the backward pass; RMS norm keeps the second only).
 NORM_STAT_BYTES: Final = 4
 
 
@@ -330,5 +344,32 @@ MATRIX_NOT_COMPUTE_BOUND: Final[dict[str, tuple[str, str]]] = {
         "ramp-up and tail cost more than its work. Give each more work (a larger batch; one "
         "batched bmm for a loop of small ones), and cut the launches: CUDA graphs "
         "(torch.compile(model, mode='reduce-overhead')).",
+    ),
+}
+#: An op whose compulsory traffic ran faster than the memory's bandwidth (its share of the
+#: roof above 100%): its inputs came from cache, or it moved fewer bytes than the formula
+#: counts. Said so, never shown as a share above 100%.
+ABOVE_ROOF: Final = "above the memory roof: its inputs came from cache"
+
+
+def roof_share(pct: float | None) -> str:
+    """An op's share of its roof as a report says it ("" when there is none)."""
+    if pct is None:
+        return ""
+    return ABOVE_ROOF if pct > 100.0 else f"{pct:.0f}% of roof"
+
+
+#: Evidence the roofline adds to a compute finding: its ops' device time, the device, and
+#: the share of that time each bound holds.
+ROOFLINE_EVIDENCE: Final = "of these ops' {time} on the {device}: {reading}"
+BOUND_SHARE: Final = "{pct:.0f}% {bound}-bound"
+
+#: What the page says about its roofline section.
+ROOFLINE_PAGE_TEXTS: Final[dict[str, str]] = {
+    "no_device": "The trace names no device profsight knows: rates only, no ceilings.",
+    "chart_intro": (
+        "Each op and input shape: its achieved FLOP/s (up) against its FLOPs per byte moved "
+        "(across), under the roofs: the peak of each precision, and the memory bandwidth's "
+        "slope."
     ),
 }

@@ -156,3 +156,14 @@ def is_user_frame(name: str) -> bool:
     if _PYTHON_LIB.search(path):
         return False
     return not any(p in LIBRARY_PACKAGES for p in parts[:-1])
+
+
+#: What the page says about its source-line section.
+SOURCE_PAGE_TEXTS: Final[dict[str, str]] = {
+    "intro": (
+        "Your functions (as with_stack names them: file, first line, function), each holding "
+        "the time of torch's, Lightning's and Python's frames it calls; the backward of an op "
+        "is its forward line's. Total: the function and what it called; self: its own."
+    ),
+    "outside_label": "(outside your code)",
+}

@@ -295,8 +295,8 @@ class ColumnBuilder:
             stack=stack,
             # what gives the backward its forward op's stack (`_finish` drops it in a trace
             # without Python frames)
-            sequence=_subset(args, ops, _SEQUENCE, n, -1).astype(np.int32),
-            fwd_thread=_subset(args, ops, _FWD_THREAD, n, -1).astype(np.int16),
+            sequence=_narrow(_subset(args, ops, _SEQUENCE, n, -1), (np.int32,)),
+            fwd_thread=_narrow(_subset(args, ops, _FWD_THREAD, n, -1), (np.int16,)),
             comm_bytes=comm_bytes,
             collective=collective,
             group=group,
@@ -565,6 +565,7 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
         [builder.intern(_torch_shapes(raw)) if raw else -1 for raw in builder.shapes] or [0],
         np.int32,
     )
+    stack_col = _concat(cols.pop("stack", None), np.int32)
     store = EventStore(
         kind=kind,
         name=name,
@@ -586,9 +587,9 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
         reserved=_uniform(_concat(cols.pop("reserved", None), np.int64)),
         concrete=_uniform(_narrow(_concat(cols.pop("concrete", None), np.int32), _STRING_IDS)),
         types=_uniform(_narrow(_concat(cols.pop("types", None), np.int32), _STRING_IDS)),
-        stack=_uniform(_narrow(_concat(cols.pop("stack", None), np.int32), _STRING_IDS)),
-        sequence=_with_frames(kind, cols.pop("sequence", None), np.int16, np.int32),
-        fwd_thread=_with_frames(kind, cols.pop("fwd_thread", None), np.int8),
+        stack=_uniform(_narrow(stack_col, _STRING_IDS)),
+        sequence=_with_frames(kind, stack_col, cols.pop("sequence", None), np.int16, np.int32),
+        fwd_thread=_with_frames(kind, stack_col, cols.pop("fwd_thread", None), np.int8, np.int16),
         comm_bytes=_uniform(_concat(cols.pop("comm_bytes", None), np.int64)),
         collective=_uniform(_concat(cols.pop("collective", None), np.int32)),
         group_size=_uniform(_concat(cols.pop("group", None), np.int32)),
@@ -611,13 +612,15 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
     return store, flows
 
 
-def _with_frames(kind: np.ndarray[Any, Any], parts: Any, *types: Any) -> np.ndarray[Any, Any]:
-    """A column only a trace with Python frames (``with_stack``) needs: the autograd link
-    from the backward to the frames of the forward (`model.backward_link`); empty in any
-    other trace (a column less of memory for its events)."""
-    if not (kind == EventKind.PYTHON).any():
+def _with_frames(
+    kind: np.ndarray[Any, Any], stack: np.ndarray[Any, Any], parts: Any, *types: Any
+) -> np.ndarray[Any, Any]:
+    """A column only a trace with Python frames or call stacks (``with_stack``) needs: the
+    autograd link from the backward to the frames of the forward (`model.backward_link`);
+    empty in any other trace (a column less of memory for its events)."""
+    if not (kind == EventKind.PYTHON).any() and not (stack >= 0).any():
         return np.zeros(0, np.int32)
-    return _uniform(_narrow(_concat(parts, np.int32), types))
+    return _uniform(_narrow(_concat(parts, np.int64), (*types, np.int64)))
 
 
 def _uniform(column: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:

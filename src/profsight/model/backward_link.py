@@ -8,7 +8,8 @@ ReluBackward0``). It carries the ``Sequence number`` of the forward op that made
 does not map to its thread ids. Each of those numbers is given the trace thread whose
 forward ops hold the most of its nodes' sequence numbers; a node's forward op is then the
 first op (torch's order: start, then the longest) of that thread with its sequence number,
-outside any node, as torch takes it, or the last, the op that made the node.
+outside any node and not the engine's range around one, as torch takes it, or the last, the
+op that made the node.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def forward_ops(profile: Attributed, events: I64, creator: bool = False) -> tupl
     nodes = autograd_nodes(profile)
     node = nearest_marked(events, nodes, profile.attribution.parent)
     candidate = (node < 0) & (ev.sequence[events] >= 0)
-    if creator and len(ev.fwd_thread):  # not the engine's range around a node
+    if len(ev.fwd_thread):  # not the engine's range around a node (the backward's side)
         candidate &= ev.fwd_thread[events] <= 0
     forward = np.flatnonzero(candidate)
     seq = ev.sequence[events[forward]].astype(np.int64)
@@ -71,14 +72,16 @@ def forward_ops(profile: Attributed, events: I64, creator: bool = False) -> tupl
     node_seq = ev.sequence[node[inside]].astype(np.int64)
     node_fwd = ev.fwd_thread[node[inside]].astype(np.int64) if len(ev.fwd_thread) else node_seq * 0
     op_of = np.full(len(events), -1, np.int64)
+    # a tie goes to a thread that runs no node (the forward's, not the backward's own)
+    node_threads = set(ev.track[node[inside]].astype(np.int64).tolist())
     for torch_thread in np.unique(node_fwd).tolist():
         mine = node_fwd == torch_thread
         seqs = node_seq[mine]
-        best, best_hits = -1, 0
+        best, best_rank = -1, (0, False)
         for t in np.unique(thread).tolist():
-            hits = int(np.isin(t * (1 << 32) + seqs, key).sum())
-            if hits > best_hits:
-                best, best_hits = t, hits
+            rank = (int(np.isin(t * (1 << 32) + seqs, key).sum()), t not in node_threads)
+            if rank[0] and rank > best_rank:
+                best, best_rank = t, rank
         if best < 0:
             continue
         wanted = best * (1 << 32) + seqs

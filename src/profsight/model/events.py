@@ -95,12 +95,12 @@ class EventStore:
     types: I16 | I32 = field(default_factory=lambda: np.zeros(0, np.int32))
     """Index into `strings` of the ``Input type`` of the ops placed on the roofline
     (`knowledge.roofline_ops.needs_types`), or MISSING."""
-    sequence: I16 | I32 = field(default_factory=lambda: np.zeros(0, np.int32))
+    sequence: I16 | I32 | I64 = field(default_factory=lambda: np.zeros(0, np.int32))
     """An op's autograd ``Sequence number`` (a backward node carries its forward op's), or
-    MISSING; kept in traces with call stacks only (`stack`)."""
+    MISSING; kept in traces with Python frames or call stacks only (empty otherwise)."""
     fwd_thread: I8 | I16 | I32 | I64 = field(default_factory=lambda: np.zeros(0, np.int32))
     """An op's ``Fwd thread id`` (above 0 on the backward side's ops), or MISSING; kept in
-    traces with call stacks only."""
+    traces with Python frames or call stacks only."""
     stack: I16 | I32 = field(default_factory=lambda: np.zeros(0, np.int32))
     """Index into `strings` of a host event's ``Call stack`` (``;``-separated frames,
     innermost first; traces recorded with ``_ExperimentalConfig(verbose=True)``), or

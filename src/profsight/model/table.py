@@ -184,7 +184,12 @@ class ProfilerTable:
         return replace(self, rows=self.rows[:limit])
 
     def to_records(self) -> list[dict[str, Any]]:
-        return [r.to_dict() for r in self.rows]
+        """Each row as a dict (``stack`` only in a table grouped by stack)."""
+        records = [r.to_dict() for r in self.rows]
+        if not self.stack_n:
+            for record in records:
+                del record["stack"]
+        return records
 
     def to_pandas(self) -> Any:
         """The table as a ``pandas.DataFrame`` (needs pandas: ``pip install profsight[pandas]``)."""

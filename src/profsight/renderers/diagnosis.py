@@ -25,6 +25,7 @@ from profsight.knowledge.roofline_ops import (
     ROOFLINE_NO_DEVICE,
     ROOFLINE_TEXT_ROWS,
     ROOFLINE_TITLE,
+    roof_share,
 )
 from profsight.knowledge.source_frames import (
     NO_USER_FRAME,
@@ -230,7 +231,7 @@ def roofline_lines(roof: Roofline | None) -> list[str]:
         if r["flops"]:
             rate = f"{short_flops(r['tflops'] * 1e12, per_second=True)}, {rate}"
         where = (
-            f", {r['bound']}" + (f", {r['roof_pct']:.0f}% of roof" if r["roof_pct"] else "")
+            f", {r['bound']}" + (f", {roof_share(r['roof_pct'])}" if r["roof_pct"] else "")
             if r["bound"]
             else ""
         )

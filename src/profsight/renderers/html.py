@@ -25,7 +25,9 @@ from profsight.analyses.step.comms import Communication
 from profsight.knowledge.advice import saving_phrase
 from profsight.knowledge.collectives import bus_factor
 from profsight.knowledge.phases import PHASE_LABELS
+from profsight.knowledge.roofline_ops import ROOFLINE_PAGE_TEXTS
 from profsight.knowledge.rows import DEVICE_KINDS, RowKind, classify
+from profsight.knowledge.source_frames import SOURCE_PAGE_TEXTS
 from profsight.model.table import Row
 from profsight.model.tree import TreeNode
 from profsight.renderers.names import HTML_NAME, cut_name, cut_words
@@ -132,9 +134,14 @@ def page_data(report: ReportData) -> dict[str, Any]:
         "table": _table(report.rows, has_device),
         "collectives": _collectives(report),
         "device_work": device_work_dict(report.device_work),
-        "roofline": roofline_dict(report.roofline),
-        "source_lines": source_lines_dict(report.source_lines),
+        "roofline": _with_texts(roofline_dict(report.roofline), ROOFLINE_PAGE_TEXTS),
+        "source_lines": _with_texts(source_lines_dict(report.source_lines), SOURCE_PAGE_TEXTS),
     }
+
+
+def _with_texts(data: dict[str, Any] | None, texts: dict[str, str]) -> dict[str, Any] | None:
+    """A section's data with the sentences the page says about it (knowledge's)."""
+    return None if data is None else {**data, **texts}
 
 
 def _verdict(report: ReportData) -> dict[str, Any] | None:

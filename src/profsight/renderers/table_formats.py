@@ -10,6 +10,7 @@ from typing import Any
 import msgspec
 
 from profsight.errors import UsageError
+from profsight.knowledge.roofline_ops import roof_share
 from profsight.model.row_kind import row_kind
 from profsight.model.table import ProfilerTable, Row, render_torch_table
 from profsight.renderers.escape import markdown_cell
@@ -22,6 +23,8 @@ TABLE_SCHEMA = "profsight/table/1"
 #: (`analyses.roofline.by_op_and_shapes`).
 RooflineFields = Mapping[tuple[str, str], Mapping[str, Any]]
 ROOFLINE_COLUMNS = ("tflops", "tbps", "intensity", "bound", "roof_pct")
+#: Between a row's frames in one CSV cell.
+STACK_SEPARATOR = "; "
 
 
 def _records(table: ProfilerTable, roof: RooflineFields | None) -> list[dict[str, Any]]:
@@ -57,6 +60,8 @@ def render_csv(table: ProfilerTable, roof: RooflineFields | None = None) -> str:
     writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
     for record in records:
+        if "stack" in record:  # a row's frames, innermost first, as one cell
+            record["stack"] = STACK_SEPARATOR.join(record["stack"])
         writer.writerow(record)
     return buf.getvalue()
 
@@ -68,9 +73,11 @@ def render_markdown(table: ProfilerTable, roof: RooflineFields | None = None) ->
         head += [f"Self {dev}", f"Self {dev} %", f"{dev} total"]
     if table.group_by == "shape":
         head.insert(1, "Input Shapes")
+    if table.stack_n:
+        head.insert(1, "Source Location")
     if roof is not None:
         head += ["FLOP/s", "Bytes/s", "Bound", "Of roof"]
-    left = {"Name", "Input Shapes", "Kind", "Bound"}
+    left = {"Name", "Input Shapes", "Source Location", "Kind", "Bound"}
     align = ["---" if h in left else "---:" for h in head]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
     for r in table.rows:
@@ -90,6 +97,8 @@ def render_markdown(table: ProfilerTable, roof: RooflineFields | None = None) ->
             ]
         if table.group_by == "shape":
             cells.insert(1, markdown_cell(r.shapes))
+        if table.stack_n:
+            cells.insert(1, "<br>".join(markdown_cell(f) for f in r.stack))
         if roof is not None:
             cells += _roofline_cells(roof.get((r.name, r.shapes)))
         lines.append("| " + " | ".join(cells) + " |")
@@ -109,12 +118,11 @@ def _roofline_cells(found: Mapping[str, Any] | None) -> list[str]:
     if not found:
         return ["", "", "", ""]
     rate = short_flops(found["tflops"] * 1e12, per_second=True) if found["tflops"] else ""
-    pct = found["roof_pct"]
     return [
         rate,
         short_rate(found["tbps"] * 1e3),
         found["bound"] or "",
-        f"{pct:.0f}%" if pct is not None else "",
+        roof_share(found["roof_pct"]).removesuffix(" of roof"),
     ]
 
 

@@ -11,7 +11,7 @@ from profsight.analyses.source_lines import SourceLines
 from profsight.analyses.step.breakdown import Breakdown, StepBreakdown
 from profsight.analyses.step.comms import Communication
 from profsight.knowledge.collectives import OPERATION_MEANING
-from profsight.knowledge.roofline_ops import BOUND_MEANING
+from profsight.knowledge.roofline_ops import ABOVE_ROOF, BOUND_MEANING
 from profsight.report.build import ReportData
 
 SCHEMA = "profsight/1"
@@ -181,6 +181,7 @@ def roofline_dict(roof: Roofline | None) -> dict[str, Any] | None:
         "groups": roof.groups,
         "device_us_by_bound": roof.by_bound,
         "bound_meaning": {b: BOUND_MEANING[b] for b in roof.by_bound},
+        "above_roof": ABOVE_ROOF,
         "device_us_by_family": roof.by_family,
         "ops": [
             {

@@ -38,8 +38,10 @@ from profsight.knowledge.ops import lookup_op
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.roofline_ops import (
     BOUND_MAJORITY,
+    BOUND_SHARE,
     FINDING_FAMILIES,
     MATRIX_NOT_COMPUTE_BOUND,
+    ROOFLINE_EVIDENCE,
 )
 from profsight.knowledge.rows import RowKind
 from profsight.knowledge.trace_schema import EventKind
@@ -160,11 +162,9 @@ def _as_the_roofline_reads(ctx: Context, finding: Finding) -> Finding:
     if total <= 0:
         return finding
     shares = sorted(((us / total, b) for b, us in split.items()), reverse=True)
-    reading = ", ".join(f"{100 * x:.0f}% {b}-bound" for x, b in shares)
-    evidence = (
-        *finding.evidence,
-        Evidence("roofline", f"of these ops' {short_time(total)} on the {roof.device}: {reading}"),
-    )
+    reading = ", ".join(BOUND_SHARE.format(pct=100 * x, bound=b) for x, b in shares)
+    text = ROOFLINE_EVIDENCE.format(time=short_time(total), device=roof.device, reading=reading)
+    evidence = (*finding.evidence, Evidence("roofline", text))
     share, bound = shares[0]
     matrix = finding.category in ("compute_matmul", "compute_conv")
     if not matrix or bound not in MATRIX_NOT_COMPUTE_BOUND or share < BOUND_MAJORITY:

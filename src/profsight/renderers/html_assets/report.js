@@ -730,10 +730,7 @@
     if (!L) return;
     const s = show(document.getElementById("ps-source-lines"));
     const device = L.by === "device";
-    s.appendChild(el("p", "ps-muted", "Your functions (as with_stack names them: file, first line, " +
-      "function), each holding the time of torch's, Lightning's and Python's frames it calls; " +
-      "the backward of an op is its forward line's. Total: the function and what it called; " +
-      "self: its own."));
+    s.appendChild(el("p", "ps-muted", L.intro));
     const heads = ["function", "CPU total", "CPU self"];
     if (device) heads.push(DEV + " total", DEV + " self");
     heads.push("of which backward", "calls");
@@ -758,7 +755,7 @@
     }
     if (L.outside_cpu_us > 0 || L.outside_device_us > 0) {
       const tr = el("tr", "ps-outside");
-      tr.append(cell("frame", "(outside your code)", "ps-name"), cell("total_cpu_us", ""),
+      tr.append(cell("frame", L.outside_label, "ps-name"), cell("total_cpu_us", ""),
         cell("self_cpu_us", fmtTime(L.outside_cpu_us)));
       if (device) tr.append(cell("total_device_us", ""), cell("self_device_us", fmtTime(L.outside_device_us)));
       tr.append(cell("backward_us", ""), cell("calls", ""));
@@ -982,7 +979,7 @@
       fact("ceilings", R.device + ": " + peaks.map(([p, t]) => p.toUpperCase() + " " + fmtFlopRate(t)).join(", ") +
         "; memory " + fmtRate(R.bandwidth_gbs) + ".");
     } else {
-      fact("ceilings", "The trace names no device profsight knows: rates only, no ceilings.");
+      fact("ceilings", R.no_device);
     }
     fact("coverage", "Ops with a formula: " + fmtPct(R.coverage_pct) + " of the " + DEV + " time (" +
       fmtTime(R.covered_us) + " of " + fmtTime(R.device_us) + ").");
@@ -1034,8 +1031,7 @@
         li.append(sw, el("span", "", "roofs: " + roofSeries.map((r) => r.label.replace(" roof", "")).join(", ")));
         legend.appendChild(li);
       }
-      s.append(el("p", "ps-muted", "Each op and input shape: its achieved FLOP/s (up) against its FLOPs per byte " +
-        "moved (across), under the roofs: the peak of each precision, and the memory bandwidth's slope."), legend);
+      s.append(el("p", "ps-muted", R.chart_intro), legend);
       const box = el("div", "ps-chart");
       s.appendChild(box);
       const hit = (u, idx) => {
@@ -1071,7 +1067,7 @@
         cell("calls", String(o.calls)), cell("device_us", fmtTime(o.device_us)),
         cell("tflops", o.flops ? fmtFlopRate(o.tflops) : "–"), cell("tbps", fmtRate(o.tbps * 1e3)),
         cell("intensity", o.intensity.toPrecision(3)), cell("bound", o.bound || "–", ""),
-        cell("roof_pct", o.roof_pct === null ? "–" : fmtPct(o.roof_pct)));
+        cell("roof_pct", roofShare(R, o)));
       body.appendChild(tr);
     }
     s.appendChild(scrolling(table));
@@ -1086,7 +1082,13 @@
     return [["input_dims", "input dims", tensorDims(o.input_dims)], ["calls", "calls", String(o.calls)],
       ["device_us", DEV + " time", fmtTime(o.device_us)], ["tflops", "achieved", fmtFlopRate(o.tflops)],
       ["tbps", "memory traffic", fmtRate(o.tbps * 1e3)], ["intensity", "FLOPs per byte", o.intensity.toPrecision(3)],
-      ["bound", "bound", o.bound || "–"], ["roof_pct", "of its roof", fmtPct(o.roof_pct)]];
+      ["bound", "bound", o.bound || "–"], ["roof_pct", "of its roof", roofShare(D.roofline, o)]];
+  }
+
+  /** An op's share of its roof; above 100%, what that means (its inputs came from cache). */
+  function roofShare(R, o) {
+    if (o.roof_pct === null) return "–";
+    return o.roof_pct > 100 ? R.above_roof : fmtPct(o.roof_pct);
   }
 
   /** `Input Dims` without the empty entries of scalars and absent arguments. */
