@@ -89,6 +89,10 @@ LIBRARY_PACKAGES: Final = frozenset(
         "h5py",
         "psutil",
         "loguru",
+        "flashinfer",
+        "aiter",
+        "sgl_kernel",
+        "liger_kernel",
         "_pytest",
         "pytest",
         "pluggy",
@@ -123,6 +127,9 @@ LIBRARY_PACKAGES: Final = frozenset(
 #: A frame's path and function: ``path(line): function``.
 _FRAME = re.compile(r"^(?P<path>.+?)\((?P<line>\d+)\): (?P<function>.*)$")
 _INSTALLED = re.compile(r"[\\/](?:site|dist)-packages[\\/]")
+#: Code torch generates and runs from files of its own: Inductor's compiled graphs
+#: (``/tmp/torchinductor_<user>/...``) and FX's (``<eval_with_key>``, caught as a pseudo-file).
+_GENERATED = re.compile(r"[\\/]torchinductor_[^\\/]*[\\/]")
 _ABSOLUTE = re.compile(r"^(?:[\\/]|[A-Za-z]:)")
 #: Python's own library directory (``/usr/lib/python3.11/``, a conda env's ``lib/python3.12``).
 _PYTHON_LIB = re.compile(r"[\\/]lib[\\/]python\d+(?:\.\d+)?[\\/]")
@@ -145,7 +152,7 @@ def is_user_frame(name: str) -> bool:
     if found is None:
         return False  # a built-in, or no frame at all
     path = found.group("path")
-    if path.startswith("<") or _INSTALLED.search(path):
+    if path.startswith("<") or _INSTALLED.search(path) or _GENERATED.search(path):
         return False
     parts = [p for p in re.split(r"[\\/]", path) if p and p != "."]
     if not parts:
