@@ -100,6 +100,7 @@ _STREAM = attrgetter("stream")
 _WAIT_STREAM = attrgetter("wait_on_stream")
 _WAIT_RECORD = attrgetter("wait_on_record")
 _MEM_BYTES = attrgetter("mem_bytes")
+_MEM_ADDR = attrgetter("mem_addr")
 _COPY_BYTES = attrgetter("copy_bytes")
 _MEM_TYPE = attrgetter("mem_device_type")
 _TOTAL_ALLOCATED = attrgetter("total_allocated")
@@ -286,6 +287,7 @@ class ColumnBuilder:
             + _subset(args, memory, _MEM_BYTES, n, 0),
             mem_type=_subset(args, memory, _MEM_TYPE, n, -1).astype(np.int8),
             allocated=_subset(args, memory, _TOTAL_ALLOCATED, n, -1),
+            addr=_subset(args, memory, _MEM_ADDR, n, -1),
             reserved=_subset(args, memory, _TOTAL_RESERVED, n, -1),
             shapes=self._shapes(_pick(args, ops), ops, n),
             concrete=self._text(
@@ -586,6 +588,7 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
         allocated=_uniform(_concat(cols.pop("allocated", None), np.int64)),
         reserved=_uniform(_concat(cols.pop("reserved", None), np.int64)),
         concrete=_uniform(_narrow(_concat(cols.pop("concrete", None), np.int32), _STRING_IDS)),
+        block=_blocks(_concat(cols.pop("addr", None), np.int64)),
         types=_uniform(_narrow(_concat(cols.pop("types", None), np.int32), _STRING_IDS)),
         stack=_uniform(_narrow(stack_col, _STRING_IDS)),
         sequence=_with_frames(kind, stack_col, cols.pop("sequence", None), np.int16, np.int32),
@@ -610,6 +613,17 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
         start=np.rint(np.clip(flow_ts - origin, -9e15, 9e15) * 1000.0).astype(np.int64),
     )
     return store, flows
+
+
+def _blocks(addr: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Each ``[memory]`` record's block (its ``Addr``) as a small id, -1 for none: a free
+    meets its allocation by it."""
+    if not len(addr) or not (addr >= 0).any():
+        return _uniform(np.full(len(addr), -1, np.int32))
+    out = np.full(len(addr), -1, np.int64)
+    known = addr >= 0
+    out[known] = np.unique(addr[known], return_inverse=True)[1].reshape(-1)
+    return _uniform(_narrow(out, (np.int16, np.int32)))
 
 
 def _with_frames(

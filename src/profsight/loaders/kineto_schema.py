@@ -27,6 +27,8 @@ class Args(msgspec.Struct, frozen=True, gc=False):
     concrete_inputs: msgspec.Raw = msgspec.field(default=_NO_RAW, name="Concrete Inputs")
     """Scalar arguments (stride, padding, ...): read for the ops `FLOP_OPS` names only."""
     mem_bytes: int = msgspec.field(default=0, name="Bytes")
+    mem_addr: int = msgspec.field(default=-1, name="Addr")
+    """The block a ``[memory]`` record allocates (bytes above 0) or frees."""
     copy_bytes: int | str = msgspec.field(default=0, name="bytes")
     """An int; ROCm's ``hipMemcpyWithStream`` writes a string (``"1"``)."""
     mem_device_type: int = msgspec.field(default=-1, name="Device Type")
@@ -158,6 +160,7 @@ def event_from_object(item: dict[str, Any]) -> Event:
             input_dims_v1=_raw(a.get("Input dims")),
             concrete_inputs=_raw(a.get("Concrete Inputs")),
             mem_bytes=_int(a.get("Bytes"), 0),
+            mem_addr=_int(a.get("Addr")),
             copy_bytes=_int(a.get("bytes"), 0),
             mem_device_type=_int(a.get("Device Type")),
             total_allocated=_int(a.get("Total Allocated")),

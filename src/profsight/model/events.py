@@ -92,6 +92,9 @@ class EventStore:
     concrete: I16 | I32 = field(default_factory=lambda: np.zeros(0, np.int32))
     """Index into `strings` of the ``Concrete Inputs`` of the ops whose FLOPs or bytes need
     them (`knowledge.roofline_ops.needs_concrete`), or MISSING."""
+    block: I16 | I32 = field(default_factory=lambda: np.zeros(0, np.int32))
+    """The memory block a ``[memory]`` record allocates or frees (its ``Addr``, as a dense
+    id: the same id for an allocation and the free of its block), or MISSING."""
     types: I16 | I32 = field(default_factory=lambda: np.zeros(0, np.int32))
     """Index into `strings` of the ``Input type`` of the ops placed on the roofline
     (`knowledge.roofline_ops.needs_types`), or MISSING."""

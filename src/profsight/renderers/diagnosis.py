@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from profsight.analyses.device_work import DeviceWork
+from profsight.analyses.memory_peak import MemoryPeak
 from profsight.analyses.roofline import Roofline
 from profsight.analyses.source_lines import SourceLines
 from profsight.analyses.step.breakdown import Breakdown
@@ -20,6 +21,7 @@ from profsight.knowledge.advice import (
     QUEUE_LINE,
     saving_phrase,
 )
+from profsight.knowledge.memory_blocks import BEFORE_WINDOW, MEMORY_PEAK_TITLE, NO_BLOCKS
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.knowledge.roofline_ops import (
     ROOFLINE_NO_DEVICE,
@@ -37,6 +39,7 @@ from profsight.renderers.names import cut_words, evidence_label, tensor_dims
 from profsight.report.document import (
     communication_dict,
     device_work_dict,
+    memory_peaks_list,
     roofline_dict,
     source_lines_dict,
 )
@@ -264,4 +267,27 @@ def source_lines_lines(lines: SourceLines | None) -> list[str]:
         cells += f"{blank} {short_time(data['outside_device_us']):>9}"
     if data["outside_cpu_us"] > 0 or data["outside_device_us"] > 0:
         out.append(f"{cells} {'':>6}  {NO_USER_FRAME}")
+    return out
+
+
+def memory_peak_lines(peaks: tuple[MemoryPeak, ...]) -> list[str]:
+    """Each memory's peak, and the ops whose allocations it held then."""
+    data = memory_peaks_list(peaks)
+    if not data:
+        return []
+    out = [MEMORY_PEAK_TITLE]
+    for p in data:
+        out.append(
+            f"  {p['memory']}: {short_bytes(p['peak_bytes'])} at {short_time(p['at_us'])} "
+            f"into the trace"
+        )
+        if not p["blocks_known"]:
+            out.append(f"    {NO_BLOCKS}")
+            continue
+        for h in p["held_by"]:
+            out.append(
+                f"    {short_bytes(h['bytes']):>9} {h['blocks']:>5,} blocks  "
+                f"{cut_words(h['op'], 80) or '(no op around it)'}"
+            )
+        out.append(f"    {short_bytes(p['before_window_bytes']):>9} {'':>12}  {BEFORE_WINDOW}")
     return out

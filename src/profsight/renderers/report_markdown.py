@@ -9,6 +9,7 @@ from profsight.renderers.diagnosis import (
     breakdown_lines,
     communication_lines,
     device_work_lines,
+    memory_peak_lines,
     roofline_lines,
     source_lines_lines,
 )
@@ -58,6 +59,9 @@ def render_markdown_report(report: ReportData) -> str:
     if report.source_lines is not None:
         block = [line.replace("`", "'") for line in source_lines_lines(report.source_lines)]
         lines += ["", "## Time by source line", "", "```", *block[1:], "```"]
+    if report.memory_peaks:
+        block = [line.replace("`", "'") for line in memory_peak_lines(report.memory_peaks)]
+        lines += ["", "## Memory at the peak", "", "```", *block[1:], "```"]
     if report.findings:
         lines += ["", "## Findings", ""]
         for i, f in enumerate(report.findings, 1):

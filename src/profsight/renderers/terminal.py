@@ -23,6 +23,7 @@ from profsight.renderers.diagnosis import (
     clock_lines,
     communication_lines,
     device_work_lines,
+    memory_peak_lines,
     roofline_lines,
     source_lines_lines,
 )
@@ -240,6 +241,8 @@ def report_renderable(report: ReportData, width: int) -> RenderableType:
         parts += [Text(""), Text("\n".join(roofline_lines(report.roofline)))]
     if report.source_lines is not None:
         parts += [Text(""), Text("\n".join(source_lines_lines(report.source_lines)))]
+    if report.memory_peaks:
+        parts += [Text(""), Text("\n".join(memory_peak_lines(report.memory_peaks)))]
     if report.findings:
         parts += [Text(""), Text("Findings, most saved by fixing first:", style="bold")]
         parts += [_finding(i, f, width) for i, f in enumerate(report.findings, 1)]

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from profsight.analyses.device_work import DeviceWork, device_work
+from profsight.analyses.memory_peak import MemoryPeak, memory_peaks
 from profsight.analyses.pipeline import diagnose, diagnose_table
 from profsight.analyses.roofline import Roofline
 from profsight.analyses.source_lines import SourceLines, source_lines
@@ -86,6 +87,8 @@ class ReportData:
     """Each op and shape against the device's ceilings (traces with shapes and device work)."""
     source_lines: SourceLines | None = None
     """Time by the user's own functions (traces recorded ``with_stack=True``)."""
+    memory_peaks: tuple[MemoryPeak, ...] = ()
+    """Each memory's peak and the ops holding it (traces recorded ``profile_memory=True``)."""
 
     @property
     def noted(self) -> tuple[ExplainedRow, ...]:
@@ -171,6 +174,7 @@ def build_report(profile: Profile | TextProfile) -> ReportData:
         device_work=device_work(profile),
         roofline=diagnosis.roofline,
         source_lines=lines,
+        memory_peaks=memory_peaks(profile),
         walkthrough=walkthrough(
             table, diagnosis.verdict, any(d.code == "partial_overlap" for d in profile.warnings)
         ),

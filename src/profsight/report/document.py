@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from profsight.analyses.device_work import DeviceWork
+from profsight.analyses.memory_peak import MemoryPeak
 from profsight.analyses.roofline import Roofline
 from profsight.analyses.source_lines import SourceLines
 from profsight.analyses.step.breakdown import Breakdown, StepBreakdown
@@ -38,6 +39,7 @@ def report_document(report: ReportData) -> dict[str, Any]:
         "device_work": device_work_dict(report.device_work),
         "roofline": roofline_dict(report.roofline),
         "source_lines": source_lines_dict(report.source_lines),
+        "memory_peaks": memory_peaks_list(report.memory_peaks),
         "findings": [f.to_dict() for f in report.findings],
         "verdict": report.verdict.to_dict() if report.verdict is not None else None,
         "notes": list(report.notes),
@@ -234,3 +236,20 @@ def source_lines_dict(lines: SourceLines | None) -> dict[str, Any] | None:
             for r in lines.rows
         ],
     }
+
+
+def memory_peaks_list(peaks: tuple[MemoryPeak, ...]) -> list[dict[str, Any]]:
+    """Each memory's peak: when, how much, and the ops whose blocks it held (JSON
+    ``memory_peaks``; `analyses.memory_peak` defines each figure)."""
+    return [
+        {
+            "memory": p.memory,
+            "peak_bytes": p.peak_bytes,
+            "at_us": p.at_us,
+            "held_bytes": p.held_bytes,
+            "before_window_bytes": p.before_window_bytes,
+            "blocks_known": p.blocks_known,
+            "held_by": [{"op": h.op, "bytes": h.bytes, "blocks": h.blocks} for h in p.held_by],
+        }
+        for p in peaks
+    ]

@@ -1,0 +1,39 @@
+"""What a report says of memory at its peak, and the ops that only carry an allocation.
+
+An op's memory is allocated by the allocation ops it calls (``aten::empty`` inside
+``aten::mkldnn_convolution``); the op a block is charged to is the innermost one around its
+``[memory]`` record that is not one of those.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+#: Ops that allocate for the op around them: a block is that op's.
+ALLOCATION_OPS: Final = frozenset(
+    {
+        "aten::empty",
+        "aten::empty_strided",
+        "aten::empty_like",
+        "aten::new_empty",
+        "aten::new_empty_strided",
+        "aten::resize_",
+        "aten::zeros",
+        "aten::zeros_like",
+        "aten::new_zeros",
+        "aten::ones",
+        "aten::full",
+        "aten::to",
+        "aten::_to_copy",
+        "aten::clone",
+        "aten::contiguous",
+    }
+)
+#: Ops a report names as holding memory at the peak, most bytes first.
+PEAK_OPS_SHOWN: Final = 8
+MEMORY_PEAK_TITLE: Final = "Memory at the peak (what the window allocated and still holds)"
+BEFORE_WINDOW: Final = "(allocated before the profiled window, or its record not kept)"
+NO_BLOCKS: Final = (
+    "the trace's [memory] records carry no Addr (torch < 1.10): a free cannot be matched "
+    "to its allocation, so what is live at the peak is not known"
+)

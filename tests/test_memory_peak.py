@@ -1,0 +1,89 @@
+"""Memory at the peak (issue 26, item 2, the part a trace file holds): when each memory was
+fullest, and which ops' allocations it held then.
+
+GIVEN runs recorded with ``profile_memory=True`` (a training loop in this session, the
+allocation-churn scenario committed in tests/data, a T4 training run by others),
+WHEN profsight pairs each ``[memory]`` record's allocation with its block's free,
+THEN the blocks it finds live at the peak add up to what the allocator's own totals say the
+window added by then, and the op that grows a tensor by ``torch.cat`` holds the peak.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import profsight
+from profsight.analyses.memory_peak import memory_peaks
+from profsight.knowledge.trace_schema import MEMORY_EVENT_NAME
+
+from conftest import DATA
+from recorders import Recorded
+
+CHURN = DATA / "recorded/allocation_churn.plain.pt.trace.json.gz"
+FP32 = DATA / "gpu_traces/incredere__gpu-profiling-pytorch-lab/fp32.pt.trace.json.gz"
+
+
+def _window_added(profile: profsight.Profile, memory_types: set[int]) -> tuple[int, int]:
+    """From the allocator's ``Total Allocated`` alone: the peak, and what the window added
+    to the memory by then, counting back in the frees of blocks allocated before it."""
+    ev = profile.events
+    name = ev.strings.index(MEMORY_EVENT_NAME)
+    rec = np.flatnonzero((ev.name == name) & np.isin(ev.mem_device_type, list(memory_types)))
+    rec = rec[np.argsort(ev.start[rec], kind="stable")]
+    allocated, nbytes, block = ev.allocated[rec], ev.nbytes[rec], ev.block[rec]
+    peak = int(np.argmax(allocated))
+    baseline = int(allocated[0] - nbytes[0])
+    seen: set[int] = set()
+    early_frees = 0
+    for k in range(peak + 1):
+        if nbytes[k] > 0:
+            seen.add(int(block[k]))
+        elif int(block[k]) not in seen:
+            early_frees -= int(nbytes[k])
+    return int(allocated[peak]), int(allocated[peak]) - baseline + early_frees
+
+
+@pytest.mark.parametrize("source", ["recorded_plain", "churn", "fp32"])
+def test_the_blocks_live_at_the_peak_are_what_the_window_added(
+    source: str, request: pytest.FixtureRequest
+) -> None:
+    path = {"churn": CHURN, "fp32": FP32}.get(source)
+    if path is None:
+        recorded: Recorded = request.getfixturevalue(source)
+        path = recorded.trace
+    profile = profsight.load(path)
+    peaks = {p.memory: p for p in memory_peaks(profile)}
+    types = {"cpu": {0, 2, 5}, "device": {1, 6, 12, 20}}
+    assert peaks
+    for memory, p in peaks.items():
+        peak, added = _window_added(profile, types[memory])
+        assert p.blocks_known and p.peak_bytes == peak
+        assert p.held_bytes == added, memory
+        assert 0 <= p.held_bytes <= p.peak_bytes
+        assert sum(h.bytes for h in p.held_by) <= p.held_bytes
+
+
+def test_the_op_that_grows_a_tensor_holds_the_peak() -> None:
+    """Expected before running it: the churn scenario grows one tensor with torch.cat each
+    iteration, so at the host's peak the blocks cat allocated hold most of what the window
+    added (the rest of the loop's temporaries are freed at once)."""
+    (peak,) = memory_peaks(profsight.load(CHURN))
+    top = peak.held_by[0]
+    assert top.op == "aten::cat"
+    assert top.bytes > 0.9 * peak.held_bytes
+
+
+def test_every_format_says_the_peak() -> None:
+    """The terminal and Markdown reports name the peak and its ops; the JSON carries them."""
+    report = profsight.explain(FP32)
+    device = next(p for p in report.memory_peaks if p.memory == "device")
+    text = report.text(width=160)
+    assert "Memory at the peak" in text and device.held_by[0].op in text
+    assert "## Memory at the peak" in report.markdown()
+    doc = json.loads(report.json())["memory_peaks"]
+    assert [p["memory"] for p in doc] == [p.memory for p in report.memory_peaks]
+    assert doc[-1]["held_by"][0]["op"] == device.held_by[0].op
+    assert doc[-1]["before_window_bytes"] == device.peak_bytes - device.held_bytes
