@@ -1070,3 +1070,17 @@ def test_time_by_source_line_shows_the_reports_functions(pages: Any) -> None:
     assert row.called_from is not None
     shown = page.locator("#ps-table tbody tr").filter(has_text="aten::addmm").first
     assert shown.locator("td.ps-meaning .ps-from").inner_text() == "from " + row.called_from
+
+
+def test_memory_peak_shows_what_held_it(fp32: Opened) -> None:
+    """Under the memory chart: each memory's peak, its ops as the JSON has them, and what
+    it held from before the window."""
+    page = fp32.page
+    peaks = {p["memory"]: p for p in json.loads(fp32.report.json())["memory_peaks"]}
+    device = peaks["device"]
+    rows = page.locator("#ps-memory-peak tr[data-memory='device']")
+    assert rows.count() == len(device["held_by"]) + 1
+    assert rows.first.locator("td[data-field='op']").inner_text() == device["held_by"][0]["op"]
+    last = rows.nth(rows.count() - 1).locator("td[data-field='op']").inner_text()
+    assert last.startswith("(allocated before the profiled window")
+    assert fp32.errors == []

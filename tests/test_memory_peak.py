@@ -87,3 +87,19 @@ def test_every_format_says_the_peak() -> None:
     assert [p["memory"] for p in doc] == [p.memory for p in report.memory_peaks]
     assert doc[-1]["held_by"][0]["op"] == device.held_by[0].op
     assert doc[-1]["before_window_bytes"] == device.peak_bytes - device.held_bytes
+
+
+def test_two_runs_compare_their_peaks(capsys: pytest.CaptureFixture[str]) -> None:
+    """The churn scenario and its fix (the tensor preallocated, not grown by cat): the fix
+    lowers the host's peak, and ``profsight diff`` says by how much, in text and JSON."""
+    from profsight.cli.main import main
+
+    fixed = DATA / "recorded/allocation_churn_fixed.plain.pt.trace.json.gz"
+    (before,) = memory_peaks(profsight.load(CHURN))
+    (after,) = memory_peaks(profsight.load(fixed))
+    assert after.peak_bytes < before.peak_bytes
+    assert main(["diff", str(CHURN), str(fixed), "--format", "json"]) == 0
+    change = json.loads(capsys.readouterr().out)["memory_peak_bytes"]["cpu"]
+    assert (change["before"], change["after"]) == (before.peak_bytes, after.peak_bytes)
+    assert main(["diff", str(CHURN), str(fixed)]) == 0
+    assert "Memory peak (cpu): " in capsys.readouterr().out

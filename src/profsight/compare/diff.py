@@ -13,7 +13,7 @@ is under the noise floor).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from profsight.compare.facts import FindingFacts, RowTimes, RunFacts
@@ -150,6 +150,8 @@ class RunDiff:
     """Findings in both runs (matched by category and title, numbers aside)."""
     verdict: tuple[tuple[str | None, str | None], tuple[str | None, str | None]]
     """(bound, judgement) before and after."""
+    memory_peaks: dict[str, Change] = field(default_factory=dict)
+    """Memory (``cpu``, ``device``) -> its peak in bytes, where either run recorded it."""
 
     def with_status(self, status: Status) -> tuple[RowChange, ...]:
         return tuple(r for r in self.rows if r.status == status)
@@ -187,6 +189,7 @@ class RunDiff:
             "step_us": self.step.to_dict(),
             "phases_us": {phase: c.to_dict() for phase, c in self.phases.items()},
             "device_busy_us": None if self.device_busy is None else self.device_busy.to_dict(),
+            "memory_peak_bytes": {m: c.to_dict() for m, c in self.memory_peaks.items()},
             "verdict": {
                 "before": {"bound": b_bound, "judgement": b_judgement},
                 "after": {"bound": a_bound, "judgement": a_judgement},
@@ -244,6 +247,10 @@ def compare(
         phases=phases,
         device_busy=busy,
         rows=tuple(rows),
+        memory_peaks={
+            m: Change(old.memory_peaks.get(m), new.memory_peaks.get(m))
+            for m in sorted({*old.memory_peaks, *new.memory_peaks})
+        },
         resolved=resolved,
         new_findings=appeared,
         kept=kept,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from profsight.compare.saved_report import checked_document
@@ -83,6 +83,8 @@ class RunFacts:
     findings: tuple[FindingFacts, ...]
     bound: str | None = None
     judgement: str | None = None
+    memory_peaks: dict[str, float] = field(default_factory=dict)
+    """Memory (``cpu``, ``device``) -> its peak, bytes (traces with ``profile_memory``)."""
 
     @classmethod
     def of(cls, source: ReportData | Mapping[str, Any], label: str = "<report>") -> RunFacts:
@@ -110,6 +112,9 @@ class RunFacts:
             ),
             bound=verdict.get("bound"),
             judgement=verdict.get("judgement"),
+            memory_peaks={
+                str(p["memory"]): float(p["peak_bytes"]) for p in doc.get("memory_peaks") or []
+            },
         )
 
     def phase_pct(self, phase: str) -> float | None:

@@ -37,3 +37,14 @@ NO_BLOCKS: Final = (
     "the trace's [memory] records carry no Addr (torch < 1.10): a free cannot be matched "
     "to its allocation, so what is live at the peak is not known"
 )
+
+#: What the page says under its memory chart.
+MEMORY_PAGE_TEXTS: Final[dict[str, str]] = {
+    "intro": (
+        "At each memory's peak: the ops whose allocations in the window it still held, most "
+        "bytes first, and what it held from before the window (parameters, optimizer state, "
+        "cached inputs)."
+    ),
+    "before_window": BEFORE_WINDOW,
+    "no_blocks": NO_BLOCKS,
+}

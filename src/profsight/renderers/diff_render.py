@@ -23,7 +23,7 @@ from profsight.model.findings import Severity
 from profsight.renderers.escape import markdown_cell
 from profsight.renderers.names import cut_name, markdown_name
 from profsight.renderers.template import fill, script_json
-from profsight.units import short_time
+from profsight.units import short_bytes, short_time
 
 #: Rows shown per list (slower, faster, new, gone) in text and Markdown; JSON has them all.
 ROWS_SHOWN = 10
@@ -69,6 +69,16 @@ def _moved(change: Change) -> str:
     )
 
 
+def _moved_bytes(change: Change) -> str:
+    """``215 MB → 180 MB (-16.3%)``."""
+
+    def size(n: float | None) -> str:
+        return "-" if n is None else short_bytes(n)
+
+    pct = _pct(change)
+    return f"{size(change.before)} → {size(change.after)}" + (f" ({pct})" if pct else "")
+
+
 def _side(run: RunFacts) -> str:
     return f"{run.source} ({run.format or 'report'}, {run.steps} step{'s' * (run.steps != 1)})"
 
@@ -97,6 +107,8 @@ def _headline(diff: RunDiff) -> list[str]:
     lines = [f"Step time: {_moved(diff.step)}"]
     if diff.device_busy is not None:
         lines.append(f"Device busy: {_moved(diff.device_busy)}")
+    for memory, change in diff.memory_peaks.items():
+        lines.append(f"Memory peak ({memory}): {_moved_bytes(change)}")
     if diff.verdict == ((None, None), (None, None)):
         lines.append("Verdict: none (only a trace gives one)")
     elif diff.verdict_changed:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from profsight.analyses.step.comms import Communication
 from profsight.knowledge.advice import saving_phrase
 from profsight.knowledge.collectives import bus_factor
+from profsight.knowledge.memory_blocks import MEMORY_PAGE_TEXTS
 from profsight.knowledge.phases import PHASE_LABELS
 from profsight.knowledge.roofline_ops import ROOFLINE_PAGE_TEXTS
 from profsight.knowledge.rows import DEVICE_KINDS, RowKind, classify
@@ -36,6 +37,7 @@ from profsight.report.document import (
     breakdown_dict,
     communication_dict,
     device_work_dict,
+    memory_peaks_list,
     roofline_dict,
     source_lines_dict,
 )
@@ -136,6 +138,7 @@ def page_data(report: ReportData) -> dict[str, Any]:
         "device_work": device_work_dict(report.device_work),
         "roofline": _with_texts(roofline_dict(report.roofline), ROOFLINE_PAGE_TEXTS),
         "source_lines": _with_texts(source_lines_dict(report.source_lines), SOURCE_PAGE_TEXTS),
+        "memory_peaks": {"peaks": memory_peaks_list(report.memory_peaks), **MEMORY_PAGE_TEXTS},
     }
 
 

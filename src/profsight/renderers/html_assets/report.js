@@ -27,7 +27,9 @@
  *                               0 to the running total of the phases before it and its own
  *                               (last phase first, so the bars stack)
  *   #ps-busy, #ps-queue,        uPlot #ps-busy-chart (one series, an area), #ps-queue-chart,
- *   #ps-memory                  #ps-memory-chart (a series per memory: "cpu", "device"); each
+ *   #ps-memory                  table#ps-memory-peak tr[data-memory] td[data-field] (memory,
+ *                               op, bytes, blocks): each memory's peak and what held it;
+ *                               #ps-memory-chart (a series per memory: "cpu", "device"); each
  *                               profiler step a shaded band, its host range a bar on top
  *   #ps-tooltip                 the hover box: .ps-tip-name, tr[data-field] cells; on a
  *                               timeline: time, the series' names, step, step_time,
@@ -875,6 +877,34 @@
       }
       timeline("ps-memory", "ps-memory-chart", legend, series, byteTicks, BYTE_INCRS, maxY, false);
     }
+    memoryPeaks();
+  }
+
+  /** Under the memory chart: each memory's peak and the ops whose blocks it held. */
+  function memoryPeaks() {
+    const M = D.memory_peaks;
+    if (!M || !M.peaks.length) return;
+    const s = document.getElementById("ps-memory");
+    if (s.hidden) show(s);
+    s.appendChild(el("p", "ps-muted", M.intro));
+    const [table, body] = grid("ps-memory-peak", ["memory", "held by", "bytes", "blocks"]);
+    const cell = (field, text, cls) => {
+      const td = el("td", cls === undefined ? "ps-n" : cls, text);
+      td.setAttribute("data-field", field);
+      return td;
+    };
+    for (const p of M.peaks) {
+      const label = (p.memory === "cpu" ? "CPU" : DEV) + " peak " + fmtBytes(p.peak_bytes) + " at " + fmtTime(p.at_us);
+      const rows = p.blocks_known ? p.held_by.map((h) => [h.op, fmtBytes(h.bytes), String(h.blocks)]) : [[M.no_blocks, "", ""]];
+      if (p.blocks_known) rows.push([M.before_window, fmtBytes(p.before_window_bytes), ""]);
+      rows.forEach(([op, bytes, blocks], i) => {
+        const tr = el("tr");
+        tr.setAttribute("data-memory", p.memory);
+        tr.append(cell("memory", i === 0 ? label : "", ""), cell("op", op, "ps-name"), cell("bytes", bytes), cell("blocks", blocks));
+        body.appendChild(tr);
+      });
+    }
+    s.appendChild(scrolling(table));
   }
   // ---- launches and copies -------------------------------------------------------------
 
