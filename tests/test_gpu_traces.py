@@ -263,6 +263,32 @@ def test_memory_pressure_is_judged_on_the_peak_against_the_device(
         assert "memory limit" not in diagnosis.verdict.summary
 
 
+def test_memory_pressure_says_what_to_shrink_first(tmp_path: Path) -> None:
+    """A 32 GiB V100 at 30 GiB: 8 GiB of it a block the window's ``aten::cat`` allocated
+    and still holds (inside ``aten::empty``, which only allocates for it), the rest from
+    before the window; a block allocated and freed before the peak holds nothing. The
+    finding names the op and what predates the window."""
+    from tracebuilder import TraceBuilder
+
+    gib = 2**30
+    tb = TraceBuilder()
+    tb.gpu("Tesla V100-SXM2-32GB", memory=32 * gib)
+    tb.step(1, 0.0, 1000.0)
+    tb.kernel("volta_sgemm_128x64_nn", 1.0, 5.0, 950.0)
+    tb.host("aten::add", 10.0, 20.0)
+    tb.memory(11.0, 1 * gib, 23 * gib, addr=4096)
+    tb.memory(25.0, -1 * gib, 22 * gib, addr=4096)
+    tb.host("aten::cat", 40.0, 30.0)
+    tb.host("aten::empty", 41.0, 5.0)
+    tb.memory(42.0, 8 * gib, 30 * gib, addr=8192)
+    diagnosis = diagnose(profsight.load(tb.write(tmp_path / "memory.json")))
+    (memory,) = [f for f in diagnosis.findings if f.title.startswith("Device memory peaks at")]
+    held = {e.label: e.value for e in memory.evidence}
+    assert held["held at the peak by"] == "aten::cat 8.59 GB"
+    before = "held at the peak from before the window (parameters, optimizer state, inputs)"
+    assert held[before] == "23.6 GB"
+
+
 def test_peer_copies_are_copies_with_their_bandwidth(tmp_path: Path) -> None:
     """An aten::copy_ that moves 100 MB to another A100 in 10 ms (10 GB/s: PCIe speed, where
     NVLink 3 carries 300 GB/s per direction) is a copy finding with its bandwidth, not the

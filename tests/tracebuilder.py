@@ -147,7 +147,13 @@ class TraceBuilder:
         )
 
     def memory(
-        self, ts: float, nbytes: int, allocated: int, device_type: int = 1, reserved: int = -1
+        self,
+        ts: float,
+        nbytes: int,
+        allocated: int,
+        device_type: int = 1,
+        reserved: int = -1,
+        addr: int = -1,
     ) -> None:
         self.events.append(
             {
@@ -164,6 +170,7 @@ class TraceBuilder:
                     **({"Total Reserved": reserved} if reserved >= 0 else {}),
                     "Device Type": device_type,
                     "Device Id": 0,
+                    **({"Addr": addr} if addr >= 0 else {}),
                 },
             }
         )

@@ -260,6 +260,13 @@ MEMORY_LIMIT_ADVICE: Final = (
 )
 #: Device memory peak above this fraction of capacity (TensorBoard plugin rule).
 MEMORY_PEAK_FRACTION: Final = 0.9
+#: The memory finding's evidence of what to shrink first: the ops whose allocations the
+#: peak held (at most this many), and what it held from before the window.
+PEAK_OPS_IN_EVIDENCE: Final = 3
+HELD_AT_PEAK: Final = "held at the peak by"
+HELD_BEFORE_WINDOW: Final = (
+    "held at the peak from before the window (parameters, optimizer state, inputs)"
+)
 #: FP32 GEMM/convolution kernels past this share of device time on a tensor-core GPU.
 FP32_ON_TENSOR_CORES_PCT: Final = 20.0
 #: Allocations per step above which allocation churn is reported (measured on the scenarios:

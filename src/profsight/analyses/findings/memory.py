@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
+from profsight.analyses.memory_peak import memory_peaks
 from profsight.analyses.step.context import Context
 from profsight.knowledge import advice
 from profsight.knowledge.advice import ALLOCATIONS_PER_STEP
@@ -20,7 +21,7 @@ from profsight.knowledge.ops import lookup_op
 from profsight.knowledge.trace_schema import DEVICE_MEMORY_DEVICE_TYPES, EventKind
 from profsight.model.findings import Evidence, Finding, Severity, severity_for
 from profsight.model.table import Row
-from profsight.units import short_time
+from profsight.units import short_bytes, short_time
 
 COPY_CATEGORY = "copy"
 
@@ -97,6 +98,7 @@ def memory_limit(ctx: Context) -> list[Finding]:
     evidence = [Evidence("peak allocated", f"{peak / gib:.1f} GiB of {capacity / gib:.1f} GiB")]
     if reserved > 0:
         evidence.append(Evidence("peak reserved (caching allocator)", f"{reserved / gib:.1f} GiB"))
+    evidence += _held_at_peak(ctx)
     return [
         Finding(
             category="memory",
@@ -109,6 +111,21 @@ def memory_limit(ctx: Context) -> list[Finding]:
             trigger=f"peak allocated > {advice.MEMORY_PEAK_FRACTION:.0%} of device memory "
             f"({advice.TB_PLUGIN})",
         )
+    ]
+
+
+def _held_at_peak(ctx: Context) -> list[Evidence]:
+    """What to shrink first: the ops whose allocations the device's peak held, and what it
+    held from before the window (`analyses.memory_peak`)."""
+    peaks = [p for p in memory_peaks(ctx.profile) if p.memory == "device" and p.blocks_known]
+    if not peaks:
+        return []
+    peak = peaks[0]
+    shown = peak.held_by[: advice.PEAK_OPS_IN_EVIDENCE]
+    held = ", ".join(f"{h.op} {short_bytes(h.bytes)}" for h in shown) or "none"
+    return [
+        Evidence(advice.HELD_AT_PEAK, held, tuple(h.op for h in shown)),
+        Evidence(advice.HELD_BEFORE_WINDOW, short_bytes(peak.before_window_bytes)),
     ]
 
 
