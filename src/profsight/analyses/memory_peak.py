@@ -8,12 +8,13 @@ the peak when its allocation came at or before it and its free (the next record 
 block) after it, or never. It is charged to the innermost op around its record on the
 record's thread, less the ops that only allocate for the op around them
 (`knowledge.memory_blocks.ALLOCATION_OPS`). What the peak holds beyond those blocks was
-allocated before the window (parameters, optimizer state, a cached input).
+allocated before the window (parameters, optimizer state, a cached input). A live
+profiler's peak also carries torch's own categories (`loaders.live.memory_categories`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -49,6 +50,8 @@ class MemoryPeak:
     """The ops those blocks are charged to, most bytes first (at most `PEAK_OPS_SHOWN`)."""
     blocks_known: bool
     """Whether the records say their block (``Addr``): without, nothing is held by name."""
+    categories: dict[str, int] | None = None
+    """A live profiler's: torch's memory profiler's categories at its own peak (bytes)."""
 
     @property
     def before_window_bytes(self) -> int:
@@ -70,7 +73,9 @@ def memory_peaks(profile: Profile) -> tuple[MemoryPeak, ...]:
         if not len(mine) or not (allocated >= 0).any():
             continue
         peak = int(np.argmax(np.where(allocated >= 0, allocated, -1)))
-        out.append(_peak(profile, memory, mine, peak))
+        found = _peak(profile, memory, mine, peak)
+        categories = (profile.memory_categories or {}).get(memory)
+        out.append(replace(found, categories=categories) if categories else found)
     return tuple(out)
 
 

@@ -33,6 +33,7 @@ ALLOCATION_OPS: Final = frozenset(
 PEAK_OPS_SHOWN: Final = 8
 MEMORY_PEAK_TITLE: Final = "Memory at the peak (what the window allocated and still holds)"
 BEFORE_WINDOW: Final = "(allocated before the profiled window, or its record not kept)"
+TORCH_CATEGORIES: Final = "torch's memory profiler, at its own peak"
 NO_BLOCKS: Final = (
     "the trace's [memory] records carry no Addr (torch < 1.10): a free cannot be matched "
     "to its allocation, so what is live at the peak is not known"

@@ -34,6 +34,10 @@ class Profile:
     meta: TraceMeta = field(default_factory=TraceMeta)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     load_stats: LoadStats = field(default_factory=LoadStats)
+    memory_categories: dict[str, dict[str, int]] | None = None
+    """A live profiler's memory at its own peak, by torch's categories (``parameter``,
+    ``gradient``, ``optimizer_state``, ...), per memory (``cpu``, ``device``): torch's
+    ``MemoryProfile``, which a trace file has not what it needs for (`loaders.live`)."""
     _tables: dict[tuple[str, int], ProfilerTable] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )

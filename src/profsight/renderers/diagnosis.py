@@ -21,7 +21,12 @@ from profsight.knowledge.advice import (
     QUEUE_LINE,
     saving_phrase,
 )
-from profsight.knowledge.memory_blocks import BEFORE_WINDOW, MEMORY_PEAK_TITLE, NO_BLOCKS
+from profsight.knowledge.memory_blocks import (
+    BEFORE_WINDOW,
+    MEMORY_PEAK_TITLE,
+    NO_BLOCKS,
+    TORCH_CATEGORIES,
+)
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.knowledge.roofline_ops import (
     ROOFLINE_NO_DEVICE,
@@ -290,4 +295,8 @@ def memory_peak_lines(peaks: tuple[MemoryPeak, ...]) -> list[str]:
                 f"{cut_words(h['op'], 80) or '(no op around it)'}"
             )
         out.append(f"    {short_bytes(p['before_window_bytes']):>9} {'':>12}  {BEFORE_WINDOW}")
+        if p["torch_categories"]:
+            parts = sorted(p["torch_categories"].items(), key=lambda kv: -kv[1])
+            named = ", ".join(f"{c.replace('_', ' ')} {short_bytes(b)}" for c, b in parts)
+            out.append(f"    {TORCH_CATEGORIES}: {named}")
     return out

@@ -250,6 +250,7 @@ def memory_peaks_list(peaks: tuple[MemoryPeak, ...]) -> list[dict[str, Any]]:
             "before_window_bytes": p.before_window_bytes,
             "blocks_known": p.blocks_known,
             "held_by": [{"op": h.op, "bytes": h.bytes, "blocks": h.blocks} for h in p.held_by],
+            "torch_categories": p.categories,
         }
         for p in peaks
     ]
