@@ -92,9 +92,9 @@ def _peak(profile: Profile, memory: str, records: I64, peak: int) -> MemoryPeak:
         nxt = np.full(len(records), -1, np.int64)
         same = block[order][1:] == block[order][:-1]
         nxt[order[:-1][same]] = order[1:][same]
-        freed_at = np.where(nxt >= 0, t[np.maximum(nxt, 0)], np.iinfo(np.int64).max)
-        freed = (nxt >= 0) & (ev.nbytes[records][np.maximum(nxt, 0)] < 0)
-        freed_at = np.where(freed, freed_at, np.iinfo(np.int64).max)
+        later = np.maximum(nxt, 0)
+        freed = (nxt >= 0) & (ev.nbytes[records][later] < 0)
+        freed_at = np.where(freed, t[later], np.iinfo(np.int64).max)
         live = (ev.nbytes[records] > 0) & (np.arange(len(records)) <= peak) & (block >= 0)
         live &= freed_at > t[peak]
     held = records[live]

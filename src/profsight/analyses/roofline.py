@@ -172,10 +172,11 @@ def roofline(
         return None
     link = np.zeros(len(events), bool)
     copies = held & (ev.kind[work] == EventKind.MEMCPY)
+    held_names = ev.name[work[held]]
     for name in np.unique(ev.name[work[copies]]).tolist():
         direction = decode_kernel(ev.strings[name]).algorithm or ""
         if direction.split(" ")[0] in _LINK_COPIES:
-            link[at[ev.name[work[held]] == name]] = True
+            link[at[held_names == name]] = True
     # a copy over a link is its own row: the same op and shapes also copy on the device
     copy_ids = [i for i in np.unique(ev.name[events]).tolist() if ev.strings[i] in ops.COPIES]
     link &= np.isin(ev.name[events], copy_ids)

@@ -168,6 +168,19 @@
     return text.length <= chars ? text : text.slice(0, chars - 1) + "…";
   }
 
+  /** A chart's legend: a swatch of each item's colour (a CSS variable) and its label. */
+  function swatchLegend(items) {
+    const legend = el("ul", "ps-legend");
+    for (const it of items) {
+      const li = el("li");
+      const sw = el("span", "ps-swatch");
+      sw.style.background = "var(" + it.colour + ")";
+      li.append(sw, el("span", "", it.label));
+      legend.appendChild(li);
+    }
+    return legend;
+  }
+
   /** A wide table in a box that scrolls sideways by itself, not the page. */
   function scrolling(table) {
     const box = el("div", "ps-scroll");
@@ -866,15 +879,8 @@
       const series = names.map((k) => ({ name: k, label: (k === "cpu" ? "CPU" : DEV) + " memory allocated",
         values: mem[k], colour: k === "device" ? "--bar-device" : "--bar", fmt: fmtBytes }));
       const maxY = Math.max(...series.map((x) => Math.max(...x.values)), 1);
-      const legend = el("ul", "ps-legend");
-      for (const ser of series) {
-        const li = el("li");
-        const sw = el("span", "ps-swatch");
-        sw.style.background = "var(" + ser.colour + ")";
-        li.appendChild(sw);
-        li.appendChild(el("span", "", ser.label + ", peak " + fmtBytes(Math.max(...ser.values))));
-        legend.appendChild(li);
-      }
+      const legend = swatchLegend(series.map((ser) => ({ colour: ser.colour,
+        label: ser.label + ", peak " + fmtBytes(Math.max(...ser.values)) })));
       timeline("ps-memory", "ps-memory-chart", legend, series, byteTicks, BYTE_INCRS, maxY, false);
     }
     memoryPeaks();
@@ -966,14 +972,7 @@
       const at = new Map(c.series_ms_gbps.map((p) => [p[0], p[1]]));
       return { label: c.direction, colour: COPY_COLOURS[i % COPY_COLOURS.length], values: xs.map((x) => (at.has(x) ? at.get(x) : null)) };
     });
-    const legend = el("ul", "ps-legend");
-    for (const ser of series) {
-      const li = el("li");
-      const sw = el("span", "ps-swatch");
-      sw.style.background = "var(" + ser.colour + ")";
-      li.append(sw, el("span", "", ser.label));
-      legend.appendChild(li);
-    }
+    const legend = swatchLegend(series);
     s.append(el("p", "ps-muted", "Copy bandwidth over the trace: bytes over the time copies ran, per slice."), legend);
     const box = el("div", "ps-chart");
     s.appendChild(box);
@@ -1046,21 +1045,10 @@
         }
         return { label: b, bound: b, colour: BOUND_COLOURS[b] || "--bar", values: values };
       });
-      const legend = el("ul", "ps-legend");
-      for (const ser of pointSeries) {
-        const li = el("li");
-        const sw = el("span", "ps-swatch");
-        sw.style.background = "var(" + ser.colour + ")";
-        li.append(sw, el("span", "", ser.label));
-        legend.appendChild(li);
-      }
-      if (roofSeries.length) {
-        const li = el("li");
-        const sw = el("span", "ps-swatch");
-        sw.style.background = "var(--muted)";
-        li.append(sw, el("span", "", "roofs: " + roofSeries.map((r) => r.label.replace(" roof", "")).join(", ")));
-        legend.appendChild(li);
-      }
+      const roofs = roofSeries.length
+        ? [{ colour: "--muted", label: "roofs: " + roofSeries.map((r) => r.label.replace(" roof", "")).join(", ") }]
+        : [];
+      const legend = swatchLegend(pointSeries.concat(roofs));
       s.append(el("p", "ps-muted", R.chart_intro), legend);
       const box = el("div", "ps-chart");
       s.appendChild(box);
