@@ -35,7 +35,7 @@ from profsight.renderers.job_html import job_page_data
 from profsight.renderers.names import HTML_NAME
 from profsight.renderers.template import script_json
 from profsight.samples import sample_trace
-from profsight.units import short_time
+from profsight.units import short_time, torch_memory
 from test_long_names import LONG, record
 from tracebuilder import TraceBuilder
 
@@ -1084,3 +1084,31 @@ def test_memory_peak_shows_what_held_it(fp32: Opened) -> None:
     last = rows.nth(rows.count() - 1).locator("td[data-field='op']").inner_text()
     assert last.startswith("(allocated before the profiled window")
     assert fp32.errors == []
+
+
+SNAPSHOT = DATA / "shared/snapshots/wl_medium512_training.pickle.gz"
+
+
+@pytest.mark.parametrize("width", [NARROW, 1280])
+def test_snapshot_page_shows_the_peak_and_its_sites(pages: Any, width: int) -> None:
+    """A memory snapshot by others (CS336's medium Transformer at context 512): the page
+    states the JSON's peak, its holders and sites in order, and draws the allocated bytes
+    over time with the peak as its highest point; nothing spills at a phone's width."""
+    report = profsight.explain_snapshot(SNAPSHOT)
+    (device,) = json.loads(report.json())["devices"]
+    o = pages(report, f"snapshot-{width}", width=width)
+    page = o.page
+    assert o.errors == [] and o.violations() == [] and o.requests == [o.url]
+    heading = page.locator("#ps-snapshot h3").inner_text()
+    assert heading == f"Device 0: peak {torch_memory(device['peak_bytes'])}"
+    holders = page.locator("#ps-snapshot-holders tbody tr")
+    shown = [h for h, v in device["holders"].items() if v]
+    assert [holders.nth(i).get_attribute("data-holder") for i in range(holders.count())] == shown
+    sites = page.locator("#ps-snapshot-sites tbody tr")
+    assert sites.count() == len(device["sites"])
+    assert [sites.nth(i).get_attribute("data-site") for i in range(3)] == [
+        s["site"] for s in device["sites"][:3]
+    ]
+    drawn = chart(page, "ps-memory-chart")
+    assert max(drawn["data"][1]) == device["peak_bytes"]
+    assert page.evaluate("[document.documentElement.scrollWidth, innerWidth]") == [width] * 2

@@ -131,3 +131,18 @@ def test_explain_gives_an_assistant_the_roofline_of_the_top_ops(tmp_path: Path) 
     rows = table.structured_content["rows"]
     (vocab,) = [r for r in rows if r["name"] == "aten::addmm" and "30522" in r["shapes"]]
     assert vocab["bound"] == "memory"
+
+
+def test_explain_reads_a_memory_snapshot() -> None:
+    """A memory snapshot by others: the assistant gets each device's peak and the sites that
+    hold it, as `profsight explain X --format json` writes them."""
+    from profsight.renderers.snapshot_report import snapshot_document
+    from profsight.report.snapshot import explain_snapshot
+
+    from conftest import DATA
+
+    path = str(DATA / "shared/snapshots/kk_ctx128_fullstep.pickle.gz")
+    _, (explained,) = _session([("explain", {"path": path})])
+    got = explained.structured_content["snapshot"]
+    assert got == snapshot_document(explain_snapshot(path))
+    assert got["devices"][0]["sites"][0]["site"] == "optimizers.py:82 step"

@@ -18,6 +18,8 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "explain": "profsight.api",
     "explain_job": "profsight.api",
+    "explain_snapshot": "profsight.api",
+    "MemorySnapshotReport": "profsight.api",
     "JobReport": "profsight.api",
     "profile": "profsight.integrations.torch_profile",
     "load": "profsight.loaders",
@@ -40,6 +42,7 @@ __all__ = [
     "Diagnostic",
     "InputError",
     "JobReport",
+    "MemorySnapshotReport",
     "Profile",
     "ProfilerTable",
     "ProfsightError",
@@ -51,13 +54,21 @@ __all__ = [
     "__version__",
     "explain",
     "explain_job",
+    "explain_snapshot",
     "load",
     "load_text",
     "profile",
 ]
 
 if TYPE_CHECKING:
-    from profsight.api import JobReport, Report, explain, explain_job
+    from profsight.api import (
+        JobReport,
+        MemorySnapshotReport,
+        Report,
+        explain,
+        explain_job,
+        explain_snapshot,
+    )
     from profsight.errors import InputError, ProfsightError, UsageError
     from profsight.integrations.torch_profile import profile
     from profsight.loaders import load, load_text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from dataclasses import fields
@@ -14,7 +15,7 @@ from profsight.loaders import load, load_text
 from profsight.loaders.live import is_profiler, load_live
 from profsight.model.profile import Profile
 from profsight.model.text_profile import TextProfile
-from profsight.renderers.html import notebook_html, render_html
+from profsight.renderers.html import in_frame, notebook_html, render_html
 from profsight.renderers.job_html import notebook_job_html, render_job_html
 from profsight.renderers.job_text import render_job_json, render_job_markdown, render_job_text
 from profsight.renderers.report_formats import (
@@ -22,7 +23,15 @@ from profsight.renderers.report_formats import (
     render_markdown_report,
     render_text,
 )
+from profsight.renderers.snapshot_report import (
+    render_snapshot_html,
+    render_snapshot_markdown,
+    render_snapshot_text,
+    snapshot_document,
+)
 from profsight.report.build import ReportData, build_report
+from profsight.report.snapshot import SnapshotReport
+from profsight.report.snapshot import explain_snapshot as _explain_snapshot
 
 
 class Report(ReportData):
@@ -125,3 +134,36 @@ def explain_job(
     """
     data = _explain_job(paths, executor, workers, scheduler, worker_memory, on_rank)
     return JobReport.of(data)
+
+
+class MemorySnapshotReport(SnapshotReport):
+    """A memory snapshot explained (`explain_snapshot`): each device's peak and what holds
+    it, with its renderings."""
+
+    @classmethod
+    def of(cls, data: SnapshotReport) -> MemorySnapshotReport:
+        return cls(**{f.name: getattr(data, f.name) for f in fields(data)})
+
+    def text(self) -> str:
+        return render_snapshot_text(self)
+
+    def markdown(self) -> str:
+        return render_snapshot_markdown(self)
+
+    def json(self) -> str:
+        return json.dumps(snapshot_document(self), indent=2, ensure_ascii=False) + "\n"
+
+    def html(self) -> str:
+        return render_snapshot_html(self)
+
+    def _repr_html_(self) -> str:
+        return in_frame(self.html())
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+def explain_snapshot(path: str | os.PathLike[str]) -> MemorySnapshotReport:
+    """Explain a memory snapshot: the pickle ``torch.cuda.memory._dump_snapshot`` writes
+    (plain or gzip). It is read as plain data: no code in it runs."""
+    return MemorySnapshotReport.of(_explain_snapshot(path))

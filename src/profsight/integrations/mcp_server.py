@@ -33,16 +33,18 @@ from profsight.compare.diff import compare
 from profsight.compare.saved_report import load_report_document, saved_schema
 from profsight.errors import ProfsightError
 from profsight.job import explain_ranks
-from profsight.loaders import load
+from profsight.loaders import is_snapshot, load
 from profsight.model.profile import Profile
 from profsight.model.rank_split import rank_parts
 from profsight.model.text_profile import TextProfile
 from profsight.renderers.diff_render import render_diff
 from profsight.renderers.job_text import job_document
+from profsight.renderers.snapshot_report import snapshot_document
 from profsight.renderers.table_formats import render_json as render_table_json
 from profsight.renderers.tree_text import render_tree_json
 from profsight.report.build import build_report
 from profsight.report.document import report_document
+from profsight.report.snapshot import explain_snapshot
 from profsight.slicing.window import encode, explained_slice, parse_steps
 
 INSTRUCTIONS = (
@@ -148,11 +150,14 @@ def explain_tool(path: str, rows: int = 10) -> dict[str, Any]:
     fix), and the `rows` table rows that matter most, each explained.
 
     path: a trace (.json or .json.gz), a directory of per-rank traces (a distributed job), a
-    printed key_averages() table or Lightning profiler report, or a saved profsight JSON
-    report."""
+    printed key_averages() table or Lightning profiler report, a saved profsight JSON
+    report, or a memory snapshot (torch.cuda.memory._dump_snapshot's pickle: then each
+    device's peak and the source lines that hold it)."""
     with _user_errors():
         if os.path.isdir(path):
             return {"job": job_document(explain_job(path, executor="serial"))}
+        if is_snapshot(path):
+            return {"snapshot": snapshot_document(explain_snapshot(path))}
         if saved_schema(path) is not None:
             return concise(load_report_document(path), rows)
         profile = load(path)

@@ -23,7 +23,23 @@ from profsight.loaders.table_text import looks_like_table, parse_tables
 from profsight.model.profile import Profile
 from profsight.model.text_profile import TextProfile
 
-__all__ = ["load", "load_text"]
+__all__ = ["SNAPSHOT_ELSEWHERE", "is_snapshot", "load", "load_text"]
+
+SNAPSHOT_ELSEWHERE = (
+    "is a pickle, as torch's memory snapshots are (torch.cuda.memory._dump_snapshot): "
+    "`profsight explain` (profsight.explain_snapshot in Python) reads those; this reads "
+    "traces and printed tables"
+)
+
+
+def is_snapshot(path: str | os.PathLike[str]) -> bool:
+    """Whether `path` (plain or gzip) is a pickle: read as a memory snapshot. False for
+    anything that cannot be opened (its loader then says why)."""
+    try:
+        with open_input(Path(path)) as stream:
+            return sniff(stream.peek(SNIFF_BYTES)) is Format.PICKLE
+    except (InputError, OSError):
+        return False
 
 
 def load(path: str | os.PathLike[str], progress: Progress = no_progress) -> Profile | TextProfile:
@@ -51,6 +67,8 @@ def _load_bytes(data: bytearray, source: str, compressed: bool) -> Profile | Tex
         return load_kineto(Input.from_bytes(data, source), source)
     if fmt is Format.EMPTY:
         raise InputError(source, "is empty" + (" after decompression" if compressed else ""))
+    if fmt is Format.PICKLE:
+        raise InputError(source, SNAPSHOT_ELSEWHERE)
     if fmt is Format.BINARY:
         raise InputError(source, "is a binary file, not a profiler trace or table")
     return load_text(data.decode("utf-8", errors="replace"), source)

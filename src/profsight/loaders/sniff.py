@@ -10,6 +10,8 @@ class Format(enum.Enum):
     """A Chrome/Kineto trace: JSON object with ``traceEvents``, or a bare JSON event array."""
     TEXT = "text"
     """Text: a printed profiler table or a Lightning report."""
+    PICKLE = "pickle"
+    """A Python pickle (protocol 2 to 5): a memory snapshot, `loaders.snapshot_pickle`."""
     BINARY = "binary"
     EMPTY = "empty"
 
@@ -24,6 +26,8 @@ def sniff(data: bytes | bytearray) -> Format:
         return Format.EMPTY
     if head[:1] in (b"{", b"["):
         return Format.KINETO
+    if data[:1] == b"\x80" and data[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
+        return Format.PICKLE
     if b"\x00" in head or _looks_binary(head):
         return Format.BINARY
     return Format.TEXT

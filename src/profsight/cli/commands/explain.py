@@ -24,8 +24,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "path",
         nargs="?",
         default=None,
-        help="trace file (.json or .json.gz), printed table, or a directory of per-rank "
-        "traces (then as `profsight job`)",
+        help="trace file (.json or .json.gz), printed table, memory snapshot "
+        "(torch.cuda.memory._dump_snapshot's .pickle), or a directory of per-rank traces "
+        "(then as `profsight job`)",
     )
     p.add_argument("--format", choices=list(REPORT_FORMATS), default=None)
     add_output_arguments(p)
@@ -34,6 +35,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     from profsight.cli.common import load_profile, warn_analysis, write_output
+    from profsight.loaders import is_snapshot
     from profsight.model.rank_split import rank_parts
     from profsight.model.text_profile import TextProfile
     from profsight.report.build import build_report
@@ -46,6 +48,8 @@ def run(args: argparse.Namespace) -> int:
         args.paths, args.executor, args.workers, args.scheduler = [path], "process", None, None
         args.worker_memory = None
         return job.run(args)
+    if is_snapshot(path):
+        return _snapshot(path, args)
     profile = load_profile(path, args)
     if not isinstance(profile, TextProfile) and (parts := rank_parts(profile)):
         return _job(parts, path, args)
@@ -74,6 +78,21 @@ def _rendered(report: ReportData, fmt: str, to_terminal: bool) -> str:
         width = shutil.get_terminal_size((120, 24)).columns
         return render_text(report, width=width, color=sys.stdout.isatty())
     return render_report(report, fmt)
+
+
+def _snapshot(path: str, args: argparse.Namespace) -> int:
+    """A memory snapshot (``torch.cuda.memory._dump_snapshot``): its peaks, what holds them."""
+    from profsight.cli.common import warn, write_output
+    from profsight.renderers.snapshot_report import SNAPSHOT_SUFFIXES, render_snapshot
+    from profsight.report.snapshot import explain_snapshot
+
+    report = explain_snapshot(path)
+    fmt = format_from(args, SNAPSHOT_SUFFIXES, "text")
+    if fmt != "text" or args.output is not None:
+        for note in report.diagnostics:
+            warn(f"{path}: {note}")
+    write_output(render_snapshot(report, fmt), args.output, [path], args.force)
+    return 0
 
 
 def _job(parts: RankParts, path: str, args: argparse.Namespace) -> int:

@@ -31,6 +31,11 @@
  *                               op, bytes, blocks): each memory's peak and what held it;
  *                               #ps-memory-chart (a series per memory: "cpu", "device"); each
  *                               profiler step a shaded band, its host range a bar on top
+ *   #ps-snapshot (snapshots)    per device: ul.ps-snapshot-facts li, table.ps-snapshot-holders
+ *                               tr[data-holder] td[data-field] (holder, bytes, meaning),
+ *                               table.ps-snapshot-sites tr[data-site] td[data-field] (site,
+ *                               bytes, blocks, holder); the tables of device 0 carry the ids
+ *                               #ps-snapshot-holders and #ps-snapshot-sites
  *   #ps-tooltip                 the hover box: .ps-tip-name, tr[data-field] cells; on a
  *                               timeline: time, the series' names, step, step_time,
  *                               host_range, host ("done, ..." once the host left the step)
@@ -191,7 +196,7 @@
   /** A grid table `id` with a header row of `headings`: [table, its tbody]. */
   function grid(id, headings) {
     const table = el("table", "ps-grid");
-    table.id = id;
+    if (id) table.id = id;
     const head = el("tr");
     for (const h of headings) head.appendChild(el("th", "", h));
     const thead = el("thead");
@@ -912,6 +917,53 @@
     }
     s.appendChild(scrolling(table));
   }
+  /** A memory snapshot's peaks: what held each device's, by holder and by site. */
+  function snapshot() {
+    const S = D.snapshot;
+    if (!S) return;
+    const s = show(document.getElementById("ps-snapshot"));
+    s.appendChild(el("p", "ps-muted", S.intro));
+    const meaning = {};
+    for (const h of S.holders) meaning[h.holder] = h.meaning;
+    const cell = (field, text, cls) => {
+      const td = el("td", cls === undefined ? "ps-n" : cls, text);
+      td.setAttribute("data-field", field);
+      return td;
+    };
+    S.devices.forEach((d, i) => {
+      s.appendChild(el("h3", "", "Device " + d.device + ": peak " + fmtBytes(d.peak_bytes)));
+      const facts = el("ul", "ps-snapshot-facts");
+      facts.appendChild(el("li", "", "Reached " + (d.peak_event >= 0 ? "at event " + (d.peak_event + 1) + " of " + d.events : "before the first event") +
+        (d.peak_at_us === null ? "" : ", " + fmtTime(d.peak_at_us) + " in") + ", made in " + (d.peak_phase === "optimizer" ? "the optimizer's step" : d.peak_phase === "other" ? "none of forward, backward and the step" : "the " + d.peak_phase) + "."));
+      facts.appendChild(el("li", "", fmtBytes(d.start_bytes) + " allocated when the recording began; " +
+        fmtBytes(d.reserved_bytes) + " reserved from the driver at the end."));
+      s.appendChild(facts);
+      s.appendChild(el("p", "ps-muted", S.holders_intro));
+      const [ht, hb] = grid(i === 0 ? "ps-snapshot-holders" : "", ["held by", "bytes", "what it is"]);
+      ht.classList.add("ps-snapshot-holders");
+      for (const h of S.holders) {
+        const v = d.holders[h.holder];
+        if (!v) continue;
+        const tr = el("tr");
+        tr.setAttribute("data-holder", h.holder);
+        tr.append(cell("holder", h.holder, "ps-name"), cell("bytes", fmtBytes(v)), cell("meaning", h.meaning, "ps-meaning"));
+        hb.appendChild(tr);
+      }
+      s.appendChild(scrolling(ht));
+      const [st, sb] = grid(i === 0 ? "ps-snapshot-sites" : "", ["site", "bytes", "blocks", "held by"]);
+      st.classList.add("ps-snapshot-sites");
+      for (const x of d.sites) {
+        const tr = el("tr");
+        tr.setAttribute("data-site", x.site);
+        const name = cell("site", x.site, "ps-name");
+        if (x.filename) name.title = x.filename + ":" + x.line;
+        tr.append(name, cell("bytes", fmtBytes(x.bytes)), cell("blocks", String(x.blocks)), cell("holder", x.holder, ""));
+        sb.appendChild(tr);
+      }
+      s.appendChild(scrolling(st));
+    });
+  }
+
   // ---- launches and copies -------------------------------------------------------------
 
   const COPY_COLOURS = ["--bar", "--bar-device", "--high", "--low", "--info", "--medium"];
@@ -1293,6 +1345,7 @@
   roofline();
   tree();
   sourceLines();
+  snapshot();
   hbars("ps-top-ops", "ps-ops-chart", D.top_ops, "self CPU");
   hbars("ps-top-kernels", "ps-kernels-chart", D.top_kernels, "self " + DEV);
   timelines();

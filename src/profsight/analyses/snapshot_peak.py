@@ -1,0 +1,343 @@
+"""A memory snapshot's peak per device, and what held it: by the user's source lines, and
+by where and when each block was allocated.
+
+The peak is the one memory_viz's active memory timeline draws (``torch/utils/viz/
+MemoryViz.js``, ``process_alloc_data``): the blocks live when the history begins (those
+freed in it that it never allocated, and those the segments hold at the end that it never
+allocated) and then each ``alloc`` adding its size and each ``free_completed`` (or the
+older ``free``) removing it. Replaying the whole history must end with the segments' own
+blocks: `DevicePeak.reconciled` checks it, independently of the pairing.
+
+A block live at the peak is charged to its allocation's innermost frame of the user's own
+code (`knowledge.source_frames.is_user_frame`); without one, to the autograd node in its
+C++ frames, then to the innermost library frame. Its holder (`knowledge.snapshot_sites.
+HOLDERS`) follows from where it was made: in a module's forward (activations), in backward
+(gradients when backward still holds it at its end, else temporaries), in the optimizer's
+step (its frames under ``torch/optim``, or torch's ``Optimizer.step#`` range), elsewhere,
+or before the recording.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from functools import cache
+
+from profsight.knowledge.snapshot_sites import (
+    AUTOGRAD_ENGINE,
+    AUTOGRAD_NODE,
+    BACKWARD_FILES,
+    BACKWARD_FUNCTIONS,
+    HOLDERS,
+    MODULE_CALL_FILE,
+    NO_PYTHON_FRAME,
+    NODE_LABEL,
+    OPTIMIZER_FILES,
+    OPTIMIZER_STEP_RANGE,
+    PYTHON_FILE,
+    REPLAY_MISMATCH,
+    TIMELINE_POINTS,
+)
+from profsight.knowledge.source_frames import is_user_frame
+from profsight.model.memory_snapshot import AllocatorEvent, DeviceSnapshot, Frame, MemorySnapshot
+
+_ALLOC = "alloc"
+_FREES = frozenset({"free_completed", "free"})
+
+
+@dataclass(frozen=True)
+class PeakSite:
+    label: str
+    """``model.py:382 forward``, ``autograd node MmBackward0``, a library's frame, or
+    `NO_PYTHON_FRAME`."""
+    kind: str
+    """``user``, ``backward``, ``library`` or ``none``."""
+    filename: str
+    line: int
+    function: str
+    bytes: int
+    blocks: int
+    holder: str
+    """The holder most of its bytes have."""
+
+
+@dataclass(frozen=True)
+class DevicePeak:
+    device: int
+    events: int
+    peak_bytes: int
+    peak_index: int
+    """The event that reached the peak; -1 when nothing the history did went above its start."""
+    peak_at_us: float | None
+    """From the first event; None when the events carry no time (torch < 2.1)."""
+    peak_phase: str
+    """Where the event that reached the peak was made (`knowledge.snapshot_sites.PHASES`)."""
+    start_bytes: int
+    """Live when the history begins."""
+    before_bytes: int
+    """Of the peak: blocks allocated before the history began."""
+    end_bytes: int
+    """Live after the whole history, replayed."""
+    snapshot_end_bytes: int
+    """What the segments hold allocated at the end, by their own account."""
+    reserved_bytes: int
+    holders: dict[str, int]
+    """The peak's bytes by holder, every one of `HOLDERS` (0 where none)."""
+    sites: tuple[PeakSite, ...]
+    """Every site holding bytes at the peak, most first."""
+    times_known: bool
+    timeline: tuple[tuple[float, int], ...]
+    """(µs from the first event, or the event's index; the most allocated in that slice)."""
+
+    @property
+    def reconciled(self) -> bool:
+        return self.end_bytes == self.snapshot_end_bytes
+
+
+def snapshot_peaks(snapshot: MemorySnapshot) -> list[DevicePeak]:
+    """Each device's peak; appends a diagnostic where a replay does not reconcile."""
+    sites = _Sites(snapshot)
+    peaks = [_device_peak(d, sites) for d in snapshot.devices]
+    for p in peaks:
+        if not p.reconciled:
+            note = REPLAY_MISMATCH.format(replayed=p.end_bytes, held=p.snapshot_end_bytes)
+            snapshot.diagnostics.append(f"device {p.device}: {note}")
+    return peaks
+
+
+class _Sites:
+    """Per stack: its site and the phase it was made in, worked out once."""
+
+    def __init__(self, snapshot: MemorySnapshot) -> None:
+        self.stacks = snapshot.stacks
+        self.steps = sorted(
+            (a.start_us, a.end_us)
+            for a in snapshot.annotations
+            if OPTIMIZER_STEP_RANGE.match(a.name)
+        )
+        self.site = cache(self._site)
+        self.stack_phase = cache(self._stack_phase)
+
+    def phase(self, stack: int, time_us: int | None) -> str:
+        found = self.stack_phase(stack)
+        if found == "other" and time_us is not None and self._in_step(time_us):
+            return "optimizer"  # the user's own optimizer, inside torch's step range
+        return found
+
+    def _in_step(self, at: int) -> bool:
+        i = bisect.bisect_right(self.steps, (at, float("inf"))) - 1
+        return i >= 0 and self.steps[i][0] <= at <= self.steps[i][1]
+
+    def _stack_phase(self, stack: int) -> str:
+        """The innermost frame that tells: Lightning runs forward and backward inside the
+        optimizer's step (its closure), so the outer optimizer frame must not win."""
+        for f in self.stacks[stack]:
+            if AUTOGRAD_ENGINE.search(f.name):
+                return "backward"
+            if not PYTHON_FILE.search(f.filename):
+                continue
+            path = f.filename.replace("\\", "/")
+            if path.endswith(MODULE_CALL_FILE):
+                return "forward"
+            if OPTIMIZER_FILES.search(f.filename):
+                return "optimizer"
+            if f.name in BACKWARD_FUNCTIONS and path.endswith(BACKWARD_FILES):
+                return "backward"
+        return "other"
+
+    def _site(self, stack: int) -> tuple[str, str, str, int, str]:
+        """(label, kind, filename, line, function)."""
+        frames = self.stacks[stack]
+        python = [f for f in frames if PYTHON_FILE.search(f.filename)]
+        for f in python:
+            if is_user_frame(f"{f.filename}({f.line}): {f.name}"):
+                return _frame_label(f), "user", f.filename, f.line, f.name
+        for f in frames:
+            node = AUTOGRAD_NODE.search(f.name)
+            if node:
+                return NODE_LABEL.format(node=node.group(1)), "backward", "", 0, node.group(1)
+        if python:
+            f = python[0]
+            return _frame_label(f, library=True), "library", f.filename, f.line, f.name
+        return NO_PYTHON_FRAME, "none", "", 0, ""
+
+
+def _frame_label(f: Frame, library: bool = False) -> str:
+    path = f.filename.replace("\\", "/")
+    if library and "-packages/" in path:
+        shown = path.split("-packages/", 1)[1]
+    else:
+        shown = path.rsplit("/", 1)[-1]
+    return f"{shown}:{f.line} {f.name}"
+
+
+@dataclass
+class _Alloc:
+    size: int
+    stack: int
+    index: int
+    freed_at: int = -1
+
+
+def _device_peak(device: DeviceSnapshot, sites: _Sites) -> DevicePeak:
+    events = device.events
+    allocs: dict[int, _Alloc] = {}  # by event index
+    live: dict[int, int] = {}  # addr -> event index of its alloc
+    freed_first: list[tuple[int, int]] = []  # (addr, size) freed before any alloc of theirs
+    for i, e in enumerate(events):
+        if e.action == _ALLOC:
+            allocs[i] = _Alloc(e.size, e.stack, i)
+            live[e.addr] = i
+        elif e.action in _FREES:
+            j = live.pop(e.addr, None)
+            if j is None:
+                freed_first.append((e.addr, e.size))
+            else:
+                allocs[j].freed_at = i
+    trace_live = set(live)
+    held_before = [b for b in device.held if b.addr not in trace_live]
+    start = sum(size for _, size in freed_first) + sum(b.requested_size for b in held_before)
+
+    totals = _running_totals(events, allocs, start, freed_first)
+    peak, peak_index = start, -1
+    for i, current in enumerate(totals):
+        if current > peak:
+            peak, peak_index = current, i
+    end = totals[-1] if totals else start
+
+    at_peak = [
+        a for a in allocs.values() if a.index <= peak_index and not 0 <= a.freed_at <= peak_index
+    ]
+    before = peak - sum(a.size for a in at_peak)
+    breaks = _breaks(device, sites)
+    holders = dict.fromkeys(HOLDERS, 0)
+    holders["before recording"] = before
+    tally: dict[tuple[str, str, int], _Tally] = {}
+    for a in at_peak:
+        holder = _holder(a, events[a.index].time_us, sites, breaks)
+        holders[holder] += a.size
+        label, kind, filename, line, function = sites.site(a.stack)
+        t = tally.setdefault((label, filename, line), _Tally(kind, function))
+        t.add(a.size, holder)
+    found = sorted(
+        (t.site(label, filename, line) for (label, filename, line), t in tally.items()),
+        key=lambda s: (-s.bytes, s.label),
+    )
+    times = [e.time_us for e in events if e.action == _ALLOC or e.action in _FREES]
+    times_known = bool(times) and all(t is not None for t in times)
+    peak_event = events[peak_index] if peak_index >= 0 else None
+    return DevicePeak(
+        device=device.device,
+        events=len(events),
+        peak_bytes=peak,
+        peak_index=peak_index,
+        peak_at_us=_since_first(device, peak_event.time_us) if peak_event and times_known else None,
+        peak_phase=sites.phase(peak_event.stack, peak_event.time_us) if peak_event else "other",
+        start_bytes=start,
+        before_bytes=before,
+        end_bytes=end,
+        snapshot_end_bytes=sum(b.requested_size for b in device.held),
+        reserved_bytes=device.reserved_bytes,
+        holders=holders,
+        sites=tuple(found),
+        times_known=times_known,
+        timeline=_timeline(device, totals, start, times_known),
+    )
+
+
+@dataclass
+class _Tally:
+    kind: str
+    function: str
+    bytes: int = 0
+    blocks: int = 0
+    shares: dict[str, int] = field(default_factory=dict)
+
+    def add(self, size: int, holder: str) -> None:
+        self.bytes += size
+        self.blocks += 1
+        self.shares[holder] = self.shares.get(holder, 0) + size
+
+    def site(self, label: str, filename: str, line: int) -> PeakSite:
+        holder = max(self.shares.items(), key=lambda kv: kv[1])[0]
+        return PeakSite(
+            label, self.kind, filename, line, self.function, self.bytes, self.blocks, holder
+        )
+
+
+def _running_totals(
+    events: tuple[AllocatorEvent, ...],
+    allocs: dict[int, _Alloc],
+    start: int,
+    freed_first: list[tuple[int, int]],
+) -> list[int]:
+    """What is allocated after each event, as memory_viz adds and removes blocks."""
+    remaining: dict[int, int] = {}
+    for addr, size in freed_first:
+        remaining[addr] = remaining.get(addr, 0) + size
+    live: dict[int, int] = {}
+    current, totals = start, []
+    for i, e in enumerate(events):
+        if e.action == _ALLOC:
+            live[e.addr] = i
+            current += e.size
+        elif e.action in _FREES:
+            j = live.pop(e.addr, None)
+            if j is not None:
+                current -= allocs[j].size
+            elif e.addr in remaining:
+                current -= remaining.pop(e.addr)
+        totals.append(current)
+    return totals
+
+
+def _since_first(device: DeviceSnapshot, at: int | None) -> float | None:
+    t0 = next((e.time_us for e in device.events if e.time_us is not None), None)
+    return None if at is None or t0 is None else float(at - t0)
+
+
+def _breaks(device: DeviceSnapshot, sites: _Sites) -> list[int]:
+    """Indices of the allocations made outside backward: a backward pass ends at the next."""
+    return [
+        i
+        for i, e in enumerate(device.events)
+        if e.action == _ALLOC and sites.phase(e.stack, e.time_us) != "backward"
+    ]
+
+
+def _holder(a: _Alloc, time_us: int | None, sites: _Sites, breaks: list[int]) -> str:
+    phase = sites.phase(a.stack, time_us)
+    if phase == "forward":
+        return "activations"
+    if phase == "optimizer":
+        return "optimizer"
+    if phase != "backward":
+        return "other"
+    k = bisect.bisect_right(breaks, a.index)
+    ends = breaks[k] if k < len(breaks) else None
+    survives = a.freed_at < 0 or (ends is not None and a.freed_at > ends)
+    return "gradients" if survives else "backward temporaries"
+
+
+def _timeline(
+    device: DeviceSnapshot, totals: list[int], start: int, times_known: bool
+) -> tuple[tuple[float, int], ...]:
+    """The most allocated in each of `TIMELINE_POINTS` slices of the history."""
+    events = device.events
+    if not events:
+        return ()
+    if times_known:
+        xs = [float(e.time_us or 0) for e in events]
+    else:
+        xs = [float(i) for i in range(len(events))]
+    x0 = xs[0]
+    width = max(xs[-1] - x0, 1.0) / TIMELINE_POINTS
+    top = [-1] * TIMELINE_POINTS
+    for x, current in zip(xs, totals, strict=True):
+        k = min(int((x - x0) / width), TIMELINE_POINTS - 1)
+        top[k] = max(top[k], current)
+    out, last = [], start
+    for k, v in enumerate(top):
+        last = v if v >= 0 else last
+        out.append(((k + 0.5) * width, last))
+    return tuple(out)

@@ -1,0 +1,150 @@
+"""A memory snapshot's report in the terminal, Markdown, JSON (``profsight-snapshot/1``)
+and HTML (the report page, with its memory chart and `#ps-snapshot`)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from profsight.analyses.snapshot_peak import DevicePeak, PeakSite
+from profsight.knowledge.snapshot_sites import (
+    HOLDER_MEANING,
+    HOLDERS,
+    SITES_SHOWN,
+    SITES_TEXT_SHOWN,
+    SNAPSHOT_PAGE_TEXTS,
+    SNAPSHOT_TITLE,
+)
+from profsight.renderers.escape import markdown_cell as md_cell
+from profsight.renderers.html import SCHEMA, page
+from profsight.report.snapshot import SnapshotReport
+from profsight.units import torch_memory
+
+SNAPSHOT_SCHEMA = "profsight-snapshot/1"
+SNAPSHOT_SUFFIXES = {
+    ".txt": "text",
+    ".md": "markdown",
+    ".json": "json",
+    ".html": "html",
+    ".htm": "html",
+}
+
+
+def render_snapshot(report: SnapshotReport, fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(snapshot_document(report), indent=2, ensure_ascii=False) + "\n"
+    if fmt == "markdown":
+        return render_snapshot_markdown(report)
+    if fmt == "html":
+        return render_snapshot_html(report)
+    return render_snapshot_text(report)
+
+
+def snapshot_document(report: SnapshotReport) -> dict[str, Any]:
+    return {
+        "schema": SNAPSHOT_SCHEMA,
+        "source": report.source,
+        "summary": list(report.summary),
+        "advice": list(report.advice),
+        "diagnostics": list(report.diagnostics),
+        "devices": [_device(p) for p in report.peaks],
+    }
+
+
+def _device(p: DevicePeak) -> dict[str, Any]:
+    return {
+        "device": p.device,
+        "events": p.events,
+        "peak_bytes": p.peak_bytes,
+        "peak_event": p.peak_index,
+        "peak_at_us": p.peak_at_us,
+        "peak_phase": p.peak_phase,
+        "start_bytes": p.start_bytes,
+        "before_recording_bytes": p.before_bytes,
+        "end_bytes": p.end_bytes,
+        "reserved_bytes": p.reserved_bytes,
+        "reconciled": p.reconciled,
+        "holders": dict(p.holders),
+        "sites": [_site(s) for s in p.sites[:SITES_SHOWN]],
+        "sites_total": len(p.sites),
+    }
+
+
+def _site(s: PeakSite) -> dict[str, Any]:
+    return {
+        "site": s.label,
+        "kind": s.kind,
+        "filename": s.filename,
+        "line": s.line,
+        "function": s.function,
+        "bytes": s.bytes,
+        "blocks": s.blocks,
+        "holder": s.holder,
+    }
+
+
+def render_snapshot_text(report: SnapshotReport) -> str:
+    lines = [f"profsight: {report.source}", SNAPSHOT_TITLE, ""]
+    lines += [f"  {d}" for d in (f"note: {x}" for x in report.diagnostics)]
+    for p, summary in zip(report.peaks, report.summary, strict=True):
+        lines += [summary, "", "  held at the peak, by where and when it was allocated:"]
+        lines += [f"    {torch_memory(p.holders[h]):>10}  {h}" for h in HOLDERS if p.holders[h]]
+        lines += ["", "  by site (your code's innermost frame, or the autograd node):"]
+        lines += [
+            f"    {torch_memory(s.bytes):>10}  {s.blocks:>6} blocks  {s.label}  [{s.holder}]"
+            for s in p.sites[:SITES_TEXT_SHOWN]
+        ]
+        if len(p.sites) > SITES_TEXT_SHOWN:
+            lines.append(f"    ... {len(p.sites) - SITES_TEXT_SHOWN} more sites (--format json)")
+        lines.append("")
+    lines += [f"what to shrink first: {a}" for a in report.advice]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def render_snapshot_markdown(report: SnapshotReport) -> str:
+    out = [f"# {SNAPSHOT_TITLE}", "", md_cell(report.source), ""]
+    out += [f"- {md_cell(s)}" for s in report.summary]
+    out += [f"- note: {md_cell(d)}" for d in report.diagnostics]
+    out += [f"- what to shrink first: {md_cell(a)}" for a in report.advice]
+    for p in report.peaks:
+        out += ["", f"## Device {p.device}: peak {torch_memory(p.peak_bytes)}", ""]
+        out += ["| held by | bytes | what it is |", "|---|---:|---|"]
+        out += [
+            f"| {h} | {torch_memory(p.holders[h])} | {md_cell(HOLDER_MEANING[h])} |"
+            for h in HOLDERS
+            if p.holders[h]
+        ]
+        out += ["", "| site | bytes | blocks | holder |", "|---|---:|---:|---|"]
+        out += [
+            f"| {md_cell(s.label)} | {torch_memory(s.bytes)} | {s.blocks} | {s.holder} |"
+            for s in p.sites[:SITES_SHOWN]
+        ]
+    return "\n".join(out) + "\n"
+
+
+def render_snapshot_html(report: SnapshotReport) -> str:
+    first = report.peaks[0] if report.peaks else None
+    timelines = None
+    if first is not None and first.timeline and first.times_known:
+        width = first.timeline[0][0] * 2
+        timelines = {
+            "bucket_us": width,
+            "memory": {"device": [v for _, v in first.timeline]},
+            "steps": [],
+        }
+    data = {
+        "schema": SCHEMA,
+        "source": report.source,
+        "summary": list(report.summary) + [f"what to shrink first: {a}" for a in report.advice],
+        "diagnostics": list(report.diagnostics),
+        "notes": [],
+        "device": "device",
+        "has_device": True,
+        "timelines": timelines,
+        "snapshot": {
+            **SNAPSHOT_PAGE_TEXTS,
+            "devices": [_device(p) for p in report.peaks],
+            "holders": [{"holder": h, "meaning": HOLDER_MEANING[h]} for h in HOLDERS],
+        },
+    }
+    return page(f"profsight: {report.source}", SNAPSHOT_TITLE, data)

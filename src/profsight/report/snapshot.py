@@ -1,0 +1,64 @@
+"""A memory snapshot explained: each device's peak, what holds it, and what to shrink
+first, as data the renderers draw (`renderers.snapshot_report`)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from profsight.analyses.snapshot_peak import DevicePeak, snapshot_peaks
+from profsight.knowledge.snapshot_sites import HOLDER_ADVICE, HOLDER_PHRASE, NO_TRACE
+from profsight.loaders.snapshot_pickle import load_snapshot
+from profsight.model.memory_snapshot import MemorySnapshot
+from profsight.units import short_time, torch_memory
+
+
+@dataclass(frozen=True)
+class SnapshotReport:
+    source: str
+    peaks: tuple[DevicePeak, ...]
+    summary: tuple[str, ...]
+    """A line per device: the peak, when, and what holds most of it."""
+    advice: tuple[str, ...]
+    """A line per device: what to shrink first."""
+    diagnostics: tuple[str, ...]
+
+
+def explain_snapshot(path: str | os.PathLike[str]) -> SnapshotReport:
+    return snapshot_report(load_snapshot(path))
+
+
+def snapshot_report(snapshot: MemorySnapshot) -> SnapshotReport:
+    peaks = tuple(snapshot_peaks(snapshot))
+    for p in peaks:
+        if p.events == 0:
+            snapshot.diagnostics.append(f"device {p.device}: {NO_TRACE}")
+    return SnapshotReport(
+        source=snapshot.source,
+        peaks=peaks,
+        summary=tuple(_summary(p) for p in peaks),
+        advice=tuple(HOLDER_ADVICE[top_holder(p)] for p in peaks if p.peak_bytes),
+        diagnostics=tuple(snapshot.diagnostics),
+    )
+
+
+def top_holder(peak: DevicePeak) -> str:
+    return max(peak.holders.items(), key=lambda kv: kv[1])[0]
+
+
+def _summary(p: DevicePeak) -> str:
+    when = f"event {p.peak_index + 1:,} of {p.events:,}" if p.peak_index >= 0 else "its start"
+    if p.peak_at_us is not None:
+        when += f", {short_time(p.peak_at_us)} in"
+    where = f" in the {p.peak_phase}" if p.peak_phase in ("forward", "backward") else ""
+    if p.peak_phase == "optimizer":
+        where = " in the optimizer's step"
+    top = top_holder(p)
+    line = (
+        f"device {p.device}: peak {torch_memory(p.peak_bytes)} allocated{where} ({when}); "
+        f"{torch_memory(p.holders[top])} of it {HOLDER_PHRASE[top]}"
+    )
+    if p.sites:
+        s = p.sites[0]
+        line += f"; the most by one site: {s.label} ({torch_memory(s.bytes)}, {s.blocks} blocks)"
+    return line + f"; {torch_memory(p.reserved_bytes)} reserved at the end"
