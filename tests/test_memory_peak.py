@@ -11,6 +11,7 @@ window added by then, and the op that grows a tensor by ``torch.cat`` holds the 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import numpy as np
 import pytest
@@ -141,3 +142,56 @@ def test_a_live_profiler_gives_torchs_categories_at_its_peak() -> None:
     assert "torch's memory profiler, at its own peak: " in report.text(width=200)
     assert json.loads(report.json())["memory_peaks"][0]["torch_categories"] == cpu.categories
     assert all(p.categories is None for p in memory_peaks(profsight.load(CHURN)))
+
+
+def _live_step_profile(optimizer: str) -> Any:
+    """Two steps of a small MLP recorded live with what torch's memory profiler needs."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 8))
+    params = list(model.parameters())
+    opt = (
+        torch.optim.Adam(params)
+        if optimizer == "adam"
+        else torch.optim.SGD(params, lr=0.1, momentum=0.9)
+    )
+    x, y = torch.randn(32, 64), torch.randint(0, 8, (32,))
+
+    def step() -> None:
+        opt.zero_grad(set_to_none=True)
+        torch.nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+
+    step()
+    with profile(
+        activities=[ProfilerActivity.CPU], profile_memory=True, record_shapes=True, with_stack=True
+    ) as prof:
+        for _ in range(2):
+            step()
+    return prof
+
+
+def test_an_optimizer_state_larger_than_the_model_is_a_finding() -> None:
+    """Written first: Adam keeps two moments per parameter, so its state is twice the
+    parameters (and a 4-byte step count per tensor); SGD with momentum keeps one buffer, as
+    large as the parameters: not larger, no finding. The model's size is the least torch's
+    memory profiler counts as parameters: at its peak it counts 70 KB, a copy made in the
+    step among them, against the model's 37 KB."""
+    from profsight.loaders.live import load_live
+
+    model = 4 * (64 * 128 + 128 + 128 * 8 + 8)  # the MLP's fp32 parameters
+    adam = load_live(_live_step_profile("adam"))
+    assert adam.parameter_bytes == {"cpu": model}
+    state = (adam.memory_categories or {})["cpu"]["optimizer_state"]
+    assert state == 2 * model + 4 * 4  # two moments, and a step count per parameter tensor
+    (found,) = [
+        f for f in profsight.explain(adam).findings if f.title.startswith("The optimizer's state")
+    ]
+    assert found.title.startswith("The optimizer's state is 2.0x the model's parameters")
+    sgd = load_live(_live_step_profile("sgd"))
+    assert (sgd.memory_categories or {})["cpu"]["optimizer_state"] == model
+    assert not [
+        f for f in profsight.explain(sgd).findings if f.title.startswith("The optimizer's state")
+    ]

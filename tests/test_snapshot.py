@@ -182,3 +182,33 @@ def test_table_on_a_snapshot_says_what_reads_it(tmp_path: Path) -> None:
     assert done.returncode != 0
     assert "memory snapshot" in done.stderr and "explain" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_diff_of_two_snapshots_names_what_moved_the_peak(tmp_path: Path) -> None:
+    """The same model at context 128 and 512: the peak moves from the optimizer's step to
+    the start of backward, and the activations are what grew."""
+    before = SNAPSHOTS / "wl_medium128_training.pickle.gz"
+    after = SNAPSHOTS / "wl_medium512_training.pickle.gz"
+    out = tmp_path / "diff.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "profsight", "diff", str(before), str(after), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    (device,) = json.loads(out.read_text(encoding="utf-8"))["devices"]
+    assert device["peak_bytes"] == {
+        "before": _peak(before.name).peak_bytes,
+        "after": _peak(after.name).peak_bytes,
+    }
+    assert device["peak_phase"] == {"before": "optimizer", "after": "backward"}
+    grew = max(device["holders"].items(), key=lambda kv: kv[1]["after"] - kv[1]["before"])
+    assert grew[0] == "activations"
+    mixed = subprocess.run(
+        [sys.executable, "-m", "profsight", "diff", str(before), str(SNAPSHOTS / "PROVENANCE.md")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert mixed.returncode != 0 and "one input is a memory snapshot" in mixed.stderr

@@ -267,6 +267,27 @@ HELD_AT_PEAK: Final = "held at the peak by"
 HELD_BEFORE_WINDOW: Final = (
     "held at the peak from before the window (parameters, optimizer state, inputs)"
 )
+#: Optimizer state larger than the parameters, holding at least this share of the memory
+#: peak (torch's memory profiler's categories): Adam's two moments are twice the model.
+OPTIMIZER_STATE_SHARE: Final = 0.2
+OPTIMIZER_STATE_TITLE: Final = (
+    "The optimizer's state is {ratio:.1f}x the model's parameters: {pct:.0f}% of the {memory} "
+    "memory peak"
+)
+OPTIMIZER_STATE_EXPLANATION: Final = (
+    "Adam and AdamW keep two moments per parameter, in the parameter's dtype: 8 bytes per "
+    "fp32 parameter, twice the model, live for the whole run. torch's memory profiler "
+    "counted them at the peak."
+)
+OPTIMIZER_STATE_ADVICE: Final = (
+    "Shrink the state: an 8-bit optimizer (bitsandbytes' Adam8bit) keeps the moments in a "
+    "quarter of the bytes; shard it over the ranks (ZeroRedundancyOptimizer, FSDP); or use an "
+    "optimizer with less state (Adafactor's factored moments, SGD with momentum's one buffer)."
+)
+OPTIMIZER_STATE_TRIGGER: Final = (
+    "optimizer state > parameters and >= {share:.0%} of the memory peak (torch's "
+    "MemoryProfile categories of a live profiler)"
+)
 #: FP32 GEMM/convolution kernels past this share of device time on a tensor-core GPU.
 FP32_ON_TENSOR_CORES_PCT: Final = 20.0
 #: Allocations per step above which allocation churn is reported (measured on the scenarios:

@@ -16,6 +16,13 @@ from typing import Final
 
 #: The parts of a step an allocation can be made in, as reports name them.
 PHASES: Final = ("forward", "backward", "optimizer", "other")
+#: A phase in a sentence ("reached in ...").
+PHASE_PHRASE: Final[dict[str, str]] = {
+    "forward": "the forward",
+    "backward": "the backward",
+    "optimizer": "the optimizer's step",
+    "other": "none of forward, backward and the optimizer's step",
+}
 #: What holds memory at the peak, by where and when it was allocated; the report's order.
 HOLDERS: Final = (
     "before recording",

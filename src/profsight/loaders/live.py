@@ -36,49 +36,53 @@ def load_live(profiler: Any, progress: Progress = no_progress) -> Profile:
         if not isinstance(profile, Profile):  # an exported trace is always JSON
             raise UsageError("the profiler exported something that is not a trace")
         profile.source = f"<{type(profiler).__module__}.{type(profiler).__name__}>"
-        profile.memory_categories = memory_categories(profiler)
+        profile.memory_categories, profile.parameter_bytes = memory_categories(profiler)
         return profile
     finally:
         os.unlink(path)
 
 
-def memory_categories(profiler: Any) -> dict[str, dict[str, int]] | None:
-    """What torch's own memory profiler (``torch.profiler._memory_profiler.MemoryProfile``,
-    the one behind ``export_memory_timeline``) says is live at its peak, by category, per
-    memory; None when the run was not recorded with what it needs (``profile_memory``,
-    ``record_shapes``, ``with_stack``) or it cannot read the run (a private API: any
-    failure is no answer, never an error)."""
+def memory_categories(
+    profiler: Any,
+) -> tuple[dict[str, dict[str, int]] | None, dict[str, int] | None]:
+    """What torch's own memory profiler says is live at its peak, by category, per memory:
+    the time slot with the most bytes of ``MemoryProfileTimeline``'s series, the data
+    ``export_memory_timeline`` plots (``torch.profiler._memory_profiler``); and the least
+    it counts as parameters over the window. (None, None) when the run was not recorded
+    with what it needs (``profile_memory``, ``record_shapes``, ``with_stack``) or it cannot
+    read the run (a private API: any failure is no answer, never an error)."""
     inner = getattr(profiler, "profiler", None)
     results = getattr(inner, "kineto_results", None)
     config = (getattr(profiler, "profile_memory", False), getattr(profiler, "record_shapes", False))
     if results is None or not all(config) or not getattr(profiler, "with_stack", False):
-        return None
+        return None, None
     try:
-        from torch.profiler._memory_profiler import Action, MemoryProfile
+        from torch.profiler._memory_profiler import (
+            _CATEGORY_TO_INDEX,
+            Category,
+            MemoryProfile,
+            MemoryProfileTimeline,
+        )
 
-        profile = MemoryProfile(results)
-        live: dict[Any, tuple[str, int, str]] = {}
-        totals = {"cpu": 0, "device": 0}
-        by: dict[str, dict[str, int]] = {"cpu": {}, "device": {}}
+        timeline = MemoryProfileTimeline(MemoryProfile(results))
+        names = {
+            i + 1: (c.name.lower() if c is not None else "unknown")
+            for c, i in _CATEGORY_TO_INDEX.items()
+        }
+        devices = {str(key.device) for _, _, (key, _), _ in timeline.timeline}
         best: dict[str, tuple[int, dict[str, int]]] = {}
-        for _, action, (key, version), size in profile.timeline:
-            kept = (Action.PREEXISTING, Action.CREATE, Action.INCREMENT_VERSION, Action.DESTROY)
-            if action not in kept:
-                continue
-            old = live.pop(key, None)
-            if old is not None:
-                totals[old[0]] -= old[1]
-                by[old[0]][old[2]] -= old[1]
-            if action == Action.DESTROY:
-                continue
-            category = profile._categories.get(key, version)
-            name = category.name.lower() if category is not None else "unknown"
-            memory = "cpu" if key.device.type == "cpu" else "device"
-            live[key] = (memory, int(size), name)
-            totals[memory] += int(size)
-            by[memory][name] = by[memory].get(name, 0) + int(size)
-            if totals[memory] > best.get(memory, (-1, {}))[0]:
-                best[memory] = (totals[memory], {k: v for k, v in by[memory].items() if v})
+        least: dict[str, int] = {}
+        parameter = _CATEGORY_TO_INDEX[Category.PARAMETER] + 1
+        for device in sorted(devices):
+            memory = "cpu" if device == "cpu" else "device"
+            _, sizes = timeline._coalesce_timeline(device)  # type: ignore[no-untyped-call]
+            for slot in sizes:
+                total = sum(slot)
+                if total > best.get(memory, (0, {}))[0]:
+                    by = {names[i]: v for i, v in enumerate(slot) if i in names and v}
+                    best[memory] = (total, by)
+                if slot[parameter] > 0:
+                    least[memory] = min(least.get(memory, slot[parameter]), slot[parameter])
     except Exception:
-        return None
-    return {memory: by for memory, (total, by) in best.items() if total > 0} or None
+        return None, None
+    return ({memory: by for memory, (_, by) in best.items()} or None), (least or None)

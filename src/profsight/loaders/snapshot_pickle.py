@@ -79,6 +79,10 @@ class _Reader:
         self.source = source
         self.stacks: dict[tuple[Frame, ...], int] = {(): 0}
         self.frames: dict[tuple[str, str, int], Frame] = {}
+        #: Stacks by their frames' identities: the pickle keeps each distinct frame once and
+        #: refers to it (665 frame dicts in a 22,332-event history), and the data is alive
+        #: while it is read, so the ids stand for the frames.
+        self.by_ids: dict[tuple[int, ...], int] = {}
 
     def read(self, data: Mapping[str, Any]) -> MemorySnapshot:
         traces: Sequence[Any] = data.get("device_traces") or []
@@ -131,6 +135,13 @@ class _Reader:
         return held
 
     def _stack(self, frames: Sequence[Mapping[str, Any]]) -> int:
+        ids = tuple(map(id, frames))
+        known = self.by_ids.get(ids)
+        if known is None:
+            known = self.by_ids[ids] = self._intern(frames)
+        return known
+
+    def _intern(self, frames: Sequence[Mapping[str, Any]]) -> int:
         stack = tuple(self._frame(f) for f in frames)
         found = self.stacks.get(stack)
         if found is None:

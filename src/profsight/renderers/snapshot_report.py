@@ -7,9 +7,11 @@ import json
 from typing import Any
 
 from profsight.analyses.snapshot_peak import DevicePeak, PeakSite
+from profsight.compare.snapshot_diff import SnapshotDiff
 from profsight.knowledge.snapshot_sites import (
     HOLDER_MEANING,
     HOLDERS,
+    PHASE_PHRASE,
     SITES_SHOWN,
     SITES_TEXT_SHOWN,
     SNAPSHOT_PAGE_TEXTS,
@@ -148,3 +150,72 @@ def render_snapshot_html(report: SnapshotReport) -> str:
         },
     }
     return page(f"profsight: {report.source}", SNAPSHOT_TITLE, data)
+
+
+SNAPSHOT_DIFF_SCHEMA = "profsight-snapshot-diff/1"
+SNAPSHOT_DIFF_FORMATS = ("text", "markdown", "json")
+SNAPSHOT_SITES_SHOWN = SITES_SHOWN
+
+
+def render_snapshot_diff(diff: SnapshotDiff, fmt: str, limit: int = SITES_SHOWN) -> str:
+    if fmt == "json":
+        return json.dumps(snapshot_diff_document(diff), indent=2, ensure_ascii=False) + "\n"
+    lines = _diff_lines(diff, limit, markdown=fmt == "markdown")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def snapshot_diff_document(diff: SnapshotDiff) -> dict[str, Any]:
+    return {
+        "schema": SNAPSHOT_DIFF_SCHEMA,
+        "before": diff.before,
+        "after": diff.after,
+        "devices": [
+            {
+                "device": d.device,
+                "peak_bytes": {"before": d.peak_before, "after": d.peak_after},
+                "peak_phase": {"before": d.phase_before, "after": d.phase_after},
+                "holders": {h: {"before": a, "after": b} for h, (a, b) in d.holders.items()},
+                "sites": [{"site": s.site, "before": s.before, "after": s.after} for s in d.sites],
+            }
+            for d in diff.devices
+        ],
+        "only_before": list(diff.only_before),
+        "only_after": list(diff.only_after),
+    }
+
+
+def _change(before: int, after: int) -> str:
+    sign = "+" if after >= before else "-"
+    moved = torch_memory(abs(after - before))
+    return f"{torch_memory(before)} -> {torch_memory(after)} ({sign}{moved})"
+
+
+def _diff_lines(diff: SnapshotDiff, limit: int, markdown: bool) -> list[str]:
+    esc = md_cell if markdown else (lambda text: text)
+    out = [("# " if markdown else "") + "Memory snapshots compared", ""]
+    out += [f"before: {esc(diff.before)}", f"after:  {esc(diff.after)}", ""]
+    for d in diff.devices:
+        head = f"device {d.device}: peak {_change(d.peak_before, d.peak_after)}"
+        if d.phase_before != d.phase_after:
+            was, now = PHASE_PHRASE[d.phase_before], PHASE_PHRASE[d.phase_after]
+            head += f"; reached in {was} before, in {now} after"
+        out += [("## " if markdown else "") + head, ""]
+        rows = [(h, a, b) for h, (a, b) in d.holders.items() if a or b]
+        if markdown:
+            out += ["| held by | before | after |", "|---|---:|---:|"]
+            out += [f"| {h} | {torch_memory(a)} | {torch_memory(b)} |" for h, a, b in rows]
+            out += ["", "| site | before | after |", "|---|---:|---:|"]
+            out += [
+                f"| {esc(s.site)} | {torch_memory(s.before)} | {torch_memory(s.after)} |"
+                for s in d.sites[:limit]
+            ]
+        else:
+            out += [f"  {h:<22} {_change(a, b)}" for h, a, b in rows]
+            out += ["", "  sites that changed most:"]
+            out += [f"    {_change(s.before, s.after):<40} {s.site}" for s in d.sites[:limit]]
+        out.append("")
+    for device in diff.only_before:
+        out.append(f"device {device}: only in the run before")
+    for device in diff.only_after:
+        out.append(f"device {device}: only in the run after")
+    return out

@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass
 
 from profsight.analyses.snapshot_peak import DevicePeak, snapshot_peaks
-from profsight.knowledge.snapshot_sites import HOLDER_ADVICE, HOLDER_PHRASE, NO_TRACE
+from profsight.knowledge.snapshot_sites import HOLDER_ADVICE, HOLDER_PHRASE, NO_TRACE, PHASE_PHRASE
 from profsight.loaders.snapshot_pickle import load_snapshot
 from profsight.model.memory_snapshot import MemorySnapshot
 from profsight.units import short_time, torch_memory
@@ -50,9 +50,7 @@ def _summary(p: DevicePeak) -> str:
     when = f"event {p.peak_index + 1:,} of {p.events:,}" if p.peak_index >= 0 else "its start"
     if p.peak_at_us is not None:
         when += f", {short_time(p.peak_at_us)} in"
-    where = f" in the {p.peak_phase}" if p.peak_phase in ("forward", "backward") else ""
-    if p.peak_phase == "optimizer":
-        where = " in the optimizer's step"
+    where = f" in {PHASE_PHRASE[p.peak_phase]}" if p.peak_phase != "other" else ""
     top = top_holder(p)
     line = (
         f"device {p.device}: peak {torch_memory(p.peak_bytes)} allocated{where} ({when}); "

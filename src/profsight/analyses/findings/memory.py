@@ -72,6 +72,7 @@ def run(ctx: Context) -> list[Finding]:
     """The family on a trace."""
     found = memory_limit(ctx) if ctx.has_device and ctx.breakdown.has_device else []
     found += allocation_churn(ctx)
+    found += optimizer_state(ctx)
     found += copy_churn(
         ctx.table.rows, ctx.steps, lambda us: ctx.share(us * ctx.steps), ctx.has_device
     )
@@ -127,6 +128,40 @@ def _held_at_peak(ctx: Context) -> list[Evidence]:
         Evidence(advice.HELD_AT_PEAK, held, tuple(h.op for h in shown)),
         Evidence(advice.HELD_BEFORE_WINDOW, short_bytes(peak.before_window_bytes)),
     ]
+
+
+def optimizer_state(ctx: Context) -> list[Finding]:
+    """An optimizer state larger than the model, from torch's own categories at the peak
+    (a live profiler's: a trace file has no tensor identities to categorise)."""
+    found = []
+    for memory, categories in (ctx.profile.memory_categories or {}).items():
+        state = categories.get("optimizer_state", 0)
+        params = (ctx.profile.parameter_bytes or {}).get(memory, 0)
+        peak = sum(categories.values())
+        if params <= 0 or state <= params or state < advice.OPTIMIZER_STATE_SHARE * peak:
+            continue
+        where = "CPU" if memory == "cpu" else "device"
+        pct = state * 100 / peak
+        found.append(
+            Finding(
+                category="memory",
+                severity=Severity.LOW,
+                title=advice.OPTIMIZER_STATE_TITLE.format(
+                    ratio=state / params, pct=pct, memory=where
+                ),
+                evidence=(
+                    Evidence("optimizer state at the peak", short_bytes(state)),
+                    Evidence("the model's parameters", short_bytes(params)),
+                    Evidence("gradients at the peak", short_bytes(categories.get("gradient", 0))),
+                    Evidence(f"{where} memory peak (torch's memory profiler)", short_bytes(peak)),
+                ),
+                explanation=advice.OPTIMIZER_STATE_EXPLANATION,
+                recommendation=advice.OPTIMIZER_STATE_ADVICE,
+                at_stake_pct=0.0,
+                trigger=advice.OPTIMIZER_STATE_TRIGGER.format(share=advice.OPTIMIZER_STATE_SHARE),
+            )
+        )
+    return found
 
 
 def allocation_churn(ctx: Context) -> list[Finding]:

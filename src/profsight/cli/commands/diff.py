@@ -33,6 +33,7 @@ def run(args: argparse.Namespace) -> int:
     from profsight.cli.common import write_output
     from profsight.cli.reports import load_document
     from profsight.compare.diff import compare
+    from profsight.loaders import is_snapshot
     from profsight.renderers.diff_render import (
         DIFF_SUFFIXES,
         ROWS_SHOWN,
@@ -42,6 +43,9 @@ def run(args: argparse.Namespace) -> int:
         render_diff_text,
     )
 
+    snapshots = [is_snapshot(p) for p in (args.before, args.after)]
+    if any(snapshots):
+        return _snapshots(args, all(snapshots))
     diff = compare(load_document(args.before, args), load_document(args.after, args), by=args.by)
     fmt = format_from(args, DIFF_SUFFIXES, "text")
     limit = ROWS_SHOWN if args.limit is None else max(args.limit, 0)
@@ -55,3 +59,36 @@ def run(args: argparse.Namespace) -> int:
         text = render_diff(diff, fmt)
     write_output(text, args.output, [args.before, args.after], args.force)
     return 0
+
+
+def _snapshots(args: argparse.Namespace, both: bool) -> int:
+    """Two memory snapshots: each device's peak, by holder and by site, before and after."""
+    from profsight.cli.common import write_output
+    from profsight.compare.snapshot_diff import compare_snapshots
+    from profsight.errors import UsageError
+    from profsight.renderers.snapshot_report import (
+        SNAPSHOT_DIFF_FORMATS,
+        SNAPSHOT_SITES_SHOWN,
+        render_snapshot_diff,
+    )
+    from profsight.report.snapshot import explain_snapshot
+
+    if not both:
+        raise UsageError(
+            "one input is a memory snapshot and the other is not: diff compares two "
+            "snapshots, or two traces, tables or reports"
+        )
+    fmt = format_from(args, SNAPSHOT_DIFF_SUFFIXES, "text")
+    if fmt not in SNAPSHOT_DIFF_FORMATS:
+        raise UsageError(
+            f"two memory snapshots are compared as {', '.join(SNAPSHOT_DIFF_FORMATS)}, not {fmt}"
+        )
+    diff = compare_snapshots(explain_snapshot(args.before), explain_snapshot(args.after))
+    limit = SNAPSHOT_SITES_SHOWN if args.limit is None else max(args.limit, 0)
+    write_output(
+        render_snapshot_diff(diff, fmt, limit), args.output, [args.before, args.after], args.force
+    )
+    return 0
+
+
+SNAPSHOT_DIFF_SUFFIXES = {".txt": "text", ".md": "markdown", ".json": "json", ".html": "html"}

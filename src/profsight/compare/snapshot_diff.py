@@ -1,0 +1,79 @@
+"""Two memory snapshots compared: each device's peak before and after, by holder and by
+site, the sites that changed most first."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from profsight.analyses.snapshot_peak import DevicePeak
+from profsight.knowledge.snapshot_sites import HOLDERS
+from profsight.report.snapshot import SnapshotReport
+
+
+@dataclass(frozen=True)
+class SiteChange:
+    site: str
+    before: int
+    after: int
+
+    @property
+    def change(self) -> int:
+        return self.after - self.before
+
+
+@dataclass(frozen=True)
+class DeviceChange:
+    device: int
+    peak_before: int
+    peak_after: int
+    phase_before: str
+    phase_after: str
+    holders: dict[str, tuple[int, int]]
+    """Every holder's bytes at the peak, before and after."""
+    sites: tuple[SiteChange, ...]
+    """Sites by the size of their change, largest first (unchanged ones left out)."""
+
+
+@dataclass(frozen=True)
+class SnapshotDiff:
+    before: str
+    after: str
+    devices: tuple[DeviceChange, ...]
+    only_before: tuple[int, ...]
+    only_after: tuple[int, ...]
+
+
+def compare_snapshots(before: SnapshotReport, after: SnapshotReport) -> SnapshotDiff:
+    old = {p.device: p for p in before.peaks}
+    new = {p.device: p for p in after.peaks}
+    return SnapshotDiff(
+        before=before.source,
+        after=after.source,
+        devices=tuple(_device(old[d], new[d]) for d in sorted(old.keys() & new.keys())),
+        only_before=tuple(sorted(old.keys() - new.keys())),
+        only_after=tuple(sorted(new.keys() - old.keys())),
+    )
+
+
+def _device(a: DevicePeak, b: DevicePeak) -> DeviceChange:
+    sites_a: dict[str, int] = {}
+    for s in a.sites:
+        sites_a[s.label] = sites_a.get(s.label, 0) + s.bytes
+    sites_b: dict[str, int] = {}
+    for s in b.sites:
+        sites_b[s.label] = sites_b.get(s.label, 0) + s.bytes
+    changes = [
+        SiteChange(label, sites_a.get(label, 0), sites_b.get(label, 0))
+        for label in sites_a.keys() | sites_b.keys()
+    ]
+    return DeviceChange(
+        device=a.device,
+        peak_before=a.peak_bytes,
+        peak_after=b.peak_bytes,
+        phase_before=a.peak_phase,
+        phase_after=b.peak_phase,
+        holders={h: (a.holders[h], b.holders[h]) for h in HOLDERS},
+        sites=tuple(
+            sorted((c for c in changes if c.change), key=lambda c: (-abs(c.change), c.site))
+        ),
+    )
