@@ -212,3 +212,24 @@ def test_diff_of_two_snapshots_names_what_moved_the_peak(tmp_path: Path) -> None
         check=False,
     )
     assert mixed.returncode != 0 and "one input is a memory snapshot" in mixed.stderr
+
+
+def test_a_snapshot_without_its_history_says_so(tmp_path: Path) -> None:
+    """A real snapshot with its event history taken out (as ``_snapshot()`` gives it when
+    no history was recorded): only the end state is known, and the report says so."""
+    data = pickle.loads(gzip.decompress((SNAPSHOTS / "eor.pickle.gz").read_bytes()))
+    full = _peak("eor.pickle.gz")
+    data.pop("device_traces")
+    path = tmp_path / "end_state.pickle"
+    path.write_bytes(pickle.dumps(data))
+    snapshot = load_snapshot(path)
+    (peak,) = snapshot_peaks(snapshot)
+    assert peak.events == 0 and peak.peak_bytes == full.snapshot_end_bytes
+    assert sum(s.bytes for s in peak.sites) + peak.before_bytes == peak.peak_bytes
+    done = subprocess.run(
+        [sys.executable, "-m", "profsight", "explain", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0 and "no event history" in done.stdout

@@ -180,6 +180,8 @@ class _Alloc:
 
 
 def _device_peak(device: DeviceSnapshot, sites: _Sites) -> DevicePeak:
+    if not device.events:
+        return _end_state(device, sites)
     events = device.events
     allocs: dict[int, _Alloc] = {}  # by event index
     live: dict[int, int] = {}  # addr -> event index of its alloc
@@ -219,10 +221,6 @@ def _device_peak(device: DeviceSnapshot, sites: _Sites) -> DevicePeak:
         label, kind, filename, line, function = sites.site(a.stack)
         t = tally.setdefault((label, filename, line), _Tally(kind, function))
         t.add(a.size, holder)
-    found = sorted(
-        (t.site(label, filename, line) for (label, filename, line), t in tally.items()),
-        key=lambda s: (-s.bytes, s.label),
-    )
     times = [e.time_us for e in events if e.action == _ALLOC or e.action in _FREES]
     times_known = bool(times) and all(t is not None for t in times)
     peak_event = events[peak_index] if peak_index >= 0 else None
@@ -239,10 +237,50 @@ def _device_peak(device: DeviceSnapshot, sites: _Sites) -> DevicePeak:
         snapshot_end_bytes=sum(b.requested_size for b in device.held),
         reserved_bytes=device.reserved_bytes,
         holders=holders,
-        sites=tuple(found),
+        sites=_sorted_sites(tally),
         times_known=times_known,
         timeline=_timeline(device, totals, start, times_known),
     )
+
+
+def _end_state(device: DeviceSnapshot, sites: _Sites) -> DevicePeak:
+    """A snapshot without a history: the end state is all that is known. Its blocks keep
+    the frames of their allocation when the history was on for it."""
+    tally: dict[tuple[str, str, int], _Tally] = {}
+    holders = dict.fromkeys(HOLDERS, 0)
+    for b in device.held:
+        if b.stack == 0:
+            holders["before recording"] += b.requested_size
+            continue
+        holder = _holder(_Alloc(b.requested_size, b.stack, -1), None, sites, [])
+        holders[holder] += b.requested_size
+        label, kind, filename, line, function = sites.site(b.stack)
+        tally.setdefault((label, filename, line), _Tally(kind, function)).add(
+            b.requested_size, holder
+        )
+    held = sum(b.requested_size for b in device.held)
+    return DevicePeak(
+        device=device.device,
+        events=0,
+        peak_bytes=held,
+        peak_index=-1,
+        peak_at_us=None,
+        peak_phase="other",
+        start_bytes=held,
+        before_bytes=holders["before recording"],
+        end_bytes=held,
+        snapshot_end_bytes=held,
+        reserved_bytes=device.reserved_bytes,
+        holders=holders,
+        sites=_sorted_sites(tally),
+        times_known=False,
+        timeline=(),
+    )
+
+
+def _sorted_sites(tally: dict[tuple[str, str, int], _Tally]) -> tuple[PeakSite, ...]:
+    found = (t.site(label, filename, line) for (label, filename, line), t in tally.items())
+    return tuple(sorted(found, key=lambda s: (-s.bytes, s.label)))
 
 
 @dataclass
