@@ -144,5 +144,9 @@ def test_explain_reads_a_memory_snapshot() -> None:
     path = str(DATA / "shared/snapshots/kk_ctx128_fullstep.pickle.gz")
     _, (explained,) = _session([("explain", {"path": path})])
     got = explained.structured_content["snapshot"]
-    assert got == snapshot_document(explain_snapshot(path))
-    assert got["devices"][0]["sites"][0]["site"] == "optimizers.py:82 step"
+    (full,) = snapshot_document(explain_snapshot(path))["devices"]
+    (device,) = got["devices"]
+    assert device["peak_bytes"] == full["peak_bytes"] and device["holders"] == full["holders"]
+    assert device["sites"] == full["sites"][: len(device["sites"])]
+    assert device["sites_total"] == len(full["sites"])
+    assert device["sites"][0]["site"] == "optimizers.py:82 step"

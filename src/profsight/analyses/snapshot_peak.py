@@ -26,8 +26,10 @@ from functools import cache
 from profsight.knowledge.snapshot_sites import (
     AUTOGRAD_ENGINE,
     AUTOGRAD_NODE,
+    AUTOGRAD_PART,
     BACKWARD_FILES,
     BACKWARD_FUNCTIONS,
+    ENGINE_LABEL,
     HOLDERS,
     MODULE_CALL_FILE,
     NO_PYTHON_FRAME,
@@ -40,9 +42,11 @@ from profsight.knowledge.snapshot_sites import (
 )
 from profsight.knowledge.source_frames import is_user_frame
 from profsight.model.memory_snapshot import AllocatorEvent, DeviceSnapshot, Frame, MemorySnapshot
+from profsight.units import torch_memory
 
 _ALLOC = "alloc"
 _FREES = frozenset({"free_completed", "free"})
+_REQUESTED = "free_requested"
 
 
 @dataclass(frozen=True)
@@ -67,7 +71,13 @@ class DevicePeak:
     events: int
     peak_bytes: int
     peak_index: int
-    """The event that reached the peak; -1 when nothing the history did went above its start."""
+    """The event that reached the peak, its index in the snapshot's ``device_traces`` list;
+    -1 when nothing the history did went above its start."""
+    peak_allocation: int
+    """Which allocation reached it, counting from 1 (of `allocations`); 0 with `peak_index`
+    -1. memory_viz's event list joins each free's two events, so this count is the one to
+    find it by."""
+    allocations: int
     peak_at_us: float | None
     """From the first event; None when the events carry no time (torch < 2.1)."""
     peak_phase: str
@@ -100,7 +110,9 @@ def snapshot_peaks(snapshot: MemorySnapshot) -> list[DevicePeak]:
     peaks = [_device_peak(d, sites) for d in snapshot.devices]
     for p in peaks:
         if not p.reconciled:
-            note = REPLAY_MISMATCH.format(replayed=p.end_bytes, held=p.snapshot_end_bytes)
+            note = REPLAY_MISMATCH.format(
+                replayed=torch_memory(p.end_bytes), held=torch_memory(p.snapshot_end_bytes)
+            )
             snapshot.diagnostics.append(f"device {p.device}: {note}")
     return peaks
 
@@ -117,6 +129,7 @@ class _Sites:
         )
         self.site = cache(self._site)
         self.stack_phase = cache(self._stack_phase)
+        self.engine = cache(self._on_engine)
 
     def phase(self, stack: int, time_us: int | None) -> str:
         found = self.stack_phase(stack)
@@ -124,16 +137,22 @@ class _Sites:
             return "optimizer"  # the user's own optimizer, inside torch's step range
         return found
 
+    def _on_engine(self, stack: int) -> bool:
+        return any(AUTOGRAD_ENGINE.search(f.name) for f in self.stacks[stack])
+
     def _in_step(self, at: int) -> bool:
         i = bisect.bisect_right(self.steps, (at, float("inf"))) - 1
         return i >= 0 and self.steps[i][0] <= at <= self.steps[i][1]
 
     def _stack_phase(self, stack: int) -> str:
-        """The innermost frame that tells: Lightning runs forward and backward inside the
-        optimizer's step (its closure), so the outer optimizer frame must not win."""
-        for f in self.stacks[stack]:
-            if AUTOGRAD_ENGINE.search(f.name):
-                return "backward"
+        """Backward when the autograd engine is on the stack (an activation checkpoint's
+        recompute runs a module's forward inside it); else the innermost frame that tells:
+        Lightning runs forward and backward inside the optimizer's step (its closure), so
+        the outer optimizer frame must not win."""
+        frames = self.stacks[stack]
+        if self.engine(stack):
+            return "backward"
+        for f in frames:
             if not PYTHON_FILE.search(f.filename):
                 continue
             path = f.filename.replace("\\", "/")
@@ -156,6 +175,10 @@ class _Sites:
             node = AUTOGRAD_NODE.search(f.name)
             if node:
                 return NODE_LABEL.format(node=node.group(1)), "backward", "", 0, node.group(1)
+        for f in frames:
+            part = AUTOGRAD_PART.search(f.name)
+            if part:  # the engine's own: summing two gradients of one input (InputBuffer::add)
+                return ENGINE_LABEL.format(part=part.group(1)), "backward", "", 0, part.group(1)
         if python:
             f = python[0]
             return _frame_label(f, library=True), "library", f.filename, f.line, f.name
@@ -177,6 +200,8 @@ class _Alloc:
     stack: int
     index: int
     freed_at: int = -1
+    freed_by: int = 0
+    """The stack of its free (of the program's ``free_requested`` when there is one)."""
 
 
 def _device_peak(device: DeviceSnapshot, sites: _Sites) -> DevicePeak:
@@ -186,16 +211,20 @@ def _device_peak(device: DeviceSnapshot, sites: _Sites) -> DevicePeak:
     allocs: dict[int, _Alloc] = {}  # by event index
     live: dict[int, int] = {}  # addr -> event index of its alloc
     freed_first: list[tuple[int, int]] = []  # (addr, size) freed before any alloc of theirs
+    requested: dict[int, int] = {}  # addr -> the stack of its free_requested
     for i, e in enumerate(events):
         if e.action == _ALLOC:
             allocs[i] = _Alloc(e.size, e.stack, i)
             live[e.addr] = i
+        elif e.action == _REQUESTED:
+            requested[e.addr] = e.stack
         elif e.action in _FREES:
             j = live.pop(e.addr, None)
             if j is None:
                 freed_first.append((e.addr, e.size))
             else:
                 allocs[j].freed_at = i
+                allocs[j].freed_by = requested.pop(e.addr, e.stack) or e.stack
     trace_live = set(live)
     held_before = [b for b in device.held if b.addr not in trace_live]
     start = sum(size for _, size in freed_first) + sum(b.requested_size for b in held_before)
@@ -229,6 +258,8 @@ def _device_peak(device: DeviceSnapshot, sites: _Sites) -> DevicePeak:
         events=len(events),
         peak_bytes=peak,
         peak_index=peak_index,
+        peak_allocation=sum(1 for i in allocs if i <= peak_index),
+        allocations=len(allocs),
         peak_at_us=_since_first(device, peak_event.time_us) if peak_event and times_known else None,
         peak_phase=sites.phase(peak_event.stack, peak_event.time_us) if peak_event else "other",
         start_bytes=start,
@@ -264,6 +295,8 @@ def _end_state(device: DeviceSnapshot, sites: _Sites) -> DevicePeak:
         events=0,
         peak_bytes=held,
         peak_index=-1,
+        peak_allocation=0,
+        allocations=0,
         peak_at_us=None,
         peak_phase="other",
         start_bytes=held,
@@ -351,10 +384,16 @@ def _holder(a: _Alloc, time_us: int | None, sites: _Sites, breaks: list[int]) ->
         return "optimizer"
     if phase != "backward":
         return "other"
+    if a.freed_at < 0:
+        return "gradients"  # still held when the history ends
+    if a.freed_by:  # freed by backward itself, or after it (zero_grad, the optimizer)
+        return (
+            "backward temporaries" if sites.phase(a.freed_by, None) == "backward" else "gradients"
+        )
+    # the free has no frames (context="alloc"): held past the end of its backward pass
     k = bisect.bisect_right(breaks, a.index)
     ends = breaks[k] if k < len(breaks) else None
-    survives = a.freed_at < 0 or (ends is not None and a.freed_at > ends)
-    return "gradients" if survives else "backward temporaries"
+    return "gradients" if ends is not None and a.freed_at > ends else "backward temporaries"
 
 
 def _timeline(
@@ -364,15 +403,18 @@ def _timeline(
     events = device.events
     if not events:
         return ()
-    if times_known:
-        xs = [float(e.time_us or 0) for e in events]
+    if times_known:  # an event without a time (a segment's) takes the one before it
+        xs, last = [], float(next(e.time_us for e in events if e.time_us is not None) or 0)
+        for e in events:
+            last = float(e.time_us) if e.time_us is not None else last
+            xs.append(last)
     else:
         xs = [float(i) for i in range(len(events))]
     x0 = xs[0]
     width = max(xs[-1] - x0, 1.0) / TIMELINE_POINTS
     top = [-1] * TIMELINE_POINTS
     for x, current in zip(xs, totals, strict=True):
-        k = min(int((x - x0) / width), TIMELINE_POINTS - 1)
+        k = min(max(int((x - x0) / width), 0), TIMELINE_POINTS - 1)
         top[k] = max(top[k], current)
     out, last = [], start
     for k, v in enumerate(top):

@@ -143,6 +143,15 @@ def concise(doc: dict[str, Any], rows: int) -> dict[str, Any]:
     return out
 
 
+def concise_snapshot(doc: dict[str, Any]) -> dict[str, Any]:
+    """A snapshot's document with each device's `ROOFLINE_OPS` largest sites."""
+    devices = [
+        {**d, "sites": d["sites"][:ROOFLINE_OPS], "sites_total": len(d["sites"])}
+        for d in doc["devices"]
+    ]
+    return {**doc, "devices": devices}
+
+
 @_tool("explain")
 def explain_tool(path: str, rows: int = 10) -> dict[str, Any]:
     """Explain a PyTorch / Lightning profile: the verdict (what bounds the step), the
@@ -157,7 +166,7 @@ def explain_tool(path: str, rows: int = 10) -> dict[str, Any]:
         if os.path.isdir(path):
             return {"job": job_document(explain_job(path, executor="serial"))}
         if is_snapshot(path):
-            return {"snapshot": snapshot_document(explain_snapshot(path))}
+            return {"snapshot": concise_snapshot(snapshot_document(explain_snapshot(path)))}
         if saved_schema(path) is not None:
             return concise(load_report_document(path), rows)
         profile = load(path)

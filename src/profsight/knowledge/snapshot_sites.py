@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from typing import Final
 
-#: The parts of a step an allocation can be made in, as reports name them.
-PHASES: Final = ("forward", "backward", "optimizer", "other")
+#: A segment's blocks the allocator still holds for the program: allocated, and freed by
+#: the program but not yet reusable (``record_stream``: the free waits for another stream).
+HELD_STATES: Final = frozenset({"active_allocated", "active_pending_free"})
 #: A phase in a sentence ("reached in ...").
 PHASE_PHRASE: Final[dict[str, str]] = {
     "forward": "the forward",
@@ -42,8 +43,9 @@ HOLDER_PHRASE: Final[dict[str, str]] = {
     "other": "made outside forward, backward and the step",
 }
 HOLDER_MEANING: Final[dict[str, str]] = {
-    "before recording": "allocated before the recording began: parameters, and optimizer "
-    "state from earlier steps, when the recording starts after them",
+    "before recording": "allocated before the history's first event: the recording began "
+    "after them, or its buffer dropped older events (max_entries); parameters, and optimizer "
+    "state from earlier steps",
     "activations": "allocated in a module's forward: its outputs and what autograd saved "
     "for backward",
     "gradients": "allocated by backward and still held when it ends: the gradients (autograd "
@@ -80,6 +82,9 @@ HOLDER_ADVICE: Final[dict[str, str]] = {
 AUTOGRAD_ENGINE: Final = re.compile(r"torch::autograd::(?:python::Python)?Engine::")
 #: The autograd node a backward allocation was made in.
 AUTOGRAD_NODE: Final = re.compile(r"torch::autograd::(?:generated::)?(\w+)::apply\b")
+#: A part of the autograd engine that allocates on its own (``InputBuffer::add`` sums two
+#: gradients of one input, ``InputMetadata::reduce_grad`` reduces one to its shape).
+AUTOGRAD_PART: Final = re.compile(r"torch::autograd::((?:InputBuffer|InputMetadata)::\w+)")
 #: Python frames of backward called from Python (on the main thread, before the engine).
 BACKWARD_FILES: Final = (
     "torch/autograd/__init__.py",
@@ -98,8 +103,8 @@ PYTHON_FILE: Final = re.compile(r"\.py$|^<")
 
 #: How an allocation's site reads in a report.
 NODE_LABEL: Final = "autograd node {node}"
+ENGINE_LABEL: Final = "autograd engine {part}"
 NO_PYTHON_FRAME: Final = "(no Python frame recorded)"
-BEFORE_RECORDING: Final = "(allocated before the recording began)"
 #: Sites a report lists at a device's peak, most bytes first.
 SITES_SHOWN: Final = 12
 SITES_TEXT_SHOWN: Final = 8
@@ -117,10 +122,9 @@ SNAPSHOT_PAGE_TEXTS: Final[dict[str, str]] = {
     "holders_intro": "By where and when it was allocated:",
 }
 REPLAY_MISMATCH: Final = (
-    "replaying the allocator's events does not end where the snapshot's segments do "
-    "({replayed} live against {held}): the event buffer may have wrapped "
-    "(max_entries) or the snapshot was taken on another thread; the peak may be off by "
-    "that much"
+    "replaying the allocator's history does not end with the blocks the snapshot's segments "
+    "hold ({replayed} live against {held}): the two disagree (another thread allocated "
+    "while the snapshot was taken, or the file was edited); the peak may be off by that much"
 )
 NO_TRACE: Final = (
     "holds the allocator's segments but no event history (recorded without "

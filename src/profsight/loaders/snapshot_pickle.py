@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from profsight.errors import InputError
+from profsight.knowledge.snapshot_sites import HELD_STATES
 from profsight.loaders.input_files import read_errors, read_input
 from profsight.model.memory_snapshot import (
     AllocatorEvent,
@@ -28,12 +29,8 @@ from profsight.model.memory_snapshot import (
     MemorySnapshot,
 )
 
-#: Pickle's PROTO opcode and the protocols that begin with it (2 to 5).
-_PROTO = 0x80
-
-
-def looks_like_pickle(head: bytes | bytearray) -> bool:
-    return len(head) >= 2 and head[0] == _PROTO and 2 <= head[1] <= 5
+#: The largest value a snapshot's sizes, addresses and times can hold (int64).
+_INT64 = (1 << 63) - 1
 
 
 class _Refused(pickle.UnpicklingError):
@@ -54,9 +51,33 @@ def load_snapshot(path: str | os.PathLike[str]) -> MemorySnapshot:
     if not isinstance(data, Mapping) or not isinstance(data.get("segments"), list):
         raise InputError(source, "is a pickle but not a torch memory snapshot (no 'segments' list)")
     try:
-        return _Reader(source).read(data)
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        snapshot = _Reader(source).read(data)
+    except _Bad as exc:
+        raise InputError(source, f"is a memory snapshot with {exc}") from None
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
         raise InputError(source, f"is a memory snapshot of an unknown layout ({exc!r})") from None
+    if not snapshot.devices:
+        raise InputError(
+            source,
+            "is a memory snapshot with nothing in it: no segment and no allocator event (was "
+            "_record_memory_history() called before the code ran on a CUDA device?)",
+        )
+    return snapshot
+
+
+class _Bad(ValueError):
+    """A value no allocator writes: a negative size, a number past 64 bits, a float."""
+
+
+def _int(value: Any, what: str, low: int = 0) -> int:
+    """`value` as a snapshot's integer, checked: torch writes int64s, never floats."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _Bad(f"a {what} that is not an integer ({value!r:.40})")
+    if value < low:
+        raise _Bad(f"a negative {what} ({str(value)[:40]})")
+    if value > _INT64:
+        raise _Bad(f"a {what} past 64 bits")
+    return value
 
 
 def _unpickle(data: bytes, source: str) -> Any:
@@ -69,9 +90,12 @@ def _unpickle(data: bytes, source: str) -> Any:
             "plain data only, and profsight runs no code from a pickle",
         ) from None
     except pickle.UnpicklingError as exc:
-        raise InputError(source, f"is not a readable pickle ({exc})") from None
+        reason = " ".join(str(exc).split())
+        raise InputError(source, f"is not a readable pickle ({reason:.200})") from None
     except (EOFError, ValueError, IndexError, MemoryError) as exc:
-        raise InputError(source, f"is a pickle cut short or damaged ({exc!r})") from None
+        raise InputError(source, f"is a pickle cut short or damaged ({exc!r:.200})") from None
+    except (TypeError, AttributeError, OverflowError, RecursionError) as exc:
+        raise InputError(source, f"is a damaged pickle ({exc!r:.200})") from None
 
 
 class _Reader:
@@ -86,16 +110,17 @@ class _Reader:
 
     def read(self, data: Mapping[str, Any]) -> MemorySnapshot:
         traces: Sequence[Any] = data.get("device_traces") or []
-        segments: list[Mapping[str, Any]] = data["segments"]
-        count = max([len(traces)] + [int(s.get("device", 0)) + 1 for s in segments])
+        by_device: dict[int, list[Mapping[str, Any]]] = {}
+        for segment in data["segments"]:
+            device = _int(segment.get("device", 0), "device number", low=-1)
+            by_device.setdefault(device, []).append(segment)
+        with_events = {i: t for i, t in enumerate(traces) if t}
         devices = []
-        for device in range(count):
-            own = [s for s in segments if int(s.get("device", 0)) == device]
-            events = self._events(traces[device] if device < len(traces) else [])
-            if not events and not own:
-                continue
+        for device in sorted(by_device.keys() | with_events.keys()):
+            own = by_device.get(device, [])
+            events = self._events(with_events.get(device, []))
             held = tuple(b for seg in own for b in self._held(seg))
-            reserved = sum(int(s["total_size"]) for s in own)
+            reserved = sum(_int(s["total_size"], "segment size") for s in own)
             devices.append(DeviceSnapshot(device, events, held, reserved))
         ordered = sorted(self.stacks.items(), key=lambda item: item[1])
         return MemorySnapshot(
@@ -109,10 +134,10 @@ class _Reader:
         return tuple(
             AllocatorEvent(
                 action=str(e["action"]),
-                addr=int(e.get("addr", 0)),
-                size=int(e.get("size", 0)),
+                addr=_int(e.get("addr", 0), "block address"),
+                size=_int(e.get("size", 0), "block size"),
                 stack=self._stack(e.get("frames") or ()),
-                time_us=int(e["time_us"]) if e.get("time_us") is not None else None,
+                time_us=_int(e["time_us"], "time") if e.get("time_us") is not None else None,
             )
             for e in trace
         )
@@ -120,17 +145,18 @@ class _Reader:
     def _held(self, segment: Mapping[str, Any]) -> list[HeldBlock]:
         """Blocks the segment holds allocated; their addresses follow from the segment's
         and the sizes before them when a block does not state its own (older torch)."""
-        held, addr = [], int(segment["address"])
+        held, addr = [], _int(segment["address"], "segment address")
         for block in segment.get("blocks") or []:
-            at = int(block.get("address", addr))
-            size = int(block["size"])
-            if block.get("state") == "active_allocated":
+            at = _int(block.get("address", addr), "block address")
+            size = _int(block["size"], "block size")
+            if block.get("state") in HELD_STATES:
                 requested = block.get("requested_size")
                 frames = block.get("frames")
                 if frames is None and block.get("history"):  # torch 2.0's layout
                     frames = block["history"][0].get("frames")
                     requested = requested or block["history"][0].get("real_size")
-                held.append(HeldBlock(at, int(requested or size), self._stack(frames or ())))
+                size = _int(requested or size, "block size")
+                held.append(HeldBlock(at, size, self._stack(frames or ())))
             addr = at + size
         return held
 
@@ -149,7 +175,8 @@ class _Reader:
         return found
 
     def _frame(self, f: Mapping[str, Any]) -> Frame:
-        key = (str(f.get("name", "")), str(f.get("filename", "")), int(f.get("line", 0) or 0))
+        line = f.get("line") or 0
+        key = (str(f.get("name", "")), str(f.get("filename", "")), _int(line, "line number"))
         frame = self.frames.get(key)
         if frame is None:
             frame = self.frames[key] = Frame(*key)
@@ -165,7 +192,7 @@ def _annotations(items: Sequence[Mapping[str, Any]]) -> tuple[Annotation, ...]:
         if at is None:
             continue
         if stage == "START":
-            open_at.setdefault(name, []).append(int(at))
+            open_at.setdefault(name, []).append(_int(at, "time"))
         elif stage == "END" and open_at.get(name):
-            done.append(Annotation(name, open_at[name].pop(), int(at)))
+            done.append(Annotation(name, open_at[name].pop(), _int(at, "time")))
     return tuple(sorted(done, key=lambda a: a.start_us))

@@ -19,7 +19,7 @@ from profsight.knowledge.snapshot_sites import (
 )
 from profsight.renderers.escape import markdown_cell as md_cell
 from profsight.renderers.html import SCHEMA, page
-from profsight.report.snapshot import SnapshotReport
+from profsight.report.snapshot import SnapshotReport, blocks
 from profsight.units import torch_memory
 
 SNAPSHOT_SCHEMA = "profsight-snapshot/1"
@@ -59,6 +59,8 @@ def _device(p: DevicePeak) -> dict[str, Any]:
         "events": p.events,
         "peak_bytes": p.peak_bytes,
         "peak_event": p.peak_index,
+        "peak_allocation": p.peak_allocation,
+        "allocations": p.allocations,
         "peak_at_us": p.peak_at_us,
         "peak_phase": p.peak_phase,
         "start_bytes": p.start_bytes,
@@ -67,8 +69,7 @@ def _device(p: DevicePeak) -> dict[str, Any]:
         "reserved_bytes": p.reserved_bytes,
         "reconciled": p.reconciled,
         "holders": dict(p.holders),
-        "sites": [_site(s) for s in p.sites[:SITES_SHOWN]],
-        "sites_total": len(p.sites),
+        "sites": [_site(s) for s in p.sites],
     }
 
 
@@ -93,7 +94,7 @@ def render_snapshot_text(report: SnapshotReport) -> str:
         lines += [f"    {torch_memory(p.holders[h]):>10}  {h}" for h in HOLDERS if p.holders[h]]
         lines += ["", "  by site (your code's innermost frame, or the autograd node):"]
         lines += [
-            f"    {torch_memory(s.bytes):>10}  {s.blocks:>6} blocks  {s.label}  [{s.holder}]"
+            f"    {torch_memory(s.bytes):>10}  {blocks(s.blocks):>12}  {s.label}  [{s.holder}]"
             for s in p.sites[:SITES_TEXT_SHOWN]
         ]
         if len(p.sites) > SITES_TEXT_SHOWN:
@@ -125,7 +126,7 @@ def render_snapshot_markdown(report: SnapshotReport) -> str:
 
 
 def render_snapshot_html(report: SnapshotReport) -> str:
-    first = report.peaks[0] if report.peaks else None
+    first = max(report.peaks, key=lambda p: p.peak_bytes, default=None)
     timelines = None
     if first is not None and first.timeline and first.times_known:
         width = first.timeline[0][0] * 2
@@ -140,7 +141,9 @@ def render_snapshot_html(report: SnapshotReport) -> str:
         "summary": list(report.summary) + [f"what to shrink first: {a}" for a in report.advice],
         "diagnostics": list(report.diagnostics),
         "notes": [],
-        "device": "device",
+        "device": f"device {first.device}"
+        if first is not None and len(report.peaks) > 1
+        else "device",
         "has_device": True,
         "timelines": timelines,
         "snapshot": {
@@ -193,7 +196,10 @@ def _change(before: int, after: int) -> str:
 def _diff_lines(diff: SnapshotDiff, limit: int, markdown: bool) -> list[str]:
     esc = md_cell if markdown else (lambda text: text)
     out = [("# " if markdown else "") + "Memory snapshots compared", ""]
-    out += [f"before: {esc(diff.before)}", f"after:  {esc(diff.after)}", ""]
+    if markdown:
+        out += [f"- before: {esc(diff.before)}", f"- after: {esc(diff.after)}", ""]
+    else:
+        out += [f"before: {diff.before}", f"after:  {diff.after}", ""]
     for d in diff.devices:
         head = f"device {d.device}: peak {_change(d.peak_before, d.peak_after)}"
         if d.phase_before != d.phase_after:

@@ -37,9 +37,21 @@ def snapshot_report(snapshot: MemorySnapshot) -> SnapshotReport:
         source=snapshot.source,
         peaks=peaks,
         summary=tuple(_summary(p) for p in peaks),
-        advice=tuple(HOLDER_ADVICE[top_holder(p)] for p in peaks if p.peak_bytes),
+        advice=_advice(peaks),
         diagnostics=tuple(snapshot.diagnostics),
     )
+
+
+def _advice(peaks: tuple[DevicePeak, ...]) -> tuple[str, ...]:
+    """What to shrink first, per device (once, without the device, when there is one)."""
+    shown = [p for p in peaks if p.peak_bytes]
+    if len(shown) == 1:
+        return (HOLDER_ADVICE[top_holder(shown[0])],)
+    return tuple(f"device {p.device}: {HOLDER_ADVICE[top_holder(p)]}" for p in shown)
+
+
+def blocks(n: int) -> str:
+    return f"{n:,} block" + ("" if n == 1 else "s")
 
 
 def top_holder(peak: DevicePeak) -> str:
@@ -47,7 +59,11 @@ def top_holder(peak: DevicePeak) -> str:
 
 
 def _summary(p: DevicePeak) -> str:
-    when = f"event {p.peak_index + 1:,} of {p.events:,}" if p.peak_index >= 0 else "its start"
+    when = (
+        f"allocation {p.peak_allocation:,} of {p.allocations:,}"
+        if p.peak_index >= 0
+        else "when the history began"
+    )
     if p.peak_at_us is not None:
         when += f", {short_time(p.peak_at_us)} in"
     where = f" in {PHASE_PHRASE[p.peak_phase]}" if p.peak_phase != "other" else ""
@@ -58,5 +74,5 @@ def _summary(p: DevicePeak) -> str:
     )
     if p.sites:
         s = p.sites[0]
-        line += f"; the most by one site: {s.label} ({torch_memory(s.bytes)}, {s.blocks} blocks)"
+        line += f"; the most by one site: {s.label} ({torch_memory(s.bytes)}, {blocks(s.blocks)})"
     return line + f"; {torch_memory(p.reserved_bytes)} reserved at the end"

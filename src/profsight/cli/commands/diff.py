@@ -8,7 +8,7 @@ from profsight.cli.choices import DIFF_BYS, DIFF_FORMATS
 from profsight.cli.common import add_output_arguments, format_from
 
 HELP = "compare two runs: step time, phases, rows that got faster or slower, findings"
-_INPUT = "a trace, a printed table or Lightning report, or a saved JSON report"
+_INPUT = "a trace, a printed table or Lightning report, a saved JSON report, or a memory snapshot"
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -91,4 +91,4 @@ def _snapshots(args: argparse.Namespace, both: bool) -> int:
     return 0
 
 
-SNAPSHOT_DIFF_SUFFIXES = {".txt": "text", ".md": "markdown", ".json": "json", ".html": "html"}
+SNAPSHOT_DIFF_SUFFIXES = {".txt": "text", ".md": "markdown", ".json": "json"}

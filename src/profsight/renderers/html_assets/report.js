@@ -933,7 +933,7 @@
     S.devices.forEach((d, i) => {
       s.appendChild(el("h3", "", "Device " + d.device + ": peak " + fmtBytes(d.peak_bytes)));
       const facts = el("ul", "ps-snapshot-facts");
-      facts.appendChild(el("li", "", "Reached " + (d.peak_event >= 0 ? "at event " + (d.peak_event + 1) + " of " + d.events : "before the first event") +
+      facts.appendChild(el("li", "", "Reached " + (d.peak_event >= 0 ? "at allocation " + d.peak_allocation + " of " + d.allocations : "before the first event") +
         (d.peak_at_us === null ? "" : ", " + fmtTime(d.peak_at_us) + " in") + ", made in " + (d.peak_phase === "optimizer" ? "the optimizer's step" : d.peak_phase === "other" ? "none of forward, backward and the step" : "the " + d.peak_phase) + "."));
       facts.appendChild(el("li", "", fmtBytes(d.start_bytes) + " allocated when the recording began; " +
         fmtBytes(d.reserved_bytes) + " reserved from the driver at the end."));
