@@ -1112,3 +1112,13 @@ def test_snapshot_page_shows_the_peak_and_its_sites(pages: Any, width: int) -> N
     drawn = chart(page, "ps-memory-chart")
     assert max(drawn["data"][1]) == device["peak_bytes"]
     assert page.evaluate("[document.documentElement.scrollWidth, innerWidth]") == [width] * 2
+
+
+def test_memory_section_names_the_peaks_holders(fp32: Opened) -> None:
+    """Under the memory chart: each memory's peak by holder, as the JSON states it."""
+    peaks = json.loads(fp32.report.json())["memory_peaks"]
+    (device,) = [p for p in peaks if p["memory"] == "device"]
+    line = fp32.page.locator("#ps-memory p.ps-memory-holders[data-memory='device']").inner_text()
+    assert fp32.errors == [] and fp32.violations() == []
+    for holder, nbytes in device["holders"].items():
+        assert (holder in line) == (nbytes > 0)

@@ -18,7 +18,16 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from profsight.knowledge.memory_blocks import ALLOCATION_OPS, PEAK_OPS_SHOWN
+from profsight.analyses.step import intervals
+from profsight.analyses.step.breakdown import Breakdown, phase_intervals
+from profsight.knowledge.memory_blocks import (
+    ALLOCATION_OPS,
+    BEFORE_WINDOW_HOLDER,
+    PASS_HOLDERS,
+    PEAK_OPS_SHOWN,
+    TRACE_HOLDERS,
+)
+from profsight.knowledge.phases import Phase
 from profsight.knowledge.trace_schema import (
     CPU_MEMORY_DEVICE_TYPES,
     DEVICE_MEMORY_DEVICE_TYPES,
@@ -52,14 +61,18 @@ class MemoryPeak:
     """Whether the records say their block (``Addr``): without, nothing is held by name."""
     categories: dict[str, int] | None = None
     """A live profiler's: torch's memory profiler's categories at its own peak (bytes)."""
+    holders: dict[str, int] | None = None
+    """The peak's bytes by where and when they were allocated, every one of
+    `TRACE_HOLDERS` (`_holders`); None without block ids or step phases."""
 
     @property
     def before_window_bytes(self) -> int:
         return max(self.peak_bytes - self.held_bytes, 0)
 
 
-def memory_peaks(profile: Profile) -> tuple[MemoryPeak, ...]:
-    """The peak of each memory with ``[memory]`` records, host first."""
+def memory_peaks(profile: Profile, phases: Breakdown | None = None) -> tuple[MemoryPeak, ...]:
+    """The peak of each memory with ``[memory]`` records, host first; with the step's
+    `phases`, each peak's holders too."""
     ev = profile.events
     if MEMORY_EVENT_NAME not in ev.strings or not len(ev.allocated):
         return ()
@@ -73,13 +86,15 @@ def memory_peaks(profile: Profile) -> tuple[MemoryPeak, ...]:
         if not len(mine) or not (allocated >= 0).any():
             continue
         peak = int(np.argmax(np.where(allocated >= 0, allocated, -1)))
-        found = _peak(profile, memory, mine, peak)
+        found = _peak(profile, memory, mine, peak, phases)
         categories = (profile.memory_categories or {}).get(memory)
         out.append(replace(found, categories=categories) if categories else found)
     return tuple(out)
 
 
-def _peak(profile: Profile, memory: str, records: I64, peak: int) -> MemoryPeak:
+def _peak(
+    profile: Profile, memory: str, records: I64, peak: int, phases: Breakdown | None
+) -> MemoryPeak:
     ev = profile.events
     t = ev.start[records]
     block = ev.block[records].astype(np.int64) if len(ev.block) else np.full(len(records), -1)
@@ -98,6 +113,12 @@ def _peak(profile: Profile, memory: str, records: I64, peak: int) -> MemoryPeak:
         live = (ev.nbytes[records] > 0) & (np.arange(len(records)) <= peak) & (block >= 0)
         live &= freed_at > t[peak]
     held = records[live]
+    holders = None
+    if known and phases is not None and phases.segments is not None:
+        holders = _holders(phases, t[live], freed_at[live], ev.nbytes[held])
+        holders[BEFORE_WINDOW_HOLDER] = int(ev.allocated[records[peak]]) - int(
+            ev.nbytes[held].sum()
+        )
     owner = _owners(profile, held)
     nbytes = ev.nbytes[held]
     names = [
@@ -117,7 +138,40 @@ def _peak(profile: Profile, memory: str, records: I64, peak: int) -> MemoryPeak:
         held_bytes=int(nbytes.sum()),
         held_by=tuple(HeldBy(n, b, k) for n, (b, k) in ranked),
         blocks_known=known,
+        holders=holders,
     )
+
+
+def _holders(phases: Breakdown, alloc_at: I64, freed_at: I64, nbytes: I64) -> dict[str, int]:
+    """The live blocks' bytes by the phase the step thread was in when each was allocated
+    (backward run on autograd's own thread counts as backward), and whether the phase's
+    pass was over before it was freed: a gradient outlives its backward, optimizer state its
+    step; what dies inside is a temporary."""
+    out = dict.fromkeys(TRACE_HOLDERS, 0)
+    backward = phase_intervals(phases, Phase.BACKWARD)
+    if phases.backward_elsewhere is not None:
+        backward = intervals.union(
+            np.concatenate([backward[0], phases.backward_elsewhere[0]]),
+            np.concatenate([backward[1], phases.backward_elsewhere[1]]),
+        )
+    passes = {
+        Phase.BACKWARD: backward,
+        Phase.OPTIMIZER: phase_intervals(phases, Phase.OPTIMIZER),
+        Phase.FORWARD: phase_intervals(phases, Phase.FORWARD),
+    }
+    left = np.ones(len(alloc_at), bool)
+    for phase, (starts, ends) in passes.items():
+        if not len(starts):
+            continue
+        k = np.searchsorted(starts, alloc_at, side="right") - 1
+        inside = left & (k >= 0) & (alloc_at < ends[np.maximum(k, 0)])
+        outlives = freed_at > ends[np.maximum(k, 0)]
+        kept, temp = PASS_HOLDERS[phase.value]
+        out[kept] += int(nbytes[inside & outlives].sum())
+        out[temp] += int(nbytes[inside & ~outlives].sum())
+        left &= ~inside
+    out["other"] += int(nbytes[left].sum())
+    return out
 
 
 def _owners(profile: Profile, records: I64) -> I64:

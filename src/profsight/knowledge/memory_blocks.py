@@ -34,6 +34,7 @@ PEAK_OPS_SHOWN: Final = 8
 MEMORY_PEAK_TITLE: Final = "Memory at the peak (what the window allocated and still holds)"
 BEFORE_WINDOW: Final = "(allocated before the profiled window, or its record not kept)"
 TORCH_CATEGORIES: Final = "torch's memory profiler, at its own peak"
+HOLDERS_LINE: Final = "by the phase that allocated it, and whether it outlived the phase"
 NO_BLOCKS: Final = (
     "the trace's [memory] records carry no Addr (torch < 1.10): a free cannot be matched "
     "to its allocation, so what is live at the peak is not known"
@@ -48,4 +49,28 @@ MEMORY_PAGE_TEXTS: Final[dict[str, str]] = {
     ),
     "before_window": BEFORE_WINDOW,
     "no_blocks": NO_BLOCKS,
+    "holders": HOLDERS_LINE,
+}
+
+#: What holds a trace's memory peak, by the step's phase at each block's allocation and
+#: whether it outlived that phase's pass (the report's order; a snapshot's holders, with
+#: the optimizer's state and temporaries told apart).
+BEFORE_WINDOW_HOLDER: Final = "before the window"
+TRACE_HOLDERS: Final = (
+    BEFORE_WINDOW_HOLDER,
+    "activations",
+    "forward temporaries",
+    "gradients",
+    "backward temporaries",
+    "optimizer state",
+    "optimizer temporaries",
+    "other",
+)
+#: Per phase (its value): the holder of a block that outlives its pass, and of one that
+#: does not. A forward's block that outlives the forward is an activation saved for
+#: backward (or the step's output).
+PASS_HOLDERS: Final[dict[str, tuple[str, str]]] = {
+    "forward": ("activations", "forward temporaries"),
+    "backward": ("gradients", "backward temporaries"),
+    "optimizer": ("optimizer state", "optimizer temporaries"),
 }

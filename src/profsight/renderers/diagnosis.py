@@ -23,6 +23,7 @@ from profsight.knowledge.advice import (
 )
 from profsight.knowledge.memory_blocks import (
     BEFORE_WINDOW,
+    HOLDERS_LINE,
     MEMORY_PEAK_TITLE,
     NO_BLOCKS,
     TORCH_CATEGORIES,
@@ -295,6 +296,9 @@ def memory_peak_lines(peaks: tuple[MemoryPeak, ...]) -> list[str]:
                 f"{cut_words(h['op'], 80) or '(no op around it)'}"
             )
         out.append(f"    {short_bytes(p['before_window_bytes']):>9} {'':>12}  {BEFORE_WINDOW}")
+        if p["holders"]:
+            named = ", ".join(f"{h} {short_bytes(b)}" for h, b in p["holders"].items() if b)
+            out.append(f"    {HOLDERS_LINE}: {named}")
         if p["torch_categories"]:
             parts = sorted(p["torch_categories"].items(), key=lambda kv: -kv[1])
             named = ", ".join(f"{c.replace('_', ' ')} {short_bytes(b)}" for c, b in parts)

@@ -174,7 +174,7 @@ def build_report(profile: Profile | TextProfile) -> ReportData:
         device_work=device_work(profile),
         roofline=diagnosis.roofline,
         source_lines=lines,
-        memory_peaks=memory_peaks(profile),
+        memory_peaks=memory_peaks(profile, diagnosis.breakdown),
         walkthrough=walkthrough(
             table, diagnosis.verdict, any(d.code == "partial_overlap" for d in profile.warnings)
         ),

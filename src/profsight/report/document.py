@@ -251,6 +251,7 @@ def memory_peaks_list(peaks: tuple[MemoryPeak, ...]) -> list[dict[str, Any]]:
             "blocks_known": p.blocks_known,
             "held_by": [{"op": h.op, "bytes": h.bytes, "blocks": h.blocks} for h in p.held_by],
             "torch_categories": p.categories,
+            "holders": p.holders,
         }
         for p in peaks
     ]

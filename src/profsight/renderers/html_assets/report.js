@@ -29,6 +29,7 @@
  *   #ps-busy, #ps-queue,        uPlot #ps-busy-chart (one series, an area), #ps-queue-chart,
  *   #ps-memory                  table#ps-memory-peak tr[data-memory] td[data-field] (memory,
  *                               op, bytes, blocks): each memory's peak and what held it;
+ *                               p.ps-memory-holders[data-memory]: its bytes by holder;
  *                               #ps-memory-chart (a series per memory: "cpu", "device"); each
  *                               profiler step a shaded band, its host range a bar on top
  *   #ps-snapshot (snapshots)    per device: ul.ps-snapshot-facts li, table.ps-snapshot-holders
@@ -916,7 +917,15 @@
       });
     }
     s.appendChild(scrolling(table));
+    for (const p of M.peaks) {
+      if (!p.holders) continue;
+      const parts = Object.entries(p.holders).filter(([, b]) => b > 0).map(([h, b]) => h + " " + fmtBytes(b));
+      const line = el("p", "ps-muted ps-memory-holders", (p.memory === "cpu" ? "CPU" : DEV) + " peak, " + M.holders + ": " + parts.join(", "));
+      line.setAttribute("data-memory", p.memory);
+      s.appendChild(line);
+    }
   }
+
   /** A memory snapshot's peaks: what held each device's, by holder and by site. */
   function snapshot() {
     const S = D.snapshot;
