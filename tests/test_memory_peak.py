@@ -112,30 +112,13 @@ def test_a_live_profiler_gives_torchs_categories_at_its_peak() -> None:
     categories at that profiler's peak, as ``MemoryProfile`` of the same run gives them.
     Written first: at the peak of an Adam step every parameter has its gradient, so the
     gradients hold exactly the model's parameter bytes. A trace file has no categories."""
-    import torch
-    from torch.profiler import ProfilerActivity, profile
     from torch.profiler._memory_profiler import MemoryProfile
 
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 8))
-    opt = torch.optim.Adam(model.parameters())
-    x, y = torch.randn(32, 64), torch.randint(0, 8, (32,))
-
-    def step() -> None:
-        opt.zero_grad(set_to_none=True)
-        torch.nn.functional.cross_entropy(model(x), y).backward()
-        opt.step()
-
-    step()
-    with profile(
-        activities=[ProfilerActivity.CPU], profile_memory=True, record_shapes=True, with_stack=True
-    ) as prof:
-        for _ in range(2):
-            step()
+    prof = _live_step_profile("adam")
     report = profsight.explain(prof)
     (cpu,) = [p for p in report.memory_peaks if p.memory == "cpu"]
     assert cpu.categories is not None
-    params = sum(p.numel() * p.element_size() for p in model.parameters())
+    params = 4 * (64 * 128 + 128 + 128 * 8 + 8)  # the MLP's fp32 parameters
     assert cpu.categories["gradient"] == params
     assert set(cpu.categories) >= {"parameter", "gradient", "optimizer_state", "activation"}
     assert MemoryProfile(prof.profiler.kineto_results).timeline  # torch's own read the run
