@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from dataclasses import fields
@@ -24,10 +23,10 @@ from profsight.renderers.report_formats import (
     render_text,
 )
 from profsight.renderers.snapshot_report import (
+    render_snapshot,
     render_snapshot_html,
     render_snapshot_markdown,
     render_snapshot_text,
-    snapshot_document,
 )
 from profsight.report.build import ReportData, build_report
 from profsight.report.snapshot import SnapshotReport
@@ -151,7 +150,7 @@ class MemorySnapshotReport(SnapshotReport):
         return render_snapshot_markdown(self)
 
     def json(self) -> str:
-        return json.dumps(snapshot_document(self), indent=2, ensure_ascii=False) + "\n"
+        return render_snapshot(self, "json")
 
     def html(self) -> str:
         return render_snapshot_html(self)

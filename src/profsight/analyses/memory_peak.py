@@ -18,8 +18,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from profsight.analyses.step import intervals
-from profsight.analyses.step.breakdown import Breakdown, phase_intervals
+from profsight.analyses.step.breakdown import Breakdown, work_intervals
 from profsight.knowledge.memory_blocks import (
     ALLOCATION_OPS,
     BEFORE_WINDOW_HOLDER,
@@ -113,14 +112,20 @@ def _peak(
         live = (ev.nbytes[records] > 0) & (np.arange(len(records)) <= peak) & (block >= 0)
         live &= freed_at > t[peak]
     held = records[live]
+    nbytes = ev.nbytes[held]
+    found = MemoryPeak(
+        memory=memory,
+        peak_bytes=int(ev.allocated[records[peak]]),
+        at_us=float(t[peak]) / 1000.0,
+        held_bytes=int(nbytes.sum()),
+        held_by=(),
+        blocks_known=known,
+    )
     holders = None
     if known and phases is not None and phases.segments is not None:
-        holders = _holders(phases, t[live], freed_at[live], ev.nbytes[held])
-        holders[BEFORE_WINDOW_HOLDER] = int(ev.allocated[records[peak]]) - int(
-            ev.nbytes[held].sum()
-        )
+        holders = _holders(phases, t[live], freed_at[live], nbytes)
+        holders[BEFORE_WINDOW_HOLDER] = found.before_window_bytes
     owner = _owners(profile, held)
-    nbytes = ev.nbytes[held]
     names = [
         profile.attribution.key_names[profile.attribution.key[o]] if o >= 0 else ""
         for o in owner.tolist()
@@ -131,15 +136,7 @@ def _peak(
         entry[0] += b
         entry[1] += 1
     ranked = sorted(by.items(), key=lambda kv: -kv[1][0])[:PEAK_OPS_SHOWN]
-    return MemoryPeak(
-        memory=memory,
-        peak_bytes=int(ev.allocated[records[peak]]),
-        at_us=float(t[peak]) / 1000.0,
-        held_bytes=int(nbytes.sum()),
-        held_by=tuple(HeldBy(n, b, k) for n, (b, k) in ranked),
-        blocks_known=known,
-        holders=holders,
-    )
+    return replace(found, held_by=tuple(HeldBy(n, b, k) for n, (b, k) in ranked), holders=holders)
 
 
 def _holders(phases: Breakdown, alloc_at: I64, freed_at: I64, nbytes: I64) -> dict[str, int]:
@@ -148,16 +145,8 @@ def _holders(phases: Breakdown, alloc_at: I64, freed_at: I64, nbytes: I64) -> di
     pass was over before it was freed: a gradient outlives its backward, optimizer state its
     step; what dies inside is a temporary."""
     out = dict.fromkeys(TRACE_HOLDERS, 0)
-    backward = phase_intervals(phases, Phase.BACKWARD)
-    if phases.backward_elsewhere is not None:
-        backward = intervals.union(
-            np.concatenate([backward[0], phases.backward_elsewhere[0]]),
-            np.concatenate([backward[1], phases.backward_elsewhere[1]]),
-        )
     passes = {
-        Phase.BACKWARD: backward,
-        Phase.OPTIMIZER: phase_intervals(phases, Phase.OPTIMIZER),
-        Phase.FORWARD: phase_intervals(phases, Phase.FORWARD),
+        p: work_intervals(phases, p) for p in (Phase.BACKWARD, Phase.OPTIMIZER, Phase.FORWARD)
     }
     left = np.ones(len(alloc_at), bool)
     for phase, (starts, ends) in passes.items():

@@ -12,9 +12,9 @@ A block live at the peak is charged to its allocation's innermost frame of the u
 code (`knowledge.source_frames.is_user_frame`); without one, to the autograd node in its
 C++ frames, then to the innermost library frame. Its holder (`knowledge.snapshot_sites.
 HOLDERS`) follows from where it was made: in a module's forward (activations), in backward
-(gradients when backward still holds it at its end, else temporaries), in the optimizer's
-step (its frames under ``torch/optim``, or torch's ``Optimizer.step#`` range), elsewhere,
-or before the recording.
+(gradients when freed outside backward, by ``zero_grad`` or the optimizer, or never; else
+temporaries), in the optimizer's step (its frames under ``torch/optim``, or torch's
+``Optimizer.step#`` range), elsewhere, or before the recording.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import accumulate
 
 from profsight.knowledge.snapshot_sites import (
     AUTOGRAD_ENGINE,
@@ -41,7 +42,7 @@ from profsight.knowledge.snapshot_sites import (
     TIMELINE_POINTS,
 )
 from profsight.knowledge.source_frames import is_user_frame
-from profsight.model.memory_snapshot import AllocatorEvent, DeviceSnapshot, Frame, MemorySnapshot
+from profsight.model.memory_snapshot import DeviceSnapshot, Frame, MemorySnapshot
 from profsight.units import torch_memory
 
 _ALLOC = "alloc"
@@ -81,7 +82,8 @@ class DevicePeak:
     peak_at_us: float | None
     """From the first event; None when the events carry no time (torch < 2.1)."""
     peak_phase: str
-    """Where the event that reached the peak was made (`knowledge.snapshot_sites.PHASES`)."""
+    """Where the event that reached the peak was made: ``forward``, ``backward``,
+    ``optimizer`` or ``other`` (`knowledge.snapshot_sites.PHASE_PHRASE`)."""
     start_bytes: int
     """Live when the history begins."""
     before_bytes: int
@@ -210,31 +212,37 @@ def _device_peak(device: DeviceSnapshot, sites: _Sites) -> DevicePeak:
     events = device.events
     allocs: dict[int, _Alloc] = {}  # by event index
     live: dict[int, int] = {}  # addr -> event index of its alloc
-    freed_first: list[tuple[int, int]] = []  # (addr, size) freed before any alloc of theirs
+    freed_first = 0  # bytes freed in the history that it never allocated
     requested: dict[int, int] = {}  # addr -> the stack of its free_requested
+    change = []  # what each event adds to what is allocated, as memory_viz adds and removes
     for i, e in enumerate(events):
+        delta = 0
         if e.action == _ALLOC:
             allocs[i] = _Alloc(e.size, e.stack, i)
             live[e.addr] = i
+            delta = e.size
         elif e.action == _REQUESTED:
             requested[e.addr] = e.stack
         elif e.action in _FREES:
             j = live.pop(e.addr, None)
             if j is None:
-                freed_first.append((e.addr, e.size))
+                freed_first += e.size
+                delta = -e.size
             else:
                 allocs[j].freed_at = i
                 allocs[j].freed_by = requested.pop(e.addr, e.stack) or e.stack
+                delta = -allocs[j].size
+        change.append(delta)
     trace_live = set(live)
     held_before = [b for b in device.held if b.addr not in trace_live]
-    start = sum(size for _, size in freed_first) + sum(b.requested_size for b in held_before)
+    start = freed_first + sum(b.requested_size for b in held_before)
 
-    totals = _running_totals(events, allocs, start, freed_first)
+    totals = list(accumulate(change, initial=start))[1:]
     peak, peak_index = start, -1
     for i, current in enumerate(totals):
         if current > peak:
             peak, peak_index = current, i
-    end = totals[-1] if totals else start
+    end = totals[-1]
 
     at_peak = [
         a for a in allocs.values() if a.index <= peak_index and not 0 <= a.freed_at <= peak_index
@@ -334,32 +342,6 @@ class _Tally:
         return PeakSite(
             label, self.kind, filename, line, self.function, self.bytes, self.blocks, holder
         )
-
-
-def _running_totals(
-    events: tuple[AllocatorEvent, ...],
-    allocs: dict[int, _Alloc],
-    start: int,
-    freed_first: list[tuple[int, int]],
-) -> list[int]:
-    """What is allocated after each event, as memory_viz adds and removes blocks."""
-    remaining: dict[int, int] = {}
-    for addr, size in freed_first:
-        remaining[addr] = remaining.get(addr, 0) + size
-    live: dict[int, int] = {}
-    current, totals = start, []
-    for i, e in enumerate(events):
-        if e.action == _ALLOC:
-            live[e.addr] = i
-            current += e.size
-        elif e.action in _FREES:
-            j = live.pop(e.addr, None)
-            if j is not None:
-                current -= allocs[j].size
-            elif e.addr in remaining:
-                current -= remaining.pop(e.addr)
-        totals.append(current)
-    return totals
 
 
 def _since_first(device: DeviceSnapshot, at: int | None) -> float | None:

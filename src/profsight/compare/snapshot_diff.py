@@ -56,12 +56,7 @@ def compare_snapshots(before: SnapshotReport, after: SnapshotReport) -> Snapshot
 
 
 def _device(a: DevicePeak, b: DevicePeak) -> DeviceChange:
-    sites_a: dict[str, int] = {}
-    for s in a.sites:
-        sites_a[s.label] = sites_a.get(s.label, 0) + s.bytes
-    sites_b: dict[str, int] = {}
-    for s in b.sites:
-        sites_b[s.label] = sites_b.get(s.label, 0) + s.bytes
+    sites_a, sites_b = _by_label(a), _by_label(b)
     changes = [
         SiteChange(label, sites_a.get(label, 0), sites_b.get(label, 0))
         for label in sites_a.keys() | sites_b.keys()
@@ -77,3 +72,11 @@ def _device(a: DevicePeak, b: DevicePeak) -> DeviceChange:
             sorted((c for c in changes if c.change), key=lambda c: (-abs(c.change), c.site))
         ),
     )
+
+
+def _by_label(peak: DevicePeak) -> dict[str, int]:
+    """Bytes at the peak per site label (one label can name sites of several files)."""
+    out: dict[str, int] = {}
+    for s in peak.sites:
+        out[s.label] = out.get(s.label, 0) + s.bytes
+    return out

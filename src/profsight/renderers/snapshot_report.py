@@ -157,7 +157,6 @@ def render_snapshot_html(report: SnapshotReport) -> str:
 
 SNAPSHOT_DIFF_SCHEMA = "profsight-snapshot-diff/1"
 SNAPSHOT_DIFF_FORMATS = ("text", "markdown", "json")
-SNAPSHOT_SITES_SHOWN = SITES_SHOWN
 
 
 def render_snapshot_diff(diff: SnapshotDiff, fmt: str, limit: int = SITES_SHOWN) -> str:

@@ -17,7 +17,7 @@ import numpy as np
 from profsight.analyses.findings.sync_copies import peer_copy_events
 from profsight.analyses.replay.engine import Edit, StepGraph, replay, step_graph
 from profsight.analyses.step import intervals
-from profsight.analyses.step.breakdown import phase_code, phase_intervals
+from profsight.analyses.step.breakdown import phase_code, phase_intervals, work_intervals
 from profsight.analyses.step.comm_names import is_communication
 from profsight.analyses.step.context import Context
 from profsight.analyses.step.lead_in import lead_in_spans
@@ -222,11 +222,7 @@ def _precision(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
 def _model_spans(ctx: Context) -> tuple[I64, I64]:
     """Host time of the model's work: its phases on the step thread, and backward on
     autograd's own thread."""
-    spans = phase_intervals(ctx.breakdown, *_MODEL)
-    elsewhere = ctx.breakdown.backward_elsewhere
-    if elsewhere is not None and len(elsewhere[0]):
-        spans = intervals.union(*_concat(spans, elsewhere))
-    return spans
+    return work_intervals(ctx.breakdown, *_MODEL)
 
 
 def _graphs(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
@@ -284,9 +280,7 @@ def _batch(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
         factor = np.insert(factor, at, float(k))
     spans, factors = _disjoint(seg_s, seg_e, factor)
     del seg_s, seg_e, factor
-    elsewhere = ctx.breakdown.backward_elsewhere
-    if elsewhere is not None and len(elsewhere[0]):
-        passes = intervals.union(*_concat(passes, elsewhere))
+    passes = work_intervals(ctx.breakdown, Phase.FORWARD, Phase.BACKWARD)
     at = graph.launch.astype(np.int64)
     grows = graph.launched & intervals.overlaps(at, at + 1, passes)
     kernels = graph.items[grows]
@@ -582,10 +576,6 @@ def _disjoint(seg_s: I64, seg_e: I64, factor: F64) -> tuple[tuple[I64, I64], F64
     if len(seg_s) > 1:
         np.minimum(seg_e[:-1], seg_s[1:], out=seg_e[:-1])
     return (seg_s, seg_e), factor
-
-
-def _concat(a: tuple[I64, I64], b: tuple[I64, I64]) -> tuple[I64, I64]:
-    return np.concatenate([a[0], b[0]]), np.concatenate([a[1], b[1]])
 
 
 def _hidden_collectives(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:

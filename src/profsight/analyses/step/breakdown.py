@@ -384,6 +384,16 @@ def phase_intervals(breakdown: Breakdown, *phases: Phase) -> tuple[I64, I64]:
     return intervals.union(seg_s[keep], seg_e[keep])
 
 
+def work_intervals(breakdown: Breakdown, *phases: Phase) -> tuple[I64, I64]:
+    """`phase_intervals`, with backward run on autograd's own thread when `phases` has
+    backward (GPU runs: the step thread waits in ``loss.backward()`` meanwhile)."""
+    spans = phase_intervals(breakdown, *phases)
+    elsewhere = breakdown.backward_elsewhere
+    if Phase.BACKWARD in phases and elsewhere is not None and len(elsewhere[0]):
+        spans = intervals.union(*_concat(spans, elsewhere))
+    return spans
+
+
 def _move_startup(
     host: dict[str, float],
     segments: tuple[I64, I64, I8],

@@ -66,11 +66,8 @@ def _snapshots(args: argparse.Namespace, both: bool) -> int:
     from profsight.cli.common import write_output
     from profsight.compare.snapshot_diff import compare_snapshots
     from profsight.errors import UsageError
-    from profsight.renderers.snapshot_report import (
-        SNAPSHOT_DIFF_FORMATS,
-        SNAPSHOT_SITES_SHOWN,
-        render_snapshot_diff,
-    )
+    from profsight.knowledge.snapshot_sites import SITES_SHOWN
+    from profsight.renderers.snapshot_report import SNAPSHOT_DIFF_FORMATS, render_snapshot_diff
     from profsight.report.snapshot import explain_snapshot
 
     if not both:
@@ -84,7 +81,7 @@ def _snapshots(args: argparse.Namespace, both: bool) -> int:
             f"two memory snapshots are compared as {', '.join(SNAPSHOT_DIFF_FORMATS)}, not {fmt}"
         )
     diff = compare_snapshots(explain_snapshot(args.before), explain_snapshot(args.after))
-    limit = SNAPSHOT_SITES_SHOWN if args.limit is None else max(args.limit, 0)
+    limit = SITES_SHOWN if args.limit is None else max(args.limit, 0)
     write_output(
         render_snapshot_diff(diff, fmt, limit), args.output, [args.before, args.after], args.force
     )
