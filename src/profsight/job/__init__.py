@@ -103,8 +103,7 @@ def explain_ranks(parts: RankParts, path: str, began: float | None = None) -> Jo
     before the next rank is made."""
     began = time.perf_counter() if began is None else began
     diagnostics = [
-        f"{os.path.basename(path)} holds {len(parts)} ranks (one host process each): "
-        "explained as a job"
+        f"{os.path.basename(path)} holds {len(parts)} ranks ({parts.how}): explained as a job"
     ]
     summaries = []
     for k in range(len(parts)):

@@ -16,6 +16,7 @@ from typing import Any
 from profsight.analyses.step.clocks import step_time
 from profsight.analyses.step.comms import ENQUEUE_ONLY
 from profsight.job.align import Alignment, MatchedCollective, align
+from profsight.job.device_window import held_note
 from profsight.job.job_findings import job_findings, job_summary, straggler_of
 from profsight.job.summary import RankSummary, StepSummary
 from profsight.job.views import JobData, OperationView, RankView, Straggler
@@ -89,7 +90,12 @@ def _notes(
     alignment: Alignment,
     world_size: int | None,
 ) -> list[str]:
-    notes = [
+    held: dict[str, list[int]] = defaultdict(list)
+    for r, s in sorted(ranks.items()):
+        if s.held:
+            held[s.held].append(r)
+    notes = [held_note(numbers, what) for what, numbers in held.items()]
+    notes += [
         f"rank {r}: its trace has no collectives: it is not compared at the collectives"
         for r, s in sorted(ranks.items())
         if not s.collectives and len(ranks) > 1
@@ -185,6 +191,8 @@ def _view(rank: int, summary: RankSummary, alignment: Alignment) -> RankView:
         top_finding=top,
         rows=summary.rows,
         seconds=summary.seconds,
+        held=summary.held,
+        findings=summary.findings,
     )
 
 

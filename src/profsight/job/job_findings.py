@@ -146,7 +146,12 @@ def _cause_of(kind: str) -> str:
 
 
 def job_findings(report: JobData) -> list[Finding]:
-    return [*_straggler_finding(report), *_communication_finding(report), *_imbalance(report)]
+    return [
+        *_straggler_finding(report),
+        *_communication_finding(report),
+        *_idle_finding(report),
+        *_imbalance(report),
+    ]
 
 
 def _straggler_finding(report: JobData) -> list[Finding]:
@@ -213,38 +218,173 @@ def _straggler_finding(report: JobData) -> list[Finding]:
 
 
 def _communication_finding(report: JobData) -> list[Finding]:
-    """The exposed communication that is not waiting for a straggler: the transfer itself."""
+    """The exposed communication: the transfer itself (what the last rank to arrive, which
+    waits for nobody, spends in collectives with nothing computing), else, where most ranks
+    spend `COMMUNICATION_PCT` of the step in collectives but mostly waiting, that time as the
+    ranks see it, said to be waiting: the time is theirs, its cause the rank they wait for."""
     ranks = [v for v in report.ranks if v.wait_us is not None]
     if len(ranks) < 2 or not report.step_us:
         return []  # waiting not measured: each rank's own finding covers its communication
+    step = report.step_us
     transfer = statistics.median(max(v.comm_exposed_us - (v.wait_us or 0.0), 0.0) for v in ranks)
-    share = transfer * 100.0 / report.step_us
-    if share < advice.COMMUNICATION_PCT:
+    share = transfer * 100.0 / step
+    if share >= advice.COMMUNICATION_PCT:
+        return [_transfer_finding(report, transfer, share)]
+    if (
+        statistics.median(v.comm_exposed_us for v in ranks) * 100.0 / step
+        < advice.COMMUNICATION_PCT
+    ):
         return []
+    return [_waiting_finding(report, ranks)]
+
+
+def _transfer_finding(report: JobData, transfer: float, share: float) -> Finding:
     evidence = [
         Evidence(
             "exposed transfer (no waiting, nothing computes)", f"{short_time(transfer)} per step"
         ),
         *(_operation_evidence(o) for o in report.operations[:3]),
     ]
+    return Finding(
+        category="communication",
+        severity=severity_for(share),
+        title=f"Communication itself takes {share:.0f}% of each step, not hidden by compute",
+        evidence=tuple(evidence),
+        explanation="Even the last rank to arrive, which waits for nobody, spends this long "
+        "in collectives with nothing computing meanwhile: the transfers are on the critical "
+        "path.",
+        recommendation=advice.COMMUNICATION_ADVICE,
+        at_stake_pct=share,
+        # hidden wholly behind compute: the most overlapping them could give
+        gain_pct=share,
+        basis=UPPER_BOUND,
+        trigger=f"exposed communication beyond the waiting >= {advice.COMMUNICATION_PCT:g}% "
+        "of the step",
+    )
+
+
+def _waiting_finding(report: JobData, ranks: list[RankView]) -> Finding:
+    """Collectives hold most ranks for `COMMUNICATION_PCT` of the step or more, mostly
+    waiting: the transfer is timed on the last rank to arrive (the straggler), which waits
+    for nobody."""
+    step = report.step_us
+    slow = report.straggler
+    waiting = [v for v in ranks if v.comm_exposed_us * 100.0 / step >= advice.COMMUNICATION_PCT]
+    names = ", ".join(str(v.rank) for v in waiting)
+    whom = f"rank {slow.rank}" if slow is not None else "the last rank to arrive"
+    exposed = statistics.median(v.comm_exposed_us for v in waiting) * 100.0 / step
+    wait = statistics.median(v.wait_us or 0.0 for v in waiting) * 100.0 / step
+    last = next((v for v in ranks if slow is not None and v.rank == slow.rank), None)
+    transfer = (
+        (
+            max(last.comm_exposed_us - (last.wait_us or 0.0), 0.0)
+            if last is not None
+            else statistics.median(max(v.comm_exposed_us - (v.wait_us or 0.0), 0.0) for v in ranks)
+        )
+        * 100.0
+        / step
+    )
+    held = any(v.held for v in waiting)
+    alone = "" if held else ", nothing computing meanwhile"
+    evidence = [
+        Evidence(
+            f"rank {v.rank} in collectives" + ("" if v.held else ", nothing computing"),
+            f"{short_time(v.comm_exposed_us)} per step "
+            f"({v.comm_exposed_us * 100.0 / step:.0f}%), of which waiting "
+            f"{short_time(v.wait_us or 0.0)}",
+        )
+        for v in ranks
+    ][:5]
+    evidence.append(
+        Evidence(
+            "the transfer itself"
+            + (f" (rank {last.rank}, which waits for nobody)" if last is not None else ""),
+            f"{transfer:.1f}% of the step",
+        )
+    )
+    evidence += [_operation_evidence(o) for o in report.operations[:2]]
+    return Finding(
+        category="communication",
+        severity=severity_for(transfer),
+        title=f"Collectives take {exposed:.0f}% of each step on ranks {names}{alone}: "
+        f"{wait:.0f}% is waiting for {whom}, the transfer itself {transfer:.0f}%",
+        evidence=tuple(evidence),
+        explanation="A rank's collective starts when it arrives and ends when the last rank "
+        "has sent its data, so a rank that arrives early spends the difference inside the "
+        "collective: in its own trace that is communication time, but what it waits for is "
+        f"{whom}. Hiding or shrinking the transfer saves only the transfer; the waiting goes "
+        "when the ranks keep pace."
+        + (
+            " The traces hold only the collectives, so whether compute ran beside them is "
+            "not known: their time is counted whole."
+            if held
+            else ""
+        ),
+        recommendation=(
+            advice.STRAGGLER_CAUSES[slow.cause][1]
+            if slow is not None
+            else advice.COMMUNICATION_ADVICE
+        ),
+        at_stake_pct=exposed,
+        # overlapping the transfer is all communication's own fix can give
+        gain_pct=transfer,
+        basis=UPPER_BOUND,
+        trigger=f"exposed communication >= {advice.COMMUNICATION_PCT:g}% of the step on the "
+        "median rank, most of it waiting for other ranks",
+    )
+
+
+#: The categories a rank's idle-device rule gives (`analyses.findings.device.idle_findings`):
+#: the idle time itself, or, when the kernels are tiny and the host idles the GPU, that cause.
+_IDLE_READINGS = ("gpu_idle", "launch_overhead")
+
+
+def _idle_finding(report: JobData) -> list[Finding]:
+    """The GPUs idle on most ranks: at least half the ranks' own traces find their device
+    idle (each by the single trace's rule, which names its cause where it can). A job's
+    step runs at its slowest rank's pace, so what fixing it saves is not one rank's figure:
+    not estimated."""
+    own = {
+        v.rank: f
+        for v in report.ranks
+        if (f := next((f for f in v.findings if f.category in _IDLE_READINGS), None))
+    }
+    if len(own) < 2 or len(own) * 2 < len(report.ranks):
+        return []
+    shares = [f.at_stake_pct for f in own.values()]
+    at_stake = statistics.median(shares)
+    evidence = tuple(
+        Evidence(f"rank {rank}, its own reading", f"{f.title} ({f.category})")
+        for rank, f in sorted(own.items())
+    )
+    quiet = [str(v.rank) for v in report.ranks if v.rank not in own]
+    if quiet:
+        evidence += (Evidence("no idle finding on its own trace", "rank " + ", ".join(quiet)),)
+    slow = report.straggler
     return [
         Finding(
-            category="communication",
-            severity=severity_for(share),
-            title=f"Communication itself takes {share:.0f}% of each step, not hidden by compute",
-            evidence=tuple(evidence),
-            explanation="Even the last rank to arrive, which waits for nobody, spends this long "
-            "in collectives with nothing computing meanwhile: the transfers are on the critical "
-            "path.",
-            recommendation=advice.COMMUNICATION_ADVICE,
-            at_stake_pct=share,
-            # hidden wholly behind compute: the most overlapping them could give
-            gain_pct=share,
-            basis=UPPER_BOUND,
-            trigger=f"exposed communication beyond the waiting >= {advice.COMMUNICATION_PCT:g}% "
-            "of the step",
+            category="gpu_idle",
+            severity=severity_for(at_stake),
+            title=f"The GPU idles on {len(own)} of {len(report.ranks)} ranks: "
+            f"{_span(min(shares), max(shares))}% of the step",
+            evidence=evidence[:8],
+            explanation=advice.JOB_IDLE_EXPLANATION
+            + (
+                f" Rank {slow.rank} sets the job's pace: its idle time is the job's to win."
+                if slow is not None and slow.rank in own
+                else ""
+            ),
+            recommendation=advice.GPU_IDLE_ADVICE,
+            at_stake_pct=at_stake,
+            trigger="at least half the ranks' own traces find their GPU idle (the single "
+            f"trace's rule: device busy < {advice.GPU_IDLE_PCT:g}% of the step, or idle its "
+            "largest share)",
         )
     ]
+
+
+def _span(low: float, high: float) -> str:
+    return f"{low:.0f}" if round(low) == round(high) else f"{low:.0f}-{high:.0f}"
 
 
 def _operation_evidence(o: OperationView) -> Evidence:
@@ -306,11 +446,7 @@ def job_summary(report: JobData, findings: tuple[Finding, ...]) -> str:
         if not report.steps:
             return head + " The ranks profiled different steps, so they cannot be compared."
         if not any(v.wait_us is not None for v in report.ranks):
-            return head + (
-                " The traces do not time collectives on every rank (NCCL kernels or gloo's "
-                "worker ranges), so waiting between ranks cannot be measured; their step times "
-                "are within 5% of each other."
-            )
+            return head + _UNTIMED + " Their step times are within 5% of each other."
         return head + (
             " The ranks keep pace with each other and no communication is left exposed: each "
             "rank's own explanation says where its time goes."
@@ -326,7 +462,14 @@ def job_summary(report: JobData, findings: tuple[Finding, ...]) -> str:
         if report.world_size and n < report.world_size:
             text += f" Only {n} of {report.world_size} ranks are here: load them all."
         return head + text
-    return head + f" {top.title}."
+    untimed = n > 1 and not any(v.wait_us is not None for v in report.ranks)
+    return head + f" {top.title}." + (_UNTIMED if untimed else "")
+
+
+_UNTIMED = (
+    " The traces do not time collectives on every rank (NCCL kernels or gloo's worker ranges), "
+    "so waiting between ranks cannot be measured."
+)
 
 
 __all__ = ["job_findings", "job_summary", "straggler_of"]

@@ -16,6 +16,13 @@ from profsight.analyses.pipeline import diagnose
 from profsight.analyses.step.comms import Collective
 from profsight.analyses.verdict import Verdict
 from profsight.errors import ProfsightError
+from profsight.job.device_window import (
+    COLLECTIVES_ONLY,
+    DEVICE_ONLY,
+    collectives_only,
+    device_only,
+    device_window,
+)
 from profsight.knowledge.rows import RowKind
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PREFIX
 from profsight.loaders import load
@@ -89,6 +96,9 @@ class RankSummary:
     seconds: float
     """Load and analysis time where it ran."""
     warnings: tuple[str, ...]
+    held: str = ""
+    """What the trace holds when it is not a whole rank: `DEVICE_ONLY` or `COLLECTIVES_ONLY`
+    (`job.device_window`), else empty."""
 
     def step_numbers(self) -> list[int | None]:
         return [s.number for s in self.steps]
@@ -141,6 +151,12 @@ def summarize_profile(profile: Profile, path: str, began: float | None = None) -
         )
         for i, s in enumerate(diagnosis.breakdown.steps)
     )
+    collectives = comms.collectives if comms is not None else ()
+    held = ""
+    if not steps and device_only(profile):
+        (lo, hi), busy, exposed, collectives = device_window(profile, comms)
+        steps = (StepSummary(None, lo, (hi - lo) / 1000.0, {}, None, busy, exposed),)
+        held = COLLECTIVES_ONLY if collectives_only(profile, collectives) else DEVICE_ONLY
     return RankSummary(
         path=path,
         rank=_int(info.get("rank")),
@@ -152,13 +168,14 @@ def summarize_profile(profile: Profile, path: str, began: float | None = None) -
         windows=diagnosis.breakdown.windows,
         steps=steps,
         timed_on=comms.timed_on if comms is not None else None,
-        collectives=comms.collectives if comms is not None else (),
+        collectives=collectives,
         findings=diagnosis.findings[:TOP_FINDINGS],
         verdict=diagnosis.verdict,
         rows=_top_rows(profile, max(len(steps), 1)),
         events=len(profile.events),
         seconds=time.perf_counter() - began,
         warnings=tuple(d.message for d in profile.warnings),
+        held=held,
     )
 
 

@@ -38,6 +38,10 @@ class RankView:
     seconds: float
     role: str = ""
     """Its part in the job: ``straggler``, ``waits for rank N``, or empty."""
+    held: str = ""
+    """What its trace holds when not a whole rank (`RankSummary.held`), else empty."""
+    findings: tuple[Finding, ...] = ()
+    """Its own trace's top findings (`RankSummary.findings`)."""
 
     @property
     def busy_us(self) -> float:

@@ -491,6 +491,12 @@ GPU_IDLE_EXPLANATION: Final = (
     "issue the next work."
 )
 
+#: A job whose GPUs idle on most ranks: each rank's own reading names its cause.
+JOB_IDLE_EXPLANATION: Final = (
+    "Most ranks' devices wait for their host to issue work for much of each step; each rank's "
+    "own reading (in the evidence) says what it waits on."
+)
+
 GPU_IDLE_ADVICE: Final = (
     "Remove what the host does in series with the device (see the other findings); give the"
     " GPU more work per step (larger batch, larger model)."

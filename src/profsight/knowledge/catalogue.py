@@ -125,7 +125,7 @@ RULES: Final[tuple[Rule, ...]] = (
         category="gpu_idle",
         family=DEVICE,
         trigger=f"device busy < {advice.GPU_IDLE_PCT:g}% of the step (the idle time no sync "
-        "finding explains)",
+        "finding explains); in a job, at least half the ranks' own traces find their GPU idle",
         fix=advice.GPU_IDLE_ADVICE,
         source=advice.TB_PLUGIN,
     ),
@@ -206,7 +206,7 @@ RULES: Final[tuple[Rule, ...]] = (
         family=COMMUNICATION,
         trigger=f"exposed communication (a collective running while nothing computes) >= "
         f"{advice.COMMUNICATION_PCT:g}% of the step; in a job, beyond the waiting for a "
-        "slower rank",
+        "slower rank, or on most ranks with the waiting named (ranked by the transfer alone)",
         fix=advice.COMMUNICATION_ADVICE,
         source=f"{advice.TB_PLUGIN} (counted on exposed time, not all communication)",
     ),

@@ -7,6 +7,8 @@ record ``ProfilerStep`` ranges (or, without steps, each launch device work); a D
 worker does neither. Each rank is numbered by ``rank N`` in its process's name, else in
 ``pid`` order. Device work goes to the rank whose launch call (same ``correlation``) came
 last before it: correlation ids repeat across processes, the launch-to-start order does not.
+A file with no host op at all (a merge filtered down to its collective kernels) is split by
+the ranks it states (``RANK 3 - GPU``, ``args.rank``), never by its device numbers.
 """
 
 from __future__ import annotations
@@ -38,10 +40,18 @@ class RankParts(Sequence[Profile]):
     rank's events). A job of many ranks is explained one rank at a time: all the copies at
     once would double the trace in memory (a 10 GB trace of 40 ranks: +1.7 GB)."""
 
-    def __init__(self, profile: Profile, owner: np.ndarray, numbers: list[int]) -> None:
+    def __init__(
+        self,
+        profile: Profile,
+        owner: np.ndarray,
+        numbers: list[int],
+        how: str = "one host process each",
+    ) -> None:
         self._profile = profile
         self._owner = owner
         self._numbers = numbers
+        self.how = how
+        """How the ranks were told apart, for the job's notes."""
 
     def __len__(self) -> int:
         return len(self._numbers)
@@ -79,9 +89,11 @@ def rank_parts(profile: Profile) -> RankParts:
     stepping = np.unique(pid_of[host & np.isin(ev.name, step_ids)])
     launching = np.unique(pid_of[host & ev.mask(LAUNCH_KINDS)])
     ranks = stepping if len(stepping) >= 2 else launching
+    labels = {hash(p): _label(profile, p) for p in pid_of_track}
+    if len(ranks) < 2 and not len(ops):
+        return _stated_ranks(profile, pid_of, labels)
     if len(ranks) < 2 or (len(stepping) == 1 and len(launching) >= 2):
         return RankParts(profile, np.zeros(0, np.int32), [])
-    labels = {hash(p): _label(profile, p) for p in pid_of_track}
     ranks = np.array(sorted(ranks.tolist(), key=lambda p: (labels[p] is None, labels[p], p)))
     owner = np.full(len(ev), -1, np.int32)
     for k, pid in enumerate(ranks.tolist()):
@@ -94,6 +106,24 @@ def rank_parts(profile: Profile) -> RankParts:
     if len(set(numbers)) < len(numbers):
         numbers = list(range(len(ranks)))
     return RankParts(profile, owner, numbers)
+
+
+def _stated_ranks(profile: Profile, pid_of: np.ndarray, labels: dict[int, int | None]) -> RankParts:
+    """A trace with no host ops (a merge filtered down to its device rows, or the GPU
+    timelines alone): its processes are ranks only where the trace states them (a process
+    named ``RANK 3 - GPU``, events tagged ``args.rank``); one process driving several GPUs
+    has a device number per GPU, which is no rank."""
+    stated = sorted({r for r in labels.values() if r is not None})
+    if len(stated) < 2:
+        return RankParts(profile, np.zeros(0, np.int32), [])
+    index = {pid: stated.index(r) for pid, r in labels.items() if r is not None}
+    lut_keys = np.array(list(index), np.int64)
+    lut_vals = np.array(list(index.values()), np.int32)
+    order = np.argsort(lut_keys)
+    pos = np.minimum(np.searchsorted(lut_keys[order], pid_of), len(order) - 1)
+    hit = lut_keys[order][pos] == pid_of
+    owner = np.where(hit, lut_vals[order][pos], -1).astype(np.int32)
+    return RankParts(profile, owner, stated, "no host op; each process named by its rank")
 
 
 def _source(profile: Profile, rank: int) -> str:
