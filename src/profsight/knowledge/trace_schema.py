@@ -131,6 +131,23 @@ OUT_OF_MEMORY_EVENT_NAME: Final = "[OutOfMemory]"
 PROFILER_STEP_PREFIX: Final = "ProfilerStep#"
 PROFILER_STEP_ROW: Final = "ProfilerStep*"
 
+#: The processes of torch's legacy Chrome exporter (``EventList.export_chrome_trace`` of
+#: ``torch.autograd.profiler``, torch <= 1.7 or ``use_kineto=False``; libtorch's
+#: ``RecordProfile`` writes ``CPU Functions``), compared case-insensitively: its events carry
+#: no ``cat``. "CPU functions" holds the ops on their threads (``tid``); "CUDA functions"
+#: (torch 1.4-1.7 with ``use_cuda=True``) holds each op's time between the CUDA events
+#: recorded around it, named as the op, on the device's row (``tid`` = device): nested as
+#: the ops are, so only an innermost one is device work and the others span it. Each op is
+#: joined to its range by a ``cpu_to_cuda`` flow (``s`` at the op's start, ``f`` at the
+#: range's); torch 2.x's legacy path writes the ``s`` side only.
+LEGACY_PROCESS_KINDS: Final[dict[str, EventKind]] = {
+    "cpu functions": EventKind.CPU_OP,
+    "cuda functions": EventKind.KERNEL,
+}
+LEGACY_EXPORTER: Final = (
+    "torch.autograd.profiler's legacy exporter (torch <= 1.7, or use_kineto=False)"
+)
+
 #: Flow-event categories that link a host launch to device activity, oldest first.
 LAUNCH_FLOW_CATEGORIES: Final[frozenset[str]] = frozenset(
     {"async", "async_gpu", "async_cpu_to_gpu", "ac2g", "cpu_to_cuda"}
@@ -179,8 +196,17 @@ ERA_SIGNALS: Final[tuple[tuple[str, str], ...]] = (
 )
 
 
-def torch_era(header_keys: set[str], categories: set[str]) -> str:
+def legacy_kind(pid: object) -> EventKind:
+    """The kind of a legacy exporter's event (no ``cat``) by its process, else OTHER."""
+    return LEGACY_PROCESS_KINDS.get(str(pid).lower(), EventKind.OTHER)
+
+
+def torch_era(
+    header_keys: set[str], categories: set[str], processes: frozenset[str] | set[str] = frozenset()
+) -> str:
     """A best guess of the torch version that wrote a trace (traces do not record it)."""
+    if any(p.lower() in LEGACY_PROCESS_KINDS for p in processes):
+        return LEGACY_EXPORTER
     present = {f"key:{k}" for k in header_keys} | {f"cat:{c.lower()}" for c in categories}
     for signal, era in ERA_SIGNALS:
         if signal in present:

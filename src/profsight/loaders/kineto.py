@@ -14,11 +14,14 @@ from dataclasses import replace
 from typing import Any
 
 import msgspec
+import numpy as np
 
 from profsight.errors import InputError
+from profsight.knowledge.trace_schema import HOST_KINDS, TABLE_DEVICE_KINDS, EventKind
 from profsight.loaders import json_split, parallel
 from profsight.loaders.input_files import Input, open_input
 from profsight.loaders.kineto_columns import NOT_OBJECTS, ColumnBuilder
+from profsight.loaders.kineto_legacy import read_legacy
 from profsight.loaders.kineto_schema import ANY_DECODER
 from profsight.loaders.kineto_stream import (
     NeedsSequential,
@@ -30,6 +33,7 @@ from profsight.loaders.kineto_stream import (
 )
 from profsight.malloc_trim import release_free_memory
 from profsight.model.diagnostics import Diagnostic, Level
+from profsight.model.events import EventStore
 from profsight.model.profile import Profile
 from profsight.model.trace_meta import LoadStats, TraceMeta
 
@@ -83,6 +87,8 @@ def load_kineto(stream: Input, source: str) -> Profile:
     store, flows = builder.finish(diagnostics)
     del builder
     release_free_memory()
+    store = read_legacy(store, flows, diagnostics)
+    _refuse_unknown(store, source)
     if len(store) == 0 and skipped_objects:
         raise InputError(source, "not a PyTorch profiler trace: its event array holds no events")
     if len(store) == 0:
@@ -96,6 +102,27 @@ def load_kineto(stream: Input, source: str) -> Profile:
         )
     stats = LoadStats(size=outcome.end, chunks=chunks, workers=workers, lax_events=lax)
     return Profile(source, "kineto", store, flows, TraceMeta(header), diagnostics, stats)
+
+
+#: Kinds a PyTorch profiler writes that a report can read (every other is bookkeeping).
+_READABLE = HOST_KINDS | TABLE_DEVICE_KINDS | {EventKind.MEMORY, EventKind.COUNTERS}
+
+
+def _refuse_unknown(store: EventStore, source: str) -> None:
+    """A Chrome trace none of whose timed events a PyTorch profiler writes (a browser's or
+    another framework's trace, an exporter not known): one line naming what it holds, never
+    an empty report."""
+    if not len(store) or store.mask(_READABLE).any():
+        return
+    ids, counts = np.unique(store.category, return_counts=True)
+    named = [store.strings[i] or "no cat" for i in ids[np.argsort(-counts)][:3].tolist()]
+    pids = sorted({str(t.pid) for t in store.tracks})[:3]
+    raise InputError(
+        source,
+        f"not a PyTorch profiler trace: none of its {len(store)} timed events is an op, a "
+        f"kernel or a runtime call (categories: {', '.join(named)}; processes: "
+        f"{', '.join(pids)})",
+    )
 
 
 def _decode(stream: Input, window: Window, plan: Plan) -> tuple[ColumnBuilder, Pass, int]:

@@ -32,6 +32,7 @@ from profsight.knowledge.trace_schema import (
     OUT_OF_MEMORY_EVENT_NAME,
     EventKind,
     kind_of_category,
+    legacy_kind,
 )
 from profsight.loaders.kineto_comms import comm_columns
 from profsight.loaders.kineto_schema import Event
@@ -89,6 +90,7 @@ _TS = attrgetter("ts")
 _NAME = attrgetter("name")
 _CAT = attrgetter("cat")
 _PID_TID = attrgetter("pid", "tid")
+_PID = attrgetter("pid")
 _TS = attrgetter("ts")
 _DUR = attrgetter("dur")
 _ARGS = attrgetter("args")
@@ -236,6 +238,20 @@ class ColumnBuilder:
         kind[instant & np.array(self.is_memory_name, bool)[name]] = EventKind.MEMORY
         return kind
 
+    def _legacy_kinds(
+        self,
+        events: list[Event],
+        kind: np.ndarray[Any, Any],
+        cat: np.ndarray[Any, Any],
+        instant: np.ndarray[Any, Any],
+    ) -> None:
+        """Events without a ``cat``: the legacy exporter's, known by their process
+        (`LEGACY_PROCESS_KINDS`); a Kineto trace's own uncategorised events stay OTHER."""
+        bare = np.flatnonzero((cat == self.strings[""]) & ~instant & (kind == EventKind.OTHER))
+        if len(bare):
+            pids = map(_PID, _pick(events, bare))
+            kind[bare] = np.fromiter(map(legacy_kind, pids), np.int8, len(bare))
+
     def _add_timed(
         self,
         events: list[Event],
@@ -252,6 +268,7 @@ class ColumnBuilder:
         name = np.fromiter(map(strings, map(_NAME, events)), np.int32, n)
         cat = np.fromiter(map(strings, map(_CAT, events)), np.int32, n)
         kind = self._kinds(cat, name, instant)
+        self._legacy_kinds(events, kind, cat, instant)
         args = list(map(_ARGS, events))
         ext = _int64(list(map(_EXTERNAL_ID, args)))
         no_ext = np.flatnonzero(ext < 0)  # torch 1.8/1.9 device events: "external id"

@@ -83,7 +83,7 @@ def overview(profile: Profile) -> Overview:
         rank=rank if isinstance(rank, int) else None,
         world_size=world if isinstance(world, int) else None,
         load=profile.load_stats,
-        torch_era=torch_era(set(profile.meta.header), categories),
+        torch_era=torch_era(set(profile.meta.header), categories, {str(t.pid) for t in ev.tracks}),
         lightning=profile.meta.header.get("Framework") == "pytorch-lightning"
         or any(s.startswith("[pl]") for s in ev.strings),
     )

@@ -16,6 +16,7 @@ from profsight.analyses.step.timeline import Timelines, timelines
 from profsight.analyses.verdict import Verdict
 from profsight.knowledge.rows import LIGHTNING_ACTION_EVENT as LIGHTNING_ACTION
 from profsight.knowledge.rows import RowKind
+from profsight.knowledge.trace_schema import LEGACY_EXPORTER
 from profsight.model.diagnostics import Diagnostic
 from profsight.model.findings import Finding
 from profsight.model.overview import overview
@@ -115,7 +116,13 @@ def build_report(profile: Profile | TextProfile) -> ReportData:
             else ""
         ),
         f"Recorded by: {o.torch_era}"
-        + (", Lightning's PyTorchProfiler" if o.lightning else ", torch.profiler"),
+        + (
+            ""
+            if o.torch_era == LEGACY_EXPORTER
+            else ", Lightning's PyTorchProfiler"
+            if o.lightning
+            else ", torch.profiler"
+        ),
     ]
     if o.devices:
         summary.append(f"Devices listed: {', '.join(sorted(set(o.devices)))}")
