@@ -1,6 +1,6 @@
 """Score `profsight explain` on every labelled GPU profile at once.
 
-    python benchmarks/corpus.py [--jobs 2] [--only TEXT] [--record] [--timeout 240]
+    python benchmarks/corpus.py [--jobs 2] [--only TEXT] [--record] [--timeout 240] [--tree DIR]
 
 A label (written by an expert reader before any tool ran on the file) names the finding to fix
 first (``expected``), readings that are also fair (``also_acceptable``), categories that must be
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -124,16 +125,17 @@ def all_labels() -> list[Label]:
     return labels
 
 
-def explain(label: Label, timeout: float) -> Outcome:
-    """Run ``profsight explain --format json`` on one file in a fresh process."""
+def explain(label: Label, timeout: float, tree: Path | None = None) -> Outcome:
+    """Run ``profsight explain --format json`` on one file in a fresh process (`tree`: the
+    profsight of another checkout, ``PYTHONPATH=TREE/src python -m profsight``)."""
     start = time.perf_counter()
+    command = [str(EXE), "explain", str(label.path), "--format", "json"]
+    env = None
+    if tree is not None:
+        command = [str(ROOT / ".venv" / "bin" / "python"), "-m", "profsight", *command[1:]]
+        env = {**os.environ, "PYTHONPATH": str(tree / "src")}
     try:
-        proc = subprocess.run(
-            [str(EXE), "explain", str(label.path), "--format", "json"],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         return Outcome(label, -1, error=f"timed out after {timeout:g} s")
     seconds = time.perf_counter() - start
@@ -265,6 +267,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="score the files whose path holds TEXT")
     parser.add_argument("--record", action="store_true", help="keep this run as the baseline")
     parser.add_argument("--timeout", type=float, default=240.0)
+    parser.add_argument(
+        "--tree", type=Path, help="score the profsight of another checkout (git worktree)"
+    )
     args = parser.parse_args(argv)
     if not EXE.exists():
         print(f"{EXE} is missing: run `make setup` first", file=sys.stderr)
@@ -276,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     labels = [lab for lab in labels if lab.path.is_file()]
     start = time.perf_counter()
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        outcomes = list(pool.map(lambda lab: explain(lab, args.timeout), labels))
+        outcomes = list(pool.map(lambda lab: explain(lab, args.timeout, args.tree), labels))
     wall = time.perf_counter() - start
     for line in report(outcomes):
         print(line)
@@ -289,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(outcomes)} profiles in {wall:.0f} s with {args.jobs} jobs"
         + (f"; slowest {slowest.seconds:.1f} s ({slowest.label.key})" if slowest else "")
     )
-    if args.record and not args.only:
+    if args.record and not args.only and args.tree is None:
         record(outcomes)
         print(f"recorded as the baseline: {LAST.relative_to(ROOT)}")
     return 0
