@@ -172,6 +172,27 @@ REAL_TABLES = [
       (R(0, "model_inference", 1, (8119.0, 100934.0), (8.04, 99.95)),
        R(2, "aten::convolution", 20, (115.0, 67453.0), (0.11, 66.80)),
        R(5, "aten::batch_norm", 20, (114.0, 15582.0), (0.11, 15.43)))),
+    # Markdown bold around cells and inside names (issue 36): read as if unmarked
+    T("louieunnie__transformer-inference-gpu-profiling__1.txt", 0, 10, "modern", "",
+      {"Self CPU time total": 653411.0, "Self CUDA time total": 109261.0}, (),
+      (R(0, "aten::addmm", 2400, (116634.0, 198705.0), (17.85, 30.41), (59577.0, 54.53, 59577.0)),
+       R(4, "void gemv2T_kernel_val<int, int, float, float, float...", 50, (0.0, 0.0),
+         (0.0, 0.0), (22173.0, 20.29, 22173.0))),
+      truncated=4, device=True),
+    # only the CUDA columns, three spaces after the name column, no closing rule, no footer
+    T("HFAiLab__alphafold-optimized__1.txt", 0, 34, "modern", "", {},
+      ("fragment", "total_from_shares", "no_calls_column"),
+      (R(0, "aten::native_layer_norm", 3486, (0.0, 0.0), (0.0, 0.0), (2105000.0, 16.81, 2224000.0)),
+       R(15, "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)...", 16, (0.0, 0.0),
+         (0.0, 0.0), (494207.0, 3.95, 494207.0))),
+      truncated=21, device=True),
+    # cut with the author's "..." after its last row; a Total MFLOPs column
+    T("Unispac__Adaptive-Finetuning-Attacks__1.txt", 0, 26, "modern", "", {},
+      ("fragment", "total_from_shares"),
+      (R(0, "model_inference", 3, (0.0, 0.0), (0.0, 0.0), (28247000.0, 45.54, 28247000.0)),
+       R(4, "ncclDevKernel_AllGather_RING_LL(ncclDevComm*, unsign...", 2106, (0.0, 0.0),
+         (0.0, 0.0), (6968000.0, 11.23, 6968000.0))),
+      truncated=7, device=True),
 ]  # fmt: skip
 
 

@@ -201,6 +201,55 @@ SYNC_PCT: Final = 2.0
 #: Exposed communication (no compute meanwhile) past this share of the step (the TensorBoard
 #: plugin's rule counts all communication; profsight counts the part that costs).
 COMMUNICATION_PCT: Final = 10.0
+#: A printed table's collectives bound the step when they are at least this share of the
+#: device's work: then no other work can hide more than the rest of them (an even split is
+#: where "mostly" begins; issue 36: "a step spent mostly in all-reduce").
+COMMUNICATION_BOUND_SHARE: Final = 50.0
+#: ... and are reported as information (hidden or not) from this share of the step: the
+#: rounding of a table's shares (profsight's own).
+COMMUNICATION_NOTED_PCT: Final = 1.0
+TABLE_COMMUNICATION_BOUND_TITLE: Final = (
+    "Collectives are {of_work:.0f}% of the device's work: the step is spent mostly in communication"
+)
+TABLE_COMMUNICATION_HIDDEN_TITLE: Final = (
+    "Collectives take {share:.0f}% of the step on the device, hidden behind compute or not"
+)
+TABLE_COMMUNICATION_HIDDEN_EXPLANATION: Final = (
+    "The collectives run on a stream of their own: while compute runs they cost nothing, and "
+    "the step waits for them only where nothing else runs. They are less than the rest of the "
+    "device's work, so compute can hide them; how much it does, a table cannot tell (a trace "
+    "of the same steps measures it)."
+)
+TABLE_COMMUNICATION_CONFIDENCE: Final = (
+    "from the table alone: it has no timeline: the exposed time is bounded (at least the "
+    "collectives' time beyond all other device work, at most all of it), not measured"
+)
+SYNC_TITLE_START: Final = "Host-device syncs"
+FRAMEWORK_SYNC_TITLE_START: Final = "{framework}'s own syncs"
+FRAMEWORK_SYNC_EXPLANATION: Final = (
+    "{framework} shards the model: it gathers parameters and reduces gradients with "
+    "collectives of its own, and synchronises the host with its streams around them. These "
+    "syncs are the framework's, not an .item() or .cpu() in your step: removing those would "
+    "not remove them. While the host waits, it cannot queue the next work."
+)
+#: What shortens a sharding framework's own waits, by framework (their docs: DeepSpeed's ZeRO
+#: config, deepspeed.ai/docs/config-json; FSDP's constructor arguments, pytorch.org/docs
+#: torch.distributed.fsdp).
+FRAMEWORK_SYNC_ADVICE: Final[dict[str, str]] = {
+    "DeepSpeed's ZeRO": (
+        "Let ZeRO overlap its collectives and gather less often: overlap_comm: true, larger "
+        "reduce_bucket_size and stage3_prefetch_bucket_size, stage3_max_live_parameters and "
+        "stage3_max_reuse_distance large enough to keep parameters gathered between uses, "
+        "contiguous_gradients: true; a lower stage (2 gathers no parameters) when the model fits; "
+        "more samples per step (gradient accumulation) to gather once for more work."
+    ),
+    "FSDP": (
+        "Let FSDP prefetch and gather less often: forward_prefetch=True, "
+        "backward_prefetch=BackwardPrefetch.BACKWARD_PRE, limit_all_gathers=True, a coarser "
+        "auto_wrap_policy (fewer, larger units), ShardingStrategy.SHARD_GRAD_OP or HYBRID_SHARD "
+        "when memory allows; more samples per step to gather once for more work."
+    ),
+}
 COMMUNICATION_ADVICE: Final = (
     "Hide and shrink communication: let DDP start all-reducing while backward runs (the "
     "default; keep find_unused_parameters=False and set static_graph=True when the graph does "
@@ -886,6 +935,10 @@ WHOLE_TABLE_ADVICE: Final = (
 #: Why a printed run without device figures is judged on host times (`HOST_TIMES_RUN`).
 LIGHTNING_REPORT_HOST_ONLY: Final = "a Lightning report does not say whether a GPU ran"
 UNREADABLE_DEVICE_HOST_ONLY: Final = "this table's device times cannot be read"
+DEVICE_ONLY_HOST_ONLY: Final = (
+    "this table prints only the device's columns: its host time, and so how busy the device "
+    "was, are unknown"
+)
 PRINTED_FLOPS_UNKNOWN: Final = (
     "FLOPs unknown: a printed table shows them only in its Total FLOPs column "
     "(profile(with_flops=True))"
@@ -1107,6 +1160,11 @@ DEVICE_BOUND_TABLE_NOTE: Final = (
     "The device's work per step ({device}) outlasts the host's range ({host}): the device ran "
     "behind the host, so the step is the device's (an upper bound if kernels of several "
     "streams overlapped)."
+)
+DEVICE_ONLY_TABLE_NOTE: Final = (
+    "The table prints only the device's columns (Self CUDA, CUDA total): the window is the "
+    "device's own time, and how long the host took, how busy the device was and what it "
+    "waited for are not judged. Print the whole table (CPU columns included) to judge them."
 )
 WHOLE_WINDOW_NOTE: Final = (
     "No row marks a step (no ProfilerStep*, training_step or Optimizer.step#): the whole "

@@ -23,6 +23,28 @@ from __future__ import annotations
 import re
 from typing import Final
 
+#: A backend's own range around a collective (``nccl:all_reduce``, ``gloo:broadcast``,
+#: ``rccl:...``); on the device, its span over the collective's kernel: a label, not work.
+#: torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp names it ``nccl:<op>`` (profilingTitle).
+COMM_LABEL: Final = re.compile(r"^(?:nccl|rccl|gloo|mpi|ucc|xccl):")
+
+#: Frameworks that shard a model and run its collectives themselves, told by the rows they
+#: add to a table: DeepSpeed's ZeRO (deepspeed/runtime/zero/parameter_offload.py defines the
+#: autograd Functions PreBackwardFunctionForModuleBackward and PostBackwardFunctionModule,
+#: linear.py LinearFunctionForZeroStage3; Lightning's DeepSpeedStrategy) and FSDP
+#: (torch/distributed/fsdp: FullyShardedDataParallel.forward, FSDP::pre_forward ranges).
+#: Their host syncs wait for their own collectives, not for the user's .item().
+FRAMEWORK_COMMS: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
+    (
+        re.compile(
+            r"DeepSpeed|^(?:autograd::engine::evaluate_function: )?"
+            r"(?:PreBackwardFunction|PostBackwardFunction|LinearFunctionForZeroStage3)"
+        ),
+        "DeepSpeed's ZeRO",
+    ),
+    (re.compile(r"FullyShardedDataParallel|^FSDP::"), "FSDP"),
+)
+
 #: Device kernels of the communication libraries other than NCCL/RCCL, each with its library
 #: (the collective's backend), ordered. Every one moves data between ranks and waits for
 #: them, as an NCCL kernel does; each pattern cites where the library names its kernels.

@@ -91,6 +91,15 @@ _DEVICE_PATTERNS: Final = tuple(
     for t, spec in DEVICE_TEMPLATES.items()
 )
 
+
+def is_device_title(title: str) -> bool:
+    """Whether `title` is a device's column (``Self CUDA``, ``XPU total``), not the CPU's."""
+    return any(
+        (m := pattern.match(title)) is not None and m["dev"] != "CPU"
+        for pattern, _ in _DEVICE_PATTERNS
+    )
+
+
 #: ``Total FLOPs``, ``Total KFLOPs``, ... ``Total PFLOPs``.
 FLOPS_TITLE = re.compile(r"^Total (?P<prefix>[KMGTP]?)FLOPs$")
 FLOPS_SCALE: Final[dict[str, float]] = {

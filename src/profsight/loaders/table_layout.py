@@ -17,17 +17,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from profsight.loaders.table_columns import CPU_TITLES, NAME_TITLE
+from profsight.loaders.table_columns import CPU_TITLES, NAME_TITLE, is_device_title
 from profsight.model.diagnostics import Diagnostic
 
 #: A cell: text runs separated by two or more spaces (one space stays inside a cell).
 _TOKEN = re.compile(r"\S+(?: \S+)*")
 #: torch's dashed rule (``----  ----``), after whatever prefix the table carries; docs that
-#: quote a table in reStructuredText turn it into ``====  ====``.
-_RULE = re.compile(r"^(?P<prefix>.*?)(?P<rule>(?P<c>[-=])(?P=c)*(?: {2}(?P=c)+)+) *$")
+#: quote a table in reStructuredText turn it into ``====  ====``. torch writes two spaces
+#: between columns; a table whose columns were cut by hand may keep more (HFAiLab's
+#: alphafold-optimized profile kept three where the CPU columns were deleted).
+_RULE = re.compile(r"^(?P<prefix>.*?)(?P<rule>(?P<c>[-=])(?P=c)*(?: {2,}(?P=c)+)+) *$")
 _SEGMENT = re.compile(r"-+|=+")
 #: The table's own rule, once the prefix is stripped.
-_BARE_RULE = re.compile(r"^(?:-+(?: {2}-+)+|=+(?: {2}=+)+) *$")
+_BARE_RULE = re.compile(r"^(?:-+(?: {2,}-+)+|=+(?: {2,}=+)+) *$")
 #: A rule of any kind: torch's dashes, ``=`` banners, bottleneck's dash lines.
 _PLAIN_RULE = re.compile(r"^[-=]{3,}(?:\s+[-=]+)*$")
 #: ``--- Profiling Eager ---``, ``===== [REF] =====``.
@@ -47,6 +49,8 @@ class Header:
     titles: tuple[str, ...]
     segments: tuple[tuple[int, int], ...]
     """Each column's ``[start, end)`` in a line once the prefix is stripped."""
+    bold: bool = False
+    """The titles carry Markdown bold marks: so may the rows' cells."""
 
 
 def header_at(lines: Sequence[str], i: int) -> Header | None:
@@ -63,11 +67,25 @@ def header_at(lines: Sequence[str], i: int) -> Header | None:
     if NAME_TITLE not in tokens:
         return None
     # torch <= 1.6: "Self CPU total %" overflows its column, so titles are read as runs
-    titles = tuple(tokens[tokens.index(NAME_TITLE) :])
+    titles = tuple(unbold(t) for t in tokens[tokens.index(NAME_TITLE) :])
     segments = tuple((m.start(), m.end()) for m in _SEGMENT.finditer(rule["rule"]))
-    if len(titles) != len(segments) or not CPU_TITLES.intersection(titles):
+    if len(titles) != len(segments):
         return None
-    return Header(prefix, titles, segments)
+    # a CPU column, or only device columns (a table cut to its CUDA columns by its author)
+    if not CPU_TITLES.intersection(titles) and not any(map(is_device_title, titles)):
+        return None
+    return Header(prefix, titles, segments, bold="**" in body)
+
+
+#: Markdown bold around a cell or part of one (``**2400**``, ``** 59.577ms**``,
+#: ``void **gemv2T_kernel_val**<int, ...``): a table pasted into a Markdown file with its
+#: figures highlighted by hand. A pair of marks: a kernel's ``float**`` stays.
+_BOLD = re.compile(r"\*\*\s*([^*]*?)\s*\*\*")
+
+
+def unbold(cell: str) -> str:
+    """`cell` without Markdown bold marks (the cell itself when it has none)."""
+    return _BOLD.sub(r"\1", cell).strip() if "**" in cell else cell
 
 
 def strip_prefix(line: str, prefix: str) -> str | None:

@@ -39,6 +39,7 @@ from profsight.loaders.table_layout import (
     is_rule,
     split_cells,
     strip_prefix,
+    unbold,
     unreadable_rows,
 )
 from profsight.model.diagnostics import Diagnostic, Level
@@ -56,9 +57,12 @@ TRUNCATION_MARK: Final = "..."
 DEFAULT_DEVICE: Final = "CUDA"
 _CONTINUATION: Final = "continuation"
 #: The header's start: ``Name`` then a CPU column. A pasted table may lack any one column
-#: (``Self CPU %`` deleted), so the first CPU title after ``Name`` is any of them.
-_SNIFF_HEADER = re.compile(r"\bName {2,}(?:Overload Name {2,})?(?:Self CPU|CPU total)")
-_SNIFF_RULE = re.compile(r"-{4,}  -{4,}|={4,}  ={4,}")
+#: (``Self CPU %`` deleted), so the first CPU title after ``Name`` is any of them; a table
+#: cut to its device columns starts with ``Self CUDA`` (or another device's).
+_SNIFF_HEADER = re.compile(
+    r"\bName {2,}(?:Overload Name {2,})?\**(?:Self CPU|CPU total|Self [A-Za-z][A-Za-z0-9_]*\b)"
+)
+_SNIFF_RULE = re.compile(r"-{4,} {2,}-{4,}|={4,} {2,}={4,}")
 #: A footer-less table's Self CPU time total is read from the row with the largest Self CPU
 #: % (torch prints self time / total to two decimals): from a share of at least 1% the total
 #: is off by at most 0.5% (`_SHARE_ERROR`); within that of the rows' own sum, the rows are
@@ -237,6 +241,8 @@ class _TableReader:
             if column.spec.kind is not CellKind.TEXT
         ):
             return _CONTINUATION if any(cells) else None
+        if self.header.bold:
+            cells = [unbold(cell) for cell in cells]
         values: dict[str, Any] = {}
         extras: dict[str, str] = {}
         flops: float | None = None
@@ -320,16 +326,27 @@ class _TableReader:
             columns=titles,
             footer=footer,
             truncated_names=sum(r.name.endswith(TRUNCATION_MARK) for r in rows),
-            diagnostics=self._diagnostics(footer, closed, cut, from_shares),
+            diagnostics=self._diagnostics(
+                footer, closed, cut, from_shares, None if shown else device_from_shares
+            ),
             flops=tuple(self.flops)
             if any(c.spec.kind is CellKind.FLOPS for c in self.columns)
             else (),
             extra_cells=tuple(self.extras),
-            total_from_shares=from_shares is not None,
+            total_from_shares=from_shares is not None
+            or (not shown and device_from_shares is not None),
         )
 
+    def _device_name(self) -> str:
+        return next((c.device_name for c in self.columns if c.spec.device), DEFAULT_DEVICE)
+
     def _diagnostics(
-        self, footer: dict[str, float], closed: bool, cut: str | None, from_shares: float | None
+        self,
+        footer: dict[str, float],
+        closed: bool,
+        cut: str | None,
+        from_shares: float | None,
+        device_from_shares: float | None = None,
     ) -> tuple[Diagnostic, ...]:
         found: list[Diagnostic] = []
         n = len(self.rows)
@@ -348,6 +365,16 @@ class _TableReader:
                     "total_from_shares",
                     "the table has no 'Self CPU time total' footer: taken as "
                     f"{from_shares / 1e6:.3f} s (each row's Self CPU % is its share of it)",
+                    level=Level.INFO,
+                )
+            )
+        elif device_from_shares is not None:
+            found.append(
+                Diagnostic(
+                    "total_from_shares",
+                    "the table has no device time total footer: taken as "
+                    f"{device_from_shares / 1e6:.3f} s (each row's Self "
+                    f"{self._device_name()} % is its share of it)",
                     level=Level.INFO,
                 )
             )
@@ -483,4 +510,6 @@ def _total_from_shares(
     if best is None or share(best) < _MIN_SHARE_PCT or time(best) <= 0:
         return None
     implied = time(best) * 100.0 / share(best)
-    return shown if implied <= shown * (1.0 + _SHARE_ERROR) else implied
+    # rows that sum to more than the total count it twice: device rows list each op and the
+    # kernels it launched (torch's device total counts the kernels once)
+    return shown if abs(implied - shown) <= shown * _SHARE_ERROR else implied

@@ -1,12 +1,32 @@
-"""The ``communication`` finding of one rank: collectives that compute does not hide."""
+"""The ``communication`` finding of one rank: collectives that compute does not hide.
+
+From a trace, the exposed time is measured. From a printed table (`from_table`), the
+collectives' device time is known (`PrintedComms`), not when they ran, so how much of it
+compute hid is bounded: at least the time by which they outlast all other device work, at
+most all of it. A step whose device work is mostly collectives is bound by them (the finding
+comes first, the verdict says communication); otherwise they are information, with the
+bounds. Sharding frameworks (DeepSpeed's ZeRO, FSDP) gather parameters and reduce gradients
+with collectives of their own and synchronise the host with them: a sync in such a table is
+the framework's (`framework_syncs`), and removing an ``.item()`` does not remove it."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from profsight.analyses.step.comms import Communication, OperationStats
 from profsight.analyses.step.context import Context
+from profsight.analyses.step.table_comms import PrintedComms
+from profsight.analyses.step.table_step import PrintedStep
 from profsight.knowledge import advice
+from profsight.knowledge.advice import COMMUNICATION_BOUND_SHARE, COMMUNICATION_NOTED_PCT
 from profsight.knowledge.collectives import OPERATION_MEANING
-from profsight.model.findings import Evidence, Finding, severity_for
+from profsight.model.findings import (
+    ESTIMATED,
+    Evidence,
+    Finding,
+    Severity,
+    severity_for,
+)
 from profsight.units import short_bytes, short_rate, short_time
 
 
@@ -81,4 +101,106 @@ def collective_evidence(
     )
 
 
-__all__ = ["Communication", "collective_evidence", "operation_evidence", "run"]
+def from_table(step: PrintedStep, comms: PrintedComms | None) -> list[Finding]:
+    if comms is None or comms.device_us <= 0 or not step.step_us:
+        return []
+    share = step.share(comms.device_us)
+    least = min(step.share(comms.least_exposed_us), share)
+    work = comms.device_us + comms.other_us
+    of_work = comms.device_us * 100.0 / work if work else 100.0
+    evidence = (
+        Evidence(
+            "collectives on the device",
+            f"{short_time(comms.device_us)} per step ({share:.0f}% of the step, "
+            f"{of_work:.0f}% of the device's work), from {comms.basis}",
+            tuple(r.name for r in comms.rows[:4]),
+        ),
+        Evidence(
+            "other device work (what they can hide behind)",
+            f"{short_time(comms.other_us)} per step",
+        ),
+        Evidence(
+            "exposed (nothing else runs on the device meanwhile)",
+            f"at least {least:.0f}% of the step, at most {share:.0f}%",
+        ),
+    )
+    note = advice.TABLE_COMMUNICATION_CONFIDENCE
+    if of_work >= COMMUNICATION_BOUND_SHARE:
+        # more collective time than everything else: the step is spent in communication.
+        # The table's device-bound step adds the device's work up (one stream), and on that
+        # model the collectives' removal saves their share, as a copy's does (`memcpy`)
+        return [
+            Finding(
+                category="communication",
+                severity=severity_for(share),
+                title=advice.TABLE_COMMUNICATION_BOUND_TITLE.format(of_work=of_work),
+                evidence=evidence,
+                explanation=advice.COMMUNICATION_EXPLANATION + advice.COMMUNICATION_WAIT_NOTE,
+                recommendation=advice.COMMUNICATION_ADVICE,
+                # what waits for them for sure (the verdict says it as the exposed share)
+                at_stake_pct=least,
+                gain_pct=share,
+                basis=ESTIMATED,
+                trigger=f"collectives >= {COMMUNICATION_BOUND_SHARE:g}% of the device's work "
+                "(a printed table's device times)",
+                confidence=note,
+            )
+        ]
+    if share < COMMUNICATION_NOTED_PCT:
+        return []
+    return [
+        Finding(
+            category="communication",
+            severity=Severity.INFO,
+            title=advice.TABLE_COMMUNICATION_HIDDEN_TITLE.format(share=share),
+            evidence=evidence,
+            explanation=advice.TABLE_COMMUNICATION_HIDDEN_EXPLANATION,
+            recommendation=advice.COMMUNICATION_ADVICE,
+            at_stake_pct=least,
+            trigger=f"collectives >= {COMMUNICATION_NOTED_PCT:g}% of the step and less than "
+            f"{COMMUNICATION_BOUND_SHARE:g}% of the device's work",
+            confidence=note,
+        )
+    ]
+
+
+def framework_syncs(findings: list[Finding], comms: PrintedComms | None) -> list[Finding]:
+    """The sync finding told as the framework's own when a sharding framework runs the
+    table's collectives: its advice is the framework's settings, not the user's .item()."""
+    if comms is None or not comms.framework:
+        return findings
+    names = tuple(r.name for r in (*comms.host_rows, *comms.rows))[:4]
+    out = []
+    for f in findings:
+        if f.category != "host_device_sync":
+            out.append(f)
+            continue
+        out.append(
+            replace(
+                f,
+                title=f.title.replace(
+                    advice.SYNC_TITLE_START,
+                    advice.FRAMEWORK_SYNC_TITLE_START.format(framework=comms.framework),
+                    1,
+                ),
+                evidence=(
+                    *f.evidence,
+                    Evidence(f"{comms.framework}'s collectives in the table", "", names),
+                ),
+                explanation=advice.FRAMEWORK_SYNC_EXPLANATION.format(framework=comms.framework),
+                recommendation=advice.FRAMEWORK_SYNC_ADVICE.get(
+                    comms.framework, advice.COMMUNICATION_ADVICE
+                ),
+            )
+        )
+    return out
+
+
+__all__ = [
+    "Communication",
+    "collective_evidence",
+    "framework_syncs",
+    "from_table",
+    "operation_evidence",
+    "run",
+]

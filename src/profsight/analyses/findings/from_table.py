@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from profsight.analyses.findings import compute, modules, sync_copies
+from profsight.analyses.findings import communication, compute, modules, sync_copies
 from profsight.analyses.findings import device as idle
 from profsight.analyses.findings.host import from_breakdown
 from profsight.analyses.findings.memory import allocation_finding
 from profsight.analyses.step.breakdown import Breakdown, StepBreakdown
+from profsight.analyses.step.table_comms import printed_comms
 from profsight.analyses.step.table_device import BLOCKING_COPY, SYNC, PrintedDevice
 from profsight.analyses.step.table_step import PrintedStep
 from profsight.knowledge import advice
@@ -61,11 +62,13 @@ def idle_causes(step: PrintedStep, device: PrintedDevice | None) -> dict[str, fl
 def printed_findings(
     step: PrintedStep, device: PrintedDevice | None, table: ProfilerTable
 ) -> list[Finding]:
+    comms = printed_comms(table, step, device)
     findings = _phases(step, device)
     findings += modules.from_table(step, device, table)
     findings += compute.from_table(step, device)
+    findings += communication.from_table(step, comms)
     if device is not None:
-        specific = sync_copies.from_table(step, device)
+        specific = communication.framework_syncs(sync_copies.from_table(step, device), comms)
         explained = sum(
             f.at_stake_pct for f in [*specific, *findings] if f.category in _IDLE_CAUSES
         )

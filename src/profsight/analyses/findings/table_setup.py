@@ -5,7 +5,7 @@ from __future__ import annotations
 from profsight.analyses.findings.from_table import idle_causes
 from profsight.analyses.findings.setup import profiler_cost_finding, setup_finding
 from profsight.analyses.step.table_device import QUEUE_FULL, PrintedDevice
-from profsight.analyses.step.table_step import PrintedStep
+from profsight.analyses.step.table_step import DEVICE_ONLY_BASIS, PrintedStep
 from profsight.analyses.verdict import StepFacts
 from profsight.knowledge import advice
 from profsight.knowledge.advice import PARTIAL_TABLE_PCT, PROFILER_OVERHEAD_PCT
@@ -22,16 +22,17 @@ def printed_facts(
     flops: tuple[float | None, ...] = (),
 ) -> StepFacts:
     """What the verdict reads, from the table's step model."""
+    device_only = step.basis == DEVICE_ONLY_BASIS  # the device's own time is the window
     return StepFacts(
         step_us=step.step_us,
         steps=step.steps,
         phase_pct={p.value: step.phase_share(p) for p in Phase},
         unknown=_unknown(step),
-        device_busy_pct=None if device is None else device.busy_pct,
+        device_busy_pct=None if device is None or device_only else device.busy_pct,
         device_idle_pct=idle_causes(step, device),
         compute=(_flops(step, flops),),
         busy_basis="busy at most",
-        host_only=_host_only(table, device),
+        host_only=advice.DEVICE_ONLY_HOST_ONLY if device_only else _host_only(table, device),
         queue_full_pct=0.0 if device is None else step.share(device.waits.get(QUEUE_FULL, 0.0)),
     )
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from profsight.analyses.step.table_step import PrintedStep
 from profsight.knowledge.advice import BLOCKING_CALL_US, BLOCKING_COPY_FRACTION
+from profsight.knowledge.collectives import COMM_LABEL
 from profsight.knowledge.hardware import TENSOR_CORE_ARCHS
 from profsight.knowledge.kernels import decode_kernel
 from profsight.knowledge.op_families import COPIES, kernel_family, op_family
@@ -68,6 +69,9 @@ class PrintedDevice:
     arch: str | None
     """The newest architecture a kernel in the table was built for (the GPU is at least
     that); None when no kernel name tells."""
+    labels_us: float = 0.0
+    """Per step, the device-side spans of labels (``record_function`` ranges, ``nccl:``
+    ranges) that the table's device total counts and `work_us` leaves out."""
 
     @property
     def idle_pct(self) -> float:
@@ -87,8 +91,9 @@ def printed_device(table: ProfilerTable, step: PrintedStep) -> PrintedDevice | N
     if not table.has_device or table.self_device_total_us <= 0 or not step.step_us:
         return None
     steps = step.steps
-    work = table.self_device_total_us / steps
     kinds = {id(r): row_kind(r, table) for r in table.rows}
+    labels = counted_labels_us(table, kinds)
+    work = (table.self_device_total_us - labels) / steps
     families, family_rows, basis = _families(table, kinds, steps)
     waits: dict[str, float] = {}
     wait_rows: dict[str, list[Row]] = {}
@@ -116,7 +121,48 @@ def printed_device(table: ProfilerTable, step: PrintedStep) -> PrintedDevice | N
         fp32_matrix_us=sum(r.self_device_us for r in fp32) / steps,
         fp32_rows=tuple(sorted(fp32, key=lambda r: -r.self_device_us)),
         arch=arch,
+        labels_us=labels / steps,
     )
+
+
+def is_device_label(row: Row, kind: RowKind) -> bool:
+    """A label's device-side span (a ``record_function`` range, ``ProfilerStep#``, a
+    backend's ``nccl:all_reduce``): device time without CPU time, and no kernel, copy or
+    memset of its own: its time is its kernels' time, from the first's start to the last's
+    end."""
+    if row.cpu_total_us > 0 or row.self_device_us <= 0:
+        return False
+    if kind is RowKind.COMMUNICATION:
+        return bool(COMM_LABEL.match(row.name))
+    return kind in _LABEL_KINDS
+
+
+#: Row kinds whose device-only rows are labels, not work.
+_LABEL_KINDS = frozenset({RowKind.USER, RowKind.STEP, RowKind.LIGHTNING, RowKind.MODULE})
+#: Rounding of the printed shares: two decimals on each of at most a few hundred rows.
+_SHARE_SLACK_PCT = 0.5
+
+
+def counted_labels_us(table: ProfilerTable, kinds: dict[int, RowKind]) -> float:
+    """The labels' device time that the table's device total counts (0 when it does not).
+
+    torch 1.12 to 2.4 summed the labels' device-side spans into ``Self CUDA time total``
+    along with the kernels and copies (pytorch#130730, fixed by pytorch#130733 in 2.5). The
+    shares tell which: a total that counts them has every label and device item within its
+    100%; one that does not shows a label's span above 100% (a step's span holds its
+    kernels and the gaps between them) or labels and items together above 100%."""
+    labels = [r for r in table.rows if is_device_label(r, kinds[id(r)])]
+    if not labels or any(r.self_device_pct > 100.0 for r in labels):
+        return 0.0
+    items = [
+        r
+        for r in table.rows
+        if r.cpu_total_us <= 0 and r.self_device_us > 0 and not is_device_label(r, kinds[id(r)])
+    ]
+    shares = sum(r.self_device_pct for r in (*labels, *items))
+    if shares > 100.0 + _SHARE_SLACK_PCT:
+        return 0.0
+    return sum(r.self_device_us for r in labels)
 
 
 def _families(

@@ -69,6 +69,8 @@ OPTIMIZER_STEP_PREFIX = "Optimizer.step#"
 ZERO_GRAD_PREFIX = "Optimizer.zero_grad#"
 ENGINE_PREFIX = "autograd::engine::evaluate_function"
 RESIDUAL = "the step less its named phases and its own self time"
+#: `PrintedStep.basis` of a table that prints only device columns.
+DEVICE_ONLY_BASIS = "the device's time total (the table prints no host columns)"
 
 
 @dataclass(frozen=True)
@@ -151,6 +153,16 @@ def device_bound(step: PrintedStep, device_us: float) -> PrintedStep:
     )
 
 
+def is_device_only(table: ProfilerTable) -> bool:
+    """A table with device times and no host time at all: its CPU columns were cut."""
+    return (
+        table.has_device
+        and table.self_device_total_us > 0
+        and not table.self_cpu_total_us
+        and not any(r.self_cpu_us or r.cpu_total_us for r in table.rows)
+    )
+
+
 def printed_step(table: ProfilerTable, exclusive: bool = False) -> PrintedStep | None:
     """The step model of a printed table; None when the rows hold nothing to build it on.
     `exclusive`: the rows' times exclude the rows inside them (AdvancedProfiler's actions),
@@ -175,6 +187,11 @@ class _Builder:
         self.backward_thread = table.has_device and not self._action_rows("backward")
         self.limits: list[str] = []
 
+    @property
+    def device_only(self) -> bool:
+        """The table prints device columns only (its author cut the CPU columns)."""
+        return is_device_only(self.table)
+
     # ---------------------------------------------------------------- lookups
 
     def _action_rows(self, action: str) -> list[Row]:
@@ -189,6 +206,11 @@ class _Builder:
     # ---------------------------------------------------------------- the step
 
     def _step(self) -> tuple[int, float, str] | None:
+        if self.device_only:
+            # no host clock: the window is the device's own time, and nothing says how long
+            # the host took or how much of it the device idled
+            self.limits.append(advice.DEVICE_ONLY_TABLE_NOTE)
+            return (1, self.table.self_device_total_us, DEVICE_ONLY_BASIS)
         if not self.rows:
             return None  # nothing but totals (a SimpleProfiler report's Total row alone)
         step_row = next((r for r in self._kind_rows(RowKind.STEP) if r.calls), None)
@@ -307,6 +329,20 @@ class _Builder:
         if found is None:
             return None
         steps, step_us, basis = found
+        if self.device_only:
+            return PrintedStep(
+                steps=steps,
+                step_us=step_us,
+                basis=basis,
+                parts=(),
+                family_self_us={},
+                family_rows={},
+                coverage_pct=100.0,
+                lightning=False,
+                evaluation_only=False,
+                backward_thread=False,
+                limits=tuple(self.limits),
+            )
         if self.rows and all(r.event_kind == LIGHTNING_ACTION_EVENT for r in self.rows):
             self.limits.append(advice.LIGHTNING_HOST_TIMING_NOTE)
         parts = self._parts(steps, step_us)
