@@ -30,7 +30,9 @@ def test_a_legacy_trace_is_read_as_ops_and_device_time() -> None:
     device time, linked to it although the flow's end was lost with the damaged line."""
     profile = _profile()
     ev = profile.events
-    kinds = sorted((ev.strings[n], EventKind(k).name) for n, k in zip(ev.name, ev.kind))
+    kinds = sorted(
+        (ev.strings[n], EventKind(k).name) for n, k in zip(ev.name, ev.kind, strict=True)
+    )
     assert kinds == [("add", "CPU_OP"), ("add", "KERNEL")]
     row = next(r for r in profile.table().rows if r.name == "add")
     assert row.calls == 1
