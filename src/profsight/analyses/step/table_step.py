@@ -334,7 +334,8 @@ class _Builder:
                 steps=steps,
                 step_us=step_us,
                 basis=basis,
-                parts=(),
+                # no host row: the window is one part no phase can be told from
+                parts=(PhasePart(Phase.OTHER.value, step_us, (), DEVICE_ONLY_BASIS),),
                 family_self_us={},
                 family_rows={},
                 coverage_pct=100.0,
