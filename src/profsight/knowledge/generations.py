@@ -102,4 +102,48 @@ def fp8_note(arch: str | None) -> str:
     )
 
 
-__all__ = ["GENERATIONS", "Generation", "fp8_note", "precision_phrase", "takes"]
+#: Precisions below 16 bits: matrix math in them is already as cheap as the run chose to make
+#: it, so no advice names a lower one (FP8 training on FP8 kernels, DeepSeek's EP64 trace).
+LOW_PRECISIONS: Final = frozenset({"fp8", "fp4", "int8"})
+#: 16-bit precisions of tensor (matrix) cores: mixed precision already runs. TF32 is left out:
+#: FP32 inputs multiplied in TF32 run at half the BF16 rate, so mixed precision still gains.
+TENSOR_CORE_PRECISIONS: Final = frozenset({"bf16", "fp16"})
+
+#: What makes matrix math cheaper once it runs in a low precision: its kernels' names said so.
+LOW_PRECISION_MATMUL_ADVICE: Final = (
+    "The matrix math already runs in {precision} on the matrix units (tensor or matrix "
+    "cores): what is left is keeping them busy: larger matrices per call (a larger batch, "
+    "grouped GEMMs for experts), fused attention, and the casts to {precision} and their "
+    "scales fused into the kernels around them (each cast is elementwise work of its own)."
+)
+#: The same for matrix math in BF16 or FP16.
+TENSOR_CORE_MATMUL_ADVICE: Final = (
+    "The matrix math already runs in {precision} on the matrix units (tensor or matrix "
+    "cores): fused attention (F.scaled_dot_product_attention); dimensions that are "
+    "multiples of 8."
+)
+
+
+def matmul_advice(arch: str | None, precision: str | None) -> str | None:
+    """What makes matrix math that runs in `precision` (its kernels' names say it) cheaper on
+    a GPU of `arch`; None where the precision is not known, FP32 or TF32 (then mixed
+    precision is the advice)."""
+    if precision is None:
+        return None
+    if precision in LOW_PRECISIONS:
+        return LOW_PRECISION_MATMUL_ADVICE.format(precision=precision.upper())
+    if precision in TENSOR_CORE_PRECISIONS:
+        text = TENSOR_CORE_MATMUL_ADVICE.format(precision=precision.upper())
+        return text + fp8_note(arch)
+    return None
+
+
+__all__ = [
+    "GENERATIONS",
+    "LOW_PRECISIONS",
+    "Generation",
+    "fp8_note",
+    "matmul_advice",
+    "precision_phrase",
+    "takes",
+]

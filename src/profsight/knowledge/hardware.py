@@ -22,7 +22,9 @@ class Accelerator:
     vendor: str
     arch: str
     tflops: dict[str, float]
-    """Peak TFLOP/s by precision: fp64, fp32, tf32, fp16, bf16, fp8, int8 (TOPS)."""
+    """Peak TFLOP/s by precision: fp64, fp32, tf32, fp16, bf16, fp8, fp4, int8 (TOPS). A
+    precision a device lacks falls back to its fp32 peak (`peak`): a device whose matrix
+    units take FP4 lists it, or its FP4 kernels would be held to the FP32 rate."""
     bandwidth_gbs: float
     memory_gb: float
     tensor_cores: bool = True
@@ -126,6 +128,8 @@ ACCELERATORS: Final[tuple[tuple[re.Pattern[str], Accelerator], ...]] = tuple(
                 fp16=2250,
                 bf16=2250,
                 fp8=4500,
+                # NVIDIA DGX B200 data sheet: 144 PFLOPS FP4 for 8 GPUs with sparsity: 9 dense
+                fp4=9000,
                 int8=4500,
             ),
         ),

@@ -64,12 +64,24 @@ DTYPE_WORDS: Final[dict[str, str]] = {
             *("fp8", "e4m3", "e5m2", "float8_e4m3fn", "float8_e5m2", "__nv_fp8_e4m3"),
             *("__nv_fp8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float_e4m3_t"),
             *("float_e5m2_t", "mxfp8"),
+            # cuda_fp8.h's vector types: two and four packed FP8 values
+            *("__nv_fp8x2_e4m3", "__nv_fp8x2_e5m2", "__nv_fp8x4_e4m3", "__nv_fp8x4_e5m2"),
+            # Blackwell's block-scaled MMA kinds (PTX ISA, tcgen05.mma kind::mxf8f6f4; CuTe's
+            # SM100_MMA_MXF8F6F4_SS): 8-, 6- or 4-bit elements, at the FP8 rate
+            "mxf8f6f4",
         ],
         "fp8",
     ),
     **dict.fromkeys(["int8", "int8_t", "i8", "s8"], "int8"),
-    **dict.fromkeys(["fp4", "e2m1", "mxfp4", "nvfp4", "f4", "float_e2m1_t"], "fp4"),
+    # kind::mxf4 and kind::mxf4nvf4 (SM100_MMA_MXF4_SS, SM100_MMA_MXF4NVF4_SS): 4-bit only
+    **dict.fromkeys(
+        ["fp4", "e2m1", "mxfp4", "nvfp4", "f4", "float_e2m1_t", "mxf4", "mxf4nvf4"], "fp4"
+    ),
 }
+#: CUTLASS's block-scaled tensor op class (python/cutlass_library/library.py,
+#: ``OpcodeClass.BlockScaledTensorOp``: ``bstensorop``) runs only the block-scaled MMA kinds,
+#: whose elements are 8, 6 or 4 bits wide: FP8 at the widest, where its types are not read.
+BLOCK_SCALED_OPS: Final[dict[str, str]] = {"bstensorop": "fp8"}
 #: Type letters: BLAS (lowercase; ``gc`` = Gauss complex), nvjet (``t`` = bf16), Tensile
 #: (uppercase; ``X`` = xf32). ``s`` with a 1688/1684 MMA is TF32: the only 32-bit MMA input.
 CODE_PRECISION: Final[dict[str, str]] = {
@@ -133,7 +145,8 @@ ARCH_RULES: Final[tuple[tuple[re.Pattern[str], dict[str, str]], ...]] = (
 _CPP_TYPES = (
     r"(double|float2|float|Half|__half|half|BFloat16|__nv_bfloat16|__hip_bfloat16|bfloat16_t"
     r"|half_t|tfloat32_t|Float8_e4m3fnuz|Float8_e5m2fnuz|Float8_e4m3fn|Float8_e5m2|__nv_fp8_e4m3"
-    r"|__nv_fp8_e5m2|float_e4m3_t|float_e5m2_t|float_e2m1_t|int8_t)(?!\w)"
+    r"|__nv_fp8_e5m2|__nv_fp8x[24]_e4m3|__nv_fp8x[24]_e5m2|float_e4m3_t|float_e5m2_t|float_e2m1_t"
+    r"|int8_t)(?!\w)"
 )
 #: Where C++ names keep the element type, most telling first: the argument of PyTorch's
 #: innermost lambda (``{lambda(float)#1}``: the enclosing function's parameters come earlier
@@ -142,6 +155,9 @@ _CPP_TYPES = (
 CPP_TYPE_TOKENS: Final = (
     # PyTorch's reductions: the input type (their lambdas take the accumulation type)
     re.compile(r"ReduceOp<(?:c10::)?" + _CPP_TYPES),
+    # cuBLAS's GEMV-path kernels (gemmSN_NN_kernel<float, .., cublasGemvTensorStridedBatched<
+    # __half const>, ..>): the first argument is the compute type, the operands' comes after
+    re.compile(r"cublasGemvTensor\w*<(?:const )?" + _CPP_TYPES),
     re.compile(r"\{lambda\((?:c10::)?" + _CPP_TYPES),
     re.compile(r"<(?:c10::|cutlass::)?" + _CPP_TYPES),
     re.compile(r"(?<!\w)" + _CPP_TYPES),
@@ -152,6 +168,15 @@ MANGLED_TYPE_TOKEN: Final = re.compile(
 )
 #: Triton kernels end in their type: ``_finalize_matmul_scatter_bf16``.
 SUFFIX_TYPE_TOKEN: Final = re.compile(r"_(bf16|fp16|fp32|fp8|f16|f32)$")
+#: A block-scaled MMA kind named anywhere (``cute::SM100_MMA_MXF8F6F4_SS<..>``,
+#: ``kind::mxf4nvf4``): read after the element types, which are more exact.
+BLOCK_SCALED_KIND_TOKEN: Final = re.compile(
+    r"(?i)(?<![a-z0-9])(mxf8f6f4|mxf4nvf4|mxf4)(?![a-z0-9])"
+)
+#: A template's argument list, up to the call's parameters: a communication kernel's
+#: parameters are packed buffers and scales (DeepEP's ``dispatch<..>(int4*, float*, ..)``),
+#: so only its template arguments name the payload's type (``combine<.., __nv_bfloat16, ..>``).
+TEMPLATE_ARGS: Final = re.compile(r"^(?:[^(]|\(anonymous namespace\))*")
 
 # -- Inductor's kernel names ----------------------------------------------------------------
 

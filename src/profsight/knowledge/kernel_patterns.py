@@ -147,10 +147,16 @@ FAMILIES: Final[tuple[Family, ...]] = (
     # bstensorop = block-scaled tensor op; gemm_operation.py procedural_name): cutlass3x_<sm>_
     # <opclass>_[<inst>]gemm_[block_scaled_]<A>_<B>_<acc>_<C>_<D>_<tile>_[<cluster>_]<n>_<layout>;
     # a block-scaled operand is <scale type>x<element type>: ue8m0xe4m3 (MXFP8), ue4m3xe2m1 (NVFP4)
+    # The instruction shape before "gemm" is <accumulator letter><shape>: s64x128x16 (SM90),
+    # s16832 (SM120, m16n8k32). A block-scaled tensor op (PTX kind::mxf8f6f4, kind::mxf4nvf4)
+    # takes only 8-, 6- and 4-bit elements: a name cut before its types (a printed table's
+    # ``cutlass3x_sm120_bstensorop_s16832gemm_block_scaled_u...``) is read as FP8, the widest
+    # of them (`kernel_codes.BLOCK_SCALED_OPS`); its element type, where written, decides.
     _family(
         r"cutlass3x_sm(?P<sm>\d{2,3})_(?P<tc>bstensorop|sptensorop|tensorop|simt)_"
-        r"(?:[a-z]?\d+x\d+x\d+)?(?:moe_)?(?P<op>gemm)_(?:block_scaled_)?"
-        r"(?:u?e\dm\dx)?(?P<dtype>e4m3|e5m2|e2m1|f4|bf16|f16|tf32|f32|s8)_",
+        r"(?:[a-z]?\d+(?:x\d+x\d+)?)?(?:moe_)?(?P<op>gemm)_",
+        r"cutlass3x_sm\d+_(?P<scaled>bstensorop)_",
+        r"gemm_(?:block_scaled_)?(?:u?e\dm\dx)?(?P<dtype>e4m3|e5m2|e2m1|f4|bf16|f16|tf32|f32|s8)_",
         r"_(?P<tile>\d+x\d+x\d+)_(?:\d+x\d+x\d+_)?\d+_(?P<layout>[nt]{2})[nt]_align",
         library="CUTLASS",
     ),
@@ -170,6 +176,16 @@ FAMILIES: Final[tuple[Family, ...]] = (
         r"(?:deep_gemm|dpsk::gemm)::(?:sm(?P<sm>\d{2,3})_)?(?:(?P<dtype>fp8|bf16|tf32)_)?",
         library="DeepGEMM",
         operation="gemm",
+        tensor_cores=True,
+    ),
+    # DeepSeek's grouped (MoE) GEMMs as its traces name them (deepseek-ai/profile-data:
+    # cutlass::device_kernel<dpsk::grouped_gemm::cuda::fp8_ptp128c::GemmKernel>, m_grouped_fp8_..,
+    # fp8_dptp128c_acc::..): DeepGEMM's m_grouped_gemm_fp8_* before it was published, one GEMM
+    # per expert; its cuda::utils:: kernels (tensor-map set-up, transposes) are no GEMM
+    _family(
+        r"dpsk::grouped_gemm::cuda::(?:m_grouped_)?(?P<dtype>fp8|bf16|tf32)_",
+        library="DeepGEMM",
+        operation="batched_gemm",
         tensor_cores=True,
     ),
     # MIOpen's assembly implicit GEMM: igemm_<fwd|bwd|wrw>_gtc[x<n>]_<layout>_<type>_..bt<tile>
@@ -246,8 +262,12 @@ FAMILIES: Final[tuple[Family, ...]] = (
     # FlashAttention-3 (hopper/flash_bwd_kernel_sm90.h: flash::FlashAttnBwdSm90, its
     # FlashAttnFwdSm90 and the backward's pre/post-processing kernels) inside CUTLASS's
     # device_kernel<...>; flash_attn/flash_attn_triton.py: _bwd_kernel, _bwd_preprocess_do_o_dot
+    # (hopper/utils.h wraps each in flash::enable_sm90_or_later, enable_sm80_to_sm89, and in
+    # forks for Blackwell enable_sm120_or_later; its first release named the forward
+    # flash::compute_attn_ws, as DeepSeek's traces still do)
     _family(
-        r"\bflash::(?:FlashAttn|flash_|Flash)|^_bwd_(?:kernel|preprocess_do_o_dot)$",
+        r"\bflash::(?:FlashAttn|flash_|Flash|compute_attn|enable_sm\d+_)"
+        r"|^_bwd_(?:kernel|preprocess_do_o_dot)$",
         library="FlashAttention",
         operation="attention",
         algorithm="flash",
@@ -306,6 +326,7 @@ LIBRARY_RULES: Final = _rules(
     (r"create_flashinfer_kv_indices_triton", "SGLang"),
     (r"\baiter::|_ZN5aiter", "AITER"),
     (r"^(?:void )?(?:deep_ep|dpsk::ep)::", "DeepEP"),  # its local kernels (layout, buffer resets)
+    (r"(?:deep_gemm|dpsk::(?:grouped_)?gemm)::", "DeepGEMM"),  # its utilities (tensor maps, ..)
     (r"\bck(?:_tile)?::|_ZN2ck|_ZN7ck_tile", "CK"),
     (r"^Cijk_.*UserArgs", "hipBLASLt"),
     (r"^Cijk_", "Tensile"),
@@ -353,6 +374,8 @@ VENDOR_RULES: Final = _rules(
 #: Ordered: specific operations before the words (``add``, ``reduce``) many names share.
 OPERATION_RULES: Final = _rules(
     (r"spin_kernel|^event_", "other"),
+    # TMA descriptors written on the device for a grouped GEMM (fill_tensormaps_kernel): set-up
+    (r"(?i)tensormaps?_?kernel", "other"),
     (r"^void scal_kernel|elementwise_kernel_with_index|arange|linspace", "elementwise"),
     (r"(?i)attention|attn|fmha|flash_(?:fwd|bwd)|mha_(?:fwd|bwd)|_sdpa_", "attention"),
     (
@@ -388,7 +411,8 @@ OPERATION_RULES: Final = _rules(
     (r"get_dispatch_layout", "index"),  # DeepEP's count of the tokens each rank gets
     # casts to FP8/FP4 and their scales are arithmetic, even when they transpose too
     # (TransformerEngine's cast_transpose_kernel, quantize_transpose_*): before "copy"
-    (r"(?i)quantiz|dequant|cast_transpose|fp8_quant|quant_fp8|quant_8bit", "elementwise"),
+    # (DeepSeek's per_channel_cast_and_transpose alike)
+    (r"(?i)quantiz|dequant|cast_(?:and_)?transpose|fp8_quant|quant_fp8|quant_8bit", "elementwise"),
     (r"(?i)copy|CatArray|\bcat\b|transpose|nchwToNhwc|nhwcToNchw|permute|dma_", "copy"),
     (r"(?i)kv_?cache|reshape_and_cache", "copy"),
     (r"(?i)adam|adagrad|sgd|multi_tensor_apply|_foreach_|optimizer", "optimizer"),

@@ -40,7 +40,7 @@ A field is None when the name does not tell it; nothing is guessed from outside 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Final
 
@@ -67,6 +67,12 @@ ARCHES: Final = (
     "maxwell", "pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell",
     "cdna1", "cdna2", "cdna3", "cdna4", "rdna",
 )  # fmt: skip
+
+#: Operations that run as matrix math (on tensor or matrix cores where the precision allows):
+#: their precision is the run's. A GEMV is left out: memory-bound, tensor cores do not speed it.
+MATRIX_OPERATIONS: Final = frozenset(
+    {"gemm", "batched_gemm", "conv_fprop", "conv_dgrad", "conv_wgrad", "conv", "attention"}
+)
 
 OPERATION_LABELS: Final[dict[str, str]] = {
     "gemm": "GEMM",
@@ -124,6 +130,17 @@ class KernelInfo:
     ``native_layer_norm``); empty for other kernels."""
 
     @property
+    def matrix(self) -> bool:
+        """Whether it runs matrix math (`MATRIX_OPERATIONS`)."""
+        return self.operation in MATRIX_OPERATIONS
+
+    @property
+    def fp32_off_tensor_cores(self) -> bool:
+        """FP32 matrix math that does not run on tensor cores (what mixed precision or TF32
+        would move onto them)."""
+        return self.matrix and self.precision == "fp32" and self.tensor_cores is not True
+
+    @property
     def label(self) -> str:
         """A short description: ``cuBLAS FP32 GEMM, tile 32x128, NN, Maxwell, no tensor cores``."""
         op = self.operation
@@ -176,6 +193,7 @@ _GROUP_READERS: Final[dict[str, tuple[str, Callable[[str], str | bool | None]]]]
     "layout": ("layout", str.lower),
     "op": ("operation", codes.OP_WORDS.get),
     "algo": ("algorithm", lambda v: codes.ALGO_WORDS.get(v, v)),
+    "scaled": ("precision", codes.BLOCK_SCALED_OPS.get),
 }
 
 
@@ -224,6 +242,19 @@ def decode_kernel(name: str) -> KernelInfo:
             _read_inductor(name, found)
         break
     return _fill(name, found)
+
+
+def matrix_precision(kernels: Iterable[tuple[str, float]]) -> str | None:
+    """The precision a run's matrix math runs in: that of its matrix kernels (`kernels`:
+    name and device time) with the most device time; None where no matrix kernel's name
+    says its precision. An FP8 run's GEMMs say FP8 (DeepGEMM's, CUTLASS's block-scaled
+    ones), whatever its other kernels run in."""
+    time: dict[str, float] = {}
+    for name, us in kernels:
+        k = decode_kernel(name)
+        if k.matrix and k.precision is not None:
+            time[k.precision] = time.get(k.precision, 0.0) + us
+    return max(time, key=lambda p: time[p]) if time else None
 
 
 def inductor_ops(name: str) -> tuple[str, ...]:
@@ -291,12 +322,13 @@ def _fill(name: str, found: _Found) -> KernelInfo:
     if tensor_cores is None and arch in codes.PRE_TENSOR_CORE_ARCHES:
         tensor_cores = False
     vendor = kp.LIBRARY_VENDOR.get(library or "") or _first(kp.VENDOR_RULES, name)
+    operation = found.operation or _first(kp.OPERATION_RULES, name)
     return KernelInfo(
         name=name,
         vendor=vendor or codes.ARCH_VENDOR.get(arch or ""),
         library=library,
-        operation=found.operation or _first(kp.OPERATION_RULES, name),
-        precision=found.precision or _precision(name),
+        operation=operation,
+        precision=found.precision or _precision(name, operation == "communication"),
         tile=found.tile,
         layout=found.layout,
         arch=arch,
@@ -314,9 +346,14 @@ def _arch(name: str) -> str | None:
     return None
 
 
-def _precision(name: str) -> str | None:
+def _precision(name: str, moves_data: bool = False) -> str | None:
+    """The element type a name spells; of a kernel that `moves_data` (communication), only
+    its template arguments tell (`kernel_codes.TEMPLATE_ARGS`)."""
     tokens = (codes.MANGLED_TYPE_TOKEN,) if name.startswith("_Z") else codes.CPP_TYPE_TOKENS
-    for token in (*tokens, codes.SUFFIX_TYPE_TOKEN):
+    if moves_data:
+        head = codes.TEMPLATE_ARGS.match(name)
+        name = head.group(0) if head is not None else name
+    for token in (*tokens, codes.SUFFIX_TYPE_TOKEN, codes.BLOCK_SCALED_KIND_TOKEN):
         match = token.search(name)
         if match is not None:
             return codes.DTYPE_WORDS.get(match.group(1).lower())

@@ -9,6 +9,7 @@ spends its time on when nothing else dominates, and what makes that work cheaper
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -31,9 +32,15 @@ from profsight.knowledge.advice import (
     compute_explanation,
     mixed_precision,
 )
+from profsight.knowledge.generations import matmul_advice
 from profsight.knowledge.hardware import TENSOR_CORE_ARCHS, arch_speedup
-from profsight.knowledge.kernels import decode_kernel
-from profsight.knowledge.op_families import COMPUTE_FINDINGS, FAMILY_LABELS, kernel_family
+from profsight.knowledge.kernels import decode_kernel, matrix_precision
+from profsight.knowledge.op_families import (
+    COMPUTE_FINDINGS,
+    FAMILY_LABELS,
+    MATMUL,
+    kernel_family,
+)
 from profsight.knowledge.ops import lookup_op
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.roofline_ops import (
@@ -89,6 +96,11 @@ def _where_it_goes(ctx: Context) -> list[Finding]:
     at = ctx.profile.attribution
     bd = ctx.breakdown
     ops = np.flatnonzero(at.is_row & (ev.kind == EventKind.CPU_OP))
+    # a user's range that launches kernels itself, no op between (a C++ extension's or a
+    # Triton kernel called from Python: DeepSeek's mlp(F) launching its FP8 grouped GEMMs):
+    # those kernels are classed by their own names, as an unknown op's are
+    ranges = _launching_ranges(ctx) if device else ops[:0]
+    ops = np.union1d(ops, ranges)
     # the steps' ops (their host ranges): the window's other ops are no step's compute
     if bd.steps:
         ops = ops[step_of(*bd.host_ranges_ns, ev.start[ops]) >= 0]
@@ -105,11 +117,15 @@ def _where_it_goes(ctx: Context) -> list[Finding]:
     calls = dict(zip(ids.tolist(), counts.tolist(), strict=True))
     by_category: dict[str, list[tuple[str, float, int]]] = {}
     by_kernels: list[int] = []
+    launching = set(ev.name[ranges].tolist())
     for name, c in by_name.items():
         text = ev.strings[name]
         op = lookup_op(text)
         if device and (
-            op is None or op.category in _BY_KERNELS or COMPILED_REGION_ROWS.match(text)
+            op is None
+            or op.category in _BY_KERNELS
+            or COMPILED_REGION_ROWS.match(text)
+            or name in launching
         ):
             # generated code, an op profsight does not know or an autograd node (a custom
             # autograd Function around FP8 GEMMs or flash attention, and its backward) that
@@ -142,6 +158,7 @@ def _where_it_goes(ctx: Context) -> list[Finding]:
         evidence,
         f"{where} time in the forward and backward passes",
         arch=ctx.arch if device else None,
+        precision=_matrix_precision(ctx.rows(RowKind.KERNEL)) if device else None,
     )
     return [_as_the_roofline_reads(ctx, finding) if device else finding]
 
@@ -176,6 +193,24 @@ def _as_the_roofline_reads(ctx: Context, finding: Finding) -> Finding:
         evidence=evidence,
         recommendation=advice,
     )
+
+
+def _launching_ranges(ctx: Context) -> np.ndarray:
+    """Annotations (``record_function`` ranges) that kernels are attributed to directly:
+    the kernels launched in them outside any op, classed by their own names (`_own_kernels`)."""
+    ev = ctx.profile.events
+    at = ctx.profile.attribution
+    kernels = np.flatnonzero(ev.kind == EventKind.KERNEL)
+    owners = np.unique(at.owner[kernels])
+    owners = owners[owners >= 0]
+    ranges: np.ndarray = owners[ev.kind[owners] == EventKind.ANNOTATION]
+    return ranges
+
+
+def _matrix_precision(rows: Iterable[Row]) -> str | None:
+    """The precision the matrix math of `rows` (kernels, or a table's device rows) runs in,
+    by their names (`knowledge.kernels.matrix_precision`)."""
+    return matrix_precision((r.name, r.self_device_us) for r in rows)
 
 
 def _own_kernels(ctx: Context, owners: np.ndarray) -> list[tuple[str, tuple[str, float, int]]]:
@@ -218,10 +253,14 @@ def compute_finding(
     where: str,
     confidence: str = "",
     arch: str | None = None,
+    precision: str | None = None,
 ) -> Finding:
     """The informational finding of where the compute goes: `category` takes `share` of the
-    step, counted as the ops' own `where`; the advice names `arch`'s precisions."""
+    step, counted as the ops' own `where`; the advice names `arch`'s precisions, or, for
+    matrix math whose kernels say they run in `precision` already, what is left to do."""
     title, advice = compute_advice(category, arch)
+    known = matmul_advice(arch, precision) if category == "compute_matmul" else None
+    advice = known or advice
     return Finding(
         category=category,
         severity=Severity.INFO,
@@ -285,9 +324,7 @@ def precision_from_trace(ctx: Context) -> Fp32Matrix | None:
         return None
     fp32 = []
     for r in ctx.rows(RowKind.KERNEL):
-        k = decode_kernel(r.name)
-        matrix = k.operation is not None and k.operation.startswith(("gemm", "conv", "attention"))
-        if matrix and k.precision == "fp32" and k.tensor_cores is not True:
+        if decode_kernel(r.name).fp32_off_tensor_cores:
             fp32.append(r)
     us = sum(r.self_device_us for r in fp32)
     evidence = tuple(
@@ -373,6 +410,7 @@ def _table_compute(step: PrintedStep, device: PrintedDevice | None) -> list[Find
             f"{where} ({FAMILY_LABELS.get(_family_of(top), top)})",
             f"{NO_TIMELINE}: self times of every pass are summed (forward, backward, "
             "validation and metrics alike)",
+            precision=_matrix_precision(rows.get(MATMUL, [])) if device is not None else None,
         )
     ]
 
