@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from profsight.analyses.findings import (
+    capture,
     communication,
     compute,
     device,
@@ -63,6 +64,7 @@ ANALYSES: tuple[Callable[[Context], list[Finding]], ...] = (
     held_back.run,
     communication.run,
     setup.run,
+    capture.run,
 )
 
 

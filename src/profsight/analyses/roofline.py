@@ -25,7 +25,8 @@ and the time the op would take at the roof, ``max(FLOPs / peak, bytes / bandwidt
 bound: *latency* where that time is under `LATENCY_FLOOR_US` a call (too small to reach
 either roof), *link* for a copy between host and device or between devices, else *compute*
 at or above the ridge point and *memory* below it. ``roof_pct`` is the time at the roof over
-the time it took.
+the time it took. A window that is a CUDA-graph capture (`analyses.step.capture_phase`) has no
+roofline: its few device items are no run's rates.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from profsight.analyses.step.capture_phase import captures
 from profsight.analyses.step.flops import conv_output, covered_by_inner, formula_flops, parse_arg
 from profsight.knowledge import flop_ops
 from profsight.knowledge import roofline_ops as ops
@@ -157,6 +159,9 @@ def roofline(
     work = np.flatnonzero(np.isin(ev.kind, [int(k) for k in DEVICE_WORK_KINDS]))
     if not len(work) or not len(ev.shapes) or not (ev.shapes >= 0).any():
         return None
+    found = captures(profile)
+    if found is not None and found.dominant:
+        return None  # a capture's few device items are no run's rates: not judged
     attr = profile.attribution
     events, costs = _placed(profile)
     if not len(events):

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from profsight.analyses.findings.capture import not_judged_lines
 from profsight.analyses.findings.setup import flops_unknown
 from profsight.analyses.step import intervals
 from profsight.analyses.step.clocks import DEVICE_CLOCK
@@ -33,6 +34,7 @@ from profsight.knowledge.advice import (
     STARTUP_DOMINANT_PCT,
     STARVED_PCT,
 )
+from profsight.knowledge.graph_capture import CAPTURE_VERDICT
 from profsight.knowledge.kernels import decode_kernel
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.rows import RowKind
@@ -102,6 +104,9 @@ class StepFacts:
     queue_full_pct: float = 0.0
     """% of the step the host waited on a full launch queue (a table's ``Command Buffer
     Full``; a trace's replay prices its waits instead)."""
+    captured: tuple[str, ...] = ()
+    """Why the window is a CUDA-graph capture, not steps (`findings.capture`): then the run
+    is not judged."""
 
     @property
     def inference(self) -> bool:
@@ -127,7 +132,10 @@ def trace_facts(ctx: Context) -> StepFacts:
     step = ctx.step_us
     avg = ctx.average
     unrecorded = ctx.unrecorded
+    captured = not_judged_lines(ctx)
     compute, mfu = _compute_evidence(ctx, timed=not unrecorded)
+    if captured:  # a capture ran no step: no FLOP/s or utilisation is read from it
+        compute, mfu = list(captured), None
     busy = None
     steady_busy = ctx.steady_busy_us
     if ctx.has_device and steady_busy is not None and ctx.steady_us:
@@ -151,6 +159,7 @@ def trace_facts(ctx: Context) -> StepFacts:
         mfu_pct=mfu,
         timeline=True,
         unrecorded=unrecorded,
+        captured=captured,
     )
 
 
@@ -277,6 +286,8 @@ def _decide(ctx: StepFacts, findings: list[Finding]) -> Verdict:
             [*evidence, *ctx.unrecorded],
             NO_DEVICE_VERDICT.format(evidence="; ".join(ctx.unrecorded)),
         )
+    if ctx.captured:
+        return _verdict("host", NOT_JUDGED, ctx, busy_pct, data, evidence, CAPTURE_VERDICT)
     profiled = step * ctx.steps
     if 0 < profiled < advice.TOO_LITTLE_WORK_US:
         return _verdict(

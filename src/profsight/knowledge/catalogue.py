@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from profsight.knowledge import advice
+from profsight.knowledge import advice, graph_capture
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 
 #: The families the catalogue groups categories in, in the order the page lists them.
@@ -255,9 +255,15 @@ RULES: Final[tuple[Rule, ...]] = (
         f"{advice.STACK_FRAMES_PER_STEP} Python frames per step (with_stack); one-time "
         f"start-up (a call {advice.STARTUP_FACTOR:g}x its kind's median and >= "
         f"{_us(advice.STARTUP_MIN_US)}, or torch.compile compiling) >= "
-        f"{advice.PROFILER_OVERHEAD_PCT:g}% of the window",
+        f"{advice.PROFILER_OVERHEAD_PCT:g}% of the window; a CUDA-graph capture (a stream "
+        "recording from cudaStreamBeginCapture to cudaStreamEndCapture, the graph's "
+        "instantiation, vLLM's, SGLang's and torch.compile's capture ranges) >= "
+        f"{advice.PROFILER_OVERHEAD_PCT:g}% of the window, first and not judged from "
+        f"{graph_capture.CAPTURE_DOMINANT_PCT:g}% (no FLOP/s, utilisation or roofline "
+        "from it)",
         fix=f"{advice.FEW_STEPS_ADVICE} {advice.STARTUP_ADVICE} {advice.NO_SHAPES_ADVICE} "
-        f"{advice.STACK_TRACING_ADVICE} {advice.NO_DEVICE_ACTIVITY_ADVICE}",
+        f"{advice.STACK_TRACING_ADVICE} {advice.NO_DEVICE_ACTIVITY_ADVICE} "
+        f"{graph_capture.CAPTURE_ADVICE}",
         source=f"{OWN}; start-up floor: above a 2-core machine's 1-2 ms scheduling jitter",
     ),
 )

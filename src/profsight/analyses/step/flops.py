@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from profsight.analyses.step.capture_phase import recording_mask
 from profsight.knowledge.flop_ops import ATTENTION_BACKWARD_FACTOR, Attention, formula_of
 from profsight.knowledge.flop_ops import MATMULS as MATMULS  # re-exported: findings.setup
 from profsight.model.events import I64
@@ -38,6 +39,9 @@ class OpFlops:
     uncounted: int = 0
     """Compute ops whose FLOPs could not be derived (no shapes, or no Concrete Inputs), and
     no op inside or around them was counted."""
+    captured: int = 0
+    """Compute ops run while a stream recorded into a CUDA graph (`analyses.step.capture_phase`):
+    their kernels went into the graph, not to the device, so their FLOPs are not counted."""
 
     @property
     def complete(self) -> bool:
@@ -53,6 +57,8 @@ def op_flops(profile: Profile) -> OpFlops:
     rows = profile.attribution.is_row
     ids = [i for i in np.unique(ev.name[rows]).tolist() if formula_of(ev.strings[i])]
     candidates = np.flatnonzero(np.isin(ev.name, ids) & rows)
+    recorded = recording_mask(profile, candidates)
+    candidates = candidates[~recorded]
     flops = np.zeros(len(candidates))
     parsed: dict[int, Any] = {}
     # each distinct (op, input shapes, scalar arguments) once: a step repeats its shapes
@@ -75,7 +81,8 @@ def op_flops(profile: Profile) -> OpFlops:
     flops[covered] = 0.0
     keep = (ev.shapes[candidates] >= 0) & ~covered
     uncounted = int(np.count_nonzero((flops == 0) & ~covered))
-    return OpFlops(candidates[keep].astype(np.int64), flops[keep], uncounted)
+    captured = int(recorded.sum())
+    return OpFlops(candidates[keep].astype(np.int64), flops[keep], uncounted, captured)
 
 
 def covered_by_inner(
