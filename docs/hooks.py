@@ -40,6 +40,12 @@ def findings_page() -> str:
         "Each finding names its category (`category` in the JSON report); the thresholds are "
         "the constants the analyses judge by, so this page cannot drift from them.",
         "",
+        "## How findings rank",
+        "",
+        escape(catalogue.RANKING),
+        "",
+        "## Every category",
+        "",
         "| category | family | fires when |",
         "|---|---|---|",
     ]

@@ -273,10 +273,35 @@ def test_gpu_idle_threshold(tmp_path: Path) -> None:
     assert "gpu_idle" not in _categories(_gpu_trace(tmp_path, advice.GPU_IDLE_PCT + 5))
 
 
+def _launches(tmp_path: Path, every_us: float, kernel_us: float, op_us: float) -> Path:
+    """One 10 ms step on an A100: a loop of ops of `op_us`, each launching one kernel,
+    `every_us` apart for the first 4 ms (Python between them); each kernel starts when
+    launched or when the one before it ends."""
+    tb = TraceBuilder()
+    tb.gpu()
+    tb.step(1, 0.0, 10_000.0)
+    free = 0.0
+    for i in range(int(4_000.0 // every_us)):
+        at = 10.0 + i * every_us
+        tb.host("aten::add", at, op_us)
+        start = max(at + 5.0, free)
+        tb.kernel("ampere_bf16_s16816gemm_bf16_128x64_ldg8_f2f_nn", at + 1.0, start, kernel_us)
+        free = start + kernel_us
+    return tb.write(tmp_path / "launches.json")
+
+
 def test_launch_overhead_threshold(tmp_path: Path) -> None:
-    short = advice.SHORT_KERNEL_US
-    assert "launch_overhead" in _categories(_gpu_trace(tmp_path, 20, kernel_us=short - 2))
-    assert "launch_overhead" not in _categories(_gpu_trace(tmp_path, 20, kernel_us=short + 2))
+    """Launch overhead is kernels the launches outrun: each shorter than the time to the next
+    launch, launches a launch's cost apart (issue 36: "thousands of 2 µs kernels launched
+    back to back are launch overhead")."""
+    # 8 µs kernels launched every 30 µs by ops of 24 µs: the device idles between them
+    assert "launch_overhead" in _categories(_launches(tmp_path, 30.0, 8.0, 24.0))
+    # 40 µs kernels launched every 30 µs: they queue, the launches keep up
+    assert "launch_overhead" not in _categories(_launches(tmp_path, 30.0, 40.0, 24.0))
+    # 8 µs kernels 200 µs apart from ops of 20 µs: the host is in Python between them (the
+    # idle finding's), not dispatching
+    found = _categories(_launches(tmp_path, 200.0, 8.0, 20.0))
+    assert "launch_overhead" not in found and "gpu_idle" in found
 
 
 def test_sync_threshold(tmp_path: Path) -> None:

@@ -61,10 +61,15 @@ def test_a_full_launch_queue_is_a_busy_gpu_not_a_sync_problem() -> None:
 
 def test_the_sync_problem_is_still_one_without_a_full_queue() -> None:
     """The same model before the fix: blocking copies, no full queue, the GPU idle up to 13%
-    of the step: the sync finding stays first, as its author found."""
+    of the step: the sync finding stays, bounded. Its author ranks it first (data-loading
+    fixes alone gave 1.5x); the table bounds its saving at 13% and FP32 math's at 27%, and
+    since issue 36 a table's bounded sync ranks with the other upper bounds, after it. The
+    blog's 1.5x is more than the table's bound allows: its device total may count work
+    twice, which a table cannot show."""
     report = profsight.explain(str(NANO_SYNC))
-    assert report.findings[0].category == "host_device_sync"
-    assert 12 <= report.findings[0].at_stake_pct <= 14
+    sync = next(f for f in report.findings if f.category == "host_device_sync")
+    assert 12 <= sync.at_stake_pct <= 14 and sync.priced == "upper_bound"
+    assert [f.category for f in report.findings][:2] == ["low_precision", "host_device_sync"]
 
 
 def test_a_gpu_run_printed_without_device_activity_is_not_judged(tmp_path: Path) -> None:
@@ -173,7 +178,9 @@ def test_a_long_lead_in_is_named_and_bounds_the_verdict_by_the_host() -> None:
     trace = next((DATA / "gpu_traces" / "marcalph__kernelforge").glob("*.json.gz"))
     report = profsight.explain(str(trace))
     first = report.findings[0]
-    assert first.category == "host_lead_in"
+    # drawing the input on the host is the input's time (issue 36): the device waits on it
+    assert first.category == "data_loading"
+    assert first.title.startswith("Each step builds its input on the host")
     assert first.evidence[1].label == "aten::normal_"
     assert any(e.label == "what-if replay" for e in first.evidence)
     assert report.verdict is not None and report.verdict.bound == "host"

@@ -23,6 +23,20 @@ HARRY = "harryjmoss__particle_transformer"
 INCREDERE = "incredere__gpu-profiling-pytorch-lab"
 #: file -> (top findings accepted, verdict judgements accepted, present, absent)
 EXPECTED = {
+    # known misses until issue 36 (per_step_overhead first, ranked per sample above the CUDA
+    # graphs' saving): launch overhead, the cause of the idle GPU, now comes first
+    f"{JH}/trace-num-workers-0-batch-size-16.json.gz": (
+        {"launch_overhead", "gpu_idle"},
+        {"too_small_for_hardware"},
+        {"gpu_idle"},
+        set(),
+    ),
+    f"{JH}/trace-num-workers-8-batch-size-16.json.gz": (
+        {"launch_overhead", "gpu_idle"},
+        {"too_small_for_hardware"},
+        {"gpu_idle"},
+        set(),
+    ),
     f"{HARRY}/single_epoch_forward_pass_batch_size_2.json.gz": (
         {"launch_overhead", "gpu_idle"},
         {"too_small_for_hardware"},
@@ -40,26 +54,13 @@ EXPECTED = {
 #: instead, the reason). Strict on that wrong reading (`conftest.known_miss`): another wrong
 #: top fails, and so does a fix, until the case moves to EXPECTED.
 MISSES = {
-    f"{JH}/trace-num-workers-0-batch-size-16.json.gz": (
-        {"launch_overhead", "gpu_idle"},
-        "per_step_overhead",
-        "ranked by what the fix saves, per_step_overhead (4x the batch: -59% per sample, the "
-        "author's own fix was the larger batch) now comes before launch_overhead (CUDA graphs: "
-        "-57% per step); the expectation is kept as written before the replay existed",
-    ),
-    f"{JH}/trace-num-workers-8-batch-size-16.json.gz": (
-        {"launch_overhead", "gpu_idle"},
-        "per_step_overhead",
-        "as with 0 workers: per_step_overhead (4x the batch: -71% per sample) before "
-        "launch_overhead (-62%); the expectation is kept as written",
-    ),
     f"{JH}/trace-num-workers-8-batch-size-2056.json.gz": (
         {"memcpy"},
-        "per_step_overhead",
-        "expected the pageable copies (30% of the step) first; they come third (pinned, "
-        "asynchronous copies: -32% per step) after per_step_overhead (4x the batch: -50% per "
-        "sample) and launch_overhead: 57% of each 5.2 ms step is host time in no recorded op, "
-        "a fixed cost",
+        "gpu_idle",
+        "expected the pageable copies (30% of the step) first; they come after the idle GPU "
+        "(the host never late: -58% per step): 57% of each 5.2 ms step is host time in no "
+        "recorded op, which no finding names more precisely than the idle device (issue 36: "
+        "per_step_overhead, priced per sample, no longer ranks above the time it shares)",
     ),
     # read as expected until issue 24, when the GPU's idle time while the input loads became
     # the data-loading finding's alone (the idle finding and its replay had claimed it too)
@@ -115,7 +116,8 @@ def test_one_time_startup_is_named_and_set_apart() -> None:
     share = average.host_us[Phase.STARTUP.value] * 100 / average.wall_us
     assert 55 < share < 70
     top = diagnosis.findings[0]
-    assert top.title.startswith("One-time start-up takes")
+    # one forward pass, 62% of it start-up: the window is not judged (issue 36)
+    assert top.title.startswith("Not judged: one-time start-up takes") and top.blocks
     assert top.at_stake_pct == pytest.approx(share, abs=1.0)
     assert diagnosis.verdict is not None
     assert "one-time start-up" in diagnosis.verdict.summary

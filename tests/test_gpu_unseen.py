@@ -17,10 +17,11 @@ UNSEEN = DATA / "gpu_unseen"
 EXPECTED: dict[str, tuple[set[str], set[str], set[str]]] = {
     # read compute_other first until the own kernels of custom autograd Functions (FP8
     # grouped GEMMs, flash attention) were classed by their names
+    # communication is hidden: since issue 36 it is said, as information (tested below)
     "deepseek-ai__profile-data__1.json.gz": (
         {"compute_matmul"},
         {"too_heavy_for_hardware", "balanced"},
-        {"communication", "low_precision"},
+        {"low_precision"},
     ),
     # README.p.md: blog posts and tutorials
     "Quentin-Anthony__torch-profiling-tutorial__1.txt": (
@@ -120,3 +121,14 @@ def test_unseen_collection_is_complete() -> None:
     """Every profile in tests/data/gpu_unseen is held to an expectation."""
     files = {p.name for p in UNSEEN.iterdir() if not p.name.startswith("README")}
     assert files == set(EXPECTED) | set(MISSES)
+
+
+def test_hidden_communication_is_information_with_what_is_exposed() -> None:
+    """DeepSeek's DualPipe chunk: DeepEP's all-to-all runs 113 ms on its own stream, 4 ms of
+    it with nothing computing. The README expected no communication finding (it is no
+    problem); the labelled corpus asks that it be reported (issue 36: "communication hidden
+    behind compute is reported (info), with how much is exposed"): both hold."""
+    report = _read("deepseek-ai__profile-data__1.json.gz")
+    comms = [f for f in report.findings if f.category == "communication"]
+    assert len(comms) == 1 and comms[0].severity.name == "INFO"
+    assert "3% of the step exposed" in comms[0].title

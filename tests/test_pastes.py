@@ -63,7 +63,10 @@ def test_rows_without_header_are_read_with_a_warning() -> None:
     (note,) = [d for d in profile.warnings if d.code == "no_header"]
     assert "modern, CPU and CUDA with memory" in note.message
     report = profsight.explain(str(PASTES / "headerless.txt"))
-    assert report.verdict is None and not report.findings  # too little to judge
+    # too little to judge: an honest "not judged", with what to paste (issue 36)
+    assert report.verdict is None
+    assert [f.category for f in report.findings] == ["profiler_setup"]
+    assert report.findings[0].title.startswith("Not judged: the table is a fragment")
     assert any(n.startswith("Too little to judge") for n in report.notes)
 
 

@@ -318,7 +318,10 @@ def test_too_little_to_judge(scenario_traces: dict[tuple[str, str], Path], tmp_p
         ),
     )
     report = profsight.explain(str(step_only))
-    assert report.verdict is None and not report.findings
+    # issue 36: an honest "not judged", with what to paste, is the one finding
+    assert report.verdict is None
+    assert [(f.category, f.blocks) for f in report.findings] == [("profiler_setup", True)]
+    assert report.findings[0].title.startswith("Not judged: the table is a fragment")
     assert any(n.startswith("Too little to judge") for n in report.notes)
     lines = (DATA / "tables" / "lightning-ai-chess-bot-1.txt").read_text().splitlines(True)
     total_only = tmp_path / "total_only.txt"
@@ -392,12 +395,6 @@ GPU_EXPECTED = {
     ),
     # a known miss until issue 22: the FP32 upper bound ranked first; an upper bound now
     # ranks after the estimated savings (`findings.ranked`)
-    "stprnvsh__nanoTabPFN__1.txt": (
-        {"host_device_sync", "memcpy"},
-        {"too_heavy_for_hardware", "balanced", "too_small_for_hardware"},
-        {"low_precision"},
-        set(),
-    ),
     "stprnvsh__nanoTabPFN__2.txt": (
         {"compute_matmul"},
         {"too_heavy_for_hardware", "balanced"},
@@ -409,13 +406,22 @@ GPU_EXPECTED = {
 #: instead, the reason). Strict on that wrong reading (`conftest.known_miss`): another wrong
 #: top fails, and so does a fix, until the table moves to GPU_EXPECTED.
 GPU_MISSES = {
+    "stprnvsh__nanoTabPFN__1.txt": (
+        {"host_device_sync", "memcpy"},
+        "low_precision",
+        "read as expected until issue 36: the table bounds the GPU's idle time during the "
+        "blocking copies at 0-13% of the step and FP32 math's saving at up to 27%, and a "
+        "table's bounded sync now ranks with the other upper bounds, after it; the blog's 1.5x "
+        "from the data fixes alone is more than the table's bound allows (its device total "
+        "may count work twice, which a table cannot show). The expectation is kept as written",
+    ),
     "JonathanHourany__pytorch-sandbox__2.txt": (
         {"memcpy"},
         "gpu_idle",
         "expected the pageable copies (30% of the step) first; profsight ranks the GPU's "
         "idle time (59%) and per-step overhead (50%) above them: 2.9 ms of each 5.2 ms step "
         "is host time in no recorded op, which the table cannot attribute (the trace of the "
-        "same run ranks per_step_overhead first for the same reason)",
+        "same run ranks the idle GPU first for the same reason)",
     ),
 }
 

@@ -78,8 +78,10 @@ def test_python_calls_do_not_grow_with_the_steps_of_a_lightning_trace(
         # each), RCCL collectives: 1.14 calls per event when this test was written
         (MI300X_VLLM, 1.5),
         # 151k events; its NCCL and compute streams wait on each other ~4,000 times per
-        # replayed step span, 3 calls each, in each of 5 replays: 1.38 when written
-        (HTA_NCCL, 1.7),
+        # replayed step span, 3 calls each, in each of 5 replays: 1.38 when written; 7
+        # replays since issue 36 (the idle GPU priced beside launch overhead, its cause, and
+        # both fixes replayed together to tell that they remove the same time): 1.96
+        (HTA_NCCL, 2.3),
     ],
     ids=["mi300x-vllm", "hta-nccl"],
 )

@@ -22,6 +22,7 @@ from profsight.analyses.findings import (
     setup,
     sync_copies,
 )
+from profsight.analyses.findings.fragment import fragment_findings
 from profsight.analyses.findings.from_table import breakdown_of, printed_findings
 from profsight.analyses.findings.memory import copy_churn
 from profsight.analyses.findings.setup import unrecorded_findings
@@ -48,8 +49,10 @@ from profsight.knowledge.advice import (
     TOO_LITTLE,
     TOO_LITTLE_TRACE,
 )
+from profsight.knowledge.precedence import HOST_CAUSES
+from profsight.knowledge.rows import STEP_PREFIXES
 from profsight.malloc_trim import release_free_memory
-from profsight.model.findings import Finding, ranked
+from profsight.model.findings import PER_SAMPLE, UPPER_BOUND, Finding, explains, ranked, saving
 from profsight.model.profile import Profile
 from profsight.model.text_profile import PrintedRun
 
@@ -114,8 +117,25 @@ def _too_little(step: PrintedStep, run: PrintedRun, device: bool) -> bool:
     name no phase (device figures, when the table has them, still tell something)."""
     if not run.whole and step.steps == 1:
         return True
+    if not any(not r.name.startswith(STEP_PREFIXES) for r in run.table.rows):
+        return True  # the step's own row and nothing of what ran in it
     named = [p for p in step.parts if p.rows]
     return step.coverage_pct < READABLE_TABLE_PCT and not named and not device
+
+
+def _at_most(f: Finding) -> Finding:
+    """A finding of a GPU run read on host times alone (a Lightning report): whether the
+    device worked meanwhile is unknown, so what removing a stretch of host time saves is at
+    most its share, for the input's wait as for a sync's (issue 36: one currency)."""
+    if f.category not in HOST_CAUSES or f.basis == PER_SAMPLE or f.gain_pct is None:
+        return f
+    return replace(f, basis=UPPER_BOUND)
+
+
+def _table_shared(a: Finding, b: Finding) -> float | None:
+    if PER_SAMPLE in (a.basis, b.basis):
+        return None
+    return min(saving(a), saving(b))
 
 
 def diagnose_table(run: PrintedRun) -> Diagnosis:
@@ -131,7 +151,9 @@ def diagnose_table(run: PrintedRun) -> Diagnosis:
             step = device_bound(step, device.work_us)  # the device's clock bounds it
             device = printed_device(table, step)
     if step is None or _too_little(step, run, device is not None):
-        return Diagnosis(Breakdown((), "", "none"), (), None, limits=(TOO_LITTLE,))
+        # no step to judge: what the rows' printed shares still carry, else "not judged"
+        found = tuple(ranked(fragment_findings(table)))
+        return Diagnosis(Breakdown((), "", "none"), found, None, limits=(TOO_LITTLE,))
     limits = (INCLUSIVE_DEVICE,) if run.inclusive_device else ()
     findings = printed_findings(step, device, table)
     findings += copy_churn(table.rows, step.steps, step.share, device is not None)
@@ -146,6 +168,12 @@ def diagnose_table(run: PrintedRun) -> Diagnosis:
         # a GPU run's compute is its kernels: the host's times of its ops are not it
         findings = [f for f in findings if not f.category.startswith(COMPUTE_PREFIX)]
         findings += unrecorded_findings(unrecorded, where="table")
+    if facts.host_only and facts.device_busy_pct is None:
+        findings = [_at_most(f) for f in findings]
+    # a table cannot tell how far two host-side fixes remove the same time: the smaller
+    # saving is taken as shared (the host's findings of one step explain its idle device),
+    # but not with a saving per sample (a larger batch), which is no time of the same step
+    findings = explains(findings, _table_shared)
     result = verdict(facts, findings)
     findings += model_habits.complexity(result.judgement, result.summary, result.evidence)
     return Diagnosis(

@@ -13,11 +13,13 @@ from profsight.analyses.findings.setup import flops_unknown
 from profsight.analyses.step import intervals
 from profsight.analyses.step.clocks import DEVICE_CLOCK
 from profsight.analyses.step.context import Context
+from profsight.analyses.step.startup import dominant_pct, dominates
 from profsight.knowledge import advice
 from profsight.knowledge.advice import (
     BORDERLINE_FRACTION,
     BUSY_SPLIT_SHOWN_PCT,
     CLOCK_EVIDENCE,
+    COPY_BOUND_PREFIX,
     CPU_COMPUTE_PCT,
     CPU_ONLY,
     DOMINANT_PCT,
@@ -31,7 +33,6 @@ from profsight.knowledge.advice import (
     REST_BUSY,
     SATURATED_PCT,
     SHORT_STEP_US,
-    STARTUP_DOMINANT_PCT,
     STARVED_PCT,
 )
 from profsight.knowledge.graph_capture import CAPTURE_VERDICT
@@ -107,6 +108,9 @@ class StepFacts:
     captured: tuple[str, ...] = ()
     """Why the window is a CUDA-graph capture, not steps (`findings.capture`): then the run
     is not judged."""
+    repeated: bool = False
+    """The window holds its work more than once (`analyses.step.repeats`): start-up then
+    dominates it only past a larger share (`analyses.step.startup.dominant_pct`)."""
 
     @property
     def inference(self) -> bool:
@@ -160,6 +164,7 @@ def trace_facts(ctx: Context) -> StepFacts:
         timeline=True,
         unrecorded=unrecorded,
         captured=captured,
+        repeated=ctx.repeated,
     )
 
 
@@ -223,7 +228,7 @@ def _borderline(facts: StepFacts, data_first: bool) -> list[str]:
     their threshold, each with both numbers."""
     busy = facts.device_busy_pct
     checks: list[tuple[str, float | None, float, str]] = [
-        ("one-time start-up", facts.phase(Phase.STARTUP), STARTUP_DOMINANT_PCT, "%"),
+        ("one-time start-up", facts.phase(Phase.STARTUP), dominant_pct(facts.repeated), "%"),
         ("launched work held back", facts.device_idle_pct.get("held"), HELD_DOMINANT_PCT, "%"),
         ("device busy", busy, STARVED_PCT, "%"),
         ("device busy", busy, SATURATED_PCT, "%"),
@@ -257,6 +262,8 @@ def _decide(ctx: StepFacts, findings: list[Finding]) -> Verdict:
     ]
     if limit:
         categories.add("memory_limit")
+    if any(f.category == "memcpy" and f.title.startswith(COPY_BOUND_PREFIX) for f in findings):
+        categories.add("copy_bound")
     memory = [f"{e.label} {e.value}" for f in limit[:1] for e in f.evidence]
     evidence = [
         f"step {short_time(step)} (average of {ctx.steps})",
@@ -311,7 +318,7 @@ def _decide(ctx: StepFacts, findings: list[Finding]) -> Verdict:
             HELD_VERDICT.format(held=held)
             + (REST_BUSY.format(busy=busy_pct) if busy_pct is not None else "."),
         )
-    if startup >= STARTUP_DOMINANT_PCT:
+    if dominates(startup, ctx.repeated):
         return _verdict(
             "host",
             NOT_JUDGED,
@@ -371,6 +378,17 @@ def _device_verdict(
             data,
             evidence,
             advice.MEMORY_VERDICT.format(figures=figures),
+        )
+    if "copy_bound" in categories and busy >= SATURATED_PCT:
+        # saturated by copies between host and device: the link bounds it, not the model
+        return _verdict(
+            "memory",
+            "balanced",
+            ctx,
+            busy,
+            data,
+            evidence,
+            advice.COPY_BOUND_VERDICT.format(busy=busy),
         )
     if busy >= SATURATED_PCT and ctx.mfu_pct is not None and ctx.mfu_pct < EFFICIENT_MFU_PCT:
         # busy, but its math runs far below the device's peak: the kernels are the limit

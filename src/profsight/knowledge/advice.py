@@ -190,9 +190,22 @@ CPU_COMPUTE_PCT: Final = 50.0
 DOMINANT_PCT: Final = 30.0
 #: Median kernel shorter than this (µs) with the device idle waiting for the host.
 SHORT_KERNEL_US: Final = 10.0
+#: On a trace, launch overhead is judged kernel by kernel: a kernel shorter than the time to
+#: the host's next launch on its thread, when the host spent that time dispatching (inside
+#: ops for at least LAUNCH_DISPATCH_FRACTION of it, a majority), is done before the next
+#: arrives: the per-op cost of eager execution sets the pace. Time between launches spent
+#: outside ops (Python, CPU work, a sleep) is other host work: the idle finding's. Launch
+#: overhead bounds the step when at least LAUNCH_BOUND_FRACTION of the kernels are outrun
+#: (a majority) and the host, not a sync or the input, idles the device.
+LAUNCH_BOUND_FRACTION: Final = 0.5
+LAUNCH_DISPATCH_FRACTION: Final = 0.5
 #: Device-to-host reads per step past which they are values read back one by one in a loop
 #: (.item(), .cpu(), print): a training step reads its loss once or a few times.
 ITEM_LOOP_PER_STEP: Final = 10
+#: An op reading one value back (dispatch, a copy of a few bytes, the sync's round trip on an
+#: idle device: 10-20 µs each, `scripts/launch_latency.py`) takes well under this; a loop of
+#: such ops with a wait in each is a read per element, which the sync fix reads at once.
+READ_BACK_OP_US: Final = 100.0
 #: The ops that read one device value back to the host (each waits for the device).
 ITEM_OPS: Final = ("aten::item", "aten::_local_scalar_dense")
 ITEM_LOOP_READING: Final = "values read back one by one in a loop (.item(), .cpu(), print)"
@@ -400,10 +413,27 @@ STARTUP_FACTOR: Final = 20.0
 STARTUP_MIN_CALLS: Final = 3
 STARTUP_MIN_US: Final = 5_000.0
 STARTUP_DOMINANT_PCT: Final = 50.0
+#: ... in a window of one pass. A window whose work repeats (several steps, a benchmark loop)
+#: can be judged on the repetitions after the first even past that share: start-up dominates
+#: it only when it is at least twice the steady work beside it (issue 36: a 10 ms window of
+#: three compiled iterations whose first is 53% start-up shows its steady two as clearly as
+#: a longer window would).
+STARTUP_REPEATED_DOMINANT_PCT: Final = 200.0 / 3.0
+#: A window's device work repeats (`analyses.step.repeats`) when its kernel names recur with
+#: a period for at least this share of the compared items (the streams of an iteration can
+#: interleave a little differently from one to the next); at most this many periods tried
+#: and this many items compared, so that a huge trace costs little.
+REPEAT_MATCH: Final = 0.8
+REPEAT_MAX_CANDIDATES: Final = 256
+REPEAT_MAX_COMPARED: Final = 4096
 #: A long call during which the device is busy this fraction of the time or more is the host
 #: waiting for the device (a sync, a blocking copy), not start-up: start-up (loading code,
 #: autotuning, compiling) happens before the device has the work.
 STARTUP_MAX_BUSY: Final = 0.5
+#: Without ProfilerStep ranges the loop's thread is the first to start work among the threads
+#: busy at least this fraction of the busiest (profsight's own rule: autograd's thread of a
+#: GPU run can hold more host time than the loop's thread that started it).
+STEP_TRACK_BUSY_FRACTION: Final = 0.25
 #: Compute categories that take this share of the step are reported (informational).
 COMPUTE_PCT: Final = 20.0
 
@@ -524,6 +554,71 @@ LEAD_IN_ADVICE: Final = (
     "('...') or profile(with_stack=True) to see its Python."
 )
 LEAD_IN_NO_OP: Final = "in no recorded op (Python between them)"
+#: A lead-in whose named host time is at least this fraction in ops making tensors
+#: (`rows.INPUT_MAKING_OPS`) is the step building its input on the host: a data-loading
+#: finding (the device waits on the input), priced by taking the lead-in out.
+LEAD_IN_INPUT_FRACTION: Final = 0.5
+LEAD_IN_INPUT_TITLE: Final = (
+    "Each step builds its input on the host for {lead} before it launches any GPU work: "
+    "{share:.0f}% of the step"
+)
+
+#: A CUDA graph replaces the launches of a stretch between two syncs by one graph launch,
+#: which costs what one kernel launch does (CUDA programming guide, "CUDA Graphs": launch
+#: overhead is paid once per graph): a stretch that launches fewer than this gains nothing.
+GRAPH_MIN_LAUNCHES: Final = 2
+
+#: Said of a printed table whose only sync is one call in one profiled window: the host
+#: waiting, at the region's end, for the work it queued.
+ENDING_SYNC_EVIDENCE: Final = (
+    "one call, at the end of the profiled region: the host waiting for the work it queued, "
+    "the device's time seen from the host, not idle time"
+)
+#: A fragment of a printed table (`analyses.findings.fragment`): what its rows' printed
+#: shares still say, and what to paste for the rest.
+FRAGMENT_TITLE: Final = "Not judged: the table is a fragment ({rows}, no step or totals)"
+FRAGMENT_EXPLANATION: Final = (
+    "A table pasted in part (cut mid-row, without its header or its footer) gives no step: "
+    "where the step's time goes, how busy the device was and what each fix saves cannot be "
+    "measured. Only the shares its rows print (each row's % of the whole run's totals) hold."
+)
+FRAGMENT_ADVICE: Final = (
+    "Paste the whole table, from its first dashed rule down to its footer (Self CPU time "
+    "total, Self CUDA time total), or share the trace (prof.export_chrome_trace)."
+)
+FRAGMENT_CONFIDENCE: Final = (
+    "from a fragment of a table: its rows' printed shares of the run's device time; the step, "
+    "and whether compute hid any of it, are not in it"
+)
+FRAGMENT_SHARES_NOTE: Final = (
+    " The printed rows' Self CUDA % are shares of the whole run's device time, so they hold "
+    "in a fragment."
+)
+FRAGMENT_COMMUNICATION_TITLE: Final = (
+    "Collectives take {share:.0f}% of the device's time in the printed rows"
+)
+FRAGMENT_COMPUTE_TITLE: Final = (
+    "{family} take {share:.0f}% of the device's time in the printed rows"
+)
+
+#: Copies between host and device as the device's main work (`findings.sync_copies`).
+COPY_BOUND_PREFIX: Final = "Copies are the device's work"
+COPY_BOUND_TITLE: Final = COPY_BOUND_PREFIX + ": {share:.0f}% of the step moves data"
+COPY_BOUND_VERDICT: Final = (
+    "The GPU is busy {busy:.0f}% of the step, mostly copying between host and device: the "
+    "transfers bound the step, not the model's arithmetic, so the model is neither heavy nor "
+    "light for this hardware. Move less data, or overlap it with compute."
+)
+COPY_BOUND_EXPLANATION: Final = (
+    "The device spends more of the step copying between host and device than computing: the "
+    "step is bound by the PCIe or NVLink transfer, not by the model's arithmetic, so a faster "
+    "GPU or a lighter model would not shorten it."
+)
+COPY_BOUND_ADVICE: Final = (
+    "Move less: keep tensors on the device across steps, copy once and reuse, send a smaller "
+    "dtype (uint8 images, bf16); overlap what must move with compute (pinned memory, "
+    ".to(device, non_blocking=True), a side stream)."
+)
 
 LAUNCH_EXPLANATION: Final = (
     "Kernels shorter than the time it takes the CPU to launch them leave the GPU waiting "
@@ -622,6 +717,23 @@ BATCH_SCALE: Final = 4
 COMMUNICATION_EXPLANATION: Final = (
     "While a collective runs and nothing else computes, the step waits: for the data to cross "
     "the links, or for a slower rank to arrive. "
+)
+#: Collectives that compute hides are said (information) when their device time is at least
+#: COMMUNICATION_PCT of the step: the overlap is working, and how much is left exposed is
+#: what to watch (issue 36: "communication hidden behind compute is reported").
+HIDDEN_COMMUNICATION_TITLE: Final = (
+    "Communication is hidden behind compute: {overlapped} per step overlapped, "
+    "{exposed_pct:.0f}% of the step exposed ({backend})"
+)
+HIDDEN_COMMUNICATION_EXPLANATION: Final = (
+    "The collectives run on their own streams while kernels compute, so the step does not "
+    "wait for most of them: the overlap the framework was built for. Only the exposed part, "
+    "when nothing computes meanwhile, costs the step."
+)
+HIDDEN_COMMUNICATION_ADVICE: Final = (
+    "Nothing to change while the exposed part stays small; if compute gets faster "
+    "(lower precision, fused kernels), the collectives will show: then tune bucket sizes "
+    "or the overlap schedule."
 )
 
 
@@ -878,6 +990,14 @@ STARTUP_AFTER_WARMUP_ADVICE: Final = (
 )
 LAUNCHED_BEFORE_WINDOW_TITLE: Final = "Device work from before the profiled window is in the trace"
 STARTUP_TITLE: Final = "One-time start-up takes {share:.0f}% of the profiled window"
+#: ... when it dominates the window (`analyses.step.startup.dominates`): the profile shows
+#: start-up, not the run, and nothing else in it is judged first.
+STARTUP_DOMINANT_TITLE: Final = (
+    "Not judged: one-time start-up takes {share:.0f}% of the profiled window"
+)
+#: Said of start-up that does not dominate: a one-time cost is no part of the steady step,
+#: so its fix saves nothing there and it ranks after what does.
+STARTUP_ONE_TIME: Final = "one-time: it lengthens this window, not the steady step"
 PROFILER_COST_TITLE: Final = "The profiler's own work is {share:.1f}% of the profiled steps"
 PROFILER_COST_EXPLANATION: Final = (
     "{names}: {ms:.1f} ms of profiler bookkeeping (Kineto handing the device tracer new "

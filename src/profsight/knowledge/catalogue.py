@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from profsight.knowledge import advice, graph_capture
+from profsight.knowledge import advice, graph_capture, precedence
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 
 #: The families the catalogue groups categories in, in the order the page lists them.
@@ -107,7 +107,9 @@ RULES: Final[tuple[Rule, ...]] = (
         family=HOST,
         trigger=f"host time from a GPU step's start to its first launch of device work >= "
         f"{advice.LEAD_IN_PCT:g}% of the step (of the device's idle time it can cost; the "
-        "replay prices taking it out)",
+        "replay prices taking it out), one-time start-up aside; a lead-in at least "
+        f"{advice.LEAD_IN_INPUT_FRACTION:.0%} in ops that make tensors (random, factories, "
+        "stacking) builds the input on the host and is a data_loading finding",
         fix=advice.LEAD_IN_ADVICE,
         source=OWN,
     ),
@@ -125,17 +127,23 @@ RULES: Final[tuple[Rule, ...]] = (
         category="gpu_idle",
         family=DEVICE,
         trigger=f"device busy < {advice.GPU_IDLE_PCT:g}% of the step (the idle time no sync "
-        "finding explains); in a job, at least half the ranks' own traces find their GPU idle",
+        "finding explains), or idle time that is the step's largest share: the symptom every "
+        "host-side cause shares, reported beside them and ranked after the one that explains "
+        "most of it; in a job, at least half the ranks' own traces find their GPU idle",
         fix=advice.GPU_IDLE_ADVICE,
         source=advice.TB_PLUGIN,
     ),
     Rule(
         category="launch_overhead",
         family=DEVICE,
-        trigger=f"device busy < {advice.GPU_IDLE_PCT:g}% of the step and the median kernel "
-        f"(a table: device work per launch) < {_us(advice.SHORT_KERNEL_US)}",
+        trigger=f"device busy < {advice.GPU_IDLE_PCT:g}% of the step and at least "
+        f"{advice.LAUNCH_BOUND_FRACTION:.0%} of the kernels outrun by the host's launches: "
+        "each shorter than the time to the next launch, spent dispatching (inside ops for at "
+        f"least {advice.LAUNCH_DISPATCH_FRACTION:.0%} of it): the device finishes each before "
+        "the next arrives (a table: device work per launch < "
+        f"{_us(advice.SHORT_KERNEL_US)})",
         fix=advice.LAUNCH_ADVICE,
-        source=f"{advice.TB_PLUGIN} (utilisation); kernel length: {OWN}",
+        source=f"{advice.TB_PLUGIN} (utilisation); the launch's pace: {OWN}",
     ),
     Rule(
         category="gpu_held",
@@ -150,19 +158,27 @@ RULES: Final[tuple[Rule, ...]] = (
         category="host_device_sync",
         family=SYNC_COPIES,
         trigger=f"device idle during syncs (synchronize calls, reads back to the host) >= "
-        f"{advice.SYNC_PCT:g}% of the step; {advice.ITEM_LOOP_PER_STEP} or more reads back per "
-        "step are named a loop of .item()/.cpu()",
+        f"{advice.SYNC_PCT:g}% of the step: the host, blocked, cannot queue more work; "
+        f"{advice.ITEM_LOOP_PER_STEP} or more reads back per step are named a loop of "
+        ".item()/.cpu(), whose fix (one read) the replay prices by collapsing each loop of ops "
+        f"under {_us(advice.READ_BACK_OP_US)} with a wait in its iterations. Not a sync: the one "
+        "synchronize that ends a profiled region, or a host waiting on a full launch queue (the "
+        "device's time seen from the host); a table's bounded idle time ranks as an upper bound",
         fix=advice.SYNC_ADVICE,
         source=advice.MEASURED,
     ),
     Rule(
         category="memcpy",
         family=SYNC_COPIES,
-        trigger=f"copies from pageable memory, or peer-to-peer copies, >= {advice.COPY_PCT:g}% "
+        trigger="host-device copies as the device's main work (>= "
+        f"{advice.COMPUTE_PCT:g}% of the step and more than the kernels' time: information, and "
+        "the verdict names the transfer, not a heavy model); copies from pageable memory, or "
+        f"peer-to-peer copies, >= {advice.COPY_PCT:g}% "
         "of the step (a table: copy calls whose host time is >= "
         f"{advice.BLOCKING_COPY_FRACTION:.0%} of their device time, or >= "
         f"{_us(advice.BLOCKING_CALL_US)} a call)",
-        fix=f"{advice.PAGEABLE_ADVICE} Between GPUs: {advice.PEER_ADVICE}",
+        fix=f"{advice.PAGEABLE_ADVICE} Between GPUs: {advice.PEER_ADVICE} "
+        f"{advice.COPY_BOUND_ADVICE}",
         source=CUDA_DOCS,
     ),
     Rule(
@@ -205,8 +221,13 @@ RULES: Final[tuple[Rule, ...]] = (
         category="communication",
         family=COMMUNICATION,
         trigger=f"exposed communication (a collective running while nothing computes) >= "
-        f"{advice.COMMUNICATION_PCT:g}% of the step; in a job, beyond the waiting for a "
-        "slower rank, or on most ranks with the waiting named (ranked by the transfer alone)",
+        f"{advice.COMMUNICATION_PCT:g}% of the step: the step waits for the links or a slower "
+        "rank; collectives that compute hides, overlapped >= "
+        f"{advice.COMMUNICATION_PCT:g}% of the step, are information with the exposed share; a "
+        "printed table's collectives (kernels, nccl: labels and their ops counted once) >= "
+        f"{advice.COMMUNICATION_BOUND_SHARE:g}% of the device's work bound the step; in a job, "
+        "beyond the waiting for a slower rank, or on most ranks with the waiting named (ranked "
+        "by the transfer alone)",
         fix=advice.COMMUNICATION_ADVICE,
         source=f"{advice.TB_PLUGIN} (counted on exposed time, not all communication)",
     ),
@@ -235,7 +256,8 @@ RULES: Final[tuple[Rule, ...]] = (
     Rule(
         category="model_complexity",
         family=MODEL,
-        trigger="the verdict judges the model too small (device busy < "
+        trigger="a conclusion from the causes, never ranked above them: the verdict judges the "
+        "model too small (device busy < "
         f"{advice.STARVED_PCT:g}% with the host issuing work, or fixed cost outweighing the "
         f"model's work) or too heavy (device busy > {advice.SATURATED_PCT:g}% with its math at "
         f">= {advice.EFFICIENT_MFU_PCT:g}% of peak, memory at its limit, or on a CPU the "
@@ -254,8 +276,16 @@ RULES: Final[tuple[Rule, ...]] = (
         f"profiler's own work >= {advice.PROFILER_OVERHEAD_PCT:g}% of the steps; > "
         f"{advice.STACK_FRAMES_PER_STEP} Python frames per step (with_stack); one-time "
         f"start-up (a call {advice.STARTUP_FACTOR:g}x its kind's median and >= "
-        f"{_us(advice.STARTUP_MIN_US)}, or torch.compile compiling) >= "
-        f"{advice.PROFILER_OVERHEAD_PCT:g}% of the window; a CUDA-graph capture (a stream "
+        f"{_us(advice.STARTUP_MIN_US)}, a first use of the device such as cudaFree creating "
+        "the context, or torch.compile compiling; in a table, CUPTI's loading rows, first-use "
+        f"calls averaging >= {_us(advice.STARTUP_MIN_US)}, or a device op spending that long a "
+        f"call on the host, {advice.STARTUP_FACTOR:g}x its device time) >= "
+        f"{advice.PROFILER_OVERHEAD_PCT:g}% of the window: a one-time cost, no part of the "
+        "steady step, so it ranks after what is, and first, not judged, only where it "
+        f"dominates the window (>= {advice.STARTUP_DOMINANT_PCT:g}% of a window of one pass, >= "
+        f"{advice.STARTUP_REPEATED_DOMINANT_PCT:.0f}% of one whose work repeats); a printed "
+        "table cut to a fragment with no step (not judged, unless its rows' printed device "
+        "shares name the collectives or a compute family); a CUDA-graph capture (a stream "
         "recording from cudaStreamBeginCapture to cudaStreamEndCapture, the graph's "
         "instantiation, vLLM's, SGLang's and torch.compile's capture ranges) >= "
         f"{advice.PROFILER_OVERHEAD_PCT:g}% of the window, first and not judged from "
@@ -269,3 +299,26 @@ RULES: Final[tuple[Rule, ...]] = (
 )
 
 RULES_BY_CATEGORY: Final[dict[str, Rule]] = {rule.category: rule for rule in RULES}
+
+
+#: How findings rank (`model.findings.ranked`), as the catalogue page states it.
+RANKING: Final = (
+    "Findings come first by what fixing them would save in the steady step, in one currency "
+    "(the steady-state step time; per sample for a larger batch). A finding that says the "
+    "profile cannot be read as it is (device activity not recorded, start-up or a CUDA-graph "
+    "capture filling the window, a fragment of a table) comes before everything, and the "
+    "verdict is then not judged. A measured or estimated saving ranks before an upper bound "
+    "of the same size; information (where the time goes) comes next; then what saves less "
+    f"than {advice.MINOR_PCT:g}% of the step, then what nothing prices. The verdict restated "
+    f"as a finding ({precedence.VERDICT_CATEGORY}) is a conclusion drawn from the causes and "
+    "comes after all of them; notes on the profile itself come last. Where several host-side "
+    "findings explain the same idle device, the one that names what the device waits on "
+    "comes first: " + ", then ".join(precedence.HOST_CAUSES) + ". A more "
+    "specific finding explains a less specific one's time when the time their fixes remove "
+    f"in common is at least {precedence.SAME_TIME_FRACTION:.0%} of what the other removes "
+    "(replayed with both fixes made; a printed table takes the smaller saving as shared); it "
+    "then ranks by that finding's saving. So a device-to-host copy with a stream sync per "
+    "element is a sync, thousands of 2 µs kernels launched back to back are launch overhead, "
+    "Python between ops with the launch queue empty is module overhead, and the idle device "
+    "they leave is the symptom, reported after its cause."
+)

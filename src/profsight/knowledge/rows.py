@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from profsight.knowledge.collectives import DEVICE_COMM_LIBRARIES
 from profsight.knowledge.lightning_names import (
     LIGHTNING_ACTION_PREFIX,
     LIGHTNING_MODULE_PREFIX,
@@ -182,6 +183,18 @@ _COMMUNICATION = re.compile(
     r"^(void )?ncclKernel|ProcessGroup|AllReduce|all_reduce|allgather|all_gather|"
     r"reduce_scatter|broadcast_"
 )
+
+
+#: The kernels of the communication libraries of their own, as one pattern.
+_COMM_LIBRARY_KERNELS = re.compile("|".join(f"(?:{p.pattern})" for p, _ in DEVICE_COMM_LIBRARIES))
+
+
+def _is_communication(name: str) -> bool:
+    """A collective's row: NCCL/RCCL/gloo and the process group's names, or a kernel of a
+    communication library of its own (DeepEP, NVSHMEM, MSCCL: `DEVICE_COMM_LIBRARIES`)."""
+    return bool(_COMMUNICATION.search(name) or _COMM_LIBRARY_KERNELS.match(name))
+
+
 _KERNEL_SHAPES = re.compile(
     r"^void |kernel|^(maxwell|pascal|volta|turing|ampere|sm\d+|cutlass|xmma|triton_|"
     r"Cijk_|MIOpen|igemm|\d+x_cudnn|implicit_convolve|flash_)|<.*>"
@@ -222,7 +235,7 @@ def classify(name: str, event_kind: str = "unknown") -> RowKind:
     if event_kind == "memset":
         return RowKind.MEMSET
     if event_kind == "kernel":
-        return RowKind.COMMUNICATION if _COMMUNICATION.search(name) else RowKind.KERNEL
+        return RowKind.COMMUNICATION if _is_communication(name) else RowKind.KERNEL
     if event_kind in _HOST_HINTS:
         return _HOST_HINTS[event_kind]
     if event_kind == "annotation":
@@ -278,7 +291,7 @@ def _by_prefix(name: str) -> RowKind | None:
         return RowKind.MEMCPY
     if name.startswith(("Memset ", "Memset(")):
         return RowKind.MEMSET
-    if _COMMUNICATION.search(name):
+    if _is_communication(name):
         return RowKind.COMMUNICATION
     if name.startswith("aten::"):
         return RowKind.ATEN
@@ -386,6 +399,44 @@ THREAD_WAIT_FRAMES: Final = re.compile(r"^<built-in method run_backward of ")
 PROFILER_OVERHEAD_ROWS: Final = frozenset({"Activity Buffer Request"})
 #: One-time start-up rows CUPTI records: lazy loading of GPU code on its first launch.
 STARTUP_ROWS: Final = frozenset({"Runtime Triggered Module Loading", "Lazy Function Loading"})
+#: Runtime calls that do one-time work on a process's first use of the device, whatever
+#: their count: creating the context (``cudaFree(0)`` is the CUDA programming guide's idiom
+#: for it, and torch's first ``cudaStreamIsCapturing`` triggers it), loading a module of GPU
+#: code (``cuModuleLoadData``, HIP's ``hipModuleLoadData``) and launching a kernel whose code
+#: is loaded lazily on that first launch. A call of these lasting STARTUP_MIN_US or more
+#: while the device idles is start-up even when its name runs once in the window: the
+#: outlier rule needs siblings to compare with.
+FIRST_USE_CALLS: Final = frozenset(
+    {
+        "cudaFree",
+        "cudaStreamIsCapturing",
+        "cudaGetDeviceCount",
+        "cudaSetDevice",
+        "cuModuleLoadData",
+        "cuModuleLoadDataEx",
+        "cuLibraryLoadData",
+        "hipFree",
+        "hipStreamIsCapturing",
+        "hipModuleLoadData",
+        "hipModuleLoad",
+        "cudaLaunchKernel",
+        "cuLaunchKernel",
+        "cuLaunchKernelEx",
+        "cudaLaunchKernelExC",
+        "hipLaunchKernel",
+        "hipExtModuleLaunchKernel",
+        "hipModuleLaunchKernel",
+    }
+)
+#: Host ops that make a batch's tensors: factories, random generation, conversions from numpy
+#: or Python data, stacking samples (ATen's factory and random ops, ``native_functions.yaml``).
+#: A step whose lead-in (`analyses.step.lead_in`) is mostly these builds its input in the
+#: loop, on the host: input preparation, whoever runs it.
+INPUT_MAKING_OPS: Final = re.compile(
+    r"^aten::(?:randn|rand|randint|randperm|normal_|uniform_|bernoulli_?|random_|"
+    r"multinomial|zeros|ones|empty|empty_strided|full|arange|linspace|tensor|scalar_tensor|"
+    r"from_numpy|as_tensor|lift_fresh|lift_fresh_copy|stack|cat|_cat|pad_sequence)$"
+)
 #: torch.compile compiling inside the window: torch._dynamo's ``dynamo_timed`` wraps each
 #: compile stage in a ``record_function`` range named ``<stage> (dynamo_timed)`` (torch 2.x);
 #: the outer stages carry their own names too (``entire_frame_compile``, ``inductor_compile``).

@@ -88,6 +88,19 @@ def unbold(cell: str) -> str:
     return _BOLD.sub(r"\1", cell).strip() if "**" in cell else cell
 
 
+#: HTML emphasis and preformatting around a table pasted into an HTML page or an issue
+#: (``<pre>``, ``<b>cudnn_convolution_backward ... 28</b>``, kaldi-asr/kaldi#3999).
+_HTML_MARKS = re.compile(r"</?(?:b|i|em|strong|pre|code|tt)>", re.IGNORECASE)
+
+
+def unmark(line: str) -> str:
+    """`line` with HTML emphasis tags blanked out, each by as many spaces: the columns of a
+    fixed-width table stay where they were."""
+    if "<" not in line:
+        return line
+    return _HTML_MARKS.sub(lambda m: " " * len(m.group(0)), line)
+
+
 def strip_prefix(line: str, prefix: str) -> str | None:
     """`line` without the table's prefix ("" when blank); None if not part of the table."""
     if line.startswith(prefix):

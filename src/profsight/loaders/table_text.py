@@ -40,6 +40,7 @@ from profsight.loaders.table_layout import (
     split_cells,
     strip_prefix,
     unbold,
+    unmark,
     unreadable_rows,
 )
 from profsight.model.diagnostics import Diagnostic, Level
@@ -90,7 +91,7 @@ def parse_tables(text: str, source: str) -> list[ParsedTable]:
     """Every torch table in `text`, in order. Raises `InputError` if there is none."""
     if not text.strip():
         raise InputError(source, "is empty")
-    lines = text.splitlines()
+    lines = [unmark(line) for line in text.splitlines()]
     tables: list[ParsedTable] = []
     empty_headers = 0
     previous_end = 0

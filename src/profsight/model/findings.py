@@ -8,10 +8,18 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from profsight.knowledge.advice import HIGH_SEVERITY_PCT, MEDIUM_SEVERITY_PCT, MINOR_PCT
+from profsight.knowledge.precedence import (
+    HOST_CAUSES,
+    PROFILE_CATEGORY,
+    SAME_TIME_FRACTION,
+    VERDICT_CATEGORY,
+    precedence,
+)
 
 
 class Severity(enum.IntEnum):
@@ -111,7 +119,10 @@ class Finding:
     printed table, e.g. whether the host's wait overlapped device work."""
     blocks: bool = False
     """The profile cannot be read right until this is fixed (its device work was not
-    recorded): it ranks before everything."""
+    recorded, start-up fills its window): it ranks before everything."""
+    rank_pct: float | None = None
+    """What it ranks by when it names the cause of a later finding's time (`explains`):
+    that finding's saving; None: its own saving."""
 
     def __post_init__(self) -> None:
         # figures are plain floats whatever computed them (a NumPy scalar is no JSON number)
@@ -167,27 +178,77 @@ def saving(f: Finding) -> float:
     return f.gain_pct if f.gain_pct is not None else 0.0
 
 
+def rank_key(f: Finding) -> float:
+    """What `f` ranks by: the saving of the time it explains (`rank_pct`), else its own."""
+    return f.rank_pct if f.rank_pct is not None else saving(f)
+
+
 def ranked(findings: list[Finding]) -> list[Finding]:
-    """Most important first, by one rule:
+    """Most important first, by one rule (`knowledge.precedence` says why):
 
     1. a finding that says the profile cannot be read as it is (`Finding.blocks`);
-    2. things to change whose fix saves at least `MINOR_PCT`, by that saving: replayed or
-       estimated figures, then upper bounds (a bound says at most, so a measured saving
-       goes first);
+    2. things to change whose fix saves at least `MINOR_PCT`, by that saving (or by the
+       saving of the time they explain, `explains`): replayed or estimated figures, then
+       upper bounds (a bound says at most, so a measured saving goes first); at equal
+       figures the more specific host-side cause first;
     3. the informational findings (where the compute goes);
     4. things to change that save less;
-    5. things to change whose saving was not estimated, by the share they concern.
+    5. things to change whose saving was not estimated, by the share they concern;
+    6. the verdict restated (the model's size for its hardware): a conclusion from the
+       causes, never above them;
+    7. notes on the profile itself (what it did not record, the profiler's cost).
     """
 
     def tier(f: Finding) -> int:
         if f.blocks:
             return 0
+        if f.category == VERDICT_CATEGORY:
+            return 6
         if f.severity is Severity.INFO:
             return 3
-        if f.gain_pct is None:
-            return 5
-        if f.gain_pct < MINOR_PCT:
+        key = f.rank_pct if f.rank_pct is not None else f.gain_pct
+        if key is None:
+            return 7 if f.category == PROFILE_CATEGORY and not f.at_stake_pct else 5
+        if key < MINOR_PCT:
             return 4
-        return 2 if f.basis == UPPER_BOUND else 1
+        return 2 if f.basis == UPPER_BOUND and f.rank_pct is None else 1
 
-    return sorted(findings, key=lambda f: (tier(f), -saving(f), -f.at_stake_pct, -int(f.severity)))
+    return sorted(
+        findings,
+        key=lambda f: (
+            tier(f),
+            -round(rank_key(f), 6),
+            precedence(f.category),
+            -f.at_stake_pct,
+            -int(f.severity),
+        ),
+    )
+
+
+def explains(
+    findings: list[Finding], shared: Callable[[Finding, Finding], float | None]
+) -> list[Finding]:
+    """Causes before symptoms: a host-side finding that names what the device waits on
+    ranks by the saving of a less specific one (`knowledge.precedence.HOST_CAUSES`) whose
+    time it mostly explains: the saving their fixes share (`shared`, % of the step; None:
+    not known) is at least `SAME_TIME_FRACTION` of that one's (or of the time that one
+    explains in turn)."""
+    priced = [
+        f for f in findings if f.gain_pct is not None and f.category in HOST_CAUSES and not f.blocks
+    ]
+    rank = {id(f): saving(f) for f in priced}
+    # the least specific first, so that a cause of a cause ranks by the time both explain
+    for b in sorted(priced, key=lambda f: -precedence(f.category)):
+        for a in priced:
+            if precedence(a.category) >= precedence(b.category) or rank[id(b)] <= rank[id(a)]:
+                continue
+            if saving(a) < SAME_TIME_FRACTION * rank[id(b)]:
+                continue  # what both fixes remove is at most a's saving: too little
+            common = shared(a, b)
+            # of the time b stands for (its own, or the time it explains in turn)
+            if common is not None and common >= SAME_TIME_FRACTION * rank[id(b)]:
+                rank[id(a)] = rank[id(b)]
+    return [
+        replace(f, rank_pct=rank[id(f)]) if rank.get(id(f), saving(f)) > saving(f) else f
+        for f in findings
+    ]

@@ -12,6 +12,7 @@ from typing import NoReturn
 
 from profsight.errors import UsageError
 from profsight.knowledge.rows import LIGHTNING_ACTION_EVENT as LIGHTNING_ACTION
+from profsight.knowledge.rows import STEP_PREFIXES
 from profsight.model.cprofile import ActionProfile, exclusive_s, nests, outermost_s
 from profsight.model.diagnostics import Diagnostic
 from profsight.model.printed import LightningReport, ParsedTable
@@ -98,7 +99,7 @@ class TextProfile:
         return PrintedRun(
             merged,
             tuple(flops),
-            whole=bool(parsed.footer) or parsed.total_from_shares,
+            whole=(bool(parsed.footer) or parsed.total_from_shares) and not _step_only(parsed),
             inclusive_device=parsed.layout == "legacy" and main.has_device,
         )
 
@@ -185,3 +186,10 @@ def _advanced_table(profiles: tuple[ActionProfile, ...]) -> ProfilerTable:
         for p in profiles
     )
     return _action_table(rows, total * 1e6)
+
+
+def _step_only(parsed: ParsedTable) -> bool:
+    """A table cut before its rows (a fragment) whose complete rows are only its step ranges:
+    its totals hold, but no row says where the step's time went."""
+    cut = any(d.code == "fragment" for d in parsed.diagnostics)
+    return cut and all(r.name.startswith(STEP_PREFIXES) for r in parsed.table.rows)

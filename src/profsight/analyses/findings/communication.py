@@ -37,7 +37,7 @@ def run(ctx: Context) -> list[Finding]:
     average = comms.average()
     share = average.exposed_us * 100.0 / ctx.step_us
     if share < advice.COMMUNICATION_PCT:
-        return []
+        return _hidden(ctx, comms, share, average.overlapped_us)
     world = ctx.profile.meta.distributed.get("world_size")
     ranks = world if isinstance(world, int) else 0
     evidence = [
@@ -63,6 +63,32 @@ def run(ctx: Context) -> list[Finding]:
             at_stake_pct=share,
             trigger=f"exposed communication >= {advice.COMMUNICATION_PCT:g}% of the step "
             f"(timed by {comms.timed_on})",
+        )
+    ]
+
+
+def _hidden(ctx: Context, comms: Communication, share: float, overlapped: float) -> list[Finding]:
+    """Collectives that compute hides, past `COMMUNICATION_PCT` of the step: information,
+    with how much is left exposed."""
+    if overlapped * 100.0 / ctx.step_us < advice.COMMUNICATION_PCT:
+        return []
+    return [
+        Finding(
+            category="communication",
+            severity=Severity.INFO,
+            title=advice.HIDDEN_COMMUNICATION_TITLE.format(
+                overlapped=short_time(overlapped), exposed_pct=share, backend=comms.backend
+            ),
+            evidence=(
+                Evidence("overlapped with compute", f"{short_time(overlapped)} per step"),
+                Evidence("exposed (nothing computes meanwhile)", f"{share:.1f}% of the step"),
+                *(operation_evidence(o, ctx.steps) for o in comms.operations()[:3]),
+            ),
+            explanation=advice.HIDDEN_COMMUNICATION_EXPLANATION,
+            recommendation=advice.HIDDEN_COMMUNICATION_ADVICE,
+            at_stake_pct=share,
+            trigger=f"exposed communication < {advice.COMMUNICATION_PCT:g}% of the step and "
+            f"overlapped >= {advice.COMMUNICATION_PCT:g}% (timed by {comms.timed_on})",
         )
     ]
 
@@ -204,3 +230,22 @@ __all__ = [
     "operation_evidence",
     "run",
 ]
+
+
+def fragment_communication(share: float, evidence: tuple[Evidence, ...]) -> list[Finding]:
+    """A fragment of a printed table whose rows' Self CUDA % put the collectives at `share`
+    of the run's device time (`findings.fragment`): how much compute hid is not in it."""
+    return [
+        Finding(
+            category="communication",
+            severity=severity_for(share),
+            title=advice.FRAGMENT_COMMUNICATION_TITLE.format(share=share),
+            evidence=evidence,
+            explanation=advice.COMMUNICATION_EXPLANATION + advice.FRAGMENT_SHARES_NOTE,
+            recommendation=advice.COMMUNICATION_ADVICE,
+            at_stake_pct=share,
+            trigger=f"a fragment's collectives >= {advice.COMMUNICATION_BOUND_SHARE:g}% of the "
+            "device's time, or its largest share (their rows' Self CUDA %)",
+            confidence=advice.FRAGMENT_CONFIDENCE,
+        )
+    ]

@@ -7,11 +7,13 @@ copies are `sync_copies`; FP32 math on tensor cores is `compute`; device memory 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from profsight.analyses.findings.filling import TABLE, TRACE, Filling
+from profsight.analyses.step import intervals
 from profsight.analyses.step.context import Context
 from profsight.analyses.step.table_device import QUEUE_FULL, PrintedDevice
 from profsight.analyses.step.table_step import PrintedStep
@@ -48,12 +50,15 @@ class DeviceIdle:
     steps: bool = True
     """The figures are per training step (a trace's ProfilerStep windows, a table's step
     row); False: the whole window is one step, start and stop included."""
+    outrun: float | None = None
+    """Of the kernels, the fraction the host's launches outrun (`_outrun`): the device
+    finishes each before the next arrives (a trace; None: `kernel_us` is judged instead)."""
 
 
 def idle_findings(d: DeviceIdle) -> list[Finding]:
-    """`gpu_idle`, or `launch_overhead` when the kernels are tiny and the host idles it:
-    below GPU_IDLE_PCT busy, or whenever the idle time no other finding names is the step's
-    largest share."""
+    """`gpu_idle` below GPU_IDLE_PCT busy, or whenever the idle time no other finding names is
+    the step's largest share; and `launch_overhead` beside it when the kernels are tiny and
+    the host idles the device (the cause of that symptom)."""
     idle = float(d.idle_pct)
     rest = max(idle - float(d.explained_pct), 0.0)
     largest = d.steps and rest >= advice.IDLE_LARGEST_MIN_PCT and rest > d.largest_busy_pct
@@ -62,9 +67,12 @@ def idle_findings(d: DeviceIdle) -> list[Finding]:
     evidence = d.evidence
     if rest < idle:
         evidence += (Evidence("idle not explained by another finding", f"{rest:.0f}% of the step"),)
-    launch_bound = (
-        d.kernel_us is not None and d.kernel_us < advice.SHORT_KERNEL_US and d.host_idles_it
+    short = (
+        d.outrun >= advice.LAUNCH_BOUND_FRACTION
+        if d.outrun is not None
+        else d.kernel_us is not None and d.kernel_us < advice.SHORT_KERNEL_US
     )
+    launch_bound = short and d.host_idles_it
     busy = f"device busy < {advice.GPU_IDLE_PCT:g}% of the step ({advice.TB_PLUGIN})"
     if d.busy_pct >= advice.GPU_IDLE_PCT:
         busy = (
@@ -78,26 +86,34 @@ def idle_findings(d: DeviceIdle) -> list[Finding]:
         "gain_pct": d.filling.gain(rest),
         "confidence": d.filling.note,
     }
-    if launch_bound:
-        return [
-            Finding(
-                category="launch_overhead",
-                title=f"The GPU idles {idle:.0f}% of the step between many tiny kernels",
-                explanation=advice.LAUNCH_EXPLANATION,
-                recommendation=advice.LAUNCH_ADVICE,
-                trigger=f"{busy} and {d.kernel_stat} < {short_time(advice.SHORT_KERNEL_US)}",
-                **common,  # type: ignore[arg-type]
-            )
-        ]
+    idle_finding = Finding(
+        category="gpu_idle",
+        title=f"The GPU is idle {idle:.0f}% of the step",
+        explanation=advice.GPU_IDLE_EXPLANATION,
+        recommendation=advice.GPU_IDLE_ADVICE,
+        trigger=busy,
+        **common,  # type: ignore[arg-type]
+    )
+    if not launch_bound:
+        return [idle_finding]
+    # the cause beside its symptom: the idle device is what every host-side cause shares,
+    # and the ranking puts the cause first when it explains most of it (`explains`)
     return [
         Finding(
-            category="gpu_idle",
-            title=f"The GPU is idle {idle:.0f}% of the step",
-            explanation=advice.GPU_IDLE_EXPLANATION,
-            recommendation=advice.GPU_IDLE_ADVICE,
-            trigger=busy,
+            category="launch_overhead",
+            title=f"The GPU idles {idle:.0f}% of the step between many tiny kernels",
+            explanation=advice.LAUNCH_EXPLANATION,
+            recommendation=advice.LAUNCH_ADVICE,
+            trigger=f"{busy} and "
+            + (
+                f"{d.outrun:.0%} of the kernels shorter than the time to the host's next "
+                f"launch, spent dispatching (from {advice.LAUNCH_BOUND_FRACTION:.0%})"
+                if d.outrun is not None
+                else f"{d.kernel_stat} < {short_time(advice.SHORT_KERNEL_US)}"
+            ),
             **common,  # type: ignore[arg-type]
-        )
+        ),
+        idle_finding,
     ]
 
 
@@ -137,7 +153,61 @@ def idle_from_trace(ctx: Context) -> DeviceIdle:
         evidence=evidence,
         largest_busy_pct=busy_pct * _largest_family_fraction(ctx),
         steps=ctx.breakdown.windows == "profiler steps",
+        outrun=_outrun(ctx),
     )
+
+
+def _outrun(ctx: Context) -> float | None:
+    """The fraction of launched kernels that the host's launches outrun: each is shorter than
+    the time until the host's next launch on its thread, and the host spent that time mostly
+    inside ops (dispatch and the launch: at least `LAUNCH_DISPATCH_FRACTION` of it), not in
+    Python between them, CPU work outside any op or a sleep. The device then finishes each
+    kernel before the next arrives. None without kernels launched in the trace."""
+    ev = ctx.profile.events
+    at = ctx.profile.attribution
+    work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS) & (at.launcher >= 0))
+    if len(work) < 2:
+        return None
+    calls = at.launcher[work].astype(np.int64)
+    order = np.lexsort((ev.start[calls], ev.track[calls]))
+    work, calls = work[order], calls[order]
+    thread = ev.track[calls]
+    starts = ev.start[calls]
+    interval = np.full(len(work), np.inf)
+    same = thread[1:] == thread[:-1]
+    interval[:-1] = np.where(same, (starts[1:] - starts[:-1]) / 1000.0, np.inf)
+    dispatched = np.zeros(len(work))
+    ops = np.flatnonzero((ev.kind == EventKind.CPU_OP) & at.is_row)
+    for t in np.unique(thread).tolist():
+        mine = np.flatnonzero(thread == t)[:-1]
+        if not len(mine):
+            continue
+        on = ops[ev.track[ops] == t]
+        if not len(on):
+            continue  # no op recorded on the launching thread: nothing shows it dispatching
+        lo, hi = intervals.union(ev.start[on], ev.end_of(on))
+        covered = _covered_before(lo, hi)
+        dispatched[mine] = (covered(starts[mine + 1]) - covered(starts[mine])) / 1000.0
+    kernel = (ev.kind[work] == EventKind.KERNEL) & np.isfinite(interval)
+    if not kernel.any():
+        return None
+    dur = ev.dur[work[kernel]] / 1000.0
+    gap, busy = interval[kernel], dispatched[kernel]
+    return float(np.mean((dur < gap) & (busy >= advice.LAUNCH_DISPATCH_FRACTION * gap)))
+
+
+def _covered_before(lo: np.ndarray, hi: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """For sorted disjoint intervals [lo, hi): the length of them before each time."""
+    before = np.concatenate([[0], np.cumsum(hi - lo)])
+
+    def covered(t: np.ndarray) -> np.ndarray:
+        k = np.searchsorted(lo, t, side="right")
+        inside = np.where(
+            k > 0, np.minimum(t, hi[np.maximum(k - 1, 0)]) - lo[np.maximum(k - 1, 0)], 0
+        )
+        return before[np.maximum(k - 1, 0)] * (k > 0) + np.maximum(inside, 0)
+
+    return covered
 
 
 def _largest_family_fraction(ctx: Context) -> float:

@@ -16,6 +16,8 @@ from profsight.knowledge.advice import (
     EXPLAINED_BY,
     LEAD_IN_ADVICE,
     LEAD_IN_EXPLANATION,
+    LEAD_IN_INPUT_FRACTION,
+    LEAD_IN_INPUT_TITLE,
     LEAD_IN_LABEL,
     LEAD_IN_NO_OP,
     LEAD_IN_PCT,
@@ -31,7 +33,7 @@ from profsight.knowledge.advice import (
     SHORT_STEP_US,
 )
 from profsight.knowledge.phases import PHASE_LABELS, Phase
-from profsight.knowledge.rows import STEP_PREFIXES
+from profsight.knowledge.rows import INPUT_MAKING_OPS, STEP_PREFIXES
 from profsight.knowledge.trace_schema import HOST_KINDS
 from profsight.model.findings import PER_SAMPLE, Evidence, Finding, Severity, severity_for
 from profsight.units import short_time
@@ -79,11 +81,17 @@ def _lead_in(ctx: Context) -> list[Finding]:
     ]
     if unnamed >= lead_us * ctx.steps * LEAD_IN_UNNAMED_FRACTION:
         evidence.append(Evidence(LEAD_IN_NO_OP, f"{short_time(unnamed / ctx.steps)} per step"))
+    # the step building its input on the host (tensors made in the loop) is input
+    # preparation: the device waits on the input, whoever makes it
+    making = sum(us for us, n in named if INPUT_MAKING_OPS.match(ev.strings[n]))
+    builds_input = making >= LEAD_IN_INPUT_FRACTION * lead_us * ctx.steps
     return [
         Finding(
-            category="host_lead_in",
+            category="data_loading" if builds_input else "host_lead_in",
             severity=severity_for(at_stake),
-            title=LEAD_IN_TITLE.format(lead=short_time(lead_us), share=share),
+            title=(LEAD_IN_INPUT_TITLE if builds_input else LEAD_IN_TITLE).format(
+                lead=short_time(lead_us), share=share
+            ),
             evidence=tuple(evidence),
             explanation=LEAD_IN_EXPLANATION,
             recommendation=LEAD_IN_ADVICE,

@@ -189,6 +189,12 @@ def _tiny_ops(ctx: Context) -> list[Finding]:
     forward = bd.rows_in(Phase.FORWARD)
     ops = events[forward & (ev.kind[events] == EventKind.CPU_OP)]
     leaves = ops[at.cpu_total_of(ops) < TINY_OP_US]
+    if ctx.has_device:
+        # on a GPU run, a loop of tiny ops is the model's overhead when it feeds the device;
+        # tiny ops on CPU tensors are CPU work the idle device waits for (`gpu_idle` names
+        # it), and tiny ops each launching a tiny kernel are launch overhead first
+        # (`knowledge.precedence`)
+        leaves = leaves[at.device_total[leaves] > 0]
     share = ctx.host_at_stake(ctx.share(float(at.cpu_total_of(leaves).sum())))
     names, counts = np.unique(ev.name[leaves], return_counts=True)
     top = tuple(ev.strings[int(n)] for n in names[np.argsort(-counts)][:4])

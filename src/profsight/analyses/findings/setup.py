@@ -10,7 +10,7 @@ import numpy as np
 from profsight.analyses.step import intervals
 from profsight.analyses.step.context import Context
 from profsight.analyses.step.flops import MATMULS
-from profsight.analyses.step.startup import compile_events, startup_events
+from profsight.analyses.step.startup import compile_events, dominant_pct, startup_events
 from profsight.analyses.step.unrecorded import unrecorded_device
 from profsight.knowledge import advice
 from profsight.knowledge.advice import (
@@ -110,9 +110,11 @@ def _first_step(ctx: Context) -> list[Finding]:
 
 
 def _startup(ctx: Context) -> list[Finding]:
-    """One-time start-up inside the profiled steps, at stake by the share it takes (ranked,
-    as every finding, by what the replay says removing it saves)."""
-    share = ctx.share(ctx.startup_us * ctx.steps)
+    """One-time start-up inside the profiled steps. Where it dominates the window
+    (`Context.startup_dominates`) the profile is not judged and it comes first; elsewhere it
+    is a one-time cost, no part of the steady step its fix would shorten, and ranks after
+    what is."""
+    share = ctx.startup_pct
     if share < PROFILER_OVERHEAD_PCT:
         return []
     events = startup_events(ctx.profile)
@@ -122,30 +124,55 @@ def _startup(ctx: Context) -> list[Finding]:
         union = intervals.union(ev.start[compiled], ev.end_of(compiled))
         seconds = intervals.length(*union) / 1e9
         explanation = advice.COMPILE_STARTUP.format(seconds=seconds)
-        return [_startup_finding(share, explanation, steps_before(ctx))]
-    longest = events[np.argsort(-ev.dur[events])][:3] if len(events) else events
-    names = [f"{ev.strings[ev.name[e]]} ({ev.dur[e] / 1e6:.1f} ms)" for e in longest.tolist()]
-    explanation = advice.STARTUP_EXPLANATION.format(calls=", ".join(names))
-    return [_startup_finding(share, explanation, steps_before(ctx))]
+    else:
+        longest = events[np.argsort(-ev.dur[events])][:3] if len(events) else events
+        names = [f"{ev.strings[ev.name[e]]} ({ev.dur[e] / 1e6:.1f} ms)" for e in longest.tolist()]
+        explanation = advice.STARTUP_EXPLANATION.format(calls=", ".join(names))
+    return [
+        _startup_finding(share, explanation, steps_before(ctx), ctx.startup_dominates, ctx.repeated)
+    ]
 
 
-def _startup_finding(share: float, explanation: str, before: int | None = None) -> Finding:
+def _startup_finding(
+    share: float,
+    explanation: str,
+    before: int | None = None,
+    dominant: bool = False,
+    repeated: bool = False,
+) -> Finding:
     """`before`: the steps that ran before the recorded ones (`steps_before`): a schedule
-    that warmed up is not told to add a warm-up."""
+    that warmed up is not told to add a warm-up. `dominant`: start-up fills the window
+    (`analyses.step.startup.dominates`; `repeated`: the window's work repeats)."""
     warmed_up = before is not None and before >= advice.WARMED_UP_STEPS
+    bar = dominant_pct(repeated)
     return replace(
         setup_finding(
-            advice.STARTUP_TITLE.format(share=share),
+            (advice.STARTUP_DOMINANT_TITLE if dominant else advice.STARTUP_TITLE).format(
+                share=share
+            ),
             explanation,
             advice.STARTUP_AFTER_WARMUP_ADVICE.format(before=before)
             if warmed_up
             else advice.STARTUP_ADVICE,
         ),
-        severity=severity_for(share),
+        severity=Severity.HIGH if dominant else severity_for(share),
         at_stake_pct=share,
+        blocks=dominant,
+        evidence=(
+            Evidence("one-time start-up", f"{share:.0f}% of the profiled window"),
+            Evidence(
+                "dominates the window" if dominant else "steady step",
+                f"from {bar:.0f}% of a window "
+                + ("whose work repeats" if repeated else "of one pass")
+                if dominant
+                else advice.STARTUP_ONE_TIME,
+            ),
+        ),
         trigger=f"one-off calls ({STARTUP_FACTOR:g}x their kind's median, >= "
-        f"{STARTUP_MIN_US / 1000:g} ms) or torch.compile's compile ranges >= "
-        f"{PROFILER_OVERHEAD_PCT:g}% of the window",
+        f"{STARTUP_MIN_US / 1000:g} ms, or a first use of the device), or torch.compile's "
+        f"compile ranges >= {PROFILER_OVERHEAD_PCT:g}% of the window; first when they "
+        f"dominate it (>= {advice.STARTUP_DOMINANT_PCT:g}% of a window of one pass, >= "
+        f"{advice.STARTUP_REPEATED_DOMINANT_PCT:.0f}% of one whose work repeats)",
     )
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from profsight.analyses.findings.filling import TABLE, TRACE, Filling
+from profsight.analyses.step import intervals
 from profsight.analyses.step.breakdown import host_read_calls
 from profsight.analyses.step.context import Context
 from profsight.analyses.step.table_device import BLOCKING_COPY, QUEUE_FULL, SYNC, PrintedDevice
@@ -22,7 +23,7 @@ from profsight.knowledge.hardware import PEER_LINKS_GBS
 from profsight.knowledge.op_families import COPIES
 from profsight.knowledge.rows import RowKind
 from profsight.knowledge.trace_schema import EventKind
-from profsight.model.findings import Evidence, Finding, severity_for
+from profsight.model.findings import UPPER_BOUND, Evidence, Finding, Severity, severity_for
 from profsight.units import short_time
 
 
@@ -53,6 +54,9 @@ def sync_findings(s: SyncWaits) -> list[Finding]:
             recommendation=advice.SYNC_ADVICE,
             at_stake_pct=s.idle_pct,
             gain_pct=s.filling.gain(s.idle_pct),
+            # a table bounds the idle time between two figures: its saving is at most the
+            # larger, and ranks with the other upper bounds (`ranked`)
+            basis=UPPER_BOUND if bounded and (s.least_pct or 0.0) < s.idle_pct else "",
             trigger=f"device idle during host-device syncs >= {advice.SYNC_PCT:g}% of the step "
             f"({advice.MEASURED})",
             confidence=s.filling.note,
@@ -107,9 +111,16 @@ def syncs_from_table(step: PrintedStep, device: PrintedDevice) -> SyncWaits:
     least = min(max(wait_share - device.busy_pct, 0.0), share)
     queue = step.share(device.waits.get(QUEUE_FULL, 0.0))
     full = queue >= advice.QUEUE_FULL_PCT
-    if full:
-        share = least  # a host ahead of a device with a backlog waits for its work
     rows = (*device.wait_rows.get(SYNC, ()), *device.wait_rows.get(BLOCKING_COPY, ()))
+    calls = sum(r.calls for r in rows)
+    # a host ahead of a device with a backlog waits for its work, and so does the one
+    # synchronize that ends the profiled region: the device's time seen from the host (issue
+    # 36: a cudaDeviceSynchronize on a busy GPU is not idle time)
+    ending = calls <= 1 and step.steps <= 1 and not device.wait_rows.get(BLOCKING_COPY)
+    if full:
+        share = least
+    if ending:
+        share = least = 0.0
     evidence: tuple[Evidence, ...] = (
         Evidence(
             "host blocked in syncs and blocking copies",
@@ -123,6 +134,8 @@ def syncs_from_table(step: PrintedStep, device: PrintedDevice) -> SyncWaits:
         ),
         Evidence("device idle during the waits", f"{least:.0f}% to {share:.0f}% of the step"),
     )
+    if ending:
+        evidence += (Evidence("the region's one synchronize", advice.ENDING_SYNC_EVIDENCE),)
     if full:
         evidence += (
             Evidence(
@@ -278,6 +291,44 @@ def run(ctx: Context) -> list[Finding]:
         *sync_findings(syncs_from_trace(ctx)),
         *copy_findings(copies_from_trace(ctx)),
         *peer_copy_findings(ctx),
+        *copy_bound(ctx),
+    ]
+
+
+def copy_bound(ctx: Context) -> list[Finding]:
+    """Copies between host and device as the device's main work (information, like the
+    compute families): past `COMPUTE_PCT` of the steps' span and more than the kernels' busy
+    time. A device saturated by copies is not a model heavy for its hardware."""
+    ev = ctx.profile.events
+    lo, hi = ctx.breakdown.span_ns
+    span = max(hi - lo, 1)
+    copies = np.flatnonzero(ev.kind == EventKind.MEMCPY)
+    copies = copies[ev.names_where(copies, lambda n: "PtoP" not in n and "DtoD" not in n)]
+    kernels = np.flatnonzero(ev.kind == EventKind.KERNEL)
+    moving = intervals.length(
+        *intervals.clip(*intervals.union(ev.start[copies], ev.end_of(copies)), lo, hi)
+    )
+    computing = intervals.length(
+        *intervals.clip(*intervals.union(ev.start[kernels], ev.end_of(kernels)), lo, hi)
+    )
+    share = moving * 100.0 / span
+    if share < advice.COMPUTE_PCT or moving <= computing:
+        return []
+    return [
+        Finding(
+            category="memcpy",
+            severity=Severity.INFO,
+            title=advice.COPY_BOUND_TITLE.format(share=share),
+            evidence=(
+                Evidence("copying between host and device", f"{share:.0f}% of the steps' span"),
+                Evidence("computing (kernels)", f"{computing * 100.0 / span:.0f}% of it"),
+            ),
+            explanation=advice.COPY_BOUND_EXPLANATION,
+            recommendation=advice.COPY_BOUND_ADVICE,
+            at_stake_pct=share,
+            trigger=f"host-device copies >= {advice.COMPUTE_PCT:g}% of the step and more than "
+            "the kernels' busy time (informational)",
+        )
     ]
 
 

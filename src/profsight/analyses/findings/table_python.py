@@ -30,7 +30,7 @@ from profsight.knowledge.lightning_names import (
 )
 from profsight.knowledge.rows import METRIC_EVENT, METRIC_IN
 from profsight.model.cprofile import ActionProfile, CProfileEntry, nests
-from profsight.model.findings import ESTIMATED, Evidence, Finding, severity_for
+from profsight.model.findings import ESTIMATED, UPPER_BOUND, Evidence, Finding, severity_for
 from profsight.model.table import ProfilerTable, Row
 from profsight.units import short_time
 
@@ -171,8 +171,8 @@ def hot_function_findings(step: PrintedStep, profiles: tuple[ActionProfile, ...]
     wait = HOST_WAIT_CALL.search(first)
     if wait is not None:
         # the wait lasts as long as the device work queued before it: removing the call
-        # removes the wait, not that work, so no saving is claimed
-        category, gain = "host_device_sync", None
+        # removes the wait, not that work, so it saves at most the wait (an upper bound)
+        category, gain = "host_device_sync", share
         explanation = advice.HOST_WAIT_EXPLANATION.format(method=wait["method"] or "synchronize")
         fix = advice.HOST_WAIT_ADVICE
     else:
@@ -189,7 +189,7 @@ def hot_function_findings(step: PrintedStep, profiles: tuple[ActionProfile, ...]
             recommendation=fix,
             at_stake_pct=share,
             gain_pct=gain,
-            basis=ESTIMATED if gain is not None else "",
+            basis=UPPER_BOUND if category == "host_device_sync" else ESTIMATED,
             trigger=f"the step's top self-time function holds >= {advice.HOT_FUNCTION_PCT:.0f}% "
             "of the step (AdvancedProfiler's listing)",
             confidence=advice.HOT_FUNCTION_CONFIDENCE,

@@ -2,17 +2,31 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from profsight.analyses.findings.from_table import idle_causes
 from profsight.analyses.findings.setup import profiler_cost_finding, setup_finding
+from profsight.analyses.step.startup import dominates, is_wait
 from profsight.analyses.step.table_device import QUEUE_FULL, PrintedDevice
 from profsight.analyses.step.table_step import DEVICE_ONLY_BASIS, PrintedStep
 from profsight.analyses.verdict import StepFacts
 from profsight.knowledge import advice
-from profsight.knowledge.advice import PARTIAL_TABLE_PCT, PROFILER_OVERHEAD_PCT
+from profsight.knowledge.advice import (
+    PARTIAL_TABLE_PCT,
+    PROFILER_OVERHEAD_PCT,
+    STARTUP_FACTOR,
+    STARTUP_MIN_US,
+)
 from profsight.knowledge.phases import Phase
-from profsight.knowledge.rows import LIGHTNING_ACTION_EVENT, PROFILER_OVERHEAD_ROWS, STARTUP_ROWS
-from profsight.model.findings import Finding
-from profsight.model.table import ProfilerTable
+from profsight.knowledge.rows import (
+    FIRST_USE_CALLS,
+    LIGHTNING_ACTION_EVENT,
+    PROFILER_OVERHEAD_ROWS,
+    STARTUP_ROWS,
+)
+from profsight.model.findings import Evidence, Finding, Severity
+from profsight.model.table import ProfilerTable, Row
+from profsight.units import short_time
 
 
 def printed_facts(
@@ -23,10 +37,14 @@ def printed_facts(
 ) -> StepFacts:
     """What the verdict reads, from the table's step model."""
     device_only = step.basis == DEVICE_ONLY_BASIS  # the device's own time is the window
+    phases = {p.value: step.phase_share(p) for p in Phase}
+    # one-time start-up the rows show (`printed_startup`), for the verdict's "not judged"
+    phases[Phase.STARTUP.value] = printed_startup(table)[0]
     return StepFacts(
         step_us=step.step_us,
         steps=step.steps,
-        phase_pct={p.value: step.phase_share(p) for p in Phase},
+        phase_pct=phases,
+        repeated=step.steps >= 2,
         unknown=_unknown(step),
         device_busy_pct=None if device is None or device_only else device.busy_pct,
         device_idle_pct=idle_causes(step, device),
@@ -82,14 +100,26 @@ def printed_setup(step: PrintedStep, table: ProfilerTable) -> list[Finding]:
                 names=", ".join(sorted({r.name for r in bookkeeping}))
             ),
         )
-    startup = [r for r in table.rows if r.name in STARTUP_ROWS and r.cpu_total_us]
-    startup_us = sum(r.cpu_total_us for r in startup)
-    if total and startup_us * 100 / total >= PROFILER_OVERHEAD_PCT:
+    share, startup = printed_startup(table)
+    if share >= PROFILER_OVERHEAD_PCT:
+        dominant = dominates(share, step.steps >= 2)
+        finding = setup_finding(
+            (advice.STARTUP_DOMINANT_TITLE if dominant else advice.PRINTED_STARTUP_TITLE).format(
+                share=share
+            ),
+            advice.PRINTED_STARTUP_EXPLANATION.format(names=", ".join(r.name for r in startup)),
+            advice.PRINTED_STARTUP_ADVICE,
+        )
         findings.append(
-            setup_finding(
-                advice.PRINTED_STARTUP_TITLE.format(share=startup_us * 100 / total),
-                advice.PRINTED_STARTUP_EXPLANATION.format(names=", ".join(r.name for r in startup)),
-                advice.PRINTED_STARTUP_ADVICE,
+            replace(
+                finding,
+                severity=Severity.HIGH if dominant else finding.severity,
+                at_stake_pct=share,
+                blocks=dominant,
+                evidence=tuple(
+                    Evidence(r.name, f"{short_time(r.cpu_avg_us)} a call on the host", (r.name,))
+                    for r in startup[:3]
+                ),
             )
         )
     if step.evaluation_only:
@@ -107,3 +137,36 @@ def printed_setup(step: PrintedStep, table: ProfilerTable) -> list[Finding]:
             )
         )
     return findings
+
+
+def printed_startup(table: ProfilerTable) -> tuple[float, list[Row]]:
+    """One-time start-up a table's rows show, % of its self CPU total, and those rows: CUPTI's
+    own start-up rows (`STARTUP_ROWS`); first-use runtime calls (`FIRST_USE_CALLS`: creating
+    the context, loading GPU code) averaging at least `STARTUP_MIN_US` a call; and ops that
+    ran device work yet spent at least `STARTUP_MIN_US` a call on the host, `STARTUP_FACTOR`
+    times their device time (a first cuDNN or cuBLAS call choosing and loading its kernels:
+    no steady dispatch takes milliseconds), copies and syncs aside (they wait for the
+    device). The three can hold each other's time, so the
+    largest of their sums counts, never their total."""
+    total = table.self_cpu_total_us
+    if not total:
+        return 0.0, []
+    floor = STARTUP_MIN_US
+    named = [r for r in table.rows if r.name in STARTUP_ROWS and r.cpu_total_us]
+    first_use = [r for r in table.rows if r.name in FIRST_USE_CALLS and r.cpu_avg_us >= floor]
+    cold_ops = [
+        r
+        for r in table.rows
+        if r.self_device_us > 0
+        and not is_wait(r.name)  # a copy to the host waits for the device: not start-up
+        and r.cpu_avg_us >= floor
+        and r.cpu_avg_us >= STARTUP_FACTOR * r.device_avg_us
+    ]
+    sets = (
+        (sum(r.cpu_total_us for r in named), named),
+        (sum(r.self_cpu_us for r in first_use), first_use),
+        (sum(r.cpu_total_us - r.device_total_us for r in cold_ops), cold_ops),
+    )
+    us, rows = max(sets, key=lambda s: s[0])
+    rows = sorted(rows, key=lambda r: -r.cpu_total_us)
+    return us * 100.0 / total, rows

@@ -360,9 +360,24 @@ def replay(graph: StepGraph, edit: Edit | None = None) -> float:
         lanes.ensure(lane, int(g.lane_start[lane + 1]) - 1)
     host_lo = mapped(g.step_lo.astype(np.float64)) + lanes.shift_for(g.step_lo.astype(np.float64))
     host_hi = mapped(g.step_hi.astype(np.float64)) + lanes.shift_for(g.step_hi.astype(np.float64))
-    # (no floor of the device's busy time: its work inside the steps' intervals never passes
-    # them, and the intervals are what the step time is made of)
-    return _step_time(g, host_lo, host_hi, lanes.out_end) / edit.per
+    # a floor of physics, not a clamp: a stream runs its items one after another, so no
+    # steady step is shorter than the busiest stream's work per step. As measured the
+    # intervals always hold it; an edit that takes the host's time away can leave steps of
+    # uneven device work (all of it launched in one) with intervals shorter than that work
+    floor = _busiest_stream_per_step(g, dur)
+    return max(_step_time(g, host_lo, host_hi, lanes.out_end), floor) / edit.per
+
+
+def _busiest_stream_per_step(g: StepGraph, dur: F64) -> float:
+    """The device work (µs, durations as edited) of the busiest stream, per profiled step:
+    items launched in the steps only."""
+    n = len(g.step_lo)
+    inside = g.item_step >= 0
+    if n == 0 or not inside.any():
+        return 0.0
+    lane = np.repeat(np.arange(len(g.lane_start) - 1), np.diff(g.lane_start))
+    per_lane = np.bincount(lane[inside], weights=dur[inside], minlength=len(g.lane_start) - 1)
+    return float(per_lane.max()) / n / 1000.0
 
 
 def _step_time(g: StepGraph, host_lo: F64 | I64, host_hi: F64 | I64, item_end: F64) -> float:

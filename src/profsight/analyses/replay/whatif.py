@@ -15,6 +15,7 @@ from dataclasses import replace
 import numpy as np
 
 from profsight.analyses.findings.sync_copies import peer_copy_events
+from profsight.analyses.replay.combine import both
 from profsight.analyses.replay.engine import Edit, StepGraph, replay, step_graph
 from profsight.analyses.step import intervals
 from profsight.analyses.step.breakdown import phase_code, phase_intervals, work_intervals
@@ -28,6 +29,7 @@ from profsight.knowledge.kernels import decode_kernel
 from profsight.knowledge.lightning_names import module_label
 from profsight.knowledge.ops import EVALUATE_FUNCTION_PREFIX
 from profsight.knowledge.phases import PHASE_LABELS, Phase
+from profsight.knowledge.precedence import PROFILE_CATEGORY
 from profsight.knowledge.trace_schema import EventKind
 from profsight.malloc_trim import release_free_memory
 from profsight.model.events import F64, I8, I32, I64, Indices
@@ -38,6 +40,7 @@ from profsight.model.findings import (
     Evidence,
     Finding,
     Severity,
+    explains,
     severity_for,
 )
 from profsight.model.module_table import innermost_module, module_rows
@@ -66,17 +69,21 @@ def graph_of(ctx: Context) -> StepGraph | None:
 
 
 def with_savings(ctx: Context, findings: list[Finding]) -> list[Finding]:
-    """Each finding with what its fix saves, replayed; severity follows it. The memory each
-    edit and replay freed goes back to the system before the next (`heap`): on a huge
-    trace an edit holds a few floats per event."""
+    """Each finding with what its fix saves, replayed; severity follows it. A host-side
+    cause that explains most of a less specific finding's saving ranks by that saving
+    (`model.findings.explains`): what two fixes save in common is replayed with both made.
+    The memory each edit and replay freed goes back to the system before the next
+    (`heap`): on a huge trace an edit holds a few floats per event."""
     graph = graph_of(ctx)
     release_free_memory()
     measured = replay(graph) if graph is not None else 0.0
     if graph is None or measured <= 0:
         return [_not_estimated(f) for f in findings]
     out = []
+    edits: dict[int, Edit] = {}
     for f in findings:
-        edit = edit_for(ctx, graph, f)
+        # information (where the time goes) is not a change to price
+        edit = None if f.severity is Severity.INFO else edit_for(ctx, graph, f)
         release_free_memory()
         if edit is None:
             out.append(_not_estimated(f))
@@ -89,17 +96,31 @@ def with_savings(ctx: Context, findings: list[Finding]) -> list[Finding]:
             f"{edit.label}: {short_time(measured)} → {short_time(after)} per step"
             + (" per sample" if edit.per != 1.0 else ""),
         )
+        if f.category == PROFILE_CATEGORY:
+            # one-time start-up: what it costs this window, not what a steady step saves
+            out.append(replace(f, gain_pct=None, basis="", evidence=(*f.evidence, line)))
+            continue
         severity = f.severity if f.severity is Severity.INFO else severity_for(saved)
-        out.append(
-            replace(
-                f,
-                gain_pct=saved,
-                basis=edit.basis,
-                severity=severity,
-                evidence=(*f.evidence, line),
-            )
+        priced = replace(
+            f,
+            gain_pct=saved,
+            basis=edit.basis,
+            severity=severity,
+            evidence=(*f.evidence, line),
         )
-    return out
+        edits[id(priced)] = edit
+        out.append(priced)
+
+    def shared(a: Finding, b: Finding) -> float | None:
+        ea, eb = edits.get(id(a)), edits.get(id(b))
+        together = both(ea, eb) if ea is not None and eb is not None else None
+        if together is None or graph is None:
+            return None
+        after = replay(graph, together)
+        saved = max(measured - after, 0.0) * 100.0 / measured
+        return (a.gain_pct or 0.0) + (b.gain_pct or 0.0) - saved
+
+    return explains(out, shared)
 
 
 def _not_estimated(f: Finding) -> Finding:
@@ -109,6 +130,8 @@ def _not_estimated(f: Finding) -> Finding:
 
 
 def edit_for(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
+    if any(e.label == advice.LEAD_IN_LABEL for e in f.evidence):
+        return _lead_in(ctx, graph, f)  # a lead-in, of the input or not
     if f.category in _PHASE_FIXES:
         phase, drop = _PHASE_FIXES[f.category]
         spans = intervals.minus(
@@ -136,6 +159,8 @@ def _lead_in(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
 
 
 def _startup(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
+    """The window without its one-time start-up: what it costs this window (evidence only;
+    no steady step holds it, so it saves none)."""
     if not ctx.startup_us or not f.at_stake_pct:
         return None  # the other profiler_setup findings are about the profile, not the run
     return Edit("without the one-time start-up", host=(_removed(startup_intervals(ctx.profile)),))
@@ -146,8 +171,38 @@ def _held(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
 
 
 def _syncs(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
+    """No host-device syncs: the waits no longer wait, and a loop that reads a value back per
+    element (a sync in each of its iterations) reads them once: its ops, one per name."""
     pageable = _pageable_copy_calls(ctx, graph)
-    return Edit("no host-device syncs in the step", free_waits=np.setdiff1d(graph.waits, pageable))
+    loops = _read_loops(ctx, graph)
+    return Edit(
+        "no host-device syncs in the step"
+        + (", each read-back loop made one read" if len(loops[0]) else ""),
+        host=(loops,) if len(loops[0]) else (),
+        free_waits=np.setdiff1d(graph.waits, pageable),
+    )
+
+
+def _read_loops(ctx: Context, graph: StepGraph) -> tuple[I64, I64, F64]:
+    """Runs of the step thread's consecutive small ops that hold a wait in more than one of
+    their iterations (`.item()`, `.cpu()` or a copy to the host per element), each as the one
+    op per name that reads everything at once. An op of the loop is small by its name's
+    typical call (`advice.READ_BACK_OP_US`): a loop of large copies moves data, and reading
+    it at once saves no round trip."""
+    ops, _ = _top_ops(ctx)
+    waited = _holding(ctx, ops, graph.waits)
+    if waited.sum() < 2:
+        return (*_NONE, np.zeros(0))
+    total = ctx.profile.attribution.cpu_total_of(ops)
+    bound = advice.READ_BACK_OP_US
+    every = np.ones(len(ops), bool)
+    small = _median_by_name(ctx.profile.events.name[ops], total, every) < bound
+    starts, ends, factors, _ = _runs(ctx, ops, small, gap_us=bound)
+    at = np.sort(ctx.profile.events.start[ops[waited]])
+    reads = np.searchsorted(at, ends) - np.searchsorted(at, starts)
+    keep = reads >= 2
+    spans, factor = _disjoint(starts[keep], ends[keep], factors[keep])
+    return (*spans, factor)
 
 
 def _pageable_copy_calls(ctx: Context, graph: StepGraph) -> I64:
@@ -226,21 +281,53 @@ def _model_spans(ctx: Context) -> tuple[I64, I64]:
 
 
 def _graphs(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
-    """CUDA graphs: the model's host work and launch latency gone, its kernels back to back
-    (its waits and one-time start-up stay: a graph cannot hold a sync)."""
+    """CUDA graphs: the model's host work and launch latency gone, its kernels back to back.
+    A graph cannot hold a sync: its waits and one-time start-up stay, and so does every
+    stretch between two waits that launches fewer than two items (a graph launch costs what
+    the one launch it replaces does: a loop reading a value back per element gains nothing).
+    Without phases (a window of bare ops) the model's work is the stretch from its first op
+    that launched device work to its last."""
     ev = ctx.profile.events
     startup = startup_intervals(ctx.profile)
     kept = intervals.union(
         np.concatenate([ev.start[graph.waits], startup[0]]),
         np.concatenate([ev.end_of(graph.waits), startup[1]]),
     )
-    spans = intervals.minus(_model_spans(ctx), kept)
+    model = _model_spans(ctx)
+    if not len(model[0]):
+        model = _launching_span(ctx)
+    spans = _capturable(intervals.minus(model, kept), graph, ctx)
     at = graph.launch.astype(np.int64)
     return Edit(
         "launches replayed as a CUDA graph",
         host=(_removed(spans),),
         no_latency=graph.launched & intervals.overlaps(at, at + 1, spans),
     )
+
+
+def _launching_span(ctx: Context) -> tuple[I64, I64]:
+    """From the first op of the step thread that launched device work to the end of the last."""
+    ops, _ = _top_ops(ctx)
+    feeding = ops[ctx.profile.attribution.device_total[ops] > 0]
+    if not len(feeding):
+        return _NONE
+    ev = ctx.profile.events
+    return intervals.union(
+        np.array([int(ev.start[feeding].min())], np.int64),
+        np.array([int(ev.end_of(feeding).max())], np.int64),
+    )
+
+
+def _capturable(spans: tuple[I64, I64], graph: StepGraph, ctx: Context) -> tuple[I64, I64]:
+    """`spans` where a graph could replace them: inside a stretch between two waits (of the
+    host thread or any) that launches at least `advice.GRAPH_MIN_LAUNCHES` items."""
+    ev = ctx.profile.events
+    waits = intervals.union(ev.start[graph.waits], ev.end_of(graph.waits))
+    between = intervals.complement(*waits, graph.lo, graph.hi)
+    launches = np.sort(graph.launch[graph.launched].astype(np.int64))
+    count = np.searchsorted(launches, between[1]) - np.searchsorted(launches, between[0])
+    full = count >= advice.GRAPH_MIN_LAUNCHES
+    return intervals.minus(spans, intervals.union(between[0][~full], between[1][~full]))
 
 
 def _free_host(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
@@ -387,6 +474,12 @@ def _loops(ctx: Context, graph: StepGraph, within: np.ndarray | None = None) -> 
     tiny = forward & (_median_by_name(ev.name[ops], total, forward) < bound)
     waited = _holding(ctx, ops, graph.waits)
     fwd_s, fwd_e, fwd_f, names = _runs(ctx, ops, tiny, gap_us=bound, short=~waited)
+    if ctx.has_device and len(fwd_s):
+        # on a GPU run the loops are the ones feeding the device, as the finding counts them
+        # (`findings.modules`): a loop on CPU tensors is CPU work the idle device waits for
+        feeding = np.sort(ev.start[ops[ctx.profile.attribution.device_total[ops] > 0]])
+        keep = np.searchsorted(feeding, fwd_e) > np.searchsorted(feeding, fwd_s)
+        fwd_s, fwd_e, fwd_f = fwd_s[keep], fwd_e[keep], fwd_f[keep]
     if not len(fwd_s):
         return None
     created = (phase == phase_code(Phase.BACKWARD)) & np.array(
@@ -603,7 +696,7 @@ def _hidden_collectives(ctx: Context, graph: StepGraph, f: Finding) -> Edit | No
 
 
 _EDITS: dict[str, Callable[[Context, StepGraph, Finding], Edit | None]] = {
-    "profiler_setup": _startup,
+    PROFILE_CATEGORY: _startup,
     "host_lead_in": _lead_in,
     "host_device_sync": _syncs,
     "memcpy": _copies,

@@ -34,6 +34,7 @@ from profsight.analyses.step.comm_names import host_collective_intervals
 from profsight.analyses.step.held import held_intervals
 from profsight.analyses.step.launch_queue import QueueSummary, launch_queue
 from profsight.analyses.step.startup import startup_events
+from profsight.knowledge.advice import STEP_TRACK_BUSY_FRACTION
 from profsight.knowledge.phases import FALLBACK_PHASES, Phase, declared_phase
 from profsight.knowledge.rows import HOST_READ_NAME, RowKind, classify
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PREFIX, EventKind
@@ -242,6 +243,18 @@ def _idle_within(idle: dict[str, float], room: float) -> dict[str, float]:
     return out
 
 
+def _step_track(profile: Profile, rows: I64) -> int:
+    """Without steps, the thread that runs the loop: of the threads busy at least
+    `STEP_TRACK_BUSY_FRACTION` of the busiest one, the one whose work starts first. The
+    busiest alone can be autograd's own thread, whose backward of a GPU run outweighs a
+    compiled forward, yet starts only when the forward on the loop's thread is done."""
+    ev = profile.events
+    busy = np.bincount(ev.track[rows], weights=profile.attribution.cpu_self[rows])
+    candidates = np.flatnonzero(busy >= STEP_TRACK_BUSY_FRACTION * busy.max())
+    first = [int(ev.start[rows[ev.track[rows] == t]].min()) for t in candidates.tolist()]
+    return int(candidates[int(np.argmin(first))])
+
+
 def breakdown(profile: Profile) -> Breakdown:
     ev = profile.events
     at = profile.attribution
@@ -256,10 +269,10 @@ def breakdown(profile: Profile) -> Breakdown:
         windows = [(int(ev.start[s]), int(ev.end_of(s)), ev.strings[ev.name[s]]) for s in steps]
         label = "profiler steps"
     elif len(rows):
-        busy_by_track = np.bincount(ev.track[rows], weights=at.cpu_self[rows])
-        track = int(busy_by_track.argmax())
-        on = rows[ev.track[rows] == track]
-        windows = [(int(ev.start[on].min()), int(ev.end_of(on).max()), "whole trace")]
+        track = _step_track(profile, rows)
+        # the whole trace: from its first row to its last, whatever thread (DESIGN: without
+        # steps the window runs from the first event on)
+        windows = [(int(ev.start[rows].min()), int(ev.end_of(rows).max()), "whole trace")]
         label = "whole trace"
     else:
         return Breakdown((), "", "none")

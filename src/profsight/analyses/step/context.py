@@ -9,6 +9,8 @@ from profsight.analyses.roofline import Roofline, roofline
 from profsight.analyses.step.breakdown import Breakdown, StepBreakdown, breakdown
 from profsight.analyses.step.comms import Communication, communication
 from profsight.analyses.step.flops import OpFlops, op_flops
+from profsight.analyses.step.repeats import repeats
+from profsight.analyses.step.startup import dominates
 from profsight.analyses.step.unrecorded import unrecorded_device
 from profsight.knowledge.advice import PHASE_RULES_BY_PHASE
 from profsight.knowledge.hardware import Accelerator, accelerator, architecture
@@ -41,6 +43,22 @@ class Context:
     def startup_us(self) -> float:
         """One-time start-up per step (the ``startup`` phase)."""
         return self.average.host_us.get(Phase.STARTUP.value, 0.0)
+
+    @cached_property
+    def repeated(self) -> bool:
+        """The window holds its work more than once (`analyses.step.repeats`)."""
+        steps = len(self.breakdown.steps) if self.breakdown.windows == "profiler steps" else 0
+        return repeats(self.profile, steps)
+
+    @property
+    def startup_pct(self) -> float:
+        """One-time start-up, % of the profiled window."""
+        return self.share(self.startup_us * self.steps)
+
+    @property
+    def startup_dominates(self) -> bool:
+        """Start-up fills the window: its steady state cannot be judged (`dominates`)."""
+        return dominates(self.startup_pct, self.repeated)
 
     @property
     def held_us(self) -> float:

@@ -12,6 +12,7 @@ import numpy as np
 from profsight.analyses.step import intervals
 from profsight.analyses.step.breakdown import phase_intervals
 from profsight.analyses.step.context import Context
+from profsight.analyses.step.startup import startup_intervals
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS
 from profsight.model.events import I64
@@ -33,7 +34,12 @@ def lead_in_spans(ctx: Context) -> tuple[I64, I64] | None:
     ok = (first >= lo) & (first < hi)
     if not ok.all():
         return None  # a step that launched nothing is no GPU step to judge this way
-    # the batch's fetch is the data-loading finding's, whatever share it takes
-    return intervals.minus(
-        intervals.union(lo, first), phase_intervals(ctx.breakdown, Phase.DATA_LOADING)
+    # the batch's fetch is the data-loading finding's, whatever share it takes; one-time
+    # start-up before a first launch (a first cuBLAS call initialising the context) is the
+    # start-up finding's: no step of the steady state waits for it
+    data = phase_intervals(ctx.breakdown, Phase.DATA_LOADING)
+    startup = startup_intervals(ctx.profile)
+    gone = intervals.union(
+        np.concatenate([data[0], startup[0]]), np.concatenate([data[1], startup[1]])
     )
+    return intervals.minus(intervals.union(lo, first), gone)

@@ -16,15 +16,18 @@ import numpy as np
 
 from profsight.analyses.step import intervals
 from profsight.knowledge.advice import (
+    STARTUP_DOMINANT_PCT,
     STARTUP_FACTOR,
     STARTUP_MAX_BUSY,
     STARTUP_MIN_CALLS,
     STARTUP_MIN_US,
+    STARTUP_REPEATED_DOMINANT_PCT,
 )
 from profsight.knowledge.ops import lookup_op
 from profsight.knowledge.rows import (
     BLOCKING_COPY_CALLS,
     COMPILE_ROWS,
+    FIRST_USE_CALLS,
     STARTUP_ROWS,
     RowKind,
     classify,
@@ -52,10 +55,12 @@ def _startup_events(profile: Profile) -> I64:
     if len(host) == 0:
         return host
     known = [i for i, s in enumerate(ev.strings) if s in STARTUP_ROWS]
-    found = [host[np.isin(ev.name[host], known)], compile_events(profile)]
+    first_use = [i for i, s in enumerate(ev.strings) if s in FIRST_USE_CALLS]
+    long_first_use = np.isin(ev.name[host], first_use) & (ev.dur[host] >= STARTUP_MIN_US * 1000)
+    found = [host[np.isin(ev.name[host], known)], host[long_first_use], compile_events(profile)]
     # a long copy or sync is the host waiting (for the device, maybe for work queued before
     # the window), not start-up
-    waits = [i for i, s in enumerate(ev.strings) if _is_wait(s)]
+    waits = [i for i, s in enumerate(ev.strings) if is_wait(s)]
     host = host[~np.isin(ev.name[host], waits)]
     names = ev.name[host]
     order = np.argsort(names, kind="stable")
@@ -134,8 +139,22 @@ def startup_intervals(profile: Profile) -> tuple[I64, I64]:
     return intervals.union(ev.start[events], ev.end_of(events))
 
 
-def _is_wait(name: str) -> bool:
+def is_wait(name: str) -> bool:
+    """A copy, a copy call or a sync: a long call of it waited for the device."""
     info = lookup_op(name)
     if info is not None and info.category in WAIT_CATEGORIES:
         return True
     return name in BLOCKING_COPY_CALLS or classify(name) is RowKind.SYNC
+
+
+def dominant_pct(repeated: bool) -> float:
+    """The share of the window past which one-time start-up dominates it: a window of one
+    pass cannot be judged past `STARTUP_DOMINANT_PCT` (that pass is the first, cold); one
+    whose work repeats, past `STARTUP_REPEATED_DOMINANT_PCT`."""
+    return STARTUP_REPEATED_DOMINANT_PCT if repeated else STARTUP_DOMINANT_PCT
+
+
+def dominates(share_pct: float, repeated: bool) -> bool:
+    """Whether start-up fills the window so that its steady state cannot be judged: the
+    verdict is then "not judged" and the start-up finding comes first."""
+    return share_pct >= dominant_pct(repeated)
