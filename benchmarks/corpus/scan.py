@@ -23,12 +23,27 @@ from typing import Any
 
 DEVICE_CATS = {"kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset"}
 FAMILIES = [
-    ("communication", re.compile(r"nccl|rccl|all_?reduce|all_?gather|reduce_?scatter|alltoall|"
-                                 r"deep_?ep|dispatch_kernel|combine_kernel|cross_device", re.I)),
+    (
+        "communication",
+        re.compile(
+            r"nccl|rccl|all_?reduce|all_?gather|reduce_?scatter|alltoall|"
+            r"deep_?ep|dispatch_kernel|combine_kernel|cross_device",
+            re.I,
+        ),
+    ),
     ("attention", re.compile(r"flash|fmha|attention|attn|sdpa", re.I)),
-    ("conv", re.compile(r"conv|cudnn|winograd|implicit_?gemm|miopen|igemm|dgrad|wgrad|fprop", re.I)),
-    ("gemm", re.compile(r"gemm|sgemm|hgemm|cutlass|xmma|Cijk_|matmul|nvjet|gemv|dot_kernel|"
-                        r"wmma|mma_|cublas", re.I)),
+    (
+        "conv",
+        re.compile(r"conv|cudnn|winograd|implicit_?gemm|miopen|igemm|dgrad|wgrad|fprop", re.I),
+    ),
+    (
+        "gemm",
+        re.compile(
+            r"gemm|sgemm|hgemm|cutlass|xmma|Cijk_|matmul|nvjet|gemv|dot_kernel|"
+            r"wmma|mma_|cublas",
+            re.I,
+        ),
+    ),
     ("optimizer", re.compile(r"multi_tensor_apply|adam|sgd_|fused_adam", re.I)),
     ("norm", re.compile(r"norm", re.I)),
     ("reduce", re.compile(r"reduce_kernel|softmax|reduction", re.I)),
@@ -77,8 +92,12 @@ def scan(path: Path) -> None:
     print(f"== {path}  ({path.stat().st_size:,} bytes, {len(events):,} events)")
     props = doc.get("deviceProperties") or []
     names = Counter(p.get("name", "?") for p in props if isinstance(p, dict))
-    print("devices:", dict(names) or "none listed", "| keys:",
-          [k for k in doc if k not in ("traceEvents", "deviceProperties")][:14])
+    print(
+        "devices:",
+        dict(names) or "none listed",
+        "| keys:",
+        [k for k in doc if k not in ("traceEvents", "deviceProperties")][:14],
+    )
     if doc.get("distributedInfo"):
         print("distributedInfo:", json.dumps(doc["distributedInfo"])[:200])
     cats = Counter((e.get("ph"), e.get("cat")) for e in events)
@@ -98,8 +117,10 @@ def scan(path: Path) -> None:
         by_pid[e.get("pid")].append((float(e["ts"]), float(e["ts"]) + float(e.get("dur", 0) or 0)))
     for pid, iv in sorted(by_pid.items(), key=lambda kv: str(kv[0])):
         busy = union(iv)
-        print(f"device pid {pid}: {len(iv)} items, busy {ms(busy)} = {100 * busy / window:.1f}% "
-              f"of window, span {ms(max(e for _, e in iv) - min(s for s, _ in iv))}")
+        print(
+            f"device pid {pid}: {len(iv)} items, busy {ms(busy)} = {100 * busy / window:.1f}% "
+            f"of window, span {ms(max(e for _, e in iv) - min(s for s, _ in iv))}"
+        )
         gaps = []
         srt = sorted(iv)
         end = srt[0][1]
@@ -108,8 +129,10 @@ def scan(path: Path) -> None:
                 gaps.append(s - end)
             end = max(end, e)
         if gaps:
-            print(f"   gaps: {len(gaps)}, median {statistics.median(gaps):.1f} us, "
-                  f"total {ms(sum(gaps))}")
+            print(
+                f"   gaps: {len(gaps)}, median {statistics.median(gaps):.1f} us, "
+                f"total {ms(sum(gaps))}"
+            )
     fam_time: Counter[str] = Counter()
     kern: dict[str, list[float]] = defaultdict(list)
     for e in dev:
@@ -123,16 +146,26 @@ def scan(path: Path) -> None:
             fam_time[family(name)] += d
         kern[name].append(d)
     tot = sum(fam_time.values()) or 1.0
-    print("device time by family:",
-          ", ".join(f"{k} {ms(v)} ({100 * v / tot:.0f}%)" for k, v in fam_time.most_common()))
-    durs = [d for e in dev if e.get("cat") in ("kernel", "Kernel")
-            for d in [float(e.get("dur", 0) or 0)]]
+    print(
+        "device time by family:",
+        ", ".join(f"{k} {ms(v)} ({100 * v / tot:.0f}%)" for k, v in fam_time.most_common()),
+    )
+    durs = [
+        d
+        for e in dev
+        if e.get("cat") in ("kernel", "Kernel")
+        for d in [float(e.get("dur", 0) or 0)]
+    ]
     if durs:
-        print(f"kernels: {len(durs)}, median {statistics.median(durs):.1f} us, "
-              f"{100 * sum(d < 10 for d in durs) / len(durs):.0f}% under 10 us")
+        print(
+            f"kernels: {len(durs)}, median {statistics.median(durs):.1f} us, "
+            f"{100 * sum(d < 10 for d in durs) / len(durs):.0f}% under 10 us"
+        )
     print("top device items:")
     for name, ds in sorted(kern.items(), key=lambda kv: -sum(kv[1]))[:10]:
-        print(f"   {ms(sum(ds)):>13} {len(ds):>6}x med {statistics.median(ds):9.1f} us  {name[:110]}")
+        print(
+            f"   {ms(sum(ds)):>13} {len(ds):>6}x med {statistics.median(ds):9.1f} us  {name[:110]}"
+        )
     rt: dict[str, list[float]] = defaultdict(list)
     for e in xs:
         name = str(e.get("name", ""))
@@ -141,23 +174,43 @@ def scan(path: Path) -> None:
     if rt:
         print("runtime calls (count, total, max):")
         for name, ds in sorted(rt.items(), key=lambda kv: -sum(kv[1]))[:14]:
-            print(f"   {name:<32} {len(ds):>6} {ms(sum(ds)):>13} max {ms(max(ds))} "
-                  f"= {100 * sum(ds) / window:.1f}% of window")
+            print(
+                f"   {name:<32} {len(ds):>6} {ms(sum(ds)):>13} max {ms(max(ds))} "
+                f"= {100 * sum(ds) / window:.1f}% of window"
+            )
     steps = [e for e in xs if str(e.get("name", "")).startswith("ProfilerStep#")]
     if steps:
-        print(f"ProfilerStep: {len(steps)}:",
-              ", ".join(f"{e['name'][13:]}={ms(float(e.get('dur', 0)))}" for e in steps[:12]))
-    host = [e for e in xs if e.get("cat") in ("cpu_op", "Operator", "user_annotation",
-                                               "python_function", None)]
+        print(
+            f"ProfilerStep: {len(steps)}:",
+            ", ".join(f"{e['name'][13:]}={ms(float(e.get('dur', 0)))}" for e in steps[:12]),
+        )
+    host = [
+        e
+        for e in xs
+        if e.get("cat") in ("cpu_op", "Operator", "user_annotation", "python_function", None)
+    ]
     pf = sum(1 for e in xs if e.get("cat") == "python_function")
     print(f"host ops: {len(host)} (python_function {pf})")
     for e in sorted(host, key=lambda e: -float(e.get("dur", 0) or 0))[:12]:
-        print(f"   {ms(float(e.get('dur', 0))):>13} at +{ms(float(e['ts']) - t0):>12}  "
-              f"[{e.get('cat')}] tid {e.get('tid')} {str(e.get('name'))[:90]}")
-    for key in ("enumerate(DataLoader)", "Optimizer.step", "autograd::engine", "nccl:",
-                "record_param_comms", "c10d::", "cudaGraphLaunch", "CompiledFunction",
-                "Torch-Compiled Region", "aten::to", "aten::copy_", "aten::item",
-                "aten::_local_scalar_dense"):
+        print(
+            f"   {ms(float(e.get('dur', 0))):>13} at +{ms(float(e['ts']) - t0):>12}  "
+            f"[{e.get('cat')}] tid {e.get('tid')} {str(e.get('name'))[:90]}"
+        )
+    for key in (
+        "enumerate(DataLoader)",
+        "Optimizer.step",
+        "autograd::engine",
+        "nccl:",
+        "record_param_comms",
+        "c10d::",
+        "cudaGraphLaunch",
+        "CompiledFunction",
+        "Torch-Compiled Region",
+        "aten::to",
+        "aten::copy_",
+        "aten::item",
+        "aten::_local_scalar_dense",
+    ):
         hit = [e for e in host if key in str(e.get("name", ""))]
         if hit:
             print(f"   '{key}': {len(hit)} ranges, {ms(sum(float(e.get('dur', 0)) for e in hit))}")
