@@ -218,3 +218,13 @@ def test_kernels_launched_from_no_recorded_op_are_read(name: str) -> None:
     judging launch overhead found no op on the launching thread and failed with an
     IndexError while this work was under way; the GPU idles 52% of the step."""
     assert _order(_explain(name))[0] == "gpu_idle"
+
+
+def test_the_demo_under_load_puts_the_model_first() -> None:
+    """The seed's demo recorded beside two busy loops (tests/data/recorded/README.md): its
+    convolutions come first, before any start-up or per-step cost a loaded machine adds
+    (issue 36: a 9% start-up once came above them), and the CPU run is heavy for its
+    hardware."""
+    report = profsight.explain(str(DATA / "recorded" / "demo_under_load.pt.trace.json.gz"))
+    assert _order(report)[0] == "compute_conv"
+    assert report.verdict is not None and report.verdict.judgement == "too_heavy_for_hardware"
