@@ -13,7 +13,7 @@ from profsight.analyses.findings.setup import flops_unknown
 from profsight.analyses.step import intervals
 from profsight.analyses.step.clocks import DEVICE_CLOCK
 from profsight.analyses.step.context import Context
-from profsight.analyses.step.startup import dominant_pct, dominates
+from profsight.analyses.step.startup import dominates
 from profsight.knowledge import advice
 from profsight.knowledge.advice import (
     BORDERLINE_FRACTION,
@@ -33,6 +33,7 @@ from profsight.knowledge.advice import (
     REST_BUSY,
     SATURATED_PCT,
     SHORT_STEP_US,
+    STARTUP_DOMINANT_PCT,
     STARVED_PCT,
 )
 from profsight.knowledge.graph_capture import CAPTURE_VERDICT
@@ -108,9 +109,6 @@ class StepFacts:
     captured: tuple[str, ...] = ()
     """Why the window is a CUDA-graph capture, not steps (`findings.capture`): then the run
     is not judged."""
-    repeated: bool = False
-    """The window holds its work more than once (`analyses.step.repeats`): start-up then
-    dominates it only past a larger share (`analyses.step.startup.dominant_pct`)."""
 
     @property
     def inference(self) -> bool:
@@ -164,7 +162,6 @@ def trace_facts(ctx: Context) -> StepFacts:
         timeline=True,
         unrecorded=unrecorded,
         captured=captured,
-        repeated=ctx.repeated,
     )
 
 
@@ -228,7 +225,7 @@ def _borderline(facts: StepFacts, data_first: bool) -> list[str]:
     their threshold, each with both numbers."""
     busy = facts.device_busy_pct
     checks: list[tuple[str, float | None, float, str]] = [
-        ("one-time start-up", facts.phase(Phase.STARTUP), dominant_pct(facts.repeated), "%"),
+        ("one-time start-up", facts.phase(Phase.STARTUP), STARTUP_DOMINANT_PCT, "%"),
         ("launched work held back", facts.device_idle_pct.get("held"), HELD_DOMINANT_PCT, "%"),
         ("device busy", busy, STARVED_PCT, "%"),
         ("device busy", busy, SATURATED_PCT, "%"),
@@ -318,7 +315,7 @@ def _decide(ctx: StepFacts, findings: list[Finding]) -> Verdict:
             HELD_VERDICT.format(held=held)
             + (REST_BUSY.format(busy=busy_pct) if busy_pct is not None else "."),
         )
-    if dominates(startup, ctx.repeated):
+    if dominates(startup):
         return _verdict(
             "host",
             NOT_JUDGED,

@@ -413,19 +413,6 @@ STARTUP_FACTOR: Final = 20.0
 STARTUP_MIN_CALLS: Final = 3
 STARTUP_MIN_US: Final = 5_000.0
 STARTUP_DOMINANT_PCT: Final = 50.0
-#: ... in a window of one pass. A window whose work repeats (several steps, a benchmark loop)
-#: can be judged on the repetitions after the first even past that share: start-up dominates
-#: it only when it is at least twice the steady work beside it (issue 36: a 10 ms window of
-#: three compiled iterations whose first is 53% start-up shows its steady two as clearly as
-#: a longer window would).
-STARTUP_REPEATED_DOMINANT_PCT: Final = 200.0 / 3.0
-#: A window's device work repeats (`analyses.step.repeats`) when its kernel names recur with
-#: a period for at least this share of the compared items (the streams of an iteration can
-#: interleave a little differently from one to the next); at most this many periods tried
-#: and this many items compared, so that a huge trace costs little.
-REPEAT_MATCH: Final = 0.8
-REPEAT_MAX_CANDIDATES: Final = 256
-REPEAT_MAX_COMPARED: Final = 4096
 #: A long call during which the device is busy this fraction of the time or more is the host
 #: waiting for the device (a sync, a blocking copy), not start-up: start-up (loading code,
 #: autotuning, compiling) happens before the device has the work.

@@ -10,7 +10,7 @@ import numpy as np
 from profsight.analyses.step import intervals
 from profsight.analyses.step.context import Context
 from profsight.analyses.step.flops import MATMULS
-from profsight.analyses.step.startup import compile_events, dominant_pct, startup_events
+from profsight.analyses.step.startup import compile_events, startup_events
 from profsight.analyses.step.unrecorded import unrecorded_device
 from profsight.knowledge import advice
 from profsight.knowledge.advice import (
@@ -128,23 +128,16 @@ def _startup(ctx: Context) -> list[Finding]:
         longest = events[np.argsort(-ev.dur[events])][:3] if len(events) else events
         names = [f"{ev.strings[ev.name[e]]} ({ev.dur[e] / 1e6:.1f} ms)" for e in longest.tolist()]
         explanation = advice.STARTUP_EXPLANATION.format(calls=", ".join(names))
-    return [
-        _startup_finding(share, explanation, steps_before(ctx), ctx.startup_dominates, ctx.repeated)
-    ]
+    return [_startup_finding(share, explanation, steps_before(ctx), ctx.startup_dominates)]
 
 
 def _startup_finding(
-    share: float,
-    explanation: str,
-    before: int | None = None,
-    dominant: bool = False,
-    repeated: bool = False,
+    share: float, explanation: str, before: int | None = None, dominant: bool = False
 ) -> Finding:
     """`before`: the steps that ran before the recorded ones (`steps_before`): a schedule
     that warmed up is not told to add a warm-up. `dominant`: start-up fills the window
-    (`analyses.step.startup.dominates`; `repeated`: the window's work repeats)."""
+    (`analyses.step.startup.dominates`)."""
     warmed_up = before is not None and before >= advice.WARMED_UP_STEPS
-    bar = dominant_pct(repeated)
     return replace(
         setup_finding(
             (advice.STARTUP_DOMINANT_TITLE if dominant else advice.STARTUP_TITLE).format(
@@ -162,17 +155,15 @@ def _startup_finding(
             Evidence("one-time start-up", f"{share:.0f}% of the profiled window"),
             Evidence(
                 "dominates the window" if dominant else "steady step",
-                f"from {bar:.0f}% of a window "
-                + ("whose work repeats" if repeated else "of one pass")
+                f"from {advice.STARTUP_DOMINANT_PCT:g}% of the window"
                 if dominant
                 else advice.STARTUP_ONE_TIME,
             ),
         ),
         trigger=f"one-off calls ({STARTUP_FACTOR:g}x their kind's median, >= "
         f"{STARTUP_MIN_US / 1000:g} ms, or a first use of the device), or torch.compile's "
-        f"compile ranges >= {PROFILER_OVERHEAD_PCT:g}% of the window; first when they "
-        f"dominate it (>= {advice.STARTUP_DOMINANT_PCT:g}% of a window of one pass, >= "
-        f"{advice.STARTUP_REPEATED_DOMINANT_PCT:.0f}% of one whose work repeats)",
+        f"compile ranges >= {PROFILER_OVERHEAD_PCT:g}% of the window; first, not judged, "
+        f"from {advice.STARTUP_DOMINANT_PCT:g}% of it",
     )
 
 

@@ -44,7 +44,6 @@ def printed_facts(
         step_us=step.step_us,
         steps=step.steps,
         phase_pct=phases,
-        repeated=step.steps >= 2,
         unknown=_unknown(step),
         device_busy_pct=None if device is None or device_only else device.busy_pct,
         device_idle_pct=idle_causes(step, device),
@@ -102,7 +101,7 @@ def printed_setup(step: PrintedStep, table: ProfilerTable) -> list[Finding]:
         )
     share, startup = printed_startup(table)
     if share >= PROFILER_OVERHEAD_PCT:
-        dominant = dominates(share, step.steps >= 2)
+        dominant = dominates(share)
         finding = setup_finding(
             (advice.STARTUP_DOMINANT_TITLE if dominant else advice.PRINTED_STARTUP_TITLE).format(
                 share=share

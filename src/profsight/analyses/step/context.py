@@ -9,7 +9,6 @@ from profsight.analyses.roofline import Roofline, roofline
 from profsight.analyses.step.breakdown import Breakdown, StepBreakdown, breakdown
 from profsight.analyses.step.comms import Communication, communication
 from profsight.analyses.step.flops import OpFlops, op_flops
-from profsight.analyses.step.repeats import repeats
 from profsight.analyses.step.startup import dominates
 from profsight.analyses.step.unrecorded import unrecorded_device
 from profsight.knowledge.advice import PHASE_RULES_BY_PHASE
@@ -44,12 +43,6 @@ class Context:
         """One-time start-up per step (the ``startup`` phase)."""
         return self.average.host_us.get(Phase.STARTUP.value, 0.0)
 
-    @cached_property
-    def repeated(self) -> bool:
-        """The window holds its work more than once (`analyses.step.repeats`)."""
-        steps = len(self.breakdown.steps) if self.breakdown.windows == "profiler steps" else 0
-        return repeats(self.profile, steps)
-
     @property
     def startup_pct(self) -> float:
         """One-time start-up, % of the profiled window."""
@@ -58,7 +51,7 @@ class Context:
     @property
     def startup_dominates(self) -> bool:
         """Start-up fills the window: its steady state cannot be judged (`dominates`)."""
-        return dominates(self.startup_pct, self.repeated)
+        return dominates(self.startup_pct)
 
     @property
     def held_us(self) -> float:

@@ -21,7 +21,6 @@ from profsight.knowledge.advice import (
     STARTUP_MAX_BUSY,
     STARTUP_MIN_CALLS,
     STARTUP_MIN_US,
-    STARTUP_REPEATED_DOMINANT_PCT,
 )
 from profsight.knowledge.ops import lookup_op
 from profsight.knowledge.rows import (
@@ -147,14 +146,8 @@ def is_wait(name: str) -> bool:
     return name in BLOCKING_COPY_CALLS or classify(name) is RowKind.SYNC
 
 
-def dominant_pct(repeated: bool) -> float:
-    """The share of the window past which one-time start-up dominates it: a window of one
-    pass cannot be judged past `STARTUP_DOMINANT_PCT` (that pass is the first, cold); one
-    whose work repeats, past `STARTUP_REPEATED_DOMINANT_PCT`."""
-    return STARTUP_REPEATED_DOMINANT_PCT if repeated else STARTUP_DOMINANT_PCT
-
-
-def dominates(share_pct: float, repeated: bool) -> bool:
-    """Whether start-up fills the window so that its steady state cannot be judged: the
-    verdict is then "not judged" and the start-up finding comes first."""
-    return share_pct >= dominant_pct(repeated)
+def dominates(share_pct: float) -> bool:
+    """Whether start-up fills the window so that its steady state cannot be judged (from
+    `STARTUP_DOMINANT_PCT`): the verdict is then "not judged" and the start-up finding comes
+    first. Below it, the start-up is a one-time cost beside a steady state that can be read."""
+    return share_pct >= STARTUP_DOMINANT_PCT
