@@ -313,8 +313,15 @@ def breakdown(profile: Profile) -> Breakdown:
         s, e, phase, ranges = seg_s[near], seg_e[near], seg_phase[near], in_range[near]
         host = _phase_times(s, e, phase, lo, hi)
         _move_startup(host, (s, e, phase), intervals.near(*startup, lo, hi), lo, hi)
-        _move_startup_gaps(
-            host, intervals.near(*covered, lo, hi), intervals.near(*startup, lo, hi), lo, hi
+        # the step thread's wait, in no range, while start-up runs on another thread (a
+        # backward's first launch loading its module on autograd's thread) is the start-up's
+        _move_waiting(
+            host,
+            intervals.near(*covered, lo, hi),
+            intervals.near(*startup, lo, hi),
+            lo,
+            hi,
+            Phase.STARTUP,
         )
         _move_waiting(
             host,
@@ -433,26 +440,6 @@ def _move_startup(
             host[Phase.STARTUP.value] = host.get(Phase.STARTUP.value, 0.0) + us
 
 
-def _move_startup_gaps(
-    host: dict[str, float],
-    covered: tuple[I64, I64],
-    startup: tuple[I64, I64],
-    lo: int,
-    hi: int,
-) -> None:
-    """The step thread's time in no range while one-time start-up runs on another thread
-    (a first launch of the backward loading its module on autograd's thread, while
-    ``loss.backward()`` waits): that wait is the start-up's, before any other claims it."""
-    spans = intervals.clip(*startup, lo, hi)
-    if len(spans[0]) == 0:
-        return
-    gaps = intervals.complement(*intervals.clip(*covered, lo, hi), lo, hi)
-    moved = min(intervals.overlap(gaps, spans) / 1000.0, host.get(Phase.OTHER.value, 0.0))
-    if moved > 0:
-        host[Phase.OTHER.value] -= moved
-        host[Phase.STARTUP.value] = host.get(Phase.STARTUP.value, 0.0) + moved
-
-
 def _backward_elsewhere(profile: Profile, others: I64) -> tuple[I64, I64]:
     """When autograd's own thread runs backward (GPU runs): the union of its ranges."""
     ev = profile.events
@@ -471,7 +458,8 @@ def _move_waiting(
 ) -> None:
     """Time the step's thread spends in no range while work it waits for runs on another
     thread is that wait, not "other": backward on autograd's thread (``loss.backward()``
-    blocks), a collective on gloo's worker thread (DDP waits for the gradient all-reduce)."""
+    blocks), a collective on gloo's worker thread (DDP waits for the gradient all-reduce),
+    one-time start-up on another thread."""
     if len(elsewhere[0]) == 0:
         return
     gaps = intervals.complement(*intervals.clip(*covered, lo, hi), lo, hi)
