@@ -45,6 +45,7 @@ from profsight.analyses.verdict import Verdict, trace_facts, verdict
 from profsight.knowledge.advice import (
     COMPUTE_PREFIX,
     INCLUSIVE_DEVICE,
+    LEAF_DEVICE,
     READABLE_TABLE_PCT,
     TOO_LITTLE,
     TOO_LITTLE_TRACE,
@@ -145,16 +146,18 @@ def diagnose_table(run: PrintedRun) -> Diagnosis:
     table = with_metric_rows(run.table, run.profiles)
     step = printed_step(table, exclusive=run.exclusive)
     device = None
-    if step is not None and not run.inclusive_device:
-        device = printed_device(table, step)
+    if step is not None:
+        device = printed_device(table, step, run.inclusive_device)
         if device is not None and device.work_us > step.step_us:
             step = device_bound(step, device.work_us)  # the device's clock bounds it
-            device = printed_device(table, step)
+            device = printed_device(table, step, run.inclusive_device)
     if step is None or _too_little(step, run, device is not None):
         # no step to judge: what the rows' printed shares still carry, else "not judged"
         found = tuple(ranked(fragment_findings(table)))
         return Diagnosis(Breakdown((), "", "none"), found, None, limits=(TOO_LITTLE,))
-    limits = (INCLUSIVE_DEVICE,) if run.inclusive_device else ()
+    limits: tuple[str, ...] = ()
+    if run.inclusive_device:
+        limits = (LEAF_DEVICE if device is not None else INCLUSIVE_DEVICE,)
     findings = printed_findings(step, device, table)
     findings += copy_churn(table.rows, step.steps, step.share, device is not None)
     findings = host.without_explained(findings)

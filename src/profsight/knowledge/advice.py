@@ -1333,8 +1333,16 @@ TOO_LITTLE: Final = (
 #: Said of a torch <= 1.6 table, whose device columns are judged unreadable.
 INCLUSIVE_DEVICE: Final = (
     "torch <= 1.6 printed inclusive CUDA times only, and its 'CUDA time total' sums them over "
-    "nested ops (counting a kernel once per op around it): the device's work and idle time "
-    "cannot be read from this table, so it is judged on its CPU columns."
+    "nested ops (counting a kernel once per op around it); no printed op without ops inside "
+    "it ran device work, so the device's work and idle time cannot be read from this table, "
+    "and it is judged on its CPU columns."
+)
+#: Said of a torch <= 1.6 table read from its leaf ops (`analyses.step.table_legacy`).
+LEAF_DEVICE: Final = (
+    "torch <= 1.6 printed inclusive CUDA times only (CUDA events around each op: about the "
+    "larger of its device and host time), and its 'CUDA time total' counts a kernel once per "
+    "op around it: the device's work is read from the ops with no op inside them (self CPU = "
+    "CPU total), whose device time is their own, so how busy the device was is an upper bound."
 )
 #: Said of a trace whose profiled steps hold nothing but themselves: no op, no range, no
 #: device work (a schedule whose active steps recorded nothing, a window closed at once).

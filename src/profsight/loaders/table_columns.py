@@ -81,8 +81,8 @@ DEVICE_TEMPLATES: Final[dict[str, ColumnSpec]] = {
     "{dev} time avg": ColumnSpec(DERIVED, CellKind.TIME, device=True),
     "{dev} Mem": ColumnSpec("device_mem", CellKind.MEMORY, device=True),
     "Self {dev} Mem": ColumnSpec("self_device_mem", CellKind.MEMORY, device=True),
-    # torch <= 1.6: share of the summed (inclusive) CUDA totals; no Row field holds it
-    "{dev} total %": ColumnSpec(EXTRA, CellKind.PERCENT, device=True),
+    # torch <= 1.6: share of the summed (inclusive) CUDA totals
+    "{dev} total %": ColumnSpec("device_total_pct", CellKind.PERCENT, device=True),
 }
 
 _DEV = r"(?P<dev>[A-Za-z][A-Za-z0-9_]*)"

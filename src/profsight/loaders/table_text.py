@@ -299,6 +299,14 @@ class _TableReader:
             device_from_shares = _total_from_shares(
                 rows, shown_device, lambda r: r.self_device_us, lambda r: r.self_device_pct
             )
+        if f"{device} time total" not in footer and LEGACY_TITLES.intersection(titles):
+            # torch <= 1.6: its footer's inclusive sum, from a row's CUDA total %
+            device_from_shares = _total_from_shares(
+                rows,
+                sum(r.device_total_us for r in rows),
+                lambda r: r.device_total_us,
+                lambda r: r.device_total_pct,
+            )
         device_total = footer.get(
             f"Self {device} time total",
             footer.get(f"{device} time total", device_from_shares or shown_device),

@@ -32,7 +32,7 @@ class ParsedTable:
     """Per row, the ``Total FLOPs`` cell in FLOPs (``--`` is None); empty without it."""
     extra_cells: tuple[dict[str, str], ...] = field(default=())
     """Per row, the cells of columns no `Row` field holds (``Overload Name``, ``Node ID``,
-    ``Source Location`` with its continuation lines, legacy ``CUDA total %``)."""
+    ``Source Location`` with its continuation lines)."""
     total_from_shares: bool = False
     """No footer was printed, and the ``Self CPU time total`` was read from a row's Self
     CPU and its Self CPU % (torch's share of that total): the table still tells the whole

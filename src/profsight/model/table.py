@@ -55,6 +55,9 @@ class Row:
     is_async: bool = False
     """torch's async flag (of the row's first event): a range left open when the profiler
     stopped. torch gives it no self time and prints its CPU total % as 0."""
+    device_total_pct: float = 0.0
+    """torch <= 1.6's printed ``CUDA total %``: the row's inclusive device time as a share of
+    the summed inclusive device times of every row (0 where not printed)."""
 
     @property
     def cpu_avg_us(self) -> float:

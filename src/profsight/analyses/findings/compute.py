@@ -19,7 +19,7 @@ from profsight.analyses.step import intervals
 from profsight.analyses.step.clocks import step_of
 from profsight.analyses.step.context import Context
 from profsight.analyses.step.startup import startup_intervals
-from profsight.analyses.step.table_device import TOTALS_BASIS, PrintedDevice
+from profsight.analyses.step.table_device import PrintedDevice
 from profsight.analyses.step.table_step import PrintedStep
 from profsight.knowledge.advice import (
     COMPILED_REGION_ROWS,
@@ -387,7 +387,7 @@ def _table_compute(step: PrintedStep, device: PrintedDevice | None) -> list[Find
     def cost(r: Row) -> float:
         if device is None:
             return r.self_cpu_us
-        return r.device_total_us if device.family_basis == TOTALS_BASIS else r.self_device_us
+        return r.device_total_us if device.reads_totals else r.self_device_us
 
     leaders = sorted(
         (r for f, rs in rows.items() if COMPUTE_FINDINGS.get(f) == top for r in rs),

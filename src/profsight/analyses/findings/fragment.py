@@ -8,7 +8,8 @@ its percentages do:
 
 * one-time start-up, where the rows show it (`table_setup.printed_startup`): a fragment is
   judged as one pass;
-* the device's time by family, from the rows' ``Self CUDA %``: collectives holding at least
+* the device's time by family, from the rows' ``Self CUDA %`` (a torch <= 1.6 fragment's leaf
+  ops' ``CUDA total %``, `table_legacy`): collectives holding at least
   `COMMUNICATION_BOUND_SHARE` of it are the run's communication, whatever compute it did; a
   compute family holding the most of it is where the device's time goes;
 * otherwise nothing: the fragment is not judged, and the finding says what to paste.
@@ -16,12 +17,14 @@ its percentages do:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from profsight.analyses.findings.communication import fragment_communication
 from profsight.analyses.findings.setup import setup_finding
 from profsight.analyses.findings.table_setup import printed_startup
 from profsight.analyses.step.table_device import is_device_label
+from profsight.analyses.step.table_legacy import device_leaves, family_of
 from profsight.knowledge import advice
 from profsight.knowledge.kernels import decode_kernel
 from profsight.knowledge.op_families import (
@@ -74,8 +77,15 @@ def _device_shares(table: ProfilerTable) -> list[Finding]:
     """The device's time by family from the rows' Self CUDA % (of the whole run's device
     total): the kernels' own rows where the fragment prints any, else the ops' (an op's self
     device time is the kernels it launched: counting both would count them twice). The
-    collectives are the larger of the two sums, as their kernels and their ops name them."""
+    collectives are the larger of the two sums, as their kernels and their ops name them.
+    A torch <= 1.6 fragment prints no Self CUDA %: its leaf ops' CUDA total % (lower bounds
+    on their shares of the device's work, `table_legacy`) stand in for it."""
     kinds = {id(r): row_kind(r, table) for r in table.rows}
+    if not any(r.self_device_pct > 0 for r in table.rows):
+        leaves = [r for r in device_leaves(table, kinds) if r.device_total_pct > 0]
+        shares = {f: sum(r.device_total_pct for r in rows) for f, rows in _grouped(leaves).items()}
+        collectives = shares.get(COLLECTIVES, 0.0)
+        return _readings(shares, collectives, _leaf_evidence(leaves))
     timed = [
         r
         for r in table.rows
@@ -91,6 +101,16 @@ def _device_shares(table: ProfilerTable) -> list[Finding]:
         _by_family(device_rows, kinds, device=True).get(COLLECTIVES, 0.0),
         _by_family(op_rows, kinds, device=False).get(COLLECTIVES, 0.0),
     )
+    return _readings(shares, collectives, lambda family: _evidence(timed, kinds, family))
+
+
+def _readings(
+    shares: dict[str, float],
+    collectives: float,
+    evidence: Callable[[str], tuple[Evidence, ...]],
+) -> list[Finding]:
+    """What the families' shares of the device's time carry: the collectives where they
+    hold half of it or the most of it, else the compute family holding the most."""
     shares[COLLECTIVES] = collectives
     largest = max(shares, key=lambda f: shares[f], default=None)
     # collectives at least half the device's time, or its largest share: where to look first
@@ -98,7 +118,7 @@ def _device_shares(table: ProfilerTable) -> list[Finding]:
     if collectives >= advice.COMMUNICATION_BOUND_SHARE or (
         largest == COLLECTIVES and collectives >= advice.COMMUNICATION_PCT
     ):
-        return fragment_communication(collectives, _evidence(timed, kinds, COLLECTIVES))
+        return fragment_communication(collectives, evidence(COLLECTIVES))
     compute = {f: v for f, v in shares.items() if f in COMPUTE_FINDINGS}
     if not compute:
         return []
@@ -112,7 +132,7 @@ def _device_shares(table: ProfilerTable) -> list[Finding]:
             title=advice.FRAGMENT_COMPUTE_TITLE.format(
                 family=FAMILY_LABELS[family].capitalize(), share=share
             ),
-            evidence=_evidence(timed, kinds, family),
+            evidence=evidence(family),
             explanation=advice.FRAGMENT_SHARES_NOTE.strip(),
             recommendation=advice.FRAGMENT_ADVICE,
             at_stake_pct=share,
@@ -121,6 +141,31 @@ def _device_shares(table: ProfilerTable) -> list[Finding]:
             confidence=advice.FRAGMENT_CONFIDENCE,
         )
     ]
+
+
+def _grouped(leaves: list[Row]) -> dict[str, list[Row]]:
+    groups: dict[str, list[Row]] = {}
+    for row in leaves:
+        groups.setdefault(family_of(row), []).append(row)
+    return groups
+
+
+def _leaf_evidence(leaves: list[Row]) -> Callable[[str], tuple[Evidence, ...]]:
+    """A legacy fragment's leaf ops of a family, by their printed CUDA total %."""
+
+    def evidence(family: str) -> tuple[Evidence, ...]:
+        mine = sorted(_grouped(leaves).get(family, []), key=lambda r: -r.device_total_pct)
+        return tuple(
+            Evidence(
+                r.name,
+                f"at least {r.device_total_pct:.1f}% of the device's time "
+                "(its CUDA total %, an op with no op inside it)",
+                (r.name,),
+            )
+            for r in mine[:4]
+        )
+
+    return evidence
 
 
 def _family(row: Row, kinds: dict[int, RowKind], device: bool) -> str:

@@ -13,6 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from profsight.analyses.step.table_legacy import (
+    LEAF_BASIS,
+    device_leaves,
+    leaf_families,
+    leaf_work_us,
+)
 from profsight.analyses.step.table_step import PrintedStep
 from profsight.knowledge.advice import BLOCKING_CALL_US, BLOCKING_COPY_FRACTION
 from profsight.knowledge.collectives import COMM_LABEL
@@ -74,6 +80,11 @@ class PrintedDevice:
     ranges) that the table's device total counts and `work_us` leaves out."""
 
     @property
+    def reads_totals(self) -> bool:
+        """The families were read from rows' device totals, not their self device time."""
+        return self.family_basis in (TOTALS_BASIS, LEAF_BASIS)
+
+    @property
     def idle_pct(self) -> float:
         return max(100.0 - self.busy_pct, 0.0)
 
@@ -86,15 +97,27 @@ class PrintedDevice:
         return self.arch in TENSOR_CORE_ARCHS
 
 
-def printed_device(table: ProfilerTable, step: PrintedStep) -> PrintedDevice | None:
-    """The device facts of a table with device columns and device time; else None."""
+def printed_device(
+    table: ProfilerTable, step: PrintedStep, inclusive: bool = False
+) -> PrintedDevice | None:
+    """The device facts of a table with device columns and device time; else None.
+    `inclusive`: the table prints inclusive device times only (torch <= 1.6): the device's
+    work is its leaf ops' (`table_legacy`), None when no leaf ran any."""
     if not table.has_device or table.self_device_total_us <= 0 or not step.step_us:
         return None
     steps = step.steps
     kinds = {id(r): row_kind(r, table) for r in table.rows}
-    labels = counted_labels_us(table, kinds)
-    work = (table.self_device_total_us - labels) / steps
-    families, family_rows, basis = _families(table, kinds, steps)
+    if inclusive:
+        leaves = device_leaves(table, kinds)
+        if not leaves:
+            return None
+        labels = 0.0
+        work = leaf_work_us(table, leaves) / steps
+        families, family_rows, basis = leaf_families(leaves, steps)
+    else:
+        labels = counted_labels_us(table, kinds)
+        work = (table.self_device_total_us - labels) / steps
+        families, family_rows, basis = _families(table, kinds, steps)
     waits: dict[str, float] = {}
     wait_rows: dict[str, list[Row]] = {}
     copy_us = families.get(COPIES, 0.0)
