@@ -395,8 +395,17 @@ QUEUE_FULL_ROWS: Final = frozenset({"Command Buffer Full"})
 #: blocks in ``run_backward`` (torch/csrc/autograd/engine.cpp, ``Engine::execute``: the
 #: device threads of ``thread_main``), so that frame's self time repeats the backward's.
 THREAD_WAIT_FRAMES: Final = re.compile(r"^<built-in method run_backward of ")
-#: The profiler's own bookkeeping rows (Kineto requesting buffers for the device tracer).
-PROFILER_OVERHEAD_ROWS: Final = frozenset({"Activity Buffer Request"})
+#: The profiler's own work, as CUPTI names its overhead records (``CUpti_ActivityOverheadKind``
+#: in cupti_activity.h, the ``CUPTI_ACTIVITY_OVERHEAD_CUPTI_*`` kinds and the activity buffer
+#: request; Kineto prints each as a row of that name): handing the device tracer buffers,
+#: flushing them, CUPTI's instrumentation, resources and UVM set-up. The driver's compiler
+#: and lazy loading are the program's start-up (`STARTUP_ROWS`), a full command buffer the
+#: device's backlog (`QUEUE_FULL_ROWS`): not these. Kineto records them in a process of their
+#: own (pid -1 in a trace), so they sit in no step, and a table's ``Self CPU time total``
+#: holds them beside the program's threads.
+PROFILER_OVERHEAD_ROWS: Final = frozenset(
+    {"Activity Buffer Request", "Buffer Flush", "Instrumentation", "Resource", "UVM Activity Init"}
+)
 #: One-time start-up rows CUPTI records: lazy loading of GPU code on its first launch.
 STARTUP_ROWS: Final = frozenset({"Runtime Triggered Module Loading", "Lazy Function Loading"})
 #: Runtime calls that do one-time work on a process's first use of the device, whatever

@@ -53,6 +53,7 @@ from profsight.knowledge.rows import (
     LIGHTNING_ACTION_EVENT,
     METRIC_EVENT,
     METRIC_IN,
+    PROFILER_OVERHEAD_ROWS,
     THREAD_WAIT_FRAMES,
     RowKind,
 )
@@ -272,9 +273,13 @@ class _Builder:
 
     def _window(self) -> tuple[float, str]:
         """The window's wall time from ``Self CPU time total``, which sums the self times of
-        every thread: less the main thread's wait in a frame that waited for backward on
-        autograd's device thread (that time is the backward's, counted on its own thread),
-        and never shorter than the longest row (one range on one thread)."""
+        every thread: less the profiler's own rows (`PROFILER_OVERHEAD_ROWS`: Kineto records
+        them apart from the program's threads, no step holds them), less the main thread's
+        wait in a frame that waited for backward on autograd's device thread (that time is
+        the backward's, counted on its own thread), and never shorter than the longest row
+        (one range on one thread)."""
+        profiler = sum(r.self_cpu_us for r in self.rows if r.name in PROFILER_OVERHEAD_ROWS)
+        total = self.self_total - profiler
         waits = [
             r
             for r in self.rows
@@ -283,19 +288,23 @@ class _Builder:
         ]
         engine = sum(r.cpu_total_us for r in self.rows if r.name.startswith(ENGINE_PREFIX))
         repeated = min(sum(r.self_cpu_us for r in waits), engine)
-        longest = max((r.cpu_total_us for r in self.rows), default=0.0)
-        window = max(self.self_total - repeated, longest)
-        if window >= self.self_total:
-            return self.self_total, "Self CPU time total"
+        longest = max(
+            (r.cpu_total_us for r in self.rows if r.name not in PROFILER_OVERHEAD_ROWS),
+            default=0.0,
+        )
+        window = max(total - repeated, longest)
+        basis = "Self CPU time total" + (" less the profiler's own rows" if profiler else "")
+        if window >= total:
+            return total, basis
         self.limits.append(
             advice.THREAD_WAIT_NOTE.format(
-                waited=short_time(self.self_total - window),
+                waited=short_time(total - window),
                 frame=waits[0].name.split(" of ")[0] + ">",
                 window=short_time(window),
-                total=short_time(self.self_total),
+                total=short_time(total),
             )
         )
-        return window, "Self CPU time total less the wait for autograd's device thread"
+        return window, basis + " less the wait for autograd's device thread"
 
     def _exclusive_step(self) -> tuple[int, float, str] | None:
         """AdvancedProfiler: the steps from its batch action's calls (its time may read 0);
