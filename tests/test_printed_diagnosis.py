@@ -143,13 +143,26 @@ def test_lightning_closure_is_not_the_optimizer(
 class _Slow(L.Callback):
     """Sleeps in the second recorded step's backward: what a loaded machine does to one call.
     Its name is short enough that torch does not cut its hook rows' names (52 characters):
-    a cut ``on_before...`` names no action, and its time would count in backward too."""
+    a cut ``on_before...`` names no action, and its time would count in backward too. The
+    sleep is at least 150 ms and twice the step before it, so that it stays large beside a
+    step a loaded machine slows down (on a 2-core machine beside two busy loops the steps
+    took three times as long, and a fixed 150 ms fell under the premise's bar)."""
+
+    def __init__(self) -> None:
+        self.started = 0.0
+        self.step_s = 0.0
+
+    def on_train_batch_start(self, trainer: L.Trainer, *args: Any) -> None:
+        self.started = time.perf_counter()
+
+    def on_train_batch_end(self, trainer: L.Trainer, *args: Any) -> None:
+        self.step_s = time.perf_counter() - self.started
 
     def on_before_backward(
         self, trainer: L.Trainer, pl_module: L.LightningModule, loss: Any
     ) -> None:
         if trainer.global_step == 2:  # the schedule's second active step
-            time.sleep(0.15)
+            time.sleep(max(0.15, 2.0 * self.step_s))
 
 
 def test_one_slow_backward_is_not_the_optimizer(
