@@ -72,6 +72,12 @@ TABLE_LOADED_FIRST = {
     ("seed_resnet18", "lightning"): {"optimizer"},
     ("expensive_skip", "plain"): {"per_step_overhead"},
 }
+#: Lightning reports a loaded machine led with another finding: tiny_batch's SimpleProfiler
+#: report read optimizer first in 2 of 4 loaded sessions (make test beside two busy loops,
+#: 2026-12-05), per_step_overhead second: its SGD updates 4 parameter tensors one op at a time,
+#: ops a contended CPU stretches, so the optimizer's share (21-22% quiet) can pass the fixed
+#: cost's per-sample saving (33% quiet). The planted one must then come second.
+REPORT_LOADED_FIRST = {("tiny_batch", "simple"): {"optimizer"}}
 
 
 def _table_runs() -> list[object]:
@@ -110,7 +116,11 @@ def test_lightning_reports_name_the_planted_bottleneck(
     name: str, kind: str, scenario_reports: dict[tuple[str, str], Path]
 ) -> None:
     """The session's one Simple or Advanced profiler report of the run."""
-    assert top(scenario_reports[(name, kind)]) == SCENARIOS[name].expected
+    ranked = [f.category for f in profsight.explain(str(scenario_reports[(name, kind)])).findings]
+    expected = SCENARIOS[name].expected
+    if ranked[0] != expected:
+        assert ranked[0] in REPORT_LOADED_FIRST.get((name, kind), set()), ranked
+        assert ranked[1] == expected, ranked
 
 
 def _step(path: Path):  # type: ignore[no-untyped-def]
