@@ -109,6 +109,9 @@ class StepFacts:
     captured: tuple[str, ...] = ()
     """Why the window is a CUDA-graph capture, not steps (`findings.capture`): then the run
     is not judged."""
+    stall_pct: float = 0.0
+    """% of the window a one-pass range holds outside every recorded op, more than per-op
+    overhead explains (`analyses.step.table_stall`): dominant, the run is not judged."""
 
     @property
     def inference(self) -> bool:
@@ -325,6 +328,16 @@ def _decide(ctx: StepFacts, findings: list[Finding]) -> Verdict:
             evidence,
             advice.STARTUP_VERDICT.format(startup=startup)
             + (REST_BUSY.format(busy=busy_pct) if busy_pct is not None else "."),
+        )
+    if dominates(ctx.stall_pct):
+        return _verdict(
+            "host",
+            NOT_JUDGED,
+            ctx,
+            busy_pct,
+            data,
+            [*evidence, f"host time outside every recorded op {ctx.stall_pct:.0f}% of the window"],
+            advice.STALL_VERDICT.format(stall=ctx.stall_pct) + ".",
         )
     actionable = ranked([f for f in findings if f.severity is not Severity.INFO])
     top = actionable[0].category if actionable else None

@@ -413,6 +413,13 @@ STARTUP_FACTOR: Final = 20.0
 STARTUP_MIN_CALLS: Final = 3
 STARTUP_MIN_US: Final = 5_000.0
 STARTUP_DOMINANT_PCT: Final = 50.0
+#: A one-pass range's own host time (outside every recorded op) at this much or more per op
+#: call in its window is no per-op overhead but a stall the profiler did not record
+#: (`analyses.step.table_stall`): eager PyTorch spends ~5-20 µs a call in Python and the
+#: dispatcher, nn.Module's __call__ and hooks a few more; the ranges of the labelled
+#: corpus's tables that are read right hold 25-310 µs of own time per op call (310: a
+#: training loop's range that also holds its data loading), the stall 4.1 ms.
+STALL_GAP_US: Final = 1_000.0
 #: A long call during which the device is busy this fraction of the time or more is the host
 #: waiting for the device (a sync, a blocking copy), not start-up: start-up (loading code,
 #: autotuning, compiling) happens before the device has the work.
@@ -1014,6 +1021,24 @@ PRINTED_STARTUP_EXPLANATION: Final = (
     "{names}: loading GPU code on first use happens once per process; inside the profiled "
     "window it reads as step time."
 )
+STALL_TITLE: Final = (
+    "{share:.0f}% of the window is host time in one call of {name} that no recorded op holds"
+)
+#: ... when it dominates the window (`analyses.step.startup.dominates`).
+STALL_DOMINANT_TITLE: Final = "Not judged: " + STALL_TITLE
+STALL_EXPLANATION: Final = (
+    "{name} ran once and spent {own} of its own time outside every recorded op, {per_op} per "
+    "op call in the window: Python between ops costs tens of microseconds a call, so this is a "
+    "few long stalls the profiler did not record: a first pass's start-up (the CUDA context, "
+    "cuDNN and cuBLAS handles, loading GPU code), reading or preparing data outside torch ops, "
+    "a sleep or a wait on another process. One pass cannot show whether it recurs each step, "
+    "so what the device did beside it is not judged from this window."
+)
+STALL_ADVICE: Final = (
+    "Profile again after a warm-up pass, calling prof.step() once per iteration with "
+    "schedule=torch.profiler.schedule(wait=1, warmup=1, active=3); with_stack=True shows which "
+    "Python lines hold the time, and a stall that recurs in every step is then the step's own."
+)
 PRINTED_STARTUP_ADVICE: Final = (
     "Run a few steps before the profiled ones (schedule(wait=1, warmup=1, active=3)), or set "
     "CUDA_MODULE_LOADING=EAGER for the profiling run."
@@ -1069,6 +1094,11 @@ BORDERLINE_NOTE: Final = (
 )
 #: Ends `HELD_VERDICT` and `STARTUP_VERDICT` when the device's busy share is known.
 REST_BUSY: Final = "; of the rest, the device is busy {busy:.0f}%."
+STALL_VERDICT: Final = (
+    "Most of the profiled window ({stall:.0f}%) is host time in one pass that no recorded op "
+    "holds (start-up, reading data, a wait): profile again after a warm-up, several steps, "
+    "before judging the model"
+)
 STARTUP_VERDICT: Final = (
     "Most of the profiled window ({startup:.0f}%) is one-time start-up (lazy loading of GPU "
     "code, autotuning, compilation), not training: profile again after a warm-up before "

@@ -8,12 +8,14 @@ from profsight.analyses.findings.from_table import idle_causes
 from profsight.analyses.findings.setup import profiler_cost_finding, setup_finding
 from profsight.analyses.step.startup import dominates, is_wait
 from profsight.analyses.step.table_device import QUEUE_FULL, PrintedDevice
+from profsight.analyses.step.table_stall import printed_stall
 from profsight.analyses.step.table_step import DEVICE_ONLY_BASIS, PrintedStep
 from profsight.analyses.verdict import StepFacts
 from profsight.knowledge import advice
 from profsight.knowledge.advice import (
     PARTIAL_TABLE_PCT,
     PROFILER_OVERHEAD_PCT,
+    STALL_GAP_US,
     STARTUP_FACTOR,
     STARTUP_MIN_US,
 )
@@ -24,7 +26,7 @@ from profsight.knowledge.rows import (
     PROFILER_OVERHEAD_ROWS,
     STARTUP_ROWS,
 )
-from profsight.model.findings import Evidence, Finding, Severity
+from profsight.model.findings import Evidence, Finding, Severity, severity_for
 from profsight.model.table import ProfilerTable, Row
 from profsight.units import short_time
 
@@ -51,7 +53,13 @@ def printed_facts(
         busy_basis="busy at most",
         host_only=advice.DEVICE_ONLY_HOST_ONLY if device_only else _host_only(table, device),
         queue_full_pct=0.0 if device is None else step.share(device.waits.get(QUEUE_FULL, 0.0)),
+        stall_pct=_stall_pct(step, table),
     )
+
+
+def _stall_pct(step: PrintedStep, table: ProfilerTable) -> float:
+    stall = printed_stall(table, step.steps)
+    return 0.0 if stall is None else stall.share_pct
 
 
 def _unknown(step: PrintedStep) -> frozenset[str]:
@@ -121,6 +129,7 @@ def printed_setup(step: PrintedStep, table: ProfilerTable) -> list[Finding]:
                 ),
             )
         )
+    findings += _stall(step, table)
     if step.evaluation_only:
         findings.append(
             setup_finding(
@@ -136,6 +145,39 @@ def printed_setup(step: PrintedStep, table: ProfilerTable) -> list[Finding]:
             )
         )
     return findings
+
+
+def _stall(step: PrintedStep, table: ProfilerTable) -> list[Finding]:
+    """A one-pass range's host time that no recorded op holds (`printed_stall`): first and
+    not judged where it dominates the window."""
+    stall = printed_stall(table, step.steps)
+    if stall is None or stall.share_pct < PROFILER_OVERHEAD_PCT:
+        return []
+    dominant = dominates(stall.share_pct)
+    name, own = stall.row.name, short_time(stall.row.self_cpu_us)
+    finding = setup_finding(
+        (advice.STALL_DOMINANT_TITLE if dominant else advice.STALL_TITLE).format(
+            share=stall.share_pct, name=name
+        ),
+        advice.STALL_EXPLANATION.format(name=name, own=own, per_op=short_time(stall.per_op_us)),
+        advice.STALL_ADVICE,
+    )
+    evidence = Evidence(
+        name,
+        f"{own} of its own host time in 1 call, {short_time(stall.per_op_us)} per op call "
+        f"({stall.op.calls:,} calls of {stall.op.name}); Python between ops costs tens of µs",
+        (name, stall.op.name),
+    )
+    return [
+        replace(
+            finding,
+            severity=Severity.HIGH if dominant else severity_for(stall.share_pct),
+            at_stake_pct=stall.share_pct,
+            blocks=dominant,
+            evidence=(evidence,),
+            trigger=f"a one-pass range's own host time >= {short_time(STALL_GAP_US)} per op call",
+        )
+    ]
 
 
 def printed_startup(table: ProfilerTable) -> tuple[float, list[Row]]:
