@@ -77,7 +77,7 @@ def test_no_function_imports_a_module_of_the_package() -> None:
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cli", ("profsight", "profsight.__main__", "profsight.cli")),
     ("integrations", ("profsight.integrations", "profsight.lightning", "profsight.demo")),
-    ("api", ("profsight.api",)),
+    ("api", ("profsight.api", "profsight.front_door")),
     ("renderers", ("profsight.renderers",)),
     ("job", ("profsight.job", "profsight.slicing")),
     ("compare", ("profsight.compare",)),
@@ -86,7 +86,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("loaders", ("profsight.loaders",)),
     ("model", ("profsight.model",)),
     ("knowledge", ("profsight.knowledge",)),
-    ("base", ("profsight.units", "profsight.errors", "profsight.malloc_trim")),
+    ("base", ("profsight.units", "profsight.errors", "profsight.malloc_trim", "profsight.lazy")),
 )
 
 
@@ -135,6 +135,26 @@ def test_imports_go_down_the_layers() -> None:
         if _layer(t) < _layer(m)
     ]
     assert upward == []
+
+
+def test_lazy_targets_resolve_and_go_down_the_layers() -> None:
+    """The registries of lazily imported targets (`profsight.lazy`) declare their
+    dependencies: each target exists, and none lies in a layer above its registry's."""
+    from profsight.front_door import EXPLAINERS
+    from profsight.lazy import resolve
+    from profsight.renderers.explained import FORMATS, RENDERERS
+
+    registries = {
+        "profsight.front_door": list(EXPLAINERS.values()),
+        "profsight.renderers.explained": [t for t, _ in RENDERERS.values()],
+    }
+    kinds = {kind for kind, _ in RENDERERS}
+    assert set(RENDERERS) == {(k, f) for k in kinds for f in FORMATS}
+    for owner, targets in registries.items():
+        for target in targets:
+            assert callable(resolve(target)), target
+            module = target.partition(":")[0]
+            assert _layer(module) >= _layer(owner), f"{owner} names {target}, a layer above"
 
 
 def test_no_import_circle() -> None:

@@ -7,13 +7,12 @@ from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any
 
+from profsight.compare.saved_report import SavedReport
+from profsight.errors import InputError
+from profsight.front_door import open_input
 from profsight.job import RankListener
 from profsight.job import explain_job as _explain_job
 from profsight.job.views import JobData
-from profsight.loaders import load, load_text
-from profsight.loaders.live import is_profiler, load_live
-from profsight.model.profile import Profile
-from profsight.model.text_profile import TextProfile
 from profsight.renderers.html import in_frame, notebook_html, render_html
 from profsight.renderers.job_html import notebook_job_html, render_job_html
 from profsight.renderers.job_text import render_job_json, render_job_markdown, render_job_text
@@ -22,13 +21,14 @@ from profsight.renderers.report_formats import (
     render_markdown_report,
     render_text,
 )
+from profsight.renderers.saved_text import render_saved
 from profsight.renderers.snapshot_report import (
     render_snapshot,
     render_snapshot_html,
     render_snapshot_markdown,
     render_snapshot_text,
 )
-from profsight.report.build import ReportData, build_report
+from profsight.report.build import ReportData
 from profsight.report.snapshot import SnapshotReport
 from profsight.report.snapshot import explain_snapshot as _explain_snapshot
 
@@ -62,31 +62,64 @@ class Report(ReportData):
         return self.text()
 
 
-def explain(source: Any) -> Report:
-    """Explain a profile: a trace or table file path, printed table text, a loaded profile,
-    or a finished ``torch.profiler.profile`` object.
+def explain(source: Any) -> Report | JobReport | MemorySnapshotReport | SavedReportView:
+    """Explain anything profsight reads, as ``profsight explain`` does (`front_door`): a
+    trace or printed table (a path, or the table's text), a directory of per-rank traces or
+    a trace holding several ranks (a `JobReport`), a memory snapshot (a
+    `MemorySnapshotReport`), a report profsight saved as JSON (a `SavedReportView`), a loaded
+    profile, or a finished ``torch.profiler.profile`` object.
 
-    The `Report` prints as text (``print(report)``), and has ``.markdown()``, ``.json()``
-    and ``.html()``; Jupyter shows its page.
+    Each report prints as text (``print(report)``), and has ``.markdown()``, ``.json()`` and
+    ``.html()``; Jupyter shows its page. A job's ranks are read in a local process pool
+    (`explain_job` chooses another executor).
     """
-    return Report.of(build_report(_profile_of(source)))
+    opened = open_input(source)
+    report = opened.report
+    if opened.kind == "job":
+        assert isinstance(report, JobData)
+        return JobReport.of(report)
+    if opened.kind == "snapshot":
+        assert isinstance(report, SnapshotReport)
+        return MemorySnapshotReport.of(report)
+    if opened.kind == "saved":
+        assert isinstance(report, SavedReport)
+        return SavedReportView(report.path, report.document)
+    assert isinstance(report, ReportData)
+    return Report.of(report)
 
 
-def _profile_of(source: Any) -> Profile | TextProfile:
-    if isinstance(source, (Profile, TextProfile)):
-        return source
-    if isinstance(source, os.PathLike):
-        return load(source)
-    if isinstance(source, str):
-        if "\n" in source and not os.path.exists(source):
-            return load_text(source)
-        return load(source)
-    if is_profiler(source):
-        return load_live(source)
-    raise TypeError(
-        "explain() takes a path, the text of a printed table, a profsight profile or a "
-        f"torch profiler, not {type(source).__name__}"
-    )
+def explain_profile(source: Any) -> Report:
+    """`explain` for what must be one profile (a trace, a table, a live profiler): its
+    `Report`. Raises `InputError` for a job, a memory snapshot or a saved report."""
+    report = explain(source)
+    if not isinstance(report, Report):
+        raise InputError(
+            str(source), "holds a job, a memory snapshot or a saved report, not one profile"
+        )
+    return report
+
+
+class SavedReportView(SavedReport):
+    """A report profsight saved (``--format json``), read back, with its renderings: the
+    JSON as saved, its verdict and findings as text, Markdown or a plain page."""
+
+    def text(self) -> str:
+        return render_saved(self, "text")
+
+    def markdown(self) -> str:
+        return render_saved(self, "markdown")
+
+    def json(self) -> str:
+        return render_saved(self, "json")
+
+    def html(self) -> str:
+        return render_saved(self, "html")
+
+    def _repr_html_(self) -> str:
+        return in_frame(self.html())
+
+    def __str__(self) -> str:
+        return self.text()
 
 
 class JobReport(JobData):

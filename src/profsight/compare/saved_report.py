@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import re
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,25 @@ def saved_schema(path: str | Path) -> str | None:
         return None
     match = _SCHEMA.match(head.lstrip(b"\xef\xbb\xbf"))
     return match.group(1).decode("utf-8", "replace") if match else None
+
+
+@dataclass(frozen=True)
+class SavedReport:
+    """A report profsight saved (``--format json``), read back as its document: the findings
+    and verdict of the run it was made from, as they were then."""
+
+    path: str
+    """Where it was read from (the document's own ``source`` names the profile)."""
+    document: dict[str, Any]
+
+    @property
+    def diagnostics(self) -> tuple[str, ...]:
+        return tuple(str(d) for d in self.document.get("diagnostics", []))
+
+
+def load_saved(path: str | Path) -> SavedReport:
+    """A saved report (`load_report_document`)."""
+    return SavedReport(str(path), load_report_document(path))
 
 
 def load_report_document(path: str | Path) -> dict[str, Any]:

@@ -49,7 +49,7 @@ import torch
 from lightning.pytorch.profilers import PyTorchProfiler
 from lightning.pytorch.utilities import rank_zero_info, rank_zero_only
 
-from profsight.api import Report, explain
+from profsight.api import Report, explain_profile
 
 __all__ = ["DEFAULT_DIRPATH", "ExplainingProfiler", "StageReport", "default_schedule"]
 
@@ -220,7 +220,7 @@ class ExplainingProfiler(PyTorchProfiler):
                 _WAIT + _WARMUP + 1,
             )
             return
-        report = explain(trace)
+        report = explain_profile(trace)
         files = []
         for suffix, render in REPORT_SUFFIXES.items():
             path = Path(self.dirpath) / f"{stage}-report{suffix}"

@@ -14,7 +14,6 @@ Needs the ``mcp`` extra (``pip install 'profsight[mcp]'``).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from importlib.metadata import PackageNotFoundError, version
@@ -27,15 +26,14 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 
 from profsight.analyses.roofline import table_roofline
-from profsight.api import explain_job
 from profsight.compare.budgets import check, parse_budget, parse_fail_on
 from profsight.compare.diff import compare
-from profsight.compare.saved_report import load_report_document, saved_schema
+from profsight.compare.saved_report import SavedReport, load_report_document, saved_schema
 from profsight.errors import ProfsightError
-from profsight.job import explain_ranks
-from profsight.loaders import is_snapshot, load
+from profsight.front_door import JobOptions, open_input
+from profsight.job.views import JobData
+from profsight.loaders import load
 from profsight.model.profile import Profile
-from profsight.model.rank_split import rank_parts
 from profsight.model.text_profile import TextProfile
 from profsight.renderers.diff_render import render_diff
 from profsight.renderers.job_text import job_document
@@ -44,7 +42,7 @@ from profsight.renderers.table_formats import render_json as render_table_json
 from profsight.renderers.tree_text import render_tree_json
 from profsight.report.build import build_report
 from profsight.report.document import report_document
-from profsight.report.snapshot import explain_snapshot
+from profsight.report.snapshot import SnapshotReport
 from profsight.slicing.window import encode, explained_slice, parse_steps
 
 INSTRUCTIONS = (
@@ -163,16 +161,15 @@ def explain_tool(path: str, rows: int = 10) -> dict[str, Any]:
     report, or a memory snapshot (torch.cuda.memory._dump_snapshot's pickle: then each
     device's peak and the source lines that hold it)."""
     with _user_errors():
-        if os.path.isdir(path):
-            return {"job": job_document(explain_job(path, executor="serial"))}
-        if is_snapshot(path):
-            return {"snapshot": concise_snapshot(snapshot_document(explain_snapshot(path)))}
-        if saved_schema(path) is not None:
-            return concise(load_report_document(path), rows)
-        profile = load(path)
-        if not isinstance(profile, TextProfile) and (parts := rank_parts(profile)):
-            return {"job": job_document(explain_ranks(parts, path))}
-        return concise(report_document(build_report(profile)), rows)
+        opened = open_input(path, JobOptions(executor="serial"))
+        report = opened.report
+        if isinstance(report, JobData):
+            return {"job": job_document(report)}
+        if isinstance(report, SnapshotReport):
+            return {"snapshot": concise_snapshot(snapshot_document(report))}
+        if isinstance(report, SavedReport):
+            return concise(report.document, rows)
+        return concise(report_document(report), rows)
 
 
 @_tool("table")

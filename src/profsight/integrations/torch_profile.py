@@ -27,7 +27,7 @@ from typing import Any
 import torch
 from torch.profiler import ProfilerAction, ProfilerActivity
 
-from profsight.api import Report, explain
+from profsight.api import Report, explain_profile
 from profsight.errors import UsageError
 
 __all__ = ["ExplainingProfile", "default_activities", "profile"]
@@ -71,7 +71,7 @@ class ExplainingProfile(torch.profiler.profile):
                     "prof.step() after every step of the loop; the default schedule records "
                     "steps 3 to 5), or the profiler was never started"
                 )
-            self._report = explain(self)
+            self._report = explain_profile(self)
         return self._report
 
     def explain(self, width: int | None = None) -> Report:

@@ -32,9 +32,13 @@ SNAPSHOT_SUFFIXES = {
 }
 
 
+def render_snapshot_json(report: SnapshotReport) -> str:
+    return json.dumps(snapshot_document(report), indent=2, ensure_ascii=False) + "\n"
+
+
 def render_snapshot(report: SnapshotReport, fmt: str) -> str:
     if fmt == "json":
-        return json.dumps(snapshot_document(report), indent=2, ensure_ascii=False) + "\n"
+        return render_snapshot_json(report)
     if fmt == "markdown":
         return render_snapshot_markdown(report)
     if fmt == "html":
