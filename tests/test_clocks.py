@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 import profsight
+from profsight.analyses.context import context
 from profsight.analyses.pipeline import diagnose
 from profsight.analyses.replay.engine import Edit, replay
 from profsight.analyses.replay.whatif import graph_of
 from profsight.analyses.step.clocks import DEVICE_CLOCK, HOST_CLOCK, step_time, windows
-from profsight.analyses.step.context import context
 from profsight.analyses.step.launch_queue import launch_queue
 from profsight.compare.budgets import check, parse_budget
 from profsight.compare.diff import compare

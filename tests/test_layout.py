@@ -82,7 +82,25 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("job", ("profsight.job", "profsight.slicing")),
     ("compare", ("profsight.compare",)),
     ("report", ("profsight.report",)),
-    ("analyses", ("profsight.analyses",)),
+    # the inside of analyses, by stage: the pipeline runs the verdict over the findings, the
+    # replay prices them, the findings read the context, which holds the step model and the
+    # per-op views
+    ("analyses.pipeline", ("profsight.analyses.pipeline",)),
+    ("analyses.verdict", ("profsight.analyses.verdict",)),
+    ("analyses.replay", ("profsight.analyses.replay",)),
+    ("analyses.findings", ("profsight.analyses.findings",)),
+    ("analyses.context", ("profsight.analyses.context", "profsight.analyses.lead_in")),
+    (
+        "analyses.views",
+        (
+            "profsight.analyses.roofline",
+            "profsight.analyses.device_work",
+            "profsight.analyses.memory_peak",
+            "profsight.analyses.source_lines",
+            "profsight.analyses.snapshot_peak",
+        ),
+    ),
+    ("analyses.step", ("profsight.analyses.step", "profsight.analyses")),
     ("loaders", ("profsight.loaders",)),
     ("model", ("profsight.model",)),
     ("knowledge", ("profsight.knowledge",)),

@@ -68,7 +68,7 @@ def test_deepseeks_grouped_gemms_are_fp8_and_deepep_is_communication() -> None:
     # ceiling on an H800 is the FP8 peak
     assert matrix_precision(times.items()) == "fp8"
     device = accelerator(load(str(DEEPSEEK)).meta.devices[0])
-    assert device is not None and device.ceiling("fp8") == 1978.9
+    assert device is not None and device.peak("fp8").tflops == 1978.9
 
 
 def test_deepseeks_fp8_run_is_not_told_to_try_fp8() -> None:
@@ -107,7 +107,7 @@ def test_an_fp4_gemm_on_a_b200_is_held_to_the_fp4_peak() -> None:
     assert matrix_precision(times.items()) == "fp4"
     device = accelerator(load(str(B200)).meta.devices[0])
     assert device is not None and device.name == "B200"
-    assert device.ceiling("fp4") == 9000.0  # not the FP32 rate it fell back to (80)
+    assert device.peak("fp4").tflops == 9000.0  # not the FP32 rate it fell back to (80)
 
 
 def test_cublas_gemv_path_kernels_take_their_operands_precision() -> None:

@@ -23,7 +23,7 @@ import pytest
 
 import profsight
 from profsight.analyses.roofline import Roofline, RooflineRow, roofline
-from profsight.knowledge.hardware import accelerator
+from profsight.knowledge.hardware import ACCELERATORS, accelerator
 from profsight.knowledge.roofline_ops import LATENCY_BOUND
 
 from conftest import DATA
@@ -286,3 +286,26 @@ def test_the_table_grouped_by_shape_carries_each_rows_roofline(
     assert "| 12.7 TFLOP/s | 140 GB/s | latency | 4% |" in md
     assert main(["table", str(BERT), "--format", "json"]) == 0
     assert "tflops" not in json.loads(capsys.readouterr().out)["rows"][0]
+
+
+def test_one_peak_per_device_in_the_verdict_and_the_roofline() -> None:
+    """The verdict's share of the peak and the roofline divide by the same figure, and the
+    verdict names which peak it is (issue 37, item 5)."""
+    doc = json.loads(profsight.explain(FP32).json())
+    peak = doc["roofline"]["peak_tflops"]["fp32"]
+    label = next(e for e in doc["verdict"]["evidence"] if "peak" in e)
+    assert label.endswith(f"T4's dense FP32 peak ({peak:g} TFLOP/s)")
+    achieved = 304e9  # the evidence's "304 GFLOP/s achieved", rounded
+    assert doc["verdict"]["mfu_pct"] == pytest.approx(achieved / (peak * 1e12) * 100, rel=0.01)
+
+
+def test_a_geforce_peak_is_its_highest_clock_everywhere() -> None:
+    """A GeForce card runs above the clock its peaks are quoted at: the one peak is the
+    highest clock's, and its label says how it was found from the data sheet's."""
+    rtx = next(a for _, a in ACCELERATORS if a.name == "GeForce RTX 3080")
+    peak = rtx.peak("fp32")
+    assert peak is not None and peak.rated_tflops == 29.8
+    assert peak.tflops == pytest.approx(29.8 * 1.15)
+    assert "29.8 rated" in peak.label and peak.label.startswith("dense FP32 peak (34.27")
+    fp8 = rtx.peak("fp8")  # Ampere has no FP8: the FP32 rate, and the label says so
+    assert fp8 is not None and fp8.precision == "fp32" and "FP32" in fp8.label

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from profsight.analyses.context import Context, context
 from profsight.analyses.findings import (
     capture,
     communication,
@@ -37,7 +38,6 @@ from profsight.analyses.replay.whatif import with_savings
 from profsight.analyses.roofline import Roofline
 from profsight.analyses.step.breakdown import Breakdown
 from profsight.analyses.step.comms import Communication
-from profsight.analyses.step.context import Context, context
 from profsight.analyses.step.table_device import printed_device
 from profsight.analyses.step.table_step import PrintedStep, device_bound, printed_step
 from profsight.analyses.step.table_unrecorded import unrecorded_device_rows

@@ -73,7 +73,7 @@ class RooflineRow:
     precision: str | None
     """The precision its ceiling is taken at (None: no device known)."""
     peak_tflops: float | None
-    """The precision's peak at the part's highest clock (`Accelerator.ceiling`)."""
+    """The precision's peak at the part's highest clock (`Accelerator.peak`)."""
     bandwidth_gbs: float | None
     bound: str | None
     link: bool = False
@@ -356,9 +356,9 @@ def _rows(
         if linked[g] and family == ops.COPY:  # over a link the data crosses once
             nbytes = _numel(parse_arg(parsed, shapes, strings)[0]) * _bpe(list(types), 1)
         p = _precision(family, precision.get(g), types[0].lower() if types else "")
-        if device is not None and p not in device.tflops:
-            p = "fp32"  # what `Accelerator.peak` falls back to
-        peak = device.ceiling(p) if device is not None else None
+        ceiling = device.peak(p) if device is not None else None
+        p = ceiling.precision if ceiling is not None else p
+        peak = ceiling.tflops if ceiling is not None else None
         bw = device.bandwidth_gbs if device is not None else None
         row = RooflineRow(
             op=op,

@@ -8,12 +8,13 @@ from typing import Any
 
 import numpy as np
 
+from profsight.analyses.context import Context
 from profsight.analyses.findings.capture import not_judged_lines
 from profsight.analyses.findings.setup import flops_unknown
 from profsight.analyses.step import intervals
 from profsight.analyses.step.clocks import DEVICE_CLOCK
-from profsight.analyses.step.context import Context
 from profsight.analyses.step.startup import dominates
+from profsight.analyses.step.step_facts import StepFacts
 from profsight.knowledge import advice
 from profsight.knowledge.advice import (
     BORDERLINE_FRACTION,
@@ -21,7 +22,6 @@ from profsight.knowledge.advice import (
     CLOCK_EVIDENCE,
     COPY_BOUND_PREFIX,
     CPU_COMPUTE_PCT,
-    CPU_ONLY,
     DOMINANT_PCT,
     EFFICIENT_MFU_PCT,
     HELD_DOMINANT_PCT,
@@ -37,7 +37,7 @@ from profsight.knowledge.advice import (
     STARVED_PCT,
 )
 from profsight.knowledge.graph_capture import CAPTURE_VERDICT
-from profsight.knowledge.kernels import decode_kernel
+from profsight.knowledge.kernels import matrix_precision
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.rows import RowKind
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
@@ -73,63 +73,6 @@ class Verdict:
             "mfu_pct": self.mfu_pct,
             "evidence": list(self.evidence),
         }
-
-
-@dataclass(frozen=True)
-class StepFacts:
-    """What the verdict reads about the step, from a trace's timeline or a table's rows."""
-
-    step_us: float
-    steps: int
-    phase_pct: dict[str, float]
-    """Phase id -> % of the step."""
-    device_busy_pct: float | None
-    """None when no device work was recorded."""
-    device_idle_pct: dict[str, float]
-    """Idle device time by cause (``sync``, ``input``, ``host``), % of the step."""
-    compute: tuple[str, ...]
-    """FLOPs and utilisation evidence."""
-    mfu_pct: float | None = None
-    busy_basis: str = "busy"
-    """How the device figure was measured (``busy``; a table gives ``busy at most``)."""
-    unknown: frozenset[str] = frozenset()
-    """Phases the input may hide (a partial table prints none of their rows)."""
-    host_only: str = ""
-    """Why a run without device figures is not known to be CPU-only ("" when it is): a
-    Lightning Simple/Advanced report, a torch <= 1.6 table's unreadable device times."""
-
-    timeline: bool = False
-    """Read from a trace's timeline (every phase seen), not a table's rows."""
-    unrecorded: tuple[str, ...] = ()
-    """What shows a GPU whose work the profile did not record (`analyses.unrecorded`): then
-    the run is not judged."""
-    queue_full_pct: float = 0.0
-    """% of the step the host waited on a full launch queue (a table's ``Command Buffer
-    Full``; a trace's replay prices its waits instead)."""
-    captured: tuple[str, ...] = ()
-    """Why the window is a CUDA-graph capture, not steps (`findings.capture`): then the run
-    is not judged."""
-    stall_pct: float = 0.0
-    """% of the window a one-pass range holds outside every recorded op, more than per-op
-    overhead explains (`analyses.step.table_stall`): dominant, the run is not judged."""
-
-    @property
-    def inference(self) -> bool:
-        """A trace with no backward, optimizer step or zero_grad in its window: inference."""
-        training = (Phase.BACKWARD, Phase.OPTIMIZER, Phase.ZERO_GRAD)
-        return self.timeline and not any(self.phase(p) > 0 for p in training)
-
-    @property
-    def cpu_only(self) -> bool:
-        return not self.host_only
-
-    @property
-    def run(self) -> str:
-        """How the verdict names a run judged on host times alone."""
-        return CPU_ONLY if self.cpu_only else advice.HOST_TIMES_RUN.format(reason=self.host_only)
-
-    def phase(self, phase: Phase) -> float:
-        return self.phase_pct.get(phase.value, 0.0)
 
 
 def trace_facts(ctx: Context) -> StepFacts:
@@ -583,12 +526,11 @@ def _compute_evidence(ctx: Context, timed: bool = True) -> tuple[list[str], floa
     device = ctx.device
     if device is None or not ctx.has_device:
         return lines, None
-    precision = _precision(ctx)
-    peak = device.peak(precision)
-    if not peak:
+    peak = device.peak(_precision(ctx))
+    if peak is None:
         return lines, None
-    mfu = achieved / (peak * 1e12) * 100
-    lines.append(f"{mfu:.1f}% of the {device.name}'s {precision.upper()} peak ({peak:g} TFLOP/s)")
+    mfu = achieved / (peak.tflops * 1e12) * 100
+    lines.append(f"{mfu:.1f}% of the {device.name}'s {peak.label}")
     return lines, mfu
 
 
@@ -609,13 +551,10 @@ def _batch(ctx: Context) -> tuple[int | None, int | None]:
 
 
 def _precision(ctx: Context) -> str:
-    """The precision the matrix math ran in: that of the kernels with the most device time."""
-    time: dict[str, float] = {}
-    for row in ctx.rows(RowKind.KERNEL):
-        k = decode_kernel(row.name)
-        if k.operation and k.operation.startswith(("gemm", "conv", "attention")) and k.precision:
-            time[k.precision] = time.get(k.precision, 0.0) + row.self_device_us
-    return max(time, key=lambda p: time[p]) if time else "fp32"
+    """The precision the matrix math ran in (`knowledge.kernels.matrix_precision`), FP32
+    where no matrix kernel's name says it."""
+    rows = ctx.rows(RowKind.KERNEL)
+    return matrix_precision((r.name, r.self_device_us) for r in rows) or "fp32"
 
 
 def _verdict(

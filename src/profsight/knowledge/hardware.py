@@ -29,10 +29,6 @@ class Accelerator:
     memory_gb: float
     tensor_cores: bool = True
 
-    def peak(self, precision: str) -> float | None:
-        """Peak TFLOP/s for `precision`, falling back to fp32 when the device lacks it."""
-        return self.tflops.get(precision) or self.tflops.get("fp32")
-
     @property
     def max_clock_ratio(self) -> float:
         """How far above the clock its peaks are quoted at the part can run
@@ -40,10 +36,39 @@ class Accelerator:
         are quoted at their highest boost clock)."""
         return GEFORCE_CLOCK_RATIO if self.name.startswith("GeForce") else 1.0
 
-    def ceiling(self, precision: str) -> float | None:
-        """The most TFLOP/s `precision` can reach: its peak at the part's highest clock."""
-        peak = self.peak(precision)
-        return None if peak is None else peak * self.max_clock_ratio
+    def peak(self, precision: str) -> Peak | None:
+        """The device's one peak for `precision`, which the verdict's utilisation, the
+        roofline and every physics check divide by: the dense rate at the part's highest
+        clock; a precision the device lacks falls back to FP32 (and says so)."""
+        used = precision if self.tflops.get(precision) else "fp32"
+        rated = self.tflops.get(used)
+        if not rated:
+            return None
+        return Peak(self.name, used, rated * self.max_clock_ratio, rated)
+
+
+@dataclass(frozen=True)
+class Peak:
+    """A device's peak for one precision (`Accelerator.peak`)."""
+
+    device: str
+    precision: str
+    """The precision whose rate it is (FP32 where the device lacks the one asked for)."""
+    tflops: float
+    """Dense TFLOP/s at the part's highest clock: no kernel runs faster."""
+    rated_tflops: float
+    """The data sheet's dense figure, at the rated boost clock."""
+
+    @property
+    def label(self) -> str:
+        """How a report names it: ``dense BF16 peak (989 TFLOP/s)``."""
+        text = f"dense {self.precision.upper()} peak ({self.tflops:g} TFLOP/s"
+        if self.tflops != self.rated_tflops:
+            text += (
+                f": {self.rated_tflops:g} rated at its boost clock, "
+                f"x{self.tflops / self.rated_tflops:.2f} for the clocks the card runs above it"
+            )
+        return text + ")"
 
 
 #: A GeForce card's peaks are quoted at its rated boost clock, which GPU Boost exceeds

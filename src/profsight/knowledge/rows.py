@@ -439,7 +439,7 @@ FIRST_USE_CALLS: Final = frozenset(
 )
 #: Host ops that make a batch's tensors: factories, random generation, conversions from numpy
 #: or Python data, stacking samples (ATen's factory and random ops, ``native_functions.yaml``).
-#: A step whose lead-in (`analyses.step.lead_in`) is mostly these builds its input in the
+#: A step whose lead-in (`analyses.lead_in`) is mostly these builds its input in the
 #: loop, on the host: input preparation, whoever runs it.
 INPUT_MAKING_OPS: Final = re.compile(
     r"^aten::(?:randn|rand|randint|randperm|normal_|uniform_|bernoulli_?|random_|"

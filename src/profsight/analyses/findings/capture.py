@@ -12,9 +12,9 @@ from dataclasses import replace
 
 import numpy as np
 
+from profsight.analyses.context import Context
 from profsight.analyses.findings.setup import setup_finding
 from profsight.analyses.step.capture_phase import Captures, captures, recording_mask
-from profsight.analyses.step.context import Context
 from profsight.knowledge.advice import PROFILER_OVERHEAD_PCT
 from profsight.knowledge.graph_capture import (
     CAPTURE_ADVICE,

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from profsight.analyses.context import Context
 from profsight.analyses.step.comms import Communication, OperationStats
-from profsight.analyses.step.context import Context
 from profsight.analyses.step.table_comms import PrintedComms
 from profsight.analyses.step.table_step import PrintedStep
 from profsight.knowledge import advice

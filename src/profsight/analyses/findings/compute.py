@@ -14,10 +14,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from profsight.analyses.context import Context
 from profsight.analyses.findings.filling import TABLE, TRACE, Filling
 from profsight.analyses.step import intervals
 from profsight.analyses.step.clocks import step_of
-from profsight.analyses.step.context import Context
 from profsight.analyses.step.startup import startup_intervals
 from profsight.analyses.step.table_device import PrintedDevice
 from profsight.analyses.step.table_step import PrintedStep

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from profsight.analyses.context import Context
 from profsight.analyses.findings.filling import TABLE, TRACE, Filling
 from profsight.analyses.step import intervals
-from profsight.analyses.step.context import Context
 from profsight.analyses.step.table_device import QUEUE_FULL, PrintedDevice
 from profsight.analyses.step.table_step import PrintedStep
 from profsight.knowledge import advice

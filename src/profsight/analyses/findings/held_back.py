@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from profsight.analyses.step.context import Context
+from profsight.analyses.context import Context
 from profsight.analyses.step.held import held_items
 from profsight.analyses.step.startup import startup_events
 from profsight.knowledge.advice import (

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
+from profsight.analyses.context import Context
 from profsight.analyses.memory_peak import memory_peaks
-from profsight.analyses.step.context import Context
 from profsight.knowledge import advice
 from profsight.knowledge.advice import ALLOCATIONS_PER_STEP
 from profsight.knowledge.ops import lookup_op

@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 
-from profsight.analyses.step.context import Context
+from profsight.analyses.context import Context
 from profsight.knowledge import advice
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.trace_schema import EventKind

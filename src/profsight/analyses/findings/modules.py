@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from profsight.analyses.context import Context
 from profsight.analyses.findings.filling import TABLE, TRACE, Filling
-from profsight.analyses.step.context import Context
 from profsight.analyses.step.table_device import PrintedDevice
 from profsight.analyses.step.table_step import PrintedStep
 from profsight.knowledge import advice

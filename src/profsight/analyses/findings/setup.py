@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from profsight.analyses.context import Context
 from profsight.analyses.step import intervals
-from profsight.analyses.step.context import Context
 from profsight.analyses.step.flops import MATMULS
 from profsight.analyses.step.startup import compile_events, startup_events
 from profsight.analyses.step.unrecorded import unrecorded_device

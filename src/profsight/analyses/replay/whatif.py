@@ -14,14 +14,14 @@ from dataclasses import replace
 
 import numpy as np
 
+from profsight.analyses.context import Context
 from profsight.analyses.findings.sync_copies import peer_copy_events
+from profsight.analyses.lead_in import lead_in_spans
 from profsight.analyses.replay.combine import both
 from profsight.analyses.replay.engine import Edit, StepGraph, replay, step_graph
 from profsight.analyses.step import intervals
 from profsight.analyses.step.breakdown import phase_code, phase_intervals, work_intervals
 from profsight.analyses.step.comm_names import is_communication
-from profsight.analyses.step.context import Context
-from profsight.analyses.step.lead_in import lead_in_spans
 from profsight.analyses.step.startup import startup_intervals
 from profsight.knowledge import advice
 from profsight.knowledge.hardware import PEER_LINKS_GBS, tensor_core_speedup
@@ -262,9 +262,7 @@ def _precision(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
     items = graph.items[ev.kind[graph.items] == EventKind.KERNEL]
     fp32 = []
     for e in items.tolist():
-        k = decode_kernel(ev.strings[ev.name[e]])
-        matrix = k.operation is not None and k.operation.startswith(("gemm", "conv", "attention"))
-        if matrix and k.precision == "fp32" and k.tensor_cores is not True:
+        if decode_kernel(ev.strings[ev.name[e]]).fp32_off_tensor_cores:
             fp32.append(e)
     kernels = np.array(fp32, np.int64)
     return Edit(

@@ -278,7 +278,6 @@ def _fp32_matrix(table: ProfilerTable, kinds: dict[int, RowKind]) -> tuple[list[
         k = decode_kernel(row.name)
         if k.arch in _ARCH_ORDER:
             newest = max(newest, _ARCH_ORDER.index(k.arch))
-        matrix = k.operation is not None and k.operation.startswith(("gemm", "conv", "attention"))
-        if matrix and k.precision == "fp32" and k.tensor_cores is not True:
+        if k.fp32_off_tensor_cores:
             fp32.append(row)
     return fp32, (_ARCH_ORDER[newest] if newest >= 0 else None)

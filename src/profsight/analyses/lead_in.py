@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from profsight.analyses.context import Context
 from profsight.analyses.step import intervals
 from profsight.analyses.step.breakdown import phase_intervals
-from profsight.analyses.step.context import Context
 from profsight.analyses.step.startup import startup_intervals
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS

@@ -1,0 +1,96 @@
+"""Whether a change left every report as it was: ``profsight explain FILE --format json`` from
+two source trees on every input under the given folders, compared.
+
+    python scripts/reports_unchanged.py BASE_TREE [--jobs 2] [FOLDER ...]
+
+BASE_TREE is another checkout (``git worktree add /tmp/base COMMIT``); this checkout is the
+other side. Both run with this checkout's virtual environment, each with its own ``src`` first
+on the path. A job's wall times (``seconds``) differ from run to run and are left out. Prints
+each input whose report (or exit code) differs, and the count; exits 1 when any does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+FOLDERS = (ROOT / "tests" / "data", ROOT.parent / "shared" / "data" / "real")
+#: Files that are no profiler output (notes, provenance, code).
+SKIP_SUFFIXES = (".md", ".py", ".ipynb", ".sh", ".csv", ".html", ".png", ".yaml", ".toml")
+
+
+def inputs(folders: list[Path]) -> list[Path]:
+    found = []
+    for folder in folders:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and not path.name.endswith(SKIP_SUFFIXES):
+                found.append(path)
+    return found
+
+
+def _report(tree: Path, path: Path) -> tuple[int, Any]:
+    env = {**os.environ, "PYTHONPATH": str(tree / "src"), "PROFSIGHT_DEBUG": ""}
+    out = subprocess.run(
+        [sys.executable, "-m", "profsight", "explain", str(path), "--format", "json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    try:
+        return out.returncode, _without_wall_times(json.loads(out.stdout))
+    except json.JSONDecodeError:
+        return out.returncode, out.stderr.strip().splitlines()[-1:] or out.stdout[:200]
+
+
+def _without_wall_times(doc: Any) -> Any:
+    if isinstance(doc, dict):
+        return {k: _without_wall_times(v) for k, v in doc.items() if k != "seconds"}
+    if isinstance(doc, list):
+        return [_without_wall_times(v) for v in doc]
+    return doc
+
+
+def _first_difference(a: Any, b: Any, at: str = "") -> str:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in list(a) + [k for k in b if k not in a]:
+            if a.get(key) != b.get(key):
+                return _first_difference(a.get(key), b.get(key), f"{at}.{key}")
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            if x != y:
+                return _first_difference(x, y, f"{at}[{i}]")
+    return f"{at}: {str(a)[:160]!r} -> {str(b)[:160]!r}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("base", type=Path)
+    parser.add_argument("folders", nargs="*", type=Path)
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args(argv)
+    files = inputs(args.folders or list(FOLDERS))
+
+    def both(path: Path) -> tuple[Path, tuple[int, Any], tuple[int, Any]]:
+        return path, _report(args.base, path), _report(ROOT, path)
+
+    changed = 0
+    with ThreadPoolExecutor(args.jobs) as pool:
+        for path, before, after in pool.map(both, files):
+            if before != after:
+                changed += 1
+                where = _first_difference(before[1], after[1])
+                print(f"{path.relative_to(ROOT.parent)}: exit {before[0]} -> {after[0]}; {where}")
+    print(f"{changed} of {len(files)} reports differ")
+    return 1 if changed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
