@@ -38,7 +38,8 @@ def findings_page() -> str:
     out = [
         f"{len(catalogue.RULES)} categories in {len(catalogue.FAMILIES_ALL)} families. "
         "Each finding names its category (`category` in the JSON report); the thresholds are "
-        "the constants the analyses judge by, so this page cannot drift from them.",
+        "the constants the analyses judge by, and each condition below is the text a finding "
+        "it fires gives as its `trigger`, so this page cannot drift from them.",
         "",
         "## How findings rank",
         "",
@@ -66,8 +67,11 @@ def findings_page() -> str:
                 "",
                 f"*{escape(label)}*",
                 "",
-                f"**Fires when**: {escape(rule.trigger)}.",
+                "**Fires when** (each condition is the `trigger` its findings carry):",
                 "",
+                *(f"* {escape(text)}" for text in rule.conditions.values()),
+                "",
+                *([escape(rule.note), ""] if rule.note else []),
                 f"**Fix**: {escape(rule.fix)}",
                 "",
                 f"**Threshold's source**: {escape(rule.source)}.",

@@ -13,6 +13,7 @@ from profsight.analyses.pipeline import diagnose
 from profsight.analyses.step import intervals
 from profsight.analyses.step.startup import startup_events
 from profsight.knowledge.advice import NO_DEVICE_ACTIVITY_TITLE
+from profsight.knowledge.catalogue import condition
 from profsight.knowledge.phases import Phase
 
 from conftest import DATA, KnownMiss, known_miss
@@ -394,13 +395,14 @@ def test_a_tables_precision_advice_follows_its_gpu(
 ) -> None:
     """The FP32 finding of a printed table is the trace's rule on the table's filling: its
     advice names what the GPU its kernels were built for has (an Ampere table: BF16, no
-    scaler needed; a Volta one: FP16 with a scaler), and its trigger says the GPU is known
-    from the kernels' names only."""
+    scaler needed; a Volta one: FP16 with a scaler), and it says the GPU is known from the
+    kernels' names only."""
     report = profsight.explain(str(DATA / "gpu_tables" / table))
     [fp32] = [f for f in report.findings if f.category == "low_precision"]
     assert says in fp32.recommendation and never not in fp32.recommendation
-    assert f"a GPU of {arch} or later" in fp32.trigger
+    assert fp32.trigger == condition("low_precision", "fp32")
     assert fp32.confidence.startswith("from the table alone")
+    assert f"kernels' names (at least {arch})" in fp32.confidence
     assert fp32.priced == "upper_bound"
 
 

@@ -10,6 +10,7 @@ from profsight.analyses.findings.communication import collective_evidence
 from profsight.job.align import Alignment
 from profsight.job.views import JobData, OperationView, RankView, Straggler
 from profsight.knowledge import advice
+from profsight.knowledge.catalogue import condition
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.rows import RowKind
 from profsight.model.findings import UPPER_BOUND, Evidence, Finding, severity_for
@@ -211,8 +212,7 @@ def _straggler_finding(report: JobData) -> list[Finding]:
             recommendation=fix,
             at_stake_pct=s.share_pct,
             gain_pct=s.saving_us * 100.0 / report.step_us if report.step_us else None,
-            trigger=f"other ranks wait >= {advice.STRAGGLER_PCT:g}% of the step for the last "
-            "rank to arrive at the collectives (profsight's own rule)",
+            trigger=condition("straggler", "wait"),
         )
     ]
 
@@ -258,8 +258,7 @@ def _transfer_finding(report: JobData, transfer: float, share: float) -> Finding
         # hidden wholly behind compute: the most overlapping them could give
         gain_pct=share,
         basis=UPPER_BOUND,
-        trigger=f"exposed communication beyond the waiting >= {advice.COMMUNICATION_PCT:g}% "
-        "of the step",
+        trigger=condition("communication", "job_beyond"),
     )
 
 
@@ -329,8 +328,7 @@ def _waiting_finding(report: JobData, ranks: list[RankView]) -> Finding:
         # overlapping the transfer is all communication's own fix can give
         gain_pct=transfer,
         basis=UPPER_BOUND,
-        trigger=f"exposed communication >= {advice.COMMUNICATION_PCT:g}% of the step on the "
-        "median rank, most of it waiting for other ranks",
+        trigger=condition("communication", "job_median"),
     )
 
 
@@ -376,9 +374,7 @@ def _idle_finding(report: JobData) -> list[Finding]:
             ),
             recommendation=advice.GPU_IDLE_ADVICE,
             at_stake_pct=at_stake,
-            trigger="at least half the ranks' own traces find their GPU idle (the single "
-            f"trace's rule: device busy < {advice.GPU_IDLE_PCT:g}% of the step, or idle its "
-            "largest share)",
+            trigger=condition("gpu_idle", "job"),
         )
     ]
 
@@ -422,7 +418,7 @@ def _imbalance(report: JobData) -> list[Finding]:
             "these traces have no timed collectives to show the waiting directly.",
             recommendation=advice.STRAGGLER_CAUSES["other"][1],
             at_stake_pct=share,
-            trigger=f"a rank's step >= {advice.STRAGGLER_PCT:g}% longer than the median rank's",
+            trigger=condition("straggler", "longer"),
         )
     ]
 

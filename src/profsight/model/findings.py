@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from profsight.knowledge.advice import HIGH_SEVERITY_PCT, MEDIUM_SEVERITY_PCT, MINOR_PCT
+from profsight.knowledge.catalogue import RULES_BY_CATEGORY
 from profsight.knowledge.precedence import (
     HOST_CAUSES,
     PROFILE_CATEGORY,
@@ -30,45 +31,10 @@ class Severity(enum.IntEnum):
     HIGH = 3
 
 
-#: Stable category ids (DESIGN.md).
-CATEGORIES: Final = (
-    "data_loading",
-    "compute_conv",
-    "compute_matmul",
-    "compute_other",
-    "module_overhead",
-    "launch_overhead",
-    "per_step_overhead",
-    "host_lead_in",
-    "callbacks_logging",
-    "optimizer",
-    "metrics",
-    "validation",
-    "memory",
-    "host_device_sync",
-    "memcpy",
-    "low_precision",
-    "model_complexity",
-    "communication",
-    "straggler",
-    "gpu_idle",
-    "gpu_held",
-    "profiler_setup",
-)
-
-
-#: How a sentence names a category.
-CATEGORY_LABELS: Final[dict[str, str]] = {c: c.replace("_", " ") for c in CATEGORIES} | {
-    "callbacks_logging": "callbacks and logging",
-    "compute_conv": "convolutions",
-    "compute_matmul": "matrix multiplies",
-    "compute_other": "elementwise compute",
-    "host_device_sync": "host-device syncs",
-    "memcpy": "copies",
-    "gpu_idle": "GPU idle time",
-    "gpu_held": "launched work the GPU held back",
-    "profiler_setup": "the profiler's setup",
-}
+#: Stable category ids (DESIGN.md): one per rule of the finding catalogue, which declares
+#: each once (`knowledge.catalogue.RULES`), with how a sentence names it.
+CATEGORIES: Final = tuple(RULES_BY_CATEGORY)
+CATEGORY_LABELS: Final[dict[str, str]] = {c: r.label for c, r in RULES_BY_CATEGORY.items()}
 
 
 #: How a finding's "could save" was priced (`Finding.basis`). One currency throughout: the

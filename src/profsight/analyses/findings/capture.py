@@ -16,9 +16,9 @@ from profsight.analyses.context import Context
 from profsight.analyses.findings.setup import setup_finding
 from profsight.analyses.step.capture_phase import Captures, captures, recording_mask
 from profsight.knowledge.advice import PROFILER_OVERHEAD_PCT
+from profsight.knowledge.catalogue import condition
 from profsight.knowledge.graph_capture import (
     CAPTURE_ADVICE,
-    CAPTURE_DOMINANT_PCT,
     CAPTURE_EXPLANATION,
     CAPTURE_PART_ADVICE,
     CAPTURE_PART_TITLE,
@@ -49,9 +49,7 @@ def run(ctx: Context) -> list[Finding]:
             evidence=capture_evidence(ctx, found),
             at_stake_pct=found.share_pct,
             blocks=dominant,
-            trigger="cudaStreamBeginCapture to cudaStreamEndCapture, the graph's "
-            "instantiation and the frameworks' capture ranges; not judged from "
-            f"{CAPTURE_DOMINANT_PCT:g}% of the profiled window",
+            trigger=condition("profiler_setup", "capture"),
         )
     ]
 

@@ -19,6 +19,7 @@ from profsight.analyses.step.table_comms import PrintedComms
 from profsight.analyses.step.table_step import PrintedStep
 from profsight.knowledge import advice
 from profsight.knowledge.advice import COMMUNICATION_BOUND_SHARE, COMMUNICATION_NOTED_PCT
+from profsight.knowledge.catalogue import condition
 from profsight.knowledge.collectives import OPERATION_MEANING
 from profsight.model.findings import (
     ESTIMATED,
@@ -61,8 +62,7 @@ def run(ctx: Context) -> list[Finding]:
             + (advice.COMMUNICATION_WAIT_NOTE if ranks > 1 else ""),
             recommendation=advice.COMMUNICATION_ADVICE,
             at_stake_pct=share,
-            trigger=f"exposed communication >= {advice.COMMUNICATION_PCT:g}% of the step "
-            f"(timed by {comms.timed_on})",
+            trigger=condition("communication", "exposed"),
         )
     ]
 
@@ -87,8 +87,7 @@ def _hidden(ctx: Context, comms: Communication, share: float, overlapped: float)
             explanation=advice.HIDDEN_COMMUNICATION_EXPLANATION,
             recommendation=advice.HIDDEN_COMMUNICATION_ADVICE,
             at_stake_pct=share,
-            trigger=f"exposed communication < {advice.COMMUNICATION_PCT:g}% of the step and "
-            f"overlapped >= {advice.COMMUNICATION_PCT:g}% (timed by {comms.timed_on})",
+            trigger=condition("communication", "overlapped"),
         )
     ]
 
@@ -167,8 +166,7 @@ def from_table(step: PrintedStep, comms: PrintedComms | None) -> list[Finding]:
                 at_stake_pct=least,
                 gain_pct=share,
                 basis=ESTIMATED,
-                trigger=f"collectives >= {COMMUNICATION_BOUND_SHARE:g}% of the device's work "
-                "(a printed table's device times)",
+                trigger=condition("communication", "table_bound"),
                 confidence=note,
             )
         ]
@@ -183,8 +181,7 @@ def from_table(step: PrintedStep, comms: PrintedComms | None) -> list[Finding]:
             explanation=advice.TABLE_COMMUNICATION_HIDDEN_EXPLANATION,
             recommendation=advice.COMMUNICATION_ADVICE,
             at_stake_pct=least,
-            trigger=f"collectives >= {COMMUNICATION_NOTED_PCT:g}% of the step and less than "
-            f"{COMMUNICATION_BOUND_SHARE:g}% of the device's work",
+            trigger=condition("communication", "table_noted"),
             confidence=note,
         )
     ]
@@ -244,8 +241,7 @@ def fragment_communication(share: float, evidence: tuple[Evidence, ...]) -> list
             explanation=advice.COMMUNICATION_EXPLANATION + advice.FRAGMENT_SHARES_NOTE,
             recommendation=advice.COMMUNICATION_ADVICE,
             at_stake_pct=share,
-            trigger=f"a fragment's collectives >= {advice.COMMUNICATION_BOUND_SHARE:g}% of the "
-            "device's time, or its largest share (their rows' Self CUDA %)",
+            trigger=condition("communication", "fragment"),
             confidence=advice.FRAGMENT_CONFIDENCE,
         )
     ]

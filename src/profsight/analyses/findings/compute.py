@@ -27,11 +27,11 @@ from profsight.knowledge.advice import (
     FP32_EXPLANATION,
     FP32_ON_TENSOR_CORES_PCT,
     NO_TIMELINE,
-    TB_PLUGIN,
     compute_advice,
     compute_explanation,
     mixed_precision,
 )
+from profsight.knowledge.catalogue import condition
 from profsight.knowledge.generations import matmul_advice
 from profsight.knowledge.hardware import TENSOR_CORE_ARCHS, arch_speedup
 from profsight.knowledge.kernels import decode_kernel, matrix_precision
@@ -269,7 +269,7 @@ def compute_finding(
         explanation=compute_explanation(where),
         recommendation=advice,
         at_stake_pct=share,
-        trigger=f"one compute category >= {COMPUTE_PCT:g}% of the step (informational)",
+        trigger=condition(category, "share"),
         confidence=confidence,
     )
 
@@ -311,8 +311,7 @@ def precision_findings(p: Fp32Matrix) -> list[Finding]:
             at_stake_pct=p.step_pct,
             gain_pct=p.gain_pct,
             basis=UPPER_BOUND if p.gain_pct is not None else "",
-            trigger=f"FP32 GEMM/conv >= {FP32_ON_TENSOR_CORES_PCT:g}% of device time on "
-            f"{p.where} ({TB_PLUGIN}: tensor-core eligible work not on tensor cores)",
+            trigger=condition("low_precision", "fp32"),
             confidence=p.filling.note,
         )
     ]

@@ -18,6 +18,7 @@ from profsight.analyses.step import intervals
 from profsight.analyses.step.table_device import QUEUE_FULL, PrintedDevice
 from profsight.analyses.step.table_step import PrintedStep
 from profsight.knowledge import advice
+from profsight.knowledge.catalogue import condition
 from profsight.knowledge.kernels import decode_kernel
 from profsight.knowledge.op_families import COPIES, kernel_family
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
@@ -73,11 +74,12 @@ def idle_findings(d: DeviceIdle) -> list[Finding]:
         else d.kernel_us is not None and d.kernel_us < advice.SHORT_KERNEL_US
     )
     launch_bound = short and d.host_idles_it
-    busy = f"device busy < {advice.GPU_IDLE_PCT:g}% of the step ({advice.TB_PLUGIN})"
-    if d.busy_pct >= advice.GPU_IDLE_PCT:
-        busy = (
-            f"device idle >= {advice.IDLE_LARGEST_MIN_PCT:g}% of the step and more than any "
-            f"family of device work ({d.largest_busy_pct:.0f}%)"
+    if d.busy_pct >= advice.GPU_IDLE_PCT:  # fired by idle as the step's largest share
+        evidence += (
+            Evidence(
+                "the step's largest share",
+                f"idle {rest:.0f}%, the largest family of device work {d.largest_busy_pct:.0f}%",
+            ),
         )
     common = {
         "severity": severity_for(rest),
@@ -91,11 +93,19 @@ def idle_findings(d: DeviceIdle) -> list[Finding]:
         title=f"The GPU is idle {idle:.0f}% of the step",
         explanation=advice.GPU_IDLE_EXPLANATION,
         recommendation=advice.GPU_IDLE_ADVICE,
-        trigger=busy,
+        trigger=condition("gpu_idle", "idle"),
         **common,  # type: ignore[arg-type]
     )
     if not launch_bound:
         return [idle_finding]
+    launch_evidence = evidence
+    if d.outrun is not None:
+        launch_evidence += (
+            Evidence(
+                "kernels the host's launches outrun",
+                f"{d.outrun:.0%} (each shorter than the time to the next launch)",
+            ),
+        )
     # the cause beside its symptom: the idle device is what every host-side cause shares,
     # and the ranking puts the cause first when it explains most of it (`explains`)
     return [
@@ -104,14 +114,8 @@ def idle_findings(d: DeviceIdle) -> list[Finding]:
             title=f"The GPU idles {idle:.0f}% of the step between many tiny kernels",
             explanation=advice.LAUNCH_EXPLANATION,
             recommendation=advice.LAUNCH_ADVICE,
-            trigger=f"{busy} and "
-            + (
-                f"{d.outrun:.0%} of the kernels shorter than the time to the host's next "
-                f"launch, spent dispatching (from {advice.LAUNCH_BOUND_FRACTION:.0%})"
-                if d.outrun is not None
-                else f"{d.kernel_stat} < {short_time(advice.SHORT_KERNEL_US)}"
-            ),
-            **common,  # type: ignore[arg-type]
+            trigger=condition("launch_overhead", "outrun" if d.outrun is not None else "short"),
+            **{**common, "evidence": launch_evidence},  # type: ignore[arg-type]
         ),
         idle_finding,
     ]

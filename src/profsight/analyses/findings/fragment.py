@@ -26,6 +26,7 @@ from profsight.analyses.findings.table_setup import printed_startup
 from profsight.analyses.step.table_device import is_device_label
 from profsight.analyses.step.table_legacy import device_leaves, family_of
 from profsight.knowledge import advice
+from profsight.knowledge.catalogue import condition
 from profsight.knowledge.kernels import decode_kernel
 from profsight.knowledge.op_families import (
     COLLECTIVES,
@@ -125,9 +126,10 @@ def _readings(
     family, share = max(compute.items(), key=lambda kv: kv[1])
     if share < advice.COMPUTE_PCT:
         return []
+    category = "memcpy" if family == COPIES else COMPUTE_FINDINGS[family]
     return [
         Finding(
-            category="memcpy" if family == COPIES else COMPUTE_FINDINGS[family],
+            category=category,
             severity=Severity.INFO,
             title=advice.FRAGMENT_COMPUTE_TITLE.format(
                 family=FAMILY_LABELS[family].capitalize(), share=share
@@ -136,8 +138,7 @@ def _readings(
             explanation=advice.FRAGMENT_SHARES_NOTE.strip(),
             recommendation=advice.FRAGMENT_ADVICE,
             at_stake_pct=share,
-            trigger=f"a fragment's largest compute family >= {advice.COMPUTE_PCT:g}% of the "
-            "device's time (informational)",
+            trigger=condition(category, "fragment"),
             confidence=advice.FRAGMENT_CONFIDENCE,
         )
     ]

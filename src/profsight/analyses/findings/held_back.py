@@ -10,10 +10,10 @@ from profsight.analyses.step.startup import startup_events
 from profsight.knowledge.advice import (
     HELD_ADVICE,
     HELD_BACK_US,
-    HELD_BASIS,
     HELD_EXPLANATION,
     HELD_PCT,
 )
+from profsight.knowledge.catalogue import condition
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS
 from profsight.model.events import I64
 from profsight.model.findings import Evidence, Finding, severity_for
@@ -68,8 +68,7 @@ def run(ctx: Context) -> list[Finding]:
             explanation=HELD_EXPLANATION,
             recommendation=HELD_ADVICE,
             at_stake_pct=share,
-            trigger=f"launched work waiting >= {short_time(HELD_BACK_US)} with its device "
-            f"free, >= {HELD_PCT:g}% of the step ({HELD_BASIS})",
+            trigger=condition("gpu_held", "held"),
         )
     ]
 

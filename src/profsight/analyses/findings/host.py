@@ -23,7 +23,6 @@ from profsight.knowledge.advice import (
     LEAD_IN_PCT,
     LEAD_IN_TITLE,
     LEAD_IN_UNNAMED_FRACTION,
-    MEASURED,
     PER_STEP_ADVICE,
     PER_STEP_EXPLANATION,
     PER_STEP_HIGH_PCT,
@@ -32,6 +31,7 @@ from profsight.knowledge.advice import (
     SHORT_STEP_OPTIMIZER,
     SHORT_STEP_US,
 )
+from profsight.knowledge.catalogue import condition
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.knowledge.rows import INPUT_MAKING_OPS, STEP_PREFIXES
 from profsight.knowledge.trace_schema import HOST_KINDS
@@ -96,8 +96,7 @@ def _lead_in(ctx: Context) -> list[Finding]:
             explanation=LEAD_IN_EXPLANATION,
             recommendation=LEAD_IN_ADVICE,
             at_stake_pct=at_stake,
-            trigger=f"host time before a GPU step's first launch >= {LEAD_IN_PCT:g}% of the step "
-            "(of the device's idle time it can cost)",
+            trigger=condition("data_loading" if builds_input else "host_lead_in", "lead_in"),
         )
     ]
 
@@ -141,8 +140,7 @@ def from_breakdown(breakdown: Breakdown, per_step: bool | None = None) -> list[F
                 recommendation=rule.recommendation,
                 at_stake_pct=share,
                 gain_pct=share,  # the fix takes the phase out of the step (a trace replays it)
-                trigger=f"{rule.phase.value} >= {rule.threshold_pct:g}% of the step "
-                f"({rule.source})",
+                trigger=condition(rule.category, rule.phase.value),
             )
         )
     if per_step is None:
@@ -194,8 +192,7 @@ def _per_step_overhead(
             # per sample, BATCH_SCALE times the batch shares the fixed cost (a trace replays it)
             gain_pct=share * (1 - 1 / BATCH_SCALE),
             basis=PER_SAMPLE,
-            trigger=f"non-model time >= {PER_STEP_OVERHEAD_PCT:g}% of a step shorter than "
-            f"{short_time(SHORT_STEP_US)} ({MEASURED})",
+            trigger=condition("per_step_overhead", "short_step"),
         )
     ]
 

@@ -17,6 +17,7 @@ from profsight.analyses.context import Context
 from profsight.analyses.memory_peak import memory_peaks
 from profsight.knowledge import advice
 from profsight.knowledge.advice import ALLOCATIONS_PER_STEP
+from profsight.knowledge.catalogue import condition
 from profsight.knowledge.ops import lookup_op
 from profsight.knowledge.trace_schema import DEVICE_MEMORY_DEVICE_TYPES, EventKind
 from profsight.model.findings import Evidence, Finding, Severity, severity_for
@@ -61,8 +62,7 @@ def copy_churn(
                 recommendation=advice.COPY_CHURN_ADVICE,
                 at_stake_pct=pct,
                 gain_pct=pct,  # the copy gone (a trace replays it)
-                trigger=f"a copy op allocating >= {advice.LARGE_COPY_BYTES // 2**20} MiB per call "
-                f"with >= {advice.COPY_CHURN_PCT:g}% of the step ({advice.MEASURED})",
+                trigger=condition("memory", "copy_churn"),
             )
         )
     return findings
@@ -109,8 +109,7 @@ def memory_limit(ctx: Context) -> list[Finding]:
             explanation=advice.MEMORY_LIMIT_EXPLANATION,
             recommendation=advice.memory_limit_advice(ctx.arch),
             at_stake_pct=0.0,
-            trigger=f"peak allocated > {advice.MEMORY_PEAK_FRACTION:.0%} of device memory "
-            f"({advice.TB_PLUGIN})",
+            trigger=condition("memory", "peak"),
         )
     ]
 
@@ -158,7 +157,7 @@ def optimizer_state(ctx: Context) -> list[Finding]:
                 explanation=advice.OPTIMIZER_STATE_EXPLANATION,
                 recommendation=advice.OPTIMIZER_STATE_ADVICE,
                 at_stake_pct=0.0,
-                trigger=advice.OPTIMIZER_STATE_TRIGGER.format(share=advice.OPTIMIZER_STATE_SHARE),
+                trigger=condition("memory", "optimizer_state"),
             )
         )
     return found
@@ -187,7 +186,7 @@ def allocation_finding(
             explanation=advice.ALLOCATION_EXPLANATION,
             recommendation=advice.ALLOCATION_ADVICE,
             at_stake_pct=0.0,
-            trigger=f">= {ALLOCATIONS_PER_STEP} allocations per step ({counted})",
+            trigger=condition("memory", "allocations"),
             confidence=confidence,
         )
     ]

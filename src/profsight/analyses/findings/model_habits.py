@@ -9,6 +9,7 @@ import numpy as np
 
 from profsight.analyses.context import Context
 from profsight.knowledge import advice
+from profsight.knowledge.catalogue import condition
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.trace_schema import EventKind
 from profsight.model.findings import Evidence, Finding, Severity
@@ -64,7 +65,7 @@ def _conv_bias_before_norm(ctx: Context) -> list[Finding]:
             recommendation=advice.CONV_BIAS_ADVICE,
             # the bias add's own time is inside the convolution's kernels: not measured
             at_stake_pct=0.0,
-            trigger="aten::convolution with a bias whose next op is a batch norm",
+            trigger=condition("compute_conv", "conv_bias"),
         )
     ]
 
@@ -93,7 +94,7 @@ def complexity(judgement: str, summary: str, evidence: tuple[str, ...]) -> list[
             explanation=summary,
             recommendation=advice.SMALL_MODEL_ADVICE if small else advice.HEAVY_MODEL_ADVICE,
             at_stake_pct=0.0,
-            trigger="the verdict's judgement",
+            trigger=condition("model_complexity", "verdict"),
         )
     ]
 
@@ -129,8 +130,7 @@ def optimizer_implementation(ctx: Context) -> list[Finding]:
             explanation=advice.FOR_LOOP_OPTIMIZER_EXPLANATION,
             recommendation=advice.optimizer_advice(_optimizer_class(ctx), ctx.has_device),
             at_stake_pct=share,
-            trigger=f">= {advice.FOR_LOOP_OPS_PER_STEP} optimizer ops per step and no "
-            "_foreach_/_fused_ op",
+            trigger=condition("optimizer", "for_loop"),
         )
     ]
 

@@ -15,13 +15,13 @@ from profsight.analyses.step.table_step import PrintedStep
 from profsight.knowledge import advice
 from profsight.knowledge.advice import (
     DDP_FORWARD_NOTE,
-    MEASURED,
     MODULE_ADVICE,
     MODULE_OWN_FRACTION,
     MODULE_OWN_PCT,
     TINY_OP_US,
     TINY_OPS_PER_STEP,
 )
+from profsight.knowledge.catalogue import condition
 from profsight.knowledge.lightning_names import (
     CUT_MARK,
     LIGHTNING_MODULE_PREFIX,
@@ -102,8 +102,7 @@ def own_time_findings(modules: list[ModuleTime], filling: Filling = TRACE) -> li
                 recommendation=MODULE_ADVICE,
                 at_stake_pct=m.share_pct,
                 gain_pct=filling.gain(m.share_pct),
-                trigger=f"own time >= {MODULE_OWN_PCT:g}% of the step and >= "
-                f"{MODULE_OWN_FRACTION:.0%} of the module's total ({MEASURED})",
+                trigger=condition("module_overhead", "own_time"),
                 confidence=filling.note,
             )
         )
@@ -171,8 +170,7 @@ def tiny_ops_findings(t: TinyOps, filling: Filling = TRACE) -> list[Finding]:
             recommendation=MODULE_ADVICE,
             at_stake_pct=t.share_pct,
             gain_pct=filling.gain(t.share_pct),
-            trigger=f">= {TINY_OPS_PER_STEP} ops under {short_time(TINY_OP_US)} per step "
-            f"{t.where}, >= {MODULE_OWN_PCT:g}% of the step ({MEASURED})",
+            trigger=condition("module_overhead", "tiny_ops"),
             confidence=filling.note,
         )
     ]

@@ -16,9 +16,8 @@ from profsight.knowledge import advice
 from profsight.knowledge.advice import (
     PROFILER_OVERHEAD_PCT,
     STACK_FRAMES_PER_STEP,
-    STARTUP_FACTOR,
-    STARTUP_MIN_US,
 )
+from profsight.knowledge.catalogue import condition
 from profsight.knowledge.trace_schema import LAUNCH_KINDS, PROFILER_STEP_PREFIX, EventKind
 from profsight.model.events import MISSING
 from profsight.model.findings import Evidence, Finding, Severity, severity_for
@@ -160,10 +159,7 @@ def _startup_finding(
                 else advice.STARTUP_ONE_TIME,
             ),
         ),
-        trigger=f"one-off calls ({STARTUP_FACTOR:g}x their kind's median, >= "
-        f"{STARTUP_MIN_US / 1000:g} ms, or a first use of the device), or torch.compile's "
-        f"compile ranges >= {PROFILER_OVERHEAD_PCT:g}% of the window; first, not judged, "
-        f"from {advice.STARTUP_DOMINANT_PCT:g}% of it",
+        trigger=condition("profiler_setup", "startup"),
     )
 
 
@@ -271,7 +267,7 @@ def setup_finding(title: str, explanation: str, recommendation: str) -> Finding:
         explanation=explanation,
         recommendation=recommendation,
         at_stake_pct=0.0,
-        trigger="profile quality check",
+        trigger=condition("profiler_setup", "check"),
     )
 
 
@@ -295,7 +291,6 @@ def unrecorded_findings(
             severity=Severity.HIGH,
             evidence=tuple(Evidence(f"the {where} shows a GPU", e) for e in evidence),
             blocks=True,
-            trigger="a GPU shown (devices, runtime calls, GPU-only ops or a backward on a "
-            "device thread) with no kernel, copy or memset recorded",
+            trigger=condition("profiler_setup", "unrecorded"),
         )
     ]

@@ -19,6 +19,7 @@ from profsight.analyses.step.breakdown import host_read_calls
 from profsight.analyses.step.table_device import BLOCKING_COPY, QUEUE_FULL, SYNC, PrintedDevice
 from profsight.analyses.step.table_step import PrintedStep
 from profsight.knowledge import advice
+from profsight.knowledge.catalogue import condition
 from profsight.knowledge.hardware import PEER_LINKS_GBS
 from profsight.knowledge.op_families import COPIES
 from profsight.knowledge.rows import RowKind
@@ -57,8 +58,7 @@ def sync_findings(s: SyncWaits) -> list[Finding]:
             # a table bounds the idle time between two figures: its saving is at most the
             # larger, and ranks with the other upper bounds (`ranked`)
             basis=UPPER_BOUND if bounded and (s.least_pct or 0.0) < s.idle_pct else "",
-            trigger=f"device idle during host-device syncs >= {advice.SYNC_PCT:g}% of the step "
-            f"({advice.MEASURED})",
+            trigger=condition("host_device_sync", "sync"),
             confidence=s.filling.note,
         )
     ]
@@ -177,12 +177,7 @@ def copy_findings(c: HostCopies) -> list[Finding]:
             recommendation=advice.PAGEABLE_ADVICE,
             at_stake_pct=c.share_pct,
             gain_pct=c.filling.gain(c.share_pct),
-            trigger=f"host-device copies >= {advice.COPY_PCT:g}% of the step, "
-            + (
-                "from pageable memory"
-                if c.pageable
-                else "with as much host time in their calls as on the device"
-            ),
+            trigger=condition("memcpy", "pageable" if c.pageable else "blocking"),
             confidence=c.filling.note,
         )
     ]
@@ -278,7 +273,7 @@ def peer_copy_findings(ctx: Context) -> list[Finding]:
             explanation=advice.PEER_EXPLANATION,
             recommendation=advice.PEER_ADVICE,
             at_stake_pct=share,
-            trigger=f"peer-to-peer copies >= {advice.COPY_PCT:g}% of the step",
+            trigger=condition("memcpy", "peer"),
         )
     ]
 
@@ -326,8 +321,7 @@ def copy_bound(ctx: Context) -> list[Finding]:
             explanation=advice.COPY_BOUND_EXPLANATION,
             recommendation=advice.COPY_BOUND_ADVICE,
             at_stake_pct=share,
-            trigger=f"host-device copies >= {advice.COMPUTE_PCT:g}% of the step and more than "
-            "the kernels' busy time (informational)",
+            trigger=condition("memcpy", "copy_bound"),
         )
     ]
 

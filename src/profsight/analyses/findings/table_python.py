@@ -20,6 +20,7 @@ from dataclasses import replace
 from profsight.analyses.step.table_step import PrintedStep
 from profsight.knowledge import advice
 from profsight.knowledge.advice import HOT_FUNCTION_SHARE
+from profsight.knowledge.catalogue import condition
 from profsight.knowledge.lightning_names import (
     HOST_WAIT_CALL,
     LIGHTNING_CLOSURE,
@@ -190,8 +191,7 @@ def hot_function_findings(step: PrintedStep, profiles: tuple[ActionProfile, ...]
             at_stake_pct=share,
             gain_pct=gain,
             basis=UPPER_BOUND if category == "host_device_sync" else ESTIMATED,
-            trigger=f"the step's top self-time function holds >= {advice.HOT_FUNCTION_PCT:.0f}% "
-            "of the step (AdvancedProfiler's listing)",
+            trigger=condition(category, "hot_function"),
             confidence=advice.HOT_FUNCTION_CONFIDENCE,
         )
     ]

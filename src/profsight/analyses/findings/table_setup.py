@@ -15,10 +15,10 @@ from profsight.knowledge import advice
 from profsight.knowledge.advice import (
     PARTIAL_TABLE_PCT,
     PROFILER_OVERHEAD_PCT,
-    STALL_GAP_US,
     STARTUP_FACTOR,
     STARTUP_MIN_US,
 )
+from profsight.knowledge.catalogue import condition
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.rows import (
     FIRST_USE_CALLS,
@@ -175,7 +175,7 @@ def _stall(step: PrintedStep, table: ProfilerTable) -> list[Finding]:
             at_stake_pct=stall.share_pct,
             blocks=dominant,
             evidence=(evidence,),
-            trigger=f"a one-pass range's own host time >= {short_time(STALL_GAP_US)} per op call",
+            trigger=condition("profiler_setup", "stall"),
         )
     ]
 
