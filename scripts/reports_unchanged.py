@@ -1,11 +1,12 @@
 """Whether a change left every report as it was: ``profsight explain FILE --format json`` from
 two source trees on every input under the given folders, compared.
 
-    python scripts/reports_unchanged.py BASE_TREE [--jobs 2] [FOLDER ...]
+    python scripts/reports_unchanged.py BASE_TREE [--jobs 2] [--ignore KEY ...] [FOLDER ...]
 
 BASE_TREE is another checkout (``git worktree add /tmp/base COMMIT``); this checkout is the
 other side. Both run with this checkout's virtual environment, each with its own ``src`` first
-on the path. A job's wall times (``seconds``) differ from run to run and are left out. Prints
+on the path. A job's wall times (``seconds``) differ from run to run and are left out, and so
+are the keys named by ``--ignore`` (a change that words every finding's ``trigger`` anew). Prints
 each input whose report (or exit code) differs, and the count; exits 1 when any does.
 """
 
@@ -35,7 +36,7 @@ def inputs(folders: list[Path]) -> list[Path]:
     return found
 
 
-def _report(tree: Path, path: Path) -> tuple[int, Any]:
+def _report(tree: Path, path: Path, ignore: frozenset[str]) -> tuple[int, Any]:
     env = {**os.environ, "PYTHONPATH": str(tree / "src"), "PROFSIGHT_DEBUG": ""}
     out = subprocess.run(
         [sys.executable, "-m", "profsight", "explain", str(path), "--format", "json"],
@@ -45,16 +46,19 @@ def _report(tree: Path, path: Path) -> tuple[int, Any]:
         timeout=600,
     )
     try:
-        return out.returncode, _without_wall_times(json.loads(out.stdout))
+        return out.returncode, _without(json.loads(out.stdout), ignore)
     except json.JSONDecodeError:
         return out.returncode, out.stderr.strip().splitlines()[-1:] or out.stdout[:200]
 
 
-def _without_wall_times(doc: Any) -> Any:
+def _without(doc: Any, ignore: frozenset[str]) -> Any:
+    """`doc` without the wall times and the `ignore` keys, at any depth."""
     if isinstance(doc, dict):
-        return {k: _without_wall_times(v) for k, v in doc.items() if k != "seconds"}
+        return {
+            k: _without(v, ignore) for k, v in doc.items() if k != "seconds" and k not in ignore
+        }
     if isinstance(doc, list):
-        return [_without_wall_times(v) for v in doc]
+        return [_without(v, ignore) for v in doc]
     return doc
 
 
@@ -67,6 +71,10 @@ def _first_difference(a: Any, b: Any, at: str = "") -> str:
         for i, (x, y) in enumerate(zip(a, b, strict=True)):
             if x != y:
                 return _first_difference(x, y, f"{at}[{i}]")
+    if isinstance(a, list) and isinstance(b, list):
+        added = [x for x in b if x not in a]
+        gone = [x for x in a if x not in b]
+        return f"{at}: {len(a)} -> {len(b)} items; added {str(added)[:200]}; gone {str(gone)[:200]}"
     return f"{at}: {str(a)[:160]!r} -> {str(b)[:160]!r}"
 
 
@@ -75,11 +83,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("base", type=Path)
     parser.add_argument("folders", nargs="*", type=Path)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--ignore", action="append", default=[], metavar="KEY")
     args = parser.parse_args(argv)
-    files = inputs(args.folders or list(FOLDERS))
+    files = inputs([f.resolve() for f in args.folders] or list(FOLDERS))
 
     def both(path: Path) -> tuple[Path, tuple[int, Any], tuple[int, Any]]:
-        return path, _report(args.base, path), _report(ROOT, path)
+        ignore = frozenset(args.ignore)
+        return path, _report(args.base, path, ignore), _report(ROOT, path, ignore)
 
     changed = 0
     with ThreadPoolExecutor(args.jobs) as pool:

@@ -18,7 +18,9 @@ import pytest
 
 import profsight
 from profsight.api import JobReport, MemorySnapshotReport, Report, SavedReportView
+from profsight.front_door import open_input
 from profsight.integrations.mcp_server import explain_tool
+from profsight.renderers.explained import FORMATS, render_explained
 
 from conftest import DATA
 
@@ -98,3 +100,30 @@ def test_text_of_a_table_and_a_loaded_profile() -> None:
     assert [f.title for f in by_text.findings] == [f.title for f in by_profile.findings]
     with pytest.raises(TypeError):
         profsight.explain(42)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_every_kind_in_every_format_renders_as_the_api_does(
+    kind: str, fmt: str, tmp_path: Path
+) -> None:
+    """One renderer contract: the registry the CLI renders from (`renderers.explained`)
+    gives, for every kind and format, what the API's report object gives."""
+    path = KINDS[kind][0](tmp_path)
+    opened = open_input(str(path))
+    report = profsight.explain(str(path))
+    by_registry = render_explained(opened.report, opened.kind, fmt)
+    by_api = {"text": str, "markdown": lambda r: r.markdown(), "json": lambda r: r.json()}.get(
+        fmt, lambda r: r.html()
+    )(report)
+    if kind in ("job directory", "merged ranks"):  # the ranks' wall times differ run to run
+        by_registry, by_api = _without_seconds(by_registry), _without_seconds(by_api)
+    assert by_registry == by_api
+    assert by_registry.strip()
+
+
+def _without_seconds(text: str) -> str:
+    import re
+
+    text = re.sub(r'"seconds": ?[0-9.]+', '"seconds": _', text)
+    return re.sub(r"[0-9.]+ s\b", "_ s", text)

@@ -180,7 +180,7 @@ def test_explaining_profiler_never_stops_training(
     def broken(_: Any) -> None:
         raise ValueError("boom\nsecond line")
 
-    monkeypatch.setattr("profsight.integrations.lightning_profiler.explain", broken)
+    monkeypatch.setattr("profsight.integrations.lightning_profiler.explain_profile", broken)
     profiler = ExplainingProfiler(dirpath=tmp_path)
     with quiet(), caplog.at_level(logging.WARNING, logger="profsight.lightning"):
         trainer(profiler, tmp_path, 5, 0).fit(Tiny(), tiny_loader(5))

@@ -31,10 +31,10 @@ from profsight.cli.main import main
 from profsight.job import executors
 from profsight.job.discover import rank_from_name
 from profsight.job.executors import run_all
+from profsight.job.job_document import job_document
 from profsight.knowledge.advice import STRAGGLER_PCT
 from profsight.knowledge.collectives import bus_factor, operation_of
 from profsight.loaders import load
-from profsight.renderers.job_text import job_document
 
 from conftest import DATA, DELAY_MS, SHARED_REAL, STEPS
 

@@ -136,8 +136,7 @@ def test_explain_gives_an_assistant_the_roofline_of_the_top_ops(tmp_path: Path) 
 def test_explain_reads_a_memory_snapshot() -> None:
     """A memory snapshot by others: the assistant gets each device's peak and the sites that
     hold it, as `profsight explain X --format json` writes them."""
-    from profsight.renderers.snapshot_report import snapshot_document
-    from profsight.report.snapshot import explain_snapshot
+    from profsight.report.snapshot import explain_snapshot, snapshot_document
 
     from conftest import DATA
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 _KB = 1024
 _MB = 1024 * _KB
 _GB = 1024 * _MB
@@ -67,3 +70,14 @@ def short_flops(flops: float, per_second: bool = False) -> str:
         if flops >= size:
             return f"{flops / size:.3g} {prefix}{suffix}"
     return f"{flops:.3g} {suffix}"
+
+
+def clean_floats(value: Any) -> Any:
+    """Floats rounded to the nanosecond (µs with 3 decimals); NaN and infinities as null."""
+    if isinstance(value, float):
+        return round(value, 3) if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): clean_floats(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean_floats(v) for v in value]
+    return value

@@ -4,6 +4,7 @@ site, the sites that changed most first."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from profsight.analyses.snapshot_peak import DevicePeak
 from profsight.knowledge.snapshot_sites import HOLDERS
@@ -80,3 +81,26 @@ def _by_label(peak: DevicePeak) -> dict[str, int]:
     for s in peak.sites:
         out[s.label] = out.get(s.label, 0) + s.bytes
     return out
+
+
+SNAPSHOT_DIFF_SCHEMA = "profsight-snapshot-diff/1"
+
+
+def snapshot_diff_document(diff: SnapshotDiff) -> dict[str, Any]:
+    return {
+        "schema": SNAPSHOT_DIFF_SCHEMA,
+        "before": diff.before,
+        "after": diff.after,
+        "devices": [
+            {
+                "device": d.device,
+                "peak_bytes": {"before": d.peak_before, "after": d.peak_after},
+                "peak_phase": {"before": d.phase_before, "after": d.phase_after},
+                "holders": {h: {"before": a, "after": b} for h, (a, b) in d.holders.items()},
+                "sites": [{"site": s.site, "before": s.before, "after": s.after} for s in d.sites],
+            }
+            for d in diff.devices
+        ],
+        "only_before": list(diff.only_before),
+        "only_after": list(diff.only_after),
+    }

@@ -14,6 +14,7 @@ Needs the ``mcp`` extra (``pip install 'profsight[mcp]'``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from importlib.metadata import PackageNotFoundError, version
@@ -31,18 +32,15 @@ from profsight.compare.diff import compare
 from profsight.compare.saved_report import SavedReport, load_report_document, saved_schema
 from profsight.errors import ProfsightError
 from profsight.front_door import JobOptions, open_input
+from profsight.job.job_document import job_document
 from profsight.job.views import JobData
 from profsight.loaders import load
 from profsight.model.profile import Profile
 from profsight.model.text_profile import TextProfile
-from profsight.renderers.diff_render import render_diff
-from profsight.renderers.job_text import job_document
-from profsight.renderers.snapshot_report import snapshot_document
-from profsight.renderers.table_formats import render_json as render_table_json
-from profsight.renderers.tree_text import render_tree_json
 from profsight.report.build import build_report
 from profsight.report.document import report_document
-from profsight.report.snapshot import SnapshotReport
+from profsight.report.snapshot import SnapshotReport, snapshot_document
+from profsight.report.view_documents import table_document, tree_document
 from profsight.slicing.window import encode, explained_slice, parse_steps
 
 INSTRUCTIONS = (
@@ -93,8 +91,21 @@ def _tool(name: str, read_only: bool = True) -> Callable[[Callable[..., T]], Cal
     return register
 
 
-def _decoded(text: str) -> Any:
-    return msgspec.json.decode(text)
+def _builtins(document: dict[str, Any]) -> dict[str, Any]:
+    """A document as plain JSON values (tuples as lists, a non-finite float as null, as the
+    JSON renderers write it): the tools return documents, not JSON text to parse again."""
+    built: dict[str, Any] = _finite(msgspec.to_builtins(document))
+    return built
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
 
 
 def _document(path: str) -> dict[str, Any]:
@@ -193,8 +204,7 @@ def table_tool(
         roof = None
         if group_by == "shape" and isinstance(profile, Profile):
             roof = table_roofline(profile)
-        decoded: dict[str, Any] = _decoded(render_table_json(result, roof))
-        return decoded
+        return _builtins(table_document(result, roof))
 
 
 @_tool("tree")
@@ -206,10 +216,7 @@ def tree_tool(path: str, depth: int = 6, min_share: float = 1.0) -> dict[str, An
         profile = load(path)
         if isinstance(profile, TextProfile):
             profile.tree()  # raises: a printed table has no call tree
-        decoded: dict[str, Any] = _decoded(
-            render_tree_json(profile.tree().pruned(depth=depth, min_share=min_share))
-        )
-        return decoded
+        return _builtins(tree_document(profile.tree().pruned(depth=depth, min_share=min_share)))
 
 
 @_tool("diff")
@@ -217,10 +224,7 @@ def diff_tool(before: str, after: str, by: Literal["total", "self"] = "total") -
     """What got faster or slower between two runs (traces, tables or saved JSON reports):
     step time, phases, findings and rows. by: total or self time per row."""
     with _user_errors():
-        decoded: dict[str, Any] = _decoded(
-            render_diff(compare(_document(before), _document(after), by=by), "json")
-        )
-        return decoded
+        return _builtins(compare(_document(before), _document(after), by=by).to_dict())
 
 
 @_tool("check")

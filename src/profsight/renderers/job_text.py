@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import json
 import textwrap
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from profsight.job.job_document import RANK_ROWS, job_document
 from profsight.knowledge.phases import Phase
 from profsight.model.findings import Finding
 from profsight.renderers.diagnosis import finding_lines
 from profsight.renderers.escape import markdown_cell
 from profsight.renderers.names import cut_name
-from profsight.renderers.template import clean_floats as _clean
 from profsight.units import short_bytes, short_rate, short_time
 
 if TYPE_CHECKING:
     from profsight.job.views import JobData, OperationView, RankView
 
-JOB_SCHEMA = "profsight-job/1"
 JOB_SUFFIXES = {
     ".txt": "text",
     ".md": "markdown",
@@ -25,8 +24,6 @@ JOB_SUFFIXES = {
     ".html": "html",
     ".htm": "html",
 }
-#: Rows of each rank the per-rank view lists.
-RANK_ROWS = 5
 #: Phases shown as columns of the per-rank table (the rest add up into "other").
 _COLUMNS = (
     Phase.DATA_LOADING,
@@ -227,88 +224,12 @@ def _operations_title(report: JobData) -> str:
     return "Collectives per operation (time per call includes any wait for other ranks)"
 
 
-def job_document(report: JobData) -> dict[str, Any]:
-    return dict(_clean(_document(report)))
-
-
-def _document(report: JobData) -> dict[str, Any]:
-    s = report.straggler
-    return {
-        "schema": JOB_SCHEMA,
-        "world_size": report.world_size,
-        "steps": list(report.steps),
-        "backend": report.backend,
-        "timed_on": report.timed_on,
-        "summary": report.summary,
-        "step_us": report.step_us,
-        "ranks": [
-            {
-                "rank": v.rank,
-                "path": v.path,
-                "host": v.host,
-                "device": v.device,
-                "steps": v.steps,
-                "step_us": v.step_us,
-                "wait_us": v.wait_us,
-                "busy_us": v.busy_us,
-                "phases_us": v.phases_us,
-                "device_busy_us": v.device_busy_us,
-                "comm_busy_us": v.comm_busy_us,
-                "comm_exposed_us": v.comm_exposed_us,
-                "comm_overlapped_us": max(v.comm_busy_us - v.comm_exposed_us, 0.0),
-                "last_at": v.last_arrivals,
-                "role": v.role,
-                "holds": v.held or "the whole rank",
-                "clock_offset_us": v.offset_us,
-                "bound": v.bound,
-                "top_finding": v.top_finding,
-                "top_rows": [
-                    {"name": r.name, "kind": r.kind, "self_us": r.self_us, "on_device": r.on_device}
-                    for r in v.rows[:RANK_ROWS]
-                ],
-                "seconds": round(v.seconds, 3),
-            }
-            for v in report.ranks
-        ],
-        "straggler": None
-        if s is None
-        else {
-            "rank": s.rank,
-            "last_at": s.last_at,
-            "collectives": s.collectives,
-            "others_wait_us": s.others_wait_us,
-            "saving_us": s.saving_us,
-            "share_pct": round(s.share_pct, 2),
-            "cause": s.cause,
-            "cause_detail": s.cause_detail,
-            "own_wait_us": s.own_wait_us,
-            "cause_evidence": [{"label": e.label, "value": e.value} for e in s.cause_evidence],
-        },
-        "operations": [
-            {
-                "operation": o.operation,
-                "backend": o.backend,
-                "calls_per_step": o.calls_per_step,
-                "bytes": o.nbytes if o.nbytes > 0 else None,
-                "transfer_us": o.transfer_us,
-                "bus_gbps": o.bus_gbps,
-            }
-            for o in report.operations
-        ],
-        "findings": [f.to_dict() for f in report.findings],
-        "diagnostics": list(report.diagnostics),
-        "run": report.run,
-    }
-
-
 def render_job_json(report: JobData) -> str:
     return json.dumps(job_document(report), indent=2, ensure_ascii=False) + "\n"
 
 
 __all__ = [
-    "JOB_SCHEMA",
     "JOB_SUFFIXES",
-    "job_document",
     "render_job_json",
     "render_job_markdown",
     "render_job_text",

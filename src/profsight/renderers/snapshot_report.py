@@ -4,10 +4,8 @@ and HTML (the report page, with its memory chart and `#ps-snapshot`)."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
-from profsight.analyses.snapshot_peak import DevicePeak, PeakSite
-from profsight.compare.snapshot_diff import SnapshotDiff
+from profsight.compare.snapshot_diff import SnapshotDiff, snapshot_diff_document
 from profsight.knowledge.snapshot_sites import (
     HOLDER_MEANING,
     HOLDERS,
@@ -19,10 +17,9 @@ from profsight.knowledge.snapshot_sites import (
 )
 from profsight.renderers.escape import markdown_cell as md_cell
 from profsight.renderers.html import SCHEMA, page
-from profsight.report.snapshot import SnapshotReport, blocks
+from profsight.report.snapshot import SnapshotReport, blocks, device_document, snapshot_document
 from profsight.units import torch_memory
 
-SNAPSHOT_SCHEMA = "profsight-snapshot/1"
 SNAPSHOT_SUFFIXES = {
     ".txt": "text",
     ".md": "markdown",
@@ -44,50 +41,6 @@ def render_snapshot(report: SnapshotReport, fmt: str) -> str:
     if fmt == "html":
         return render_snapshot_html(report)
     return render_snapshot_text(report)
-
-
-def snapshot_document(report: SnapshotReport) -> dict[str, Any]:
-    return {
-        "schema": SNAPSHOT_SCHEMA,
-        "source": report.source,
-        "summary": list(report.summary),
-        "advice": list(report.advice),
-        "diagnostics": list(report.diagnostics),
-        "devices": [_device(p) for p in report.peaks],
-    }
-
-
-def _device(p: DevicePeak) -> dict[str, Any]:
-    return {
-        "device": p.device,
-        "events": p.events,
-        "peak_bytes": p.peak_bytes,
-        "peak_event": p.peak_index,
-        "peak_allocation": p.peak_allocation,
-        "allocations": p.allocations,
-        "peak_at_us": p.peak_at_us,
-        "peak_phase": p.peak_phase,
-        "start_bytes": p.start_bytes,
-        "before_recording_bytes": p.before_bytes,
-        "end_bytes": p.end_bytes,
-        "reserved_bytes": p.reserved_bytes,
-        "reconciled": p.reconciled,
-        "holders": dict(p.holders),
-        "sites": [_site(s) for s in p.sites],
-    }
-
-
-def _site(s: PeakSite) -> dict[str, Any]:
-    return {
-        "site": s.label,
-        "kind": s.kind,
-        "filename": s.filename,
-        "line": s.line,
-        "function": s.function,
-        "bytes": s.bytes,
-        "blocks": s.blocks,
-        "holder": s.holder,
-    }
 
 
 def render_snapshot_text(report: SnapshotReport) -> str:
@@ -152,14 +105,13 @@ def render_snapshot_html(report: SnapshotReport) -> str:
         "timelines": timelines,
         "snapshot": {
             **SNAPSHOT_PAGE_TEXTS,
-            "devices": [_device(p) for p in report.peaks],
+            "devices": [device_document(p) for p in report.peaks],
             "holders": [{"holder": h, "meaning": HOLDER_MEANING[h]} for h in HOLDERS],
         },
     }
     return page(f"profsight: {report.source}", SNAPSHOT_TITLE, data)
 
 
-SNAPSHOT_DIFF_SCHEMA = "profsight-snapshot-diff/1"
 SNAPSHOT_DIFF_FORMATS = ("text", "markdown", "json")
 
 
@@ -168,26 +120,6 @@ def render_snapshot_diff(diff: SnapshotDiff, fmt: str, limit: int = SITES_SHOWN)
         return json.dumps(snapshot_diff_document(diff), indent=2, ensure_ascii=False) + "\n"
     lines = _diff_lines(diff, limit, markdown=fmt == "markdown")
     return "\n".join(lines).rstrip() + "\n"
-
-
-def snapshot_diff_document(diff: SnapshotDiff) -> dict[str, Any]:
-    return {
-        "schema": SNAPSHOT_DIFF_SCHEMA,
-        "before": diff.before,
-        "after": diff.after,
-        "devices": [
-            {
-                "device": d.device,
-                "peak_bytes": {"before": d.peak_before, "after": d.peak_after},
-                "peak_phase": {"before": d.phase_before, "after": d.phase_after},
-                "holders": {h: {"before": a, "after": b} for h, (a, b) in d.holders.items()},
-                "sites": [{"site": s.site, "before": s.before, "after": s.after} for s in d.sites],
-            }
-            for d in diff.devices
-        ],
-        "only_before": list(diff.only_before),
-        "only_after": list(diff.only_after),
-    }
 
 
 def _change(before: int, after: int) -> str:

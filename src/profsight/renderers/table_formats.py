@@ -15,47 +15,26 @@ from profsight.model.row_kind import row_kind
 from profsight.model.table import ProfilerTable, Row, render_torch_table
 from profsight.renderers.escape import markdown_cell
 from profsight.renderers.names import markdown_name
+from profsight.report.view_documents import (
+    RooflineFields,
+    table_document,
+    table_records,
+)
 from profsight.units import short_flops, short_rate, short_time
 
-TABLE_SCHEMA = "profsight/table/1"
-
-#: Per (op, input shapes): roofline fields a table grouped by shape adds to its rows
-#: (`analyses.roofline.by_op_and_shapes`).
-RooflineFields = Mapping[tuple[str, str], Mapping[str, Any]]
-ROOFLINE_COLUMNS = ("tflops", "tbps", "intensity", "bound", "roof_pct")
 #: Between a row's frames in one CSV cell.
 STACK_SEPARATOR = "; "
 
 
-def _records(table: ProfilerTable, roof: RooflineFields | None) -> list[dict[str, Any]]:
-    records = table.to_records()
-    if roof is None:
-        return records
-    for record in records:
-        found = roof.get((record["name"], record["shapes"]), {})
-        record.update({c: found.get(c) for c in ROOFLINE_COLUMNS})
-    return records
-
-
 def render_json(table: ProfilerTable, roof: RooflineFields | None = None) -> str:
-    """``{"schema", "group_by", "totals", "rows": [{"name", "calls", "self_cpu_us", ...}]}``;
-    grouped by shape on a device profsight knows, each row's roofline (`ROOFLINE_COLUMNS`,
-    null for an op without a formula)."""
-    doc = {
-        "schema": TABLE_SCHEMA,
-        "group_by": table.group_by,
-        "device_name": table.device_name,
-        "self_cpu_total_us": table.self_cpu_total_us,
-        "self_device_total_us": table.self_device_total_us,
-        "total_rows": table.total_rows,
-        "rows": _records(table, roof),
-    }
+    """The table's document (`report.view_documents.table_document`) as JSON."""
+    doc = table_document(table, roof)
     return msgspec.json.format(msgspec.json.encode(doc).decode(), indent=2) + "\n"
 
 
 def render_csv(table: ProfilerTable, roof: RooflineFields | None = None) -> str:
     buf = io.StringIO()
-    records = _records(table, roof)
+    records = table_records(table, roof)
     columns = list(records[0]) if records else list(Row.__dataclass_fields__)
     writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
     writer.writeheader()

@@ -8,9 +8,10 @@ is safe inside a ``<script>`` element.
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any
+
+from profsight.units import clean_floats
 
 _SLOT = re.compile(r"\{\{(\w+)\}\}")
 #: What must not appear raw inside a <script> element (and the two line separators that
@@ -39,15 +40,4 @@ def script_json(data: Any) -> str:
     return text.translate(_SCRIPT_ESCAPES)
 
 
-def clean_floats(value: Any) -> Any:
-    """Floats rounded to the nanosecond (µs with 3 decimals); NaN and infinities as null."""
-    if isinstance(value, float):
-        return round(value, 3) if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {str(k): clean_floats(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [clean_floats(v) for v in value]
-    return value
-
-
-__all__ = ["clean_floats", "fill", "script_json"]
+__all__ = ["fill", "script_json"]

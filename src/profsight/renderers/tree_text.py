@@ -9,6 +9,7 @@ from rich.tree import Tree
 from profsight.model.tree import CallTree, TreeNode
 from profsight.renderers.console import render_to_text
 from profsight.renderers.names import fit_name
+from profsight.report.view_documents import tree_document
 from profsight.units import short_time
 
 _MAX_NAME = 90
@@ -86,5 +87,5 @@ def tree_renderable(tree: CallTree, device_name: str = "CUDA", width: int = 120)
 
 
 def render_tree_json(tree: CallTree) -> str:
-    doc = {"schema": "profsight/tree/1", "cut_at": tree.cut_at, "root": tree.root.to_dict()}
+    doc = tree_document(tree)
     return msgspec.json.format(msgspec.json.encode(doc).decode(), indent=2) + "\n"

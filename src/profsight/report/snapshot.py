@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any
 
-from profsight.analyses.snapshot_peak import DevicePeak, snapshot_peaks
+from profsight.analyses.snapshot_peak import DevicePeak, PeakSite, snapshot_peaks
 from profsight.knowledge.snapshot_sites import HOLDER_ADVICE, HOLDER_PHRASE, NO_TRACE, PHASE_PHRASE
 from profsight.loaders.snapshot_pickle import load_snapshot
 from profsight.model.memory_snapshot import MemorySnapshot
@@ -76,3 +77,50 @@ def _summary(p: DevicePeak) -> str:
         s = p.sites[0]
         line += f"; the most by one site: {s.label} ({torch_memory(s.bytes)}, {blocks(s.blocks)})"
     return line + f"; {torch_memory(p.reserved_bytes)} reserved at the end"
+
+
+SNAPSHOT_SCHEMA = "profsight-snapshot/1"
+
+
+def snapshot_document(report: SnapshotReport) -> dict[str, Any]:
+    return {
+        "schema": SNAPSHOT_SCHEMA,
+        "source": report.source,
+        "summary": list(report.summary),
+        "advice": list(report.advice),
+        "diagnostics": list(report.diagnostics),
+        "devices": [device_document(p) for p in report.peaks],
+    }
+
+
+def device_document(p: DevicePeak) -> dict[str, Any]:
+    return {
+        "device": p.device,
+        "events": p.events,
+        "peak_bytes": p.peak_bytes,
+        "peak_event": p.peak_index,
+        "peak_allocation": p.peak_allocation,
+        "allocations": p.allocations,
+        "peak_at_us": p.peak_at_us,
+        "peak_phase": p.peak_phase,
+        "start_bytes": p.start_bytes,
+        "before_recording_bytes": p.before_bytes,
+        "end_bytes": p.end_bytes,
+        "reserved_bytes": p.reserved_bytes,
+        "reconciled": p.reconciled,
+        "holders": dict(p.holders),
+        "sites": [_site(s) for s in p.sites],
+    }
+
+
+def _site(s: PeakSite) -> dict[str, Any]:
+    return {
+        "site": s.label,
+        "kind": s.kind,
+        "filename": s.filename,
+        "line": s.line,
+        "function": s.function,
+        "bytes": s.bytes,
+        "blocks": s.blocks,
+        "holder": s.holder,
+    }
