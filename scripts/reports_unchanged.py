@@ -1,7 +1,8 @@
 """Whether a change left every report as it was: ``profsight explain FILE --format json`` from
 two source trees on every input under the given folders, compared.
 
-    python scripts/reports_unchanged.py BASE_TREE [--jobs 2] [--ignore KEY ...] [FOLDER ...]
+    python scripts/reports_unchanged.py BASE_TREE [--jobs 2] [--format json] [--ignore KEY ...]
+        [FOLDER ...]
 
 BASE_TREE is another checkout (``git worktree add /tmp/base COMMIT``); this checkout is the
 other side. Both run with this checkout's virtual environment, each with its own ``src`` first
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -36,15 +38,17 @@ def inputs(folders: list[Path]) -> list[Path]:
     return found
 
 
-def _report(tree: Path, path: Path, ignore: frozenset[str]) -> tuple[int, Any]:
-    env = {**os.environ, "PYTHONPATH": str(tree / "src"), "PROFSIGHT_DEBUG": ""}
+def _report(tree: Path, path: Path, ignore: frozenset[str], fmt: str) -> tuple[int, Any]:
+    env = {**os.environ, "PYTHONPATH": str(tree / "src"), "PROFSIGHT_DEBUG": "", "COLUMNS": "120"}
     out = subprocess.run(
-        [sys.executable, "-m", "profsight", "explain", str(path), "--format", "json"],
+        [sys.executable, "-m", "profsight", "explain", str(path), "--format", fmt],
         capture_output=True,
         text=True,
         env=env,
         timeout=600,
     )
+    if fmt != "json":  # text, Markdown and the page are compared as they are, wall times aside
+        return out.returncode, re.sub(r"\b[0-9.]+ s\b|\"seconds\": ?[0-9.]+", "_", out.stdout)
     try:
         return out.returncode, _without(json.loads(out.stdout), ignore)
     except json.JSONDecodeError:
@@ -84,12 +88,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("folders", nargs="*", type=Path)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--ignore", action="append", default=[], metavar="KEY")
+    parser.add_argument("--format", default="json", choices=("json", "text", "markdown", "html"))
     args = parser.parse_args(argv)
     files = inputs([f.resolve() for f in args.folders] or list(FOLDERS))
 
     def both(path: Path) -> tuple[Path, tuple[int, Any], tuple[int, Any]]:
         ignore = frozenset(args.ignore)
-        return path, _report(args.base, path, ignore), _report(ROOT, path, ignore)
+        return (
+            path,
+            _report(args.base, path, ignore, args.format),
+            _report(ROOT, path, ignore, args.format),
+        )
 
     changed = 0
     with ThreadPoolExecutor(args.jobs) as pool:

@@ -32,7 +32,7 @@ from profsight.renderers.html import (
     page_data,
 )
 from profsight.renderers.job_html import job_page_data
-from profsight.renderers.names import HTML_NAME
+from profsight.names import HTML_NAME
 from profsight.renderers.template import script_json
 from profsight.samples import sample_trace
 from profsight.units import short_time, torch_memory

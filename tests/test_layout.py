@@ -104,7 +104,16 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("loaders", ("profsight.loaders",)),
     ("model", ("profsight.model",)),
     ("knowledge", ("profsight.knowledge",)),
-    ("base", ("profsight.units", "profsight.errors", "profsight.malloc_trim", "profsight.lazy")),
+    (
+        "base",
+        (
+            "profsight.units",
+            "profsight.names",
+            "profsight.errors",
+            "profsight.malloc_trim",
+            "profsight.lazy",
+        ),
+    ),
 )
 
 

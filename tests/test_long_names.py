@@ -21,7 +21,7 @@ from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
 import profsight
 from profsight.cli.main import main
-from profsight.renderers.names import HTML_NAME, MARKDOWN_NAME
+from profsight.names import HTML_NAME, MARKDOWN_NAME
 from profsight.renderers.report_formats import render_text
 
 from conftest import DATA

@@ -20,8 +20,8 @@ from profsight.compare.facts import RunFacts
 from profsight.errors import UsageError
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.model.findings import Severity
+from profsight.names import cut_name, markdown_name
 from profsight.renderers.escape import markdown_cell
-from profsight.renderers.names import cut_name, markdown_name
 from profsight.renderers.template import fill, script_json
 from profsight.units import short_bytes, short_time
 

@@ -24,23 +24,17 @@ from typing import TYPE_CHECKING, Any
 from profsight.analyses.step.comms import Communication
 from profsight.knowledge.advice import saving_phrase
 from profsight.knowledge.collectives import bus_factor
-from profsight.knowledge.memory_blocks import MEMORY_PAGE_TEXTS
 from profsight.knowledge.phases import PHASE_LABELS
-from profsight.knowledge.roofline_ops import ROOFLINE_PAGE_TEXTS
 from profsight.knowledge.rows import DEVICE_KINDS, RowKind, classify
-from profsight.knowledge.source_frames import SOURCE_PAGE_TEXTS
 from profsight.model.table import Row
 from profsight.model.tree import TreeNode
-from profsight.renderers.names import HTML_NAME, cut_name, cut_words
+from profsight.names import HTML_NAME, cut_name, cut_words
 from profsight.renderers.template import fill, script_json
 from profsight.report.document import (
     breakdown_dict,
     communication_dict,
-    device_work_dict,
-    memory_peaks_list,
-    roofline_dict,
-    source_lines_dict,
 )
+from profsight.report.sections import SECTIONS
 
 if TYPE_CHECKING:
     from profsight.report.build import ExplainedRow, ReportData
@@ -135,10 +129,7 @@ def page_data(report: ReportData) -> dict[str, Any]:
         "timelines": report.timelines.to_dict() if report.timelines is not None else None,
         "table": _table(report.rows, has_device),
         "collectives": _collectives(report),
-        "device_work": device_work_dict(report.device_work),
-        "roofline": _with_texts(roofline_dict(report.roofline), ROOFLINE_PAGE_TEXTS),
-        "source_lines": _with_texts(source_lines_dict(report.source_lines), SOURCE_PAGE_TEXTS),
-        "memory_peaks": {"peaks": memory_peaks_list(report.memory_peaks), **MEMORY_PAGE_TEXTS},
+        **{s.name: s.page(s.document(report.views.get(s.name))) for s in SECTIONS},
     }
 
 

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 from profsight.job.job_document import RANK_ROWS, job_document
 from profsight.knowledge.phases import Phase
 from profsight.model.findings import Finding
+from profsight.names import cut_name
 from profsight.renderers.diagnosis import finding_lines
 from profsight.renderers.escape import markdown_cell
-from profsight.renderers.names import cut_name
 from profsight.units import short_bytes, short_rate, short_time
 
 if TYPE_CHECKING:

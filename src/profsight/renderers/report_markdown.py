@@ -5,16 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from profsight.model.tree import TreeNode
+from profsight.names import MARKDOWN_NAME, cut_words, markdown_name
 from profsight.renderers.diagnosis import (
     breakdown_lines,
     communication_lines,
-    device_work_lines,
-    memory_peak_lines,
-    roofline_lines,
-    source_lines_lines,
 )
 from profsight.renderers.escape import markdown_cell
-from profsight.renderers.names import MARKDOWN_NAME, cut_words, markdown_name
+from profsight.report.sections import SECTIONS
 from profsight.units import short_time
 
 if TYPE_CHECKING:
@@ -49,19 +46,13 @@ def render_markdown_report(report: ReportData) -> str:
             *communication_lines(report.communication),
             "```",
         ]
-    if report.device_work is not None:
-        # op names come from the trace: no backtick may close the block
-        block = [line.replace("`", "'") for line in device_work_lines(report.device_work)]
-        lines += ["", "## Launches and copies", "", "```", *block[1:], "```"]
-    if report.roofline is not None:
-        block = [line.replace("`", "'") for line in roofline_lines(report.roofline)]
-        lines += ["", "## Roofline", "", "```", *block[1:], "```"]
-    if report.source_lines is not None:
-        block = [line.replace("`", "'") for line in source_lines_lines(report.source_lines)]
-        lines += ["", "## Time by source line", "", "```", *block[1:], "```"]
-    if report.memory_peaks:
-        block = [line.replace("`", "'") for line in memory_peak_lines(report.memory_peaks)]
-        lines += ["", "## Memory at the peak", "", "```", *block[1:], "```"]
+    for section in SECTIONS:
+        # names come from the trace: no backtick may close the block; the text's heading
+        # line gives way to the Markdown heading
+        text = section.lines(section.document(report.views.get(section.name)))
+        block = [line.replace("`", "'") for line in text]
+        if block:
+            lines += ["", f"## {section.title}", "", "```", *block[1:], "```"]
     if report.findings:
         lines += ["", "## Findings", ""]
         for i, f in enumerate(report.findings, 1):

@@ -13,8 +13,8 @@ from profsight.errors import UsageError
 from profsight.knowledge.roofline_ops import roof_share
 from profsight.model.row_kind import row_kind
 from profsight.model.table import ProfilerTable, Row, render_torch_table
+from profsight.names import markdown_name
 from profsight.renderers.escape import markdown_cell
-from profsight.renderers.names import markdown_name
 from profsight.report.view_documents import (
     RooflineFields,
     table_document,

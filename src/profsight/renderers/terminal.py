@@ -18,17 +18,14 @@ from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.knowledge.rows import RowKind
 from profsight.model.findings import Finding, Severity
 from profsight.model.table import render_torch_table
+from profsight.names import cut_words, distinct_names, evidence_label, fit_name
 from profsight.renderers.console import render_to_text
 from profsight.renderers.diagnosis import (
     clock_lines,
     communication_lines,
-    device_work_lines,
-    memory_peak_lines,
-    roofline_lines,
-    source_lines_lines,
 )
-from profsight.renderers.names import cut_words, distinct_names, evidence_label, fit_name
 from profsight.renderers.tree_text import tree_renderable
+from profsight.report.sections import SECTIONS
 from profsight.units import short_time
 
 if TYPE_CHECKING:
@@ -235,14 +232,10 @@ def report_renderable(report: ReportData, width: int) -> RenderableType:
             parts += [Text(""), section]
     if report.communication is not None:
         parts += [Text(""), Text("\n".join(communication_lines(report.communication)))]
-    if report.device_work is not None:
-        parts += [Text(""), Text("\n".join(device_work_lines(report.device_work)))]
-    if report.roofline is not None:
-        parts += [Text(""), Text("\n".join(roofline_lines(report.roofline)))]
-    if report.source_lines is not None:
-        parts += [Text(""), Text("\n".join(source_lines_lines(report.source_lines)))]
-    if report.memory_peaks:
-        parts += [Text(""), Text("\n".join(memory_peak_lines(report.memory_peaks)))]
+    for plugin in SECTIONS:
+        lines = plugin.lines(plugin.document(report.views.get(plugin.name)))
+        if lines:
+            parts += [Text(""), Text("\n".join(lines))]
     if report.findings:
         parts += [Text(""), Text("Findings, most saved by fixing first:", style="bold")]
         parts += [_finding(i, f, width) for i, f in enumerate(report.findings, 1)]

@@ -7,8 +7,8 @@ from rich.text import Text
 from rich.tree import Tree
 
 from profsight.model.tree import CallTree, TreeNode
+from profsight.names import fit_name
 from profsight.renderers.console import render_to_text
-from profsight.renderers.names import fit_name
 from profsight.report.view_documents import tree_document
 from profsight.units import short_time
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from profsight.analyses.device_work import DeviceWork, device_work
-from profsight.analyses.memory_peak import MemoryPeak, memory_peaks
+from profsight.analyses.device_work import DeviceWork
+from profsight.analyses.memory_peak import MemoryPeak
 from profsight.analyses.pipeline import diagnose, diagnose_table
 from profsight.analyses.roofline import Roofline
-from profsight.analyses.source_lines import SourceLines, source_lines
+from profsight.analyses.source_lines import SourceLines
 from profsight.analyses.step.breakdown import Breakdown
 from profsight.analyses.step.comms import Communication
 from profsight.analyses.step.timeline import Timelines, timelines
@@ -26,6 +26,7 @@ from profsight.model.table_build import device_label
 from profsight.model.text_profile import TextProfile
 from profsight.model.tree import CallTree
 from profsight.report.annotate import RowExplanation, explain_row, table_notes
+from profsight.report.sections import SECTIONS
 from profsight.report.walkthrough import walkthrough
 from profsight.units import short_time
 
@@ -82,14 +83,34 @@ class ReportData:
     """The trace's collectives (distributed runs)."""
     walkthrough: tuple[str, ...] = ()
     """The table read step by step, as the tutorial reads it, ending with the verdict."""
-    device_work: DeviceWork | None = None
-    """Short kernels, launch delays and copy bandwidth (traces with device work)."""
-    roofline: Roofline | None = None
-    """Each op and shape against the device's ceilings (traces with shapes and device work)."""
-    source_lines: SourceLines | None = None
-    """Time by the user's own functions (traces recorded ``with_stack=True``)."""
-    memory_peaks: tuple[MemoryPeak, ...] = ()
-    """Each memory's peak and the ops holding it (traces recorded ``profile_memory=True``)."""
+    views: dict[str, Any] = field(default_factory=dict)
+    """What each registered section computed (`report.sections.SECTIONS`), by its name."""
+
+    @property
+    def device_work(self) -> DeviceWork | None:
+        """Short kernels, launch delays and copy bandwidth (traces with device work)."""
+        work: DeviceWork | None = self.views.get("device_work")
+        return work
+
+    @property
+    def roofline(self) -> Roofline | None:
+        """Each op and shape against the device's ceilings (traces with shapes and device
+        work)."""
+        roof: Roofline | None = self.views.get("roofline")
+        return roof
+
+    @property
+    def source_lines(self) -> SourceLines | None:
+        """Time by the user's own functions (traces recorded ``with_stack=True``)."""
+        lines: SourceLines | None = self.views.get("source_lines")
+        return lines
+
+    @property
+    def memory_peaks(self) -> tuple[MemoryPeak, ...]:
+        """Each memory's peak and the ops holding it (traces recorded
+        ``profile_memory=True``)."""
+        peaks: tuple[MemoryPeak, ...] = self.views.get("memory_peaks", ())
+        return peaks
 
     @property
     def noted(self) -> tuple[ExplainedRow, ...]:
@@ -101,7 +122,9 @@ def build_report(profile: Profile | TextProfile) -> ReportData:
         return _text_report(profile)
     table = profile.table()
     tree = profile.tree()
-    lines = source_lines(profile)
+    diagnosis = diagnose(profile)
+    views = {s.name: s.compute(profile, diagnosis) for s in SECTIONS}
+    lines: SourceLines | None = views.get("source_lines")
     called = lines.called_from if lines is not None else {}
     rows = tuple(
         ExplainedRow(r, explain_row(r, table, tree), called.get(r.name)) for r in table.rows
@@ -157,7 +180,6 @@ def build_report(profile: Profile | TextProfile) -> ReportData:
         "torch_era": o.torch_era,
         "lightning": o.lightning,
     }
-    diagnosis = diagnose(profile)
     return ReportData(
         source=profile.source,
         format=profile.format,
@@ -178,10 +200,7 @@ def build_report(profile: Profile | TextProfile) -> ReportData:
         verdict=diagnosis.verdict,
         timelines=timelines(profile, diagnosis.breakdown),
         communication=diagnosis.communication,
-        device_work=device_work(profile),
-        roofline=diagnosis.roofline,
-        source_lines=lines,
-        memory_peaks=memory_peaks(profile, diagnosis.breakdown),
+        views=views,
         walkthrough=walkthrough(
             table, diagnosis.verdict, any(d.code == "partial_overlap" for d in profile.warnings)
         ),
