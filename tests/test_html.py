@@ -26,13 +26,13 @@ import profsight
 from profsight.api import Report, explain_job
 from profsight.cli.main import main
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS
+from profsight.names import HTML_NAME
 from profsight.renderers.html import (
     MAX_TABLE_ROWS,
     notebook_html,
     page_data,
 )
 from profsight.renderers.job_html import job_page_data
-from profsight.names import HTML_NAME
 from profsight.renderers.template import script_json
 from profsight.samples import sample_trace
 from profsight.units import short_time, torch_memory
