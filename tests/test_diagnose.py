@@ -11,7 +11,8 @@ import profsight
 from agreement import RUNS
 from profsight.analyses.findings.host import from_breakdown
 from profsight.analyses.pipeline import diagnose
-from profsight.analyses.step.breakdown import Breakdown, StepBreakdown, breakdown
+from profsight.analyses.step.breakdown import breakdown
+from profsight.analyses.step.step_windows import Breakdown, StepBreakdown
 from profsight.knowledge import advice
 from profsight.knowledge.advice import NO_DEVICE_ACTIVITY_TITLE
 from profsight.model.findings import CATEGORIES, Severity

@@ -94,6 +94,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "analyses.views",
         (
             "profsight.analyses.roofline",
+            "profsight.analyses.op_costs",
             "profsight.analyses.device_work",
             "profsight.analyses.memory_peak",
             "profsight.analyses.source_lines",

@@ -6,10 +6,11 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from profsight.analyses.roofline import Roofline, roofline
-from profsight.analyses.step.breakdown import Breakdown, StepBreakdown, breakdown
+from profsight.analyses.step.breakdown import breakdown
 from profsight.analyses.step.comms import Communication, communication
 from profsight.analyses.step.flops import OpFlops, op_flops
 from profsight.analyses.step.startup import dominates
+from profsight.analyses.step.step_windows import Breakdown, StepBreakdown
 from profsight.analyses.step.unrecorded import unrecorded_device
 from profsight.knowledge.advice import PHASE_RULES_BY_PHASE
 from profsight.knowledge.hardware import Accelerator, accelerator, architecture

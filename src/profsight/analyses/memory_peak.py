@@ -18,7 +18,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from profsight.analyses.step.breakdown import Breakdown, work_intervals
+from profsight.analyses.step.breakdown import work_intervals
+from profsight.analyses.step.step_windows import Breakdown
 from profsight.knowledge.memory_blocks import (
     ALLOCATION_OPS,
     BEFORE_WINDOW_HOLDER,

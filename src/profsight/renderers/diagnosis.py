@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from profsight.analyses.step.breakdown import Breakdown
 from profsight.analyses.step.comms import Communication
+from profsight.analyses.step.step_windows import Breakdown
 from profsight.knowledge.advice import (
     CLOCK_LAG,
     CLOCK_NAMES,

@@ -12,7 +12,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from profsight.analyses.step.breakdown import Breakdown
+from profsight.analyses.step.step_windows import Breakdown
 from profsight.knowledge.advice import saving_phrase
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.knowledge.rows import RowKind

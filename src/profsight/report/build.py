@@ -10,8 +10,8 @@ from profsight.analyses.memory_peak import MemoryPeak
 from profsight.analyses.pipeline import diagnose, diagnose_table
 from profsight.analyses.roofline import Roofline
 from profsight.analyses.source_lines import SourceLines
-from profsight.analyses.step.breakdown import Breakdown
 from profsight.analyses.step.comms import Communication
+from profsight.analyses.step.step_windows import Breakdown
 from profsight.analyses.step.timeline import Timelines, timelines
 from profsight.analyses.verdict import Verdict
 from profsight.knowledge.rows import LIGHTNING_ACTION_EVENT as LIGHTNING_ACTION

@@ -10,7 +10,7 @@ import numpy as np
 from profsight.analyses.context import Context
 from profsight.analyses.lead_in import lead_in_spans
 from profsight.analyses.step import intervals
-from profsight.analyses.step.breakdown import Breakdown
+from profsight.analyses.step.step_windows import Breakdown
 from profsight.knowledge.advice import (
     BATCH_SCALE,
     EXPLAINED_BY,

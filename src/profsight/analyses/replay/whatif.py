@@ -19,20 +19,28 @@ from profsight.analyses.findings.sync_copies import peer_copy_events
 from profsight.analyses.lead_in import lead_in_spans
 from profsight.analyses.replay.combine import both
 from profsight.analyses.replay.engine import Edit, StepGraph, replay, step_graph
+from profsight.analyses.replay.op_runs import (
+    forward_name,
+    holding,
+    median_by_name,
+    runs,
+    top_ops,
+    until_next_event,
+)
 from profsight.analyses.step import intervals
-from profsight.analyses.step.breakdown import phase_code, phase_intervals, work_intervals
+from profsight.analyses.step.breakdown import phase_intervals, work_intervals
 from profsight.analyses.step.comm_names import is_communication
 from profsight.analyses.step.startup import startup_intervals
+from profsight.analyses.step.step_windows import phase_code
 from profsight.knowledge import advice
 from profsight.knowledge.hardware import PEER_LINKS_GBS, tensor_core_speedup
 from profsight.knowledge.kernels import decode_kernel
 from profsight.knowledge.lightning_names import module_label
-from profsight.knowledge.ops import EVALUATE_FUNCTION_PREFIX
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.knowledge.precedence import PROFILE_CATEGORY
 from profsight.knowledge.trace_schema import EventKind
 from profsight.malloc_trim import release_free_memory
-from profsight.model.events import F64, I8, I32, I64, Indices
+from profsight.model.events import F64, I32, I64
 from profsight.model.findings import (
     PER_SAMPLE,
     REPLAYED,
@@ -189,15 +197,15 @@ def _read_loops(ctx: Context, graph: StepGraph) -> tuple[I64, I64, F64]:
     op per name that reads everything at once. An op of the loop is small by its name's
     typical call (`advice.READ_BACK_OP_US`): a loop of large copies moves data, and reading
     it at once saves no round trip."""
-    ops, _ = _top_ops(ctx)
-    waited = _holding(ctx, ops, graph.waits)
+    ops, _ = top_ops(ctx)
+    waited = holding(ctx, ops, graph.waits)
     if waited.sum() < 2:
         return (*_NONE, np.zeros(0))
     total = ctx.profile.attribution.cpu_total_of(ops)
     bound = advice.READ_BACK_OP_US
     every = np.ones(len(ops), bool)
-    small = _median_by_name(ctx.profile.events.name[ops], total, every) < bound
-    starts, ends, factors, _ = _runs(ctx, ops, small, gap_us=bound)
+    small = median_by_name(ctx.profile.events.name[ops], total, every) < bound
+    starts, ends, factors, _ = runs(ctx, ops, small, gap_us=bound)
     at = np.sort(ctx.profile.events.start[ops[waited]])
     reads = np.searchsorted(at, ends) - np.searchsorted(at, starts)
     keep = reads >= 2
@@ -305,7 +313,7 @@ def _graphs(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
 
 def _launching_span(ctx: Context) -> tuple[I64, I64]:
     """From the first op of the step thread that launched device work to the end of the last."""
-    ops, _ = _top_ops(ctx)
+    ops, _ = top_ops(ctx)
     feeding = ops[ctx.profile.attribution.device_total[ops] > 0]
     if not len(feeding):
         return _NONE
@@ -427,8 +435,8 @@ def _optimizer(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
     if any(e.label == PHASE_LABELS[Phase.ZERO_GRAD] for e in f.evidence):
         spans = phase_intervals(ctx.breakdown, Phase.ZERO_GRAD)
         return Edit("gradients set to None", host=(_removed(spans),))
-    ops, phase = _top_ops(ctx)
-    starts, ends, factors, _ = _runs(ctx, ops, phase == phase_code(Phase.OPTIMIZER))
+    ops, phase = top_ops(ctx)
+    starts, ends, factors, _ = runs(ctx, ops, phase == phase_code(Phase.OPTIMIZER))
     if not len(starts):
         return None
     spans, factors = _disjoint(starts, ends, factors)
@@ -454,7 +462,7 @@ def _loops(ctx: Context, graph: StepGraph, within: np.ndarray | None = None) -> 
     the backward nodes those ops created (the same names, in runs of their own). `within`:
     per event, whether its loop counts (a module's own ops)."""
     ev = ctx.profile.events
-    ops, phase = _top_ops(ctx)
+    ops, phase = top_ops(ctx)
     total = ctx.profile.attribution.cpu_total_of(ops)
     forward = phase == phase_code(Phase.FORWARD)
     if within is not None:
@@ -469,9 +477,9 @@ def _loops(ctx: Context, graph: StepGraph, within: np.ndarray | None = None) -> 
     # otherwise cut the loop in two and leave both halves a worse factor. A call that waited
     # for the device (a copy back to the host, a sync: the replay's waits) is long for a
     # reason no vectorising removes: the loop runs on through it, its own time is not claimed
-    tiny = forward & (_median_by_name(ev.name[ops], total, forward) < bound)
-    waited = _holding(ctx, ops, graph.waits)
-    fwd_s, fwd_e, fwd_f, names = _runs(ctx, ops, tiny, gap_us=bound, short=~waited)
+    tiny = forward & (median_by_name(ev.name[ops], total, forward) < bound)
+    waited = holding(ctx, ops, graph.waits)
+    fwd_s, fwd_e, fwd_f, names = runs(ctx, ops, tiny, gap_us=bound, short=~waited)
     if ctx.has_device and len(fwd_s):
         # on a GPU run the loops are the ones feeding the device, as the finding counts them
         # (`findings.modules`): a loop on CPU tensors is CPU work the idle device waits for
@@ -481,124 +489,15 @@ def _loops(ctx: Context, graph: StepGraph, within: np.ndarray | None = None) -> 
     if not len(fwd_s):
         return None
     created = (phase == phase_code(Phase.BACKWARD)) & np.array(
-        [_forward_name(ev.strings[n]) in names for n in ev.name[ops]], bool
+        [forward_name(ev.strings[n]) in names for n in ev.name[ops]], bool
     )
-    bwd_s, bwd_e, bwd_f, _ = _runs(ctx, ops, created, gap_us=float("inf"))
+    bwd_s, bwd_e, bwd_f, _ = runs(ctx, ops, created, gap_us=float("inf"))
     spans, factors = _disjoint(
         np.concatenate([fwd_s, bwd_s]),
         np.concatenate([fwd_e, bwd_e]),
         np.concatenate([fwd_f, bwd_f]),
     )
     return Edit("the loops of tiny ops vectorised", host=((*spans, factors),))
-
-
-def _holding(ctx: Context, ops: Indices, calls: I64) -> np.ndarray:
-    """Which of `ops` hold one of `calls` (the op itself or a descendant of it)."""
-    parent = ctx.profile.attribution.parent
-    is_op = np.zeros(len(parent), bool)
-    is_op[ops] = True
-    up = calls.copy()
-    climbing = (up >= 0) & ~is_op[np.maximum(up, 0)]
-    while climbing.any():  # one level per pass: as many passes as the calls are deep
-        up[climbing] = parent[up[climbing]]
-        climbing = (up >= 0) & ~is_op[np.maximum(up, 0)]
-    return np.isin(ops, up[up >= 0])
-
-
-def _median_by_name(names: np.ndarray, values: F64, among: np.ndarray) -> F64:
-    """For each position, the median of `values` over the positions in `among` with its
-    name (inf for a name none of them has)."""
-    out = np.full(len(names), np.inf)
-    if not among.any():
-        return out
-    ids, inverse = np.unique(names[among], return_inverse=True)
-    medians = _group_medians(inverse.reshape(-1), values[among], len(ids))
-    pos = np.searchsorted(ids, names)
-    found = (pos < len(ids)) & (ids[np.minimum(pos, len(ids) - 1)] == names)
-    out[found] = medians[pos[found]]
-    return out
-
-
-def _group_medians(group: np.ndarray, values: F64, groups: int) -> F64:
-    """The median of `values` in each of `groups` groups (`group`: each value's), by one sort
-    by (group, value): O(n log n), not a pass over the values per group."""
-    order = np.lexsort((values, group))
-    sorted_values = values[order]
-    counts = np.bincount(group, minlength=groups)
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    low = starts + (counts - 1) // 2
-    high = starts + counts // 2
-    medians: F64 = (sorted_values[low] + sorted_values[high]) / 2.0
-    return medians
-
-
-def _top_ops(ctx: Context) -> tuple[I32, I8]:
-    """The step thread's ops that no other op contains, in time order, and their phases
-    (`phase_code`)."""
-    bd = ctx.breakdown
-    ev = ctx.profile.events
-    rows, phases = bd.row_events, bd.row_phase
-    is_op = ev.kind[rows] == EventKind.CPU_OP if len(rows) else np.zeros(0, bool)
-    rows, phases = rows[is_op], phases[is_op]
-    top = ~np.isin(ctx.profile.attribution.parent[rows], rows)
-    rows, phases = rows[top], phases[top]
-    order = np.argsort(ev.start[rows], kind="stable")
-    return rows[order], phases[order]
-
-
-def _runs(
-    ctx: Context,
-    ops: Indices,
-    member: np.ndarray,
-    gap_us: float = advice.TINY_OP_US,
-    short: np.ndarray | None = None,
-) -> tuple[I64, I64, F64, set[str]]:
-    """Runs of consecutive `member` ops of `ops` (time order) with gaps under `gap_us`, that
-    repeat a name: the spans each run covers, the factor one op per name gives it, and their
-    names. Where `short` is False a member call neither cuts its run nor lies in its spans
-    (the run's spans stop before it and start again after it). Column by column: runs and
-    their pieces are where the flags change."""
-    ev = ctx.profile.events
-    ops = np.asarray(ops, np.int64)
-    member = np.asarray(member, bool)
-    own = np.ones(len(ops), bool) if short is None else np.asarray(short, bool)
-    start, end = ev.start[ops], ev.end_of(ops)
-    gap = np.zeros(len(ops))
-    gap[1:] = (start[1:] - end[:-1]) / 1000.0
-    opens = member.copy()
-    opens[1:] &= ~member[:-1] | (gap[1:] > gap_us)
-    pos = np.flatnonzero(member)
-    run = (np.cumsum(opens) - 1)[pos]
-    name = ev.name[ops[pos]].astype(np.int64)
-    length = np.bincount(run) if len(run) else np.zeros(0, np.int64)
-    width = len(ev.strings) + 1
-    kinds = np.bincount(np.unique(run * width + name) // width, minlength=len(length))
-    repeats = (length > 1) & (kinds < length)
-    keep = repeats[run]
-    pos, run, name = pos[keep], run[keep], name[keep]
-    mine = own[pos]
-    same_run = run[1:] == run[:-1]
-    first = mine.copy()
-    first[1:] &= ~(same_run & mine[:-1])
-    last = mine.copy()
-    last[:-1] &= ~(same_run & mine[1:])
-    factor = kinds / np.maximum(length, 1)
-    return (
-        start[pos[first]].astype(np.int64),
-        end[pos[last]].astype(np.int64),
-        factor[run[first]].astype(np.float64),
-        {_forward_name(ev.strings[k]) for k in np.unique(name).tolist()},
-    )
-
-
-def _forward_name(name: str) -> str:
-    """``aten::mul`` of ``aten::mul`` and of ``autograd::engine::evaluate_function:
-    MulBackward0``: the op a backward node differentiates, in lower case without
-    underscores."""
-    if name.startswith(EVALUATE_FUNCTION_PREFIX):
-        node = name[len(EVALUATE_FUNCTION_PREFIX) :]
-        return node.split("Backward", 1)[0].lower().replace("_", "")
-    return name.split("::", 1)[-1].lower().replace("_", "")
 
 
 def _churn(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
@@ -617,30 +516,12 @@ def _churn(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
     )
     sizes = np.unique(ev.nbytes[memory[inside & (ev.nbytes[memory] > 0)]])
     frees = memory[np.isin(-ev.nbytes[memory], sizes)]
-    release_s, release_e = _until_next_event(ctx, frees)
+    release_s, release_e = until_next_event(ctx, frees)
     spans = intervals.union(
         np.concatenate([ev.start[events], release_s]),
         np.concatenate([ev.end_of(events), release_e]),
     )
     return Edit(f"no {'/'.join(sorted(names))} copies", host=(_removed(spans),))
-
-
-def _until_next_event(ctx: Context, instants: I64) -> tuple[I64, I64]:
-    """From each instant event to the next host event on its thread that starts after it."""
-    ev = ctx.profile.events
-    host = np.flatnonzero(ev.mask(frozenset({EventKind.CPU_OP, EventKind.ANNOTATION})))
-    starts, ends = [], []
-    for track in np.unique(ev.track[instants]).tolist():
-        mine = instants[ev.track[instants] == track]
-        on = np.sort(ev.start[host[ev.track[host] == track]])
-        k = np.searchsorted(on, ev.start[mine], side="right")
-        ok = k < len(on)
-        starts.append(ev.start[mine][ok])
-        ends.append(on[k[ok]])
-    if not starts:
-        z = np.zeros(0, np.int64)
-        return z, z
-    return np.concatenate(starts), np.concatenate(ends)
 
 
 def _op_segments(ctx: Context, spans: tuple[I64, I64]) -> tuple[I64, I64, I32]:

@@ -32,7 +32,7 @@ from profsight.model.events import I32, I64, Bool, EventStore
 from profsight.model.profile import Profile
 
 if TYPE_CHECKING:
-    from profsight.analyses.step.breakdown import Breakdown
+    from profsight.analyses.step.step_windows import Breakdown
 
 #: How far up the call chain a kernel's size and operation are looked for.
 _CHAIN = 6

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from profsight.analyses.step import intervals
-from profsight.analyses.step.breakdown import Breakdown
 from profsight.analyses.step.launch_queue import launch_queue
+from profsight.analyses.step.step_windows import Breakdown
 from profsight.knowledge.trace_schema import (
     CPU_MEMORY_DEVICE_TYPES,
     DEVICE_MEMORY_DEVICE_TYPES,
