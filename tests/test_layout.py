@@ -239,3 +239,28 @@ def test_each_finding_category_is_judged_in_one_family_module() -> None:
     assert len(built) >= 12  # (the phases and compute categories come from a variable)
     assert "from_table" not in set().union(*built.values())
     assert built["host_device_sync"] == {"sync_copies"}
+
+
+#: The most lines a module of the package holds (issue 37).
+MODULE_LINES = 600
+#: The most lines a function holds without a comment saying why it must be one
+#: (``# one function: ...`` in its body).
+FUNCTION_LINES = 80
+
+
+def test_modules_and_functions_stay_small() -> None:
+    long_modules, long_functions = [], []
+    for path in PACKAGE.rglob("*.py"):
+        text = path.read_text()
+        if text.count("\n") > MODULE_LINES:
+            long_modules.append(f"{path.relative_to(PACKAGE)}: {text.count(chr(10))} lines")
+        lines = text.splitlines()
+        for fn in ast.walk(ast.parse(text)):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            length = (fn.end_lineno or fn.lineno) - fn.lineno + 1
+            body = lines[fn.lineno - 1 : fn.end_lineno]
+            if length > FUNCTION_LINES and not any("# one function:" in b for b in body):
+                long_functions.append(f"{path.relative_to(PACKAGE)}:{fn.lineno} {fn.name}")
+    assert long_modules == []
+    assert long_functions == []

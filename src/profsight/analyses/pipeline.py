@@ -37,9 +37,10 @@ from profsight.analyses.findings.table_setup import printed_facts, printed_setup
 from profsight.analyses.replay.whatif import with_savings
 from profsight.analyses.roofline import Roofline
 from profsight.analyses.step.comms import Communication
+from profsight.analyses.step.printed_parts import PrintedStep, device_bound
 from profsight.analyses.step.step_windows import Breakdown
 from profsight.analyses.step.table_device import printed_device
-from profsight.analyses.step.table_step import PrintedStep, device_bound, printed_step
+from profsight.analyses.step.table_step import printed_step
 from profsight.analyses.step.table_unrecorded import unrecorded_device_rows
 from profsight.analyses.verdict import Verdict, trace_facts, verdict
 from profsight.knowledge.advice import (

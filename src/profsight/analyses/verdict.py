@@ -196,6 +196,8 @@ def _borderline(facts: StepFacts, data_first: bool) -> list[str]:
 
 
 def _decide(ctx: StepFacts, findings: list[Finding]) -> Verdict:
+    # one function: the verdict is one ordered ladder of checks, the first that holds decides;
+    # split, the order would be spread over functions
     data = ctx.phase(Phase.DATA_LOADING)
     step = ctx.step_us
     categories = {f.category for f in findings}
@@ -320,6 +322,7 @@ def _device_verdict(
 ) -> Verdict:
     """`top`: the first actionable finding's category (its bound, when it names the GPU's
     idle time, is the host's)."""
+    # one function: one ordered ladder of checks on a device run, the first that holds decides
     idle = ctx.device_idle_pct
     if "memory_limit" in categories:
         figures = "; ".join(e for e in evidence if e.startswith("peak "))
@@ -413,6 +416,8 @@ _AROUND_THE_MODEL = {"metrics", "callbacks_logging", "validation", "optimizer", 
 def _cpu_verdict(
     ctx: StepFacts, findings: list[Finding], data: float, evidence: list[str]
 ) -> Verdict:
+    # one function: one ordered ladder of checks on a host-only run, the first that holds
+    # decides
     fixed = sum(ctx.phase(p) for p in (Phase.FRAMEWORK, Phase.OTHER, Phase.CALLBACKS_LOGGING))
     # a module's glue (its Python, tiny ops) sits in forward but is not the model's math
     glue = max((f.at_stake_pct for f in findings if f.category == "module_overhead"), default=0)

@@ -25,18 +25,35 @@ import numpy as np
 from profsight.knowledge.collectives import COMMUNICATION_NAME
 from profsight.knowledge.roofline_ops import needs_concrete, needs_types
 from profsight.knowledge.trace_schema import (
-    DEVICE_ROW_KINDS,
     LAUNCH_FLOW_CATEGORIES,
-    LAUNCH_KINDS,
     MEMORY_EVENT_NAME,
     OUT_OF_MEMORY_EVENT_NAME,
     EventKind,
     kind_of_category,
     legacy_kind,
 )
+from profsight.loaders.column_values import (
+    ID_TYPES,
+    LINKED_LUT,
+    STRING_IDS,
+    UNFINISHABLE_LUT,
+    blocks,
+    center,
+    concat,
+    ids,
+    int64,
+    nanoseconds,
+    narrow,
+    norm_id,
+    pick,
+    plausible,
+    subset,
+    uniform,
+    values,
+    with_frames,
+)
 from profsight.loaders.kineto_comms import comm_columns
 from profsight.loaders.kineto_schema import Event
-from profsight.malloc_trim import release_free_memory
 from profsight.model.diagnostics import Diagnostic
 from profsight.model.events import EventStore, Flows, Track
 
@@ -209,20 +226,20 @@ class ColumnBuilder:
         timed_mask = ph <= _PH_INSTANT
         ts = np.fromiter(map(_TS, events), np.float64, len(events))
         dur = np.fromiter(map(_DUR, events), np.float64, len(events))
-        no_time = ~_plausible(ts, _center(ts[timed_mask])) & timed_mask
+        no_time = ~plausible(ts, center(ts[timed_mask])) & timed_mask
         if no_time.any():
             self.count_skipped("timed events without a timestamp", int(no_time.sum()))
             timed_mask &= ~no_time
-        bad_dur = ~_plausible(dur, 0.0) & timed_mask
+        bad_dur = ~plausible(dur, 0.0) & timed_mask
         if bad_dur.any():
             self.count_skipped("timed events with an impossible duration", int(bad_dur.sum()))
             timed_mask &= ~bad_dur
             no_time |= bad_dur
-        timed = events if timed_mask.all() else _pick(events, np.flatnonzero(timed_mask))
+        timed = events if timed_mask.all() else pick(events, np.flatnonzero(timed_mask))
         self._add_timed(timed, ph[timed_mask] == _PH_INSTANT, ts[timed_mask], dur[timed_mask])
         if not timed_mask.all():
             rest = np.flatnonzero(~timed_mask & ~no_time)
-            self._add_other(_pick(events, rest), ph[rest])
+            self._add_other(pick(events, rest), ph[rest])
 
     def _kinds(
         self, cat: np.ndarray[Any, Any], name: np.ndarray[Any, Any], instant: np.ndarray[Any, Any]
@@ -249,7 +266,7 @@ class ColumnBuilder:
         (`LEGACY_PROCESS_KINDS`); a Kineto trace's own uncategorised events stay OTHER."""
         bare = np.flatnonzero((cat == self.strings[""]) & ~instant & (kind == EventKind.OTHER))
         if len(bare):
-            pids = map(_PID, _pick(events, bare))
+            pids = map(_PID, pick(events, bare))
             kind[bare] = np.fromiter(map(legacy_kind, pids), np.int8, len(bare))
 
     def _add_timed(
@@ -270,11 +287,11 @@ class ColumnBuilder:
         kind = self._kinds(cat, name, instant)
         self._legacy_kinds(events, kind, cat, instant)
         args = list(map(_ARGS, events))
-        ext = _int64(list(map(_EXTERNAL_ID, args)))
+        ext = int64(list(map(_EXTERNAL_ID, args)))
         no_ext = np.flatnonzero(ext < 0)  # torch 1.8/1.9 device events: "external id"
-        ext[no_ext] = _values(args, no_ext, _EXTERNAL_ID_V1)
-        hosts = np.flatnonzero(_UNFINISHABLE_LUT[kind])
-        linked = np.flatnonzero(_LINKED_LUT[kind])
+        ext[no_ext] = values(args, no_ext, _EXTERNAL_ID_V1)
+        hosts = np.flatnonzero(UNFINISHABLE_LUT[kind])
+        linked = np.flatnonzero(LINKED_LUT[kind])
         memory = np.flatnonzero(kind == EventKind.MEMORY)
         syncs = np.flatnonzero(kind == EventKind.SYNC)
         ops = np.flatnonzero(kind == EventKind.CPU_OP)
@@ -294,19 +311,18 @@ class ColumnBuilder:
             ts=ts,
             dur=dur,
             ext=ext,
-            unfinished=_subset(args, hosts, _FINISHED, n, 1) == 0,
-            corr=_subset(args, linked, _CORRELATION, n, -1),
-            device=_subset(args, linked, _DEVICE, n, -1).astype(np.int32),
-            stream=_subset(args, linked, _STREAM, n, -1),
-            wait_stream=_subset(args, syncs, _WAIT_STREAM, n, -1),
-            wait_record=_subset(args, syncs, _WAIT_RECORD, n, -1),
-            nbytes=_subset(args, linked, _COPY_BYTES, n, 0)
-            + _subset(args, memory, _MEM_BYTES, n, 0),
-            mem_type=_subset(args, memory, _MEM_TYPE, n, -1).astype(np.int8),
-            allocated=_subset(args, memory, _TOTAL_ALLOCATED, n, -1),
-            addr=_subset(args, memory, _MEM_ADDR, n, -1),
-            reserved=_subset(args, memory, _TOTAL_RESERVED, n, -1),
-            shapes=self._shapes(_pick(args, ops), ops, n),
+            unfinished=subset(args, hosts, _FINISHED, n, 1) == 0,
+            corr=subset(args, linked, _CORRELATION, n, -1),
+            device=subset(args, linked, _DEVICE, n, -1).astype(np.int32),
+            stream=subset(args, linked, _STREAM, n, -1),
+            wait_stream=subset(args, syncs, _WAIT_STREAM, n, -1),
+            wait_record=subset(args, syncs, _WAIT_RECORD, n, -1),
+            nbytes=subset(args, linked, _COPY_BYTES, n, 0) + subset(args, memory, _MEM_BYTES, n, 0),
+            mem_type=subset(args, memory, _MEM_TYPE, n, -1).astype(np.int8),
+            allocated=subset(args, memory, _TOTAL_ALLOCATED, n, -1),
+            addr=subset(args, memory, _MEM_ADDR, n, -1),
+            reserved=subset(args, memory, _TOTAL_RESERVED, n, -1),
+            shapes=self._shapes(pick(args, ops), ops, n),
             concrete=self._text(
                 args, ops[np.array(self.keeps_concrete, bool)[name[ops]]], n, _CONCRETE
             ),
@@ -314,8 +330,8 @@ class ColumnBuilder:
             stack=stack,
             # what gives the backward its forward op's stack (`_finish` drops it in a trace
             # without Python frames)
-            sequence=_narrow(_subset(args, ops, _SEQUENCE, n, -1), (np.int32,)),
-            fwd_thread=_narrow(_subset(args, ops, _FWD_THREAD, n, -1), (np.int16,)),
+            sequence=narrow(subset(args, ops, _SEQUENCE, n, -1), (np.int32,)),
+            fwd_thread=narrow(subset(args, ops, _FWD_THREAD, n, -1), (np.int16,)),
             comm_bytes=comm_bytes,
             collective=collective,
             group=group,
@@ -329,7 +345,7 @@ class ColumnBuilder:
         at `where` (the ones whose FLOPs or bytes need it)."""
         out = np.full(n, -1, np.int32)
         if len(where):
-            raw = map(bytes, map(get, _pick(args, where)))
+            raw = map(bytes, map(get, pick(args, where)))
             text = map(_UTF8, raw)
             out[where] = np.fromiter(map(self.strings.__getitem__, text), np.int32, len(where))
         return out
@@ -339,11 +355,11 @@ class ColumnBuilder:
         out = np.full(n, -1, np.int32)
         if not len(hosts):
             return out
-        texts = list(map(_CALL_STACK, _pick(args, hosts)))
+        texts = list(map(_CALL_STACK, pick(args, hosts)))
         has = np.fromiter(map(bool, texts), bool, len(texts))
         if has.any():
             where = np.flatnonzero(has)
-            kept = _pick(texts, where)
+            kept = pick(texts, where)
             out[hosts[where]] = np.fromiter(
                 map(self.strings.__getitem__, kept), np.int32, len(kept)
             )
@@ -385,19 +401,19 @@ class ColumnBuilder:
         """Metadata, flows and events profsight does not read: the flows (two per launch)
         column by column, like the timed events; metadata once per distinct event (some
         exporters repeat each thread's names tens of thousands of times)."""
-        meta = list(map(_META, _pick(events, np.flatnonzero(ph == _PH_META))))
+        meta = list(map(_META, pick(events, np.flatnonzero(ph == _PH_META))))
         for name, pid, _, text, labels in dict.fromkeys(meta):
             if name == "process_name" and text:
-                self.process_names.setdefault(_norm_id(pid), text)
+                self.process_names.setdefault(norm_id(pid), text)
             elif name == "process_labels" and labels:
-                pid = _norm_id(pid)
+                pid = norm_id(pid)
                 known = self.process_names.get(pid, "")
                 if labels not in known.split(" "):
                     self.process_names[pid] = f"{known} {labels}".strip()
         latest: dict[tuple[int | str, int | str], str] = {}  # the last one written wins
         for name, pid, tid, text, _ in dict.fromkeys(reversed(meta)):
             if name == "thread_name" and text:
-                latest.setdefault((_norm_id(pid), _norm_id(tid)), text)
+                latest.setdefault((norm_id(pid), norm_id(tid)), text)
         self.thread_names.update(latest)
         self.count_skipped(
             "begin/end ('B'/'E') events, which profsight does not pair",
@@ -409,13 +425,13 @@ class ColumnBuilder:
             self.count_skipped(what, n)
         where = np.flatnonzero((ph == _PH_FLOW_S) | (ph == _PH_FLOW_F))
         if len(where):
-            self._add_flows(_pick(events, where), ph[where] == _PH_FLOW_S)
+            self._add_flows(pick(events, where), ph[where] == _PH_FLOW_S)
 
     def _add_flows(self, flows: list[Event], is_start: np.ndarray[Any, Any]) -> None:
         n = len(flows)
         launch = np.fromiter(map(self.launch_flow.__getitem__, map(_CAT, flows)), bool, n)
         ts = np.fromiter(map(_TS, flows), np.float64, n)
-        fid, numeric = _ids(list(map(_ID, flows)))
+        fid, numeric = ids(list(map(_ID, flows)))
         no_time = launch & np.isnan(ts)
         self.count_skipped("flow events without a timestamp", int(no_time.sum()))
         no_id = launch & ~no_time & ~numeric
@@ -423,7 +439,7 @@ class ColumnBuilder:
         keep = np.flatnonzero(launch & ~no_time & numeric)
         if not len(keep):
             return
-        kept = _pick(flows, keep)
+        kept = pick(flows, keep)
         args = list(map(_ARGS, kept))
         self.add(
             self.flow_columns,
@@ -435,136 +451,16 @@ class ColumnBuilder:
 
 
 #: Kinds whose args carry correlation, device, stream and copy sizes.
-_LINKED_LUT = np.zeros(len(EventKind), bool)
-for _kind in (*LAUNCH_KINDS, *DEVICE_ROW_KINDS, EventKind.SYNC):
-    _LINKED_LUT[int(_kind)] = True
-
-
-#: Kinds whose ranges can be left open when the profiler stops (``"finished": false``).
-_UNFINISHABLE_LUT = np.zeros(len(EventKind), bool)
-for _kind in (EventKind.CPU_OP, EventKind.ANNOTATION, EventKind.PYTHON):
-    _UNFINISHABLE_LUT[int(_kind)] = True
-
-
-def _pick(items: list[T], where: np.ndarray[Any, Any]) -> list[T]:
-    """The items at `where` (a C-level pass, no Python frame per item)."""
-    return list(map(items.__getitem__, where.tolist()))
-
-
-def _values(args: list[Any], where: np.ndarray[Any, Any], get: Any) -> np.ndarray[Any, Any]:
-    """One args field (an int) of the events at `where`."""
-    items = _pick(args, where)
-    try:
-        return _int64(list(map(get, items)))
-    except (TypeError, ValueError):  # ROCm runtime calls write "stream": "0x0"
-        return _int64(list(map(_StreamIds().__getitem__, map(get, items))))
-
-
-#: Times this far (in µs, 31 years) from the chunk's median timestamp, and durations this
-#: long, are corrupt: such events are skipped, so that every start and end, in nanoseconds
-#: from the earliest event, fits in int64 (epoch-based µs timestamps are ~1.8e15).
-_MAX_SPAN_US = 1e15
-
-
-def _center(ts: np.ndarray[Any, Any]) -> float:
-    finite = ts[np.isfinite(ts)]
-    return float(np.median(finite)) if len(finite) else 0.0
-
-
-def _plausible(values: np.ndarray[Any, Any], center: float) -> np.ndarray[Any, Any]:
-    """Within ±`_MAX_SPAN_US` of `center` (NaN, a missing value, is not)."""
-    plausible: np.ndarray[Any, Any] = np.abs(values - center) <= _MAX_SPAN_US
-    return plausible
-
-
-def _int64(values: list[int]) -> np.ndarray[Any, Any]:
-    """An int64 column; a value beyond int64 (a corrupt id: uint64 up to 2**64 decodes as int)
-    becomes -1, "none", rather than an overflow."""
-    try:
-        return np.fromiter(values, np.int64, len(values))
-    except OverflowError:
-        return np.array([v if -(2**63) <= v < 2**63 else -1 for v in values], np.int64)
-
-
-def _subset(
-    args: list[Any], where: np.ndarray[Any, Any], get: Any, n: int, default: int
-) -> np.ndarray[Any, Any]:
-    """Column of one args field, read only at `where` (`default` elsewhere)."""
-    out = np.full(n, default, np.int64)
-    if len(where):
-        out[where] = _values(args, where, get)
-    return out
-
-
-def _ids(values: list[int | str]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """Flow ids as int64, and which were numbers (an int, or a string of one)."""
-    try:
-        return _int64(values), np.ones(len(values), bool)  # type: ignore[arg-type]
-    except (ValueError, TypeError):  # a string that is no decimal number: one by one
-        parsed = [_as_int(v) for v in values]
-        numeric = np.array([v is not None for v in parsed], bool)
-        return _int64([v if v is not None else -1 for v in parsed]), numeric
-
-
-class _StreamIds(dict[int | str, int]):
-    """``ids[value]``: an int field that some events write as a string, as an int (each
-    distinct value worked out once)."""
-
-    def __missing__(self, key: int | str) -> int:
-        value = self[key] = _stream(key)
-        return value
-
-
-def _stream(value: int | str) -> int:
-    if isinstance(value, int):
-        return value
-    return _as_int(value) or 0
-
-
-def _as_int(value: int | str) -> int | None:
-    if isinstance(value, int):
-        return value
-    try:
-        return int(value, 0)
-    except ValueError:
-        return None
-
-
-def _norm_id(value: int | str) -> int | str:
-    """pid/tid as int where the trace wrote a number as a string (torch 1.8: ``"tid": "25738"``)."""
-    if isinstance(value, str):
-        stripped = value.strip()
-        if stripped.lstrip("-").isdigit():
-            return int(stripped)
-    return value
-
-
-def _concat(parts: list[np.ndarray[Any, Any]] | None, dtype: Any) -> np.ndarray[Any, Any]:
-    """The parts joined; they are freed and their pages returned to the system at once, so
-    that joining every column holds one column twice at most (the parts of a chunk are
-    small and live in the heap, where the freed ones stay resident until trimmed)."""
-    if not parts:
-        return np.zeros(0, dtype)
-    joined = np.concatenate(parts).astype(dtype, copy=False)
-    parts.clear()
-    release_free_memory()
-    return joined
-
-
-#: An id column's narrowest type: ids are counters, so int8/int16 would rarely hold them.
-_ID_TYPES = (np.int32,)
-
-
 def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[EventStore, Flows]:
     """The `EventStore` and `Flows` of everything added to `builder` (whose columns are
     consumed: each is freed as soon as it is joined, so the peak is one column's copy)."""
     cols = builder.columns
-    ts = _concat(cols.pop("ts", None), np.float64)
-    flow_ts = _concat(builder.flow_columns.pop("ts", None), np.float64)
+    ts = concat(cols.pop("ts", None), np.float64)
+    flow_ts = concat(builder.flow_columns.pop("ts", None), np.float64)
     origin = math.floor(float(ts.min())) if len(ts) else 0.0
-    start = _nanoseconds(ts, origin)
+    start = nanoseconds(ts, origin)
     del ts
-    dur = _nanoseconds(_concat(cols.pop("dur", None), np.float64), 0.0)
+    dur = nanoseconds(concat(cols.pop("dur", None), np.float64), 0.0)
     bad_dur = dur < 0
     if bad_dur.any():
         n = int(bad_dur.sum())
@@ -575,119 +471,61 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
         )
         dur[bad_dur] = 0
     track_remap, tracks = _tracks(builder)
-    raw_track = _concat(cols.pop("track", None), np.int32)
-    cat = _concat(cols.pop("cat", None), np.int32)
-    name = _concat(cols.pop("name", None), np.int32)
-    kind = _concat(cols.pop("kind", None), np.int8)
-    shapes = _concat(cols.pop("shapes", None), np.int32)
+    raw_track = concat(cols.pop("track", None), np.int32)
+    cat = concat(cols.pop("cat", None), np.int32)
+    name = concat(cols.pop("name", None), np.int32)
+    kind = concat(cols.pop("kind", None), np.int8)
+    shapes = concat(cols.pop("shapes", None), np.int32)
     shape_ids = np.array(
         [builder.intern(_torch_shapes(raw)) if raw else -1 for raw in builder.shapes] or [0],
         np.int32,
     )
-    stack_col = _concat(cols.pop("stack", None), np.int32)
+    stack_col = concat(cols.pop("stack", None), np.int32)
     store = EventStore(
         kind=kind,
         name=name,
-        track=_narrow(track_remap[raw_track] if len(raw_track) else raw_track),
+        track=narrow(track_remap[raw_track] if len(raw_track) else raw_track),
         start=start,
         dur=dur,
-        external_id=_narrow(_concat(cols.pop("ext", None), np.int64), _ID_TYPES),
-        correlation=_uniform(_narrow(_concat(cols.pop("corr", None), np.int64), _ID_TYPES)),
-        device=_uniform(_concat(cols.pop("device", None), np.int32)),
-        stream=_uniform(_concat(cols.pop("stream", None), np.int64)),
-        shapes=_uniform(
+        external_id=narrow(concat(cols.pop("ext", None), np.int64), ID_TYPES),
+        correlation=uniform(narrow(concat(cols.pop("corr", None), np.int64), ID_TYPES)),
+        device=uniform(concat(cols.pop("device", None), np.int32)),
+        stream=uniform(concat(cols.pop("stream", None), np.int64)),
+        shapes=uniform(
             np.where(shapes >= 0, shape_ids[np.maximum(shapes, 0)], -1).astype(np.int32)
         ),
         # (ids of events without dims map to -1 through shape_ids)
-        nbytes=_uniform(_concat(cols.pop("nbytes", None), np.int64)),
-        mem_device_type=_uniform(_concat(cols.pop("mem_type", None), np.int8)),
-        unfinished=_uniform(_concat(cols.pop("unfinished", None), bool)),
-        allocated=_uniform(_concat(cols.pop("allocated", None), np.int64)),
-        reserved=_uniform(_concat(cols.pop("reserved", None), np.int64)),
-        concrete=_uniform(_narrow(_concat(cols.pop("concrete", None), np.int32), _STRING_IDS)),
-        block=_blocks(_concat(cols.pop("addr", None), np.int64)),
-        types=_uniform(_narrow(_concat(cols.pop("types", None), np.int32), _STRING_IDS)),
-        stack=_uniform(_narrow(stack_col, _STRING_IDS)),
-        sequence=_with_frames(kind, stack_col, cols.pop("sequence", None), np.int16, np.int32),
-        fwd_thread=_with_frames(kind, stack_col, cols.pop("fwd_thread", None), np.int8, np.int16),
-        comm_bytes=_uniform(_concat(cols.pop("comm_bytes", None), np.int64)),
-        collective=_uniform(_concat(cols.pop("collective", None), np.int32)),
-        group_size=_uniform(_concat(cols.pop("group", None), np.int32)),
-        process_group=_uniform(_concat(cols.pop("process_group", None), np.int32)),
-        wait_stream=_uniform(_concat(cols.pop("wait_stream", None), np.int64)),
-        wait_record=_uniform(_narrow(_concat(cols.pop("wait_record", None), np.int64), _ID_TYPES)),
+        nbytes=uniform(concat(cols.pop("nbytes", None), np.int64)),
+        mem_device_type=uniform(concat(cols.pop("mem_type", None), np.int8)),
+        unfinished=uniform(concat(cols.pop("unfinished", None), bool)),
+        allocated=uniform(concat(cols.pop("allocated", None), np.int64)),
+        reserved=uniform(concat(cols.pop("reserved", None), np.int64)),
+        concrete=uniform(narrow(concat(cols.pop("concrete", None), np.int32), STRING_IDS)),
+        block=blocks(concat(cols.pop("addr", None), np.int64)),
+        types=uniform(narrow(concat(cols.pop("types", None), np.int32), STRING_IDS)),
+        stack=uniform(narrow(stack_col, STRING_IDS)),
+        sequence=with_frames(kind, stack_col, cols.pop("sequence", None), np.int16, np.int32),
+        fwd_thread=with_frames(kind, stack_col, cols.pop("fwd_thread", None), np.int8, np.int16),
+        comm_bytes=uniform(concat(cols.pop("comm_bytes", None), np.int64)),
+        collective=uniform(concat(cols.pop("collective", None), np.int32)),
+        group_size=uniform(concat(cols.pop("group", None), np.int32)),
+        process_group=uniform(concat(cols.pop("process_group", None), np.int32)),
+        wait_stream=uniform(concat(cols.pop("wait_stream", None), np.int64)),
+        wait_record=uniform(narrow(concat(cols.pop("wait_record", None), np.int64), ID_TYPES)),
         strings=list(builder.strings),
         tracks=tracks,
         origin_us=origin,
-        category=_narrow(cat),
+        category=narrow(cat),
     )
-    flow_track = _concat(builder.flow_columns.pop("track", None), np.int32)
+    flow_track = concat(builder.flow_columns.pop("track", None), np.int32)
     flows = Flows(
-        flow_id=_concat(builder.flow_columns.pop("flow_id", None), np.int64),
-        is_start=_concat(builder.flow_columns.pop("is_start", None), bool),
+        flow_id=concat(builder.flow_columns.pop("flow_id", None), np.int64),
+        is_start=concat(builder.flow_columns.pop("is_start", None), bool),
         track=track_remap[flow_track] if len(flow_track) else flow_track,
         # an absurd flow time is clipped, not cast past int64: it then matches nothing
         start=np.rint(np.clip(flow_ts - origin, -9e15, 9e15) * 1000.0).astype(np.int64),
     )
     return store, flows
-
-
-def _blocks(addr: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """Each ``[memory]`` record's block (its ``Addr``) as a small id, -1 for none: a free
-    meets its allocation by it."""
-    if not len(addr) or not (addr >= 0).any():
-        return _uniform(np.full(len(addr), -1, np.int32))
-    out = np.full(len(addr), -1, np.int64)
-    known = addr >= 0
-    out[known] = np.unique(addr[known], return_inverse=True)[1].reshape(-1)
-    return _uniform(_narrow(out, (np.int16, np.int32)))
-
-
-def _with_frames(
-    kind: np.ndarray[Any, Any], stack: np.ndarray[Any, Any], parts: Any, *types: Any
-) -> np.ndarray[Any, Any]:
-    """A column only a trace with Python frames or call stacks (``with_stack``) needs: the
-    autograd link from the backward to the frames of the forward (`model.backward_link`);
-    empty in any other trace (a column less of memory for its events)."""
-    if not (kind == EventKind.PYTHON).any() and not (stack >= 0).any():
-        return np.zeros(0, np.int32)
-    return _uniform(_narrow(_concat(parts, np.int64), (*types, np.int64)))
-
-
-def _uniform(column: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """`column`, or its one value broadcast when every event has the same (a field no event
-    carries: device fields in a CPU trace, memory fields without ``profile_memory``). Such a
-    column takes no memory per event; like every column, it is read-only."""
-    if len(column) < 2 or not (column == column[0]).all():
-        return column
-    return np.broadcast_to(column[:1].copy(), column.shape)
-
-
-#: String ids of the columns only some ops fill (``Concrete Inputs``, ``Input type``,
-#: ``Call stack``): int16 while the trace has fewer than 32,768 distinct strings.
-_STRING_IDS = (np.int16, np.int32)
-
-
-def _narrow(column: np.ndarray[Any, Any], types: tuple[Any, ...] = (np.int8, np.int16)) -> Any:
-    """A column of indices or ids in the first of `types` that holds every value, else as it
-    is: tracks and categories (a few hundred values) in int8/int16; ids (only ever compared,
-    never added) in int32. A 10 GB trace saves 26 MB per byte per event."""
-    if not len(column):
-        return column
-    low, high = int(column.min()), int(column.max())
-    for dtype in types:
-        info = np.iinfo(dtype)
-        if info.min <= low and high <= info.max:
-            return column.astype(dtype)
-    return column
-
-
-def _nanoseconds(us: np.ndarray[Any, Any], origin: float) -> np.ndarray[Any, Any]:
-    """Microseconds after `origin` as integer nanoseconds, computed in place in `us`."""
-    np.subtract(us, origin, out=us)
-    np.multiply(us, 1000.0, out=us)
-    np.rint(us, out=us)
-    return us.astype(np.int64)
 
 
 def _tracks(builder: ColumnBuilder) -> tuple[np.ndarray[Any, Any], list[Track]]:
@@ -696,7 +534,7 @@ def _tracks(builder: ColumnBuilder) -> tuple[np.ndarray[Any, Any], list[Track]]:
     remap = np.zeros(max(len(builder.raw_tracks), 1), np.int32)
     tracks: list[Track] = []
     for (pid, tid), raw_id in builder.raw_tracks.items():
-        key = (_norm_id(pid), _norm_id(tid))
+        key = (norm_id(pid), norm_id(tid))
         if key not in index:
             index[key] = len(tracks)
             name = builder.thread_names.get(key) or builder.process_names.get(key[0], "")

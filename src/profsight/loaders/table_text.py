@@ -357,6 +357,7 @@ class _TableReader:
         from_shares: float | None,
         device_from_shares: float | None = None,
     ) -> tuple[Diagnostic, ...]:
+        # one function: the checks of one parsed table, in the order their diagnostics print
         found: list[Diagnostic] = []
         n = len(self.rows)
         if not closed:

@@ -121,6 +121,8 @@ def attribute(events: EventStore) -> Attribution:
     """Written for memory: a trace can hold tens of millions of events, so indices are int32,
     a column no event needs is one value broadcast (`_constant`), and every temporary is freed
     as soon as it was used."""
+    # one function: self and total times from one pass over the nested events' arrays; split,
+    # each step would pass the arrays along
     ev = events
     n = len(ev)
     diagnostics: list[Diagnostic] = []

@@ -24,6 +24,8 @@ def build_table(profile: Attributed, group_by: GroupBy = "name", stack: int = 0)
     """The table grouped by name or by name and input shapes (by module:
     `model.modules.module_table`), and by the first `stack` frames of each event's call
     stack too (torch's ``group_by_stack_n``; traces recorded with ``Call stack``)."""
+    # one function: the table's columns aggregated in one pass over the grouped events, as
+    # torch's key_averages does
     if group_by not in GROUP_BYS or group_by == "module":
         raise UsageError(f"unknown group-by {group_by!r}; use one of: {', '.join(GROUP_BYS)}")
     ev = profile.events

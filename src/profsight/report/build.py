@@ -129,6 +129,36 @@ def build_report(profile: Profile | TextProfile) -> ReportData:
     rows = tuple(
         ExplainedRow(r, explain_row(r, table, tree), called.get(r.name)) for r in table.rows
     )
+    summary, facts = _trace_summary(profile)
+    return ReportData(
+        source=profile.source,
+        format=profile.format,
+        summary=tuple(summary),
+        facts=facts,
+        table=table,
+        rows=rows,
+        top=_top(rows, table),
+        tree=tree.pruned(depth=REPORT_DEPTH, min_share=REPORT_MIN_SHARE),
+        notes=(
+            *table_notes(table, any(d.code == "partial_overlap" for d in profile.warnings)),
+            *diagnosis.limits,
+        ),
+        diagnostics=tuple(profile.warnings),
+        device_name=device_label(profile),
+        breakdown=diagnosis.breakdown,
+        findings=diagnosis.findings,
+        verdict=diagnosis.verdict,
+        timelines=timelines(profile, diagnosis.breakdown),
+        communication=diagnosis.communication,
+        views=views,
+        walkthrough=walkthrough(
+            table, diagnosis.verdict, any(d.code == "partial_overlap" for d in profile.warnings)
+        ),
+    )
+
+
+def _trace_summary(profile: Profile) -> tuple[list[str], dict[str, Any]]:
+    """What was profiled, one fact a line, and the same facts as data (JSON ``source``)."""
     o = overview(profile)
     summary = [
         f"Source: {o.source} ({o.format} trace, {o.events:,} events)",
@@ -180,31 +210,7 @@ def build_report(profile: Profile | TextProfile) -> ReportData:
         "torch_era": o.torch_era,
         "lightning": o.lightning,
     }
-    return ReportData(
-        source=profile.source,
-        format=profile.format,
-        summary=tuple(summary),
-        facts=facts,
-        table=table,
-        rows=rows,
-        top=_top(rows, table),
-        tree=tree.pruned(depth=REPORT_DEPTH, min_share=REPORT_MIN_SHARE),
-        notes=(
-            *table_notes(table, any(d.code == "partial_overlap" for d in profile.warnings)),
-            *diagnosis.limits,
-        ),
-        diagnostics=tuple(profile.warnings),
-        device_name=device_label(profile),
-        breakdown=diagnosis.breakdown,
-        findings=diagnosis.findings,
-        verdict=diagnosis.verdict,
-        timelines=timelines(profile, diagnosis.breakdown),
-        communication=diagnosis.communication,
-        views=views,
-        walkthrough=walkthrough(
-            table, diagnosis.verdict, any(d.code == "partial_overlap" for d in profile.warnings)
-        ),
-    )
+    return summary, facts
 
 
 def _top(rows: tuple[ExplainedRow, ...], table: ProfilerTable) -> tuple[ExplainedRow, ...]:

@@ -15,8 +15,8 @@ from dataclasses import replace
 
 from profsight.analyses.context import Context
 from profsight.analyses.step.comms import Communication, OperationStats
+from profsight.analyses.step.printed_parts import PrintedStep
 from profsight.analyses.step.table_comms import PrintedComms
-from profsight.analyses.step.table_step import PrintedStep
 from profsight.knowledge import advice
 from profsight.knowledge.advice import COMMUNICATION_BOUND_SHARE, COMMUNICATION_NOTED_PCT
 from profsight.knowledge.catalogue import condition

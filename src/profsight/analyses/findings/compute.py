@@ -18,9 +18,9 @@ from profsight.analyses.context import Context
 from profsight.analyses.findings.filling import TABLE, TRACE, Filling
 from profsight.analyses.step import intervals
 from profsight.analyses.step.clocks import step_of
+from profsight.analyses.step.printed_parts import PrintedStep
 from profsight.analyses.step.startup import startup_intervals
 from profsight.analyses.step.table_device import PrintedDevice
-from profsight.analyses.step.table_step import PrintedStep
 from profsight.knowledge.advice import (
     COMPILED_REGION_ROWS,
     COMPUTE_PCT,

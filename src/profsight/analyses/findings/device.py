@@ -15,8 +15,8 @@ import numpy as np
 from profsight.analyses.context import Context
 from profsight.analyses.findings.filling import TABLE, TRACE, Filling
 from profsight.analyses.step import intervals
+from profsight.analyses.step.printed_parts import PrintedStep
 from profsight.analyses.step.table_device import QUEUE_FULL, PrintedDevice
-from profsight.analyses.step.table_step import PrintedStep
 from profsight.knowledge import advice
 from profsight.knowledge.catalogue import condition
 from profsight.knowledge.kernels import decode_kernel

@@ -15,10 +15,10 @@ from profsight.analyses.findings import communication, compute, modules, sync_co
 from profsight.analyses.findings import device as idle
 from profsight.analyses.findings.host import from_breakdown
 from profsight.analyses.findings.memory import allocation_finding
+from profsight.analyses.step.printed_parts import PrintedStep
 from profsight.analyses.step.step_windows import Breakdown, StepBreakdown
 from profsight.analyses.step.table_comms import printed_comms
 from profsight.analyses.step.table_device import BLOCKING_COPY, SYNC, PrintedDevice
-from profsight.analyses.step.table_step import PrintedStep
 from profsight.knowledge import advice
 from profsight.knowledge.advice import NO_TIMELINE
 from profsight.knowledge.ops import lookup_op

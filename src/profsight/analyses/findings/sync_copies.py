@@ -16,8 +16,8 @@ from profsight.analyses.context import Context
 from profsight.analyses.findings.filling import TABLE, TRACE, Filling
 from profsight.analyses.step import intervals
 from profsight.analyses.step.breakdown import host_read_calls
+from profsight.analyses.step.printed_parts import PrintedStep
 from profsight.analyses.step.table_device import BLOCKING_COPY, QUEUE_FULL, SYNC, PrintedDevice
-from profsight.analyses.step.table_step import PrintedStep
 from profsight.knowledge import advice
 from profsight.knowledge.catalogue import condition
 from profsight.knowledge.hardware import PEER_LINKS_GBS

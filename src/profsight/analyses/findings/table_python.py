@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from profsight.analyses.step.table_step import PrintedStep
+from profsight.analyses.step.printed_parts import PrintedStep
 from profsight.knowledge import advice
 from profsight.knowledge.advice import HOT_FUNCTION_SHARE
 from profsight.knowledge.catalogue import condition

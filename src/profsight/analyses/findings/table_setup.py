@@ -6,11 +6,11 @@ from dataclasses import replace
 
 from profsight.analyses.findings.from_table import idle_causes
 from profsight.analyses.findings.setup import profiler_cost_finding, setup_finding
+from profsight.analyses.step.printed_parts import DEVICE_ONLY_BASIS, PrintedStep
 from profsight.analyses.step.startup import dominates, is_wait
 from profsight.analyses.step.step_facts import StepFacts
 from profsight.analyses.step.table_device import QUEUE_FULL, PrintedDevice
 from profsight.analyses.step.table_stall import printed_stall
-from profsight.analyses.step.table_step import DEVICE_ONLY_BASIS, PrintedStep
 from profsight.knowledge import advice
 from profsight.knowledge.advice import (
     PARTIAL_TABLE_PCT,

@@ -145,6 +145,8 @@ def step_graph(
 ) -> StepGraph:
     """The graph of everything the host and the device did in [lo, hi); `steps`: the host
     ranges of the steps in it (none: [lo, hi) is one)."""
+    # one function: the graph's arrays are built from each other in one vectorised pass; split,
+    # each part would take and return a dozen of them
     ev = profile.events
     launcher = profile.attribution.launcher
     work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS))

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from profsight.analyses.step.printed_parts import PrintedStep
 from profsight.analyses.step.table_device import PrintedDevice, is_device_label
-from profsight.analyses.step.table_step import PrintedStep
 from profsight.knowledge.collectives import FRAMEWORK_COMMS
 from profsight.knowledge.rows import RowKind
 from profsight.model.row_kind import row_kind

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from profsight.analyses.step.printed_parts import PrintedStep
 from profsight.analyses.step.table_legacy import (
     LEAF_BASIS,
     device_leaves,
     leaf_families,
     leaf_work_us,
 )
-from profsight.analyses.step.table_step import PrintedStep
 from profsight.knowledge.advice import BLOCKING_CALL_US, BLOCKING_COPY_FRACTION
 from profsight.knowledge.collectives import COMM_LABEL
 from profsight.knowledge.hardware import TENSOR_CORE_ARCHS

@@ -20,8 +20,28 @@ in `PrintedStep.limits`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
 
+from profsight.analyses.step.printed_parts import (
+    DEVICE_ONLY_BASIS,
+    ENGINE_PREFIX,
+    EPOCH_ACTION,
+    FORWARD_ACTION,
+    OPTIMIZER_ACTION,
+    OPTIMIZER_STEP_PREFIX,
+    PHASE_HOW,
+    RESIDUAL,
+    STEP_ACTION,
+    ZERO_GRAD_PREFIX,
+    PhasePart,
+    PrintedStep,
+    is_device_only,
+    metric_rows,
+    printed_action,
+    printed_capped_update,
+    printed_fit,
+    printed_module_path,
+    within_holders,
+)
 from profsight.knowledge import advice
 from profsight.knowledge.advice import (
     EVALUATION_ONLY,
@@ -36,19 +56,15 @@ from profsight.knowledge.lightning_names import (
     EVALUATION_ACTIONS,
     EVALUATION_FETCHES,
     FETCH_ACTIONS,
-    LIGHTNING_1X_ACTIONS,
     LIGHTNING_ACTION_PREFIX,
     LIGHTNING_MODULE_PREFIX,
     NESTED_IN,
     ONCE_PER_RUN,
-    OPTIMIZER_INDEX,
-    action_candidates,
     action_of,
-    module_class,
 )
 from profsight.knowledge.op_families import OPTIMIZER, op_family
 from profsight.knowledge.ops import lookup_op
-from profsight.knowledge.phases import ACTION_PHASES, Phase, declared_phase
+from profsight.knowledge.phases import Phase, declared_phase
 from profsight.knowledge.rows import (
     LIGHTNING_ACTION_EVENT,
     METRIC_EVENT,
@@ -61,109 +77,8 @@ from profsight.model.row_kind import row_kind
 from profsight.model.table import ProfilerTable, Row
 from profsight.units import short_time
 
+
 #: Lightning's step action in its reports (SimpleProfiler) and ranges.
-STEP_ACTION = "run_training_batch"
-EPOCH_ACTION = "run_training_epoch"
-FORWARD_ACTION = "training_step"
-OPTIMIZER_ACTION = "optimizer_step"
-OPTIMIZER_STEP_PREFIX = "Optimizer.step#"
-ZERO_GRAD_PREFIX = "Optimizer.zero_grad#"
-ENGINE_PREFIX = "autograd::engine::evaluate_function"
-RESIDUAL = "the step less its named phases and its own self time"
-#: `PrintedStep.basis` of a table that prints only device columns.
-DEVICE_ONLY_BASIS = "the device's time total (the table prints no host columns)"
-
-
-@dataclass(frozen=True)
-class PhasePart:
-    """How much of a step one phase takes, and the rows that say so."""
-
-    phase: str
-    us: float
-    """Per step."""
-    rows: tuple[str, ...]
-    how: str
-    """How the figure was derived from the rows."""
-
-
-@dataclass(frozen=True)
-class PrintedStep:
-    steps: int
-    """Steps the rows cover (1 when the table names none: the whole window is one)."""
-    step_us: float
-    basis: str
-    """How the step time was found."""
-    parts: tuple[PhasePart, ...]
-    """Per phase, adding up to `step_us` with `Phase.OTHER`."""
-    family_self_us: dict[str, float]
-    """Self CPU time per step of the ops of each family (`op_families`)."""
-    family_rows: dict[str, tuple[Row, ...]]
-    """The printed ops of each family, largest self time first."""
-    coverage_pct: float
-    """The printed rows' share of ``Self CPU time total`` (100 for a full table)."""
-    lightning: bool
-    """Lightning's ranges are in the table."""
-    evaluation_only: bool
-    """The steps are validation (test, predict) steps: the table holds no training."""
-    backward_thread: bool
-    """Backward ran on autograd's own thread (a device run without Lightning's ranges)."""
-    model_us: float = 0.0
-    """Per step, the totals of the model's top-level module rows (0 without module rows)."""
-    limits: tuple[str, ...] = field(default_factory=tuple)
-
-    @property
-    def phases(self) -> dict[str, float]:
-        out: dict[str, float] = {}
-        for part in self.parts:
-            out[part.phase] = out.get(part.phase, 0.0) + part.us
-        return out
-
-    def share(self, us: float) -> float:
-        """Per-step `us` as a % of the step."""
-        return us * 100.0 / self.step_us if self.step_us else 0.0
-
-    def phase_share(self, phase: Phase) -> float:
-        return self.share(self.phases.get(phase.value, 0.0))
-
-    def part(self, phase: Phase) -> PhasePart | None:
-        return next((p for p in self.parts if p.phase == phase.value), None)
-
-
-def device_bound(step: PrintedStep, device_us: float) -> PrintedStep:
-    """The step when the device's work per step (`device_us`, the device total over the
-    steps) outlasts the host's range: the device runs behind the host and its clock bounds
-    the step (one stream; an upper bound when streams overlap). The difference is the
-    device's lag, a phase of its own as on a trace's two clocks."""
-    if device_us <= step.step_us:
-        return step
-    lag = PhasePart(
-        Phase.DEVICE_LAG.value,
-        device_us - step.step_us,
-        (),
-        "the device's work per step less the host's range: the device ran behind",
-    )
-    note = advice.DEVICE_BOUND_TABLE_NOTE.format(
-        device=short_time(device_us), host=short_time(step.step_us)
-    )
-    return replace(
-        step,
-        step_us=device_us,
-        basis=f"the device's work per step (the host's range: {step.basis})",
-        parts=(*step.parts, lag),
-        limits=(*step.limits, note),
-    )
-
-
-def is_device_only(table: ProfilerTable) -> bool:
-    """A table with device times and no host time at all: its CPU columns were cut."""
-    return (
-        table.has_device
-        and table.self_device_total_us > 0
-        and not table.self_cpu_total_us
-        and not any(r.self_cpu_us or r.cpu_total_us for r in table.rows)
-    )
-
-
 def printed_step(table: ProfilerTable, exclusive: bool = False) -> PrintedStep | None:
     """The step model of a printed table; None when the rows hold nothing to build it on.
     `exclusive`: the rows' times exclude the rows inside them (AdvancedProfiler's actions),
@@ -177,7 +92,7 @@ class _Builder:
         self.exclusive = exclusive
         self.rows = [r for r in table.rows if r.cpu_total_us > 0 and not r.is_device]
         self.kinds = {id(r): row_kind(r, table) for r in self.rows}
-        self.actions = {id(r): _action(r, self.kinds[id(r)]) for r in self.rows}
+        self.actions = {id(r): printed_action(r, self.kinds[id(r)]) for r in self.rows}
         # a negative total (a profiler clock fault, kept as printed) measures nothing
         self.self_total = max(table.self_cpu_total_us, 0.0)
         # Lightning's action ranges, or its module ranges (a table cut to the rows of most
@@ -309,7 +224,9 @@ class _Builder:
     def _exclusive_step(self) -> tuple[int, float, str] | None:
         """AdvancedProfiler: the steps from its batch action's calls (its time may read 0);
         the step as the sum of the actions that run every batch (their times add up)."""
-        marker = [r for r in self.table.rows if _action(r, row_kind(r, self.table)) == STEP_ACTION]
+        marker = [
+            r for r in self.table.rows if printed_action(r, row_kind(r, self.table)) == STEP_ACTION
+        ]
         marker = marker or self._action_rows(FORWARD_ACTION)
         if not marker or not marker[0].calls:
             return None
@@ -387,6 +304,8 @@ class _Builder:
         )
 
     def _parts(self, steps: int, step_us: float) -> list[PhasePart]:
+        # one function: its phases are taken in an order (each takes its rows from what the
+        # earlier ones left), through the one `add` that records them
         parts: list[PhasePart] = []
         nested: dict[str, float] = {}  # action -> total of rows nested in its range
 
@@ -409,7 +328,7 @@ class _Builder:
         closure_estimate = bool(parts) and self._closure_subtracted(rows)
         # metrics: their own phase, taken out of the step they ran in (training_step's or
         # validation_step's, told by their calls), then forward
-        metrics = self._metric_rows()
+        metrics = metric_rows(self.rows, self.kinds)
         used.update(id(r) for r in metrics)
         add(Phase.METRICS, self._total(metrics), metrics, "metric rows' totals")
         for row in metrics:
@@ -446,9 +365,9 @@ class _Builder:
                 phase = Phase.FORWARD  # the window's own model work
             action = self.actions[id(row)]
             own = row.cpu_total_us - nested.get(action or "", 0.0)
-            add(phase, max(own, 0.0), (row,), _HOW.get(phase, "row total"))
+            add(phase, max(own, 0.0), (row,), PHASE_HOW.get(phase, "row total"))
         if closure_estimate:
-            capped = _capped_update(parts[0], parts[1:], step_us)
+            capped = printed_capped_update(parts[0], parts[1:], step_us)
             parts[:1] = [capped] if capped.us > 0 else []
         # what ran in no phase row: the step's self time (plain torch nests properly)
         named = sum(p.us for p in parts)
@@ -468,7 +387,7 @@ class _Builder:
         named = sum(p.us for p in parts)
         if named > step_us * (1 + OVERSHOOT_NOTED):
             self.limits.append(advice.OVERSHOOT_NOTE.format(ratio=named / step_us))
-        parts = _fit(parts, step_us)
+        parts = printed_fit(parts, step_us)
         other = max(step_us - sum(p.us for p in parts), 0.0)
         if other > 0:
             parts.append(
@@ -523,34 +442,12 @@ class _Builder:
     def _fetch_rows(self) -> list[Row]:
         return [r for a in FETCH_ACTIONS for r in self._action_rows(a)]
 
-    def _metric_rows(self) -> list[Row]:
-        """The outermost metric rows (a MetricCollection's members sit inside it)."""
-        metrics = [
-            r
-            for r in self.rows
-            if self.kinds[id(r)] is RowKind.METRIC
-            or (
-                self.kinds[id(r)] is RowKind.USER
-                and declared_phase(r.name, RowKind.USER) is Phase.METRICS
-            )
-        ]
-        paths = {_module_path(r.name) for r in metrics} - {""}
-        return [
-            r
-            for r in metrics
-            if not any(
-                p and _module_path(r.name).startswith(p + ".")
-                for p in paths
-                if p != _module_path(r.name)
-            )
-        ]
-
     def _metric_holders(self, row: Row, taken: dict[str, float]) -> list[tuple[str, float]]:
         """The Lightning steps a metric row ran in, with its time in each: named in an
         AdvancedProfiler metric row; else one metric call per call of each step long enough
         to hold one (of every step when the calls match one to one), training_step's first,
         then the evaluation steps', until the metric's calls are used up; each step's share
-        at most its own total (`_within_holders`)."""
+        at most its own total (`within_holders`)."""
         if row.event_kind == METRIC_EVENT:
             return [(action_of(row.name.rsplit(METRIC_IN, 1)[-1]), row.cpu_total_us)]
         if not row.calls:
@@ -573,30 +470,7 @@ class _Builder:
             left -= calls
             if not left:
                 break
-        return self._within_holders(holders, taken)
-
-    def _within_holders(
-        self, holders: list[tuple[str, float]], taken: dict[str, float]
-    ) -> list[tuple[str, float]]:
-        """Each holder's share of the metric at most the holder's own total: a metric's calls
-        are not all as long as their average (one slow call in validation_step), and what
-        one step cannot hold ran in the others. The excess goes to the holders with room,
-        in order, so that no phase is left at 0 while another counts the metric again."""
-        room = [
-            max(self._total(self._action_rows(action)) - taken.get(action, 0.0), 0.0)
-            for action, _ in holders
-        ]  # less what the metric rows before this one already took of it
-        shares = [min(us, r) for (_, us), r in zip(holders, room, strict=True)]
-        excess = sum(us for _, us in holders) - sum(shares)
-        for i, r in enumerate(room):
-            if excess <= 0:
-                break
-            take = min(r - shares[i], excess)
-            shares[i] += take
-            excess -= take
-        if excess > 0 and shares:
-            shares[-1] += excess  # more than every holder: the table's own inconsistency
-        return [(action, us) for (action, _), us in zip(holders, shares, strict=True)]
+        return within_holders(holders, taken, lambda action: self._total(self._action_rows(action)))
 
     def _update(self, steps: int, step_us: float) -> tuple[float, str, list[Row]]:
         """The optimizer's own update per step: ``Optimizer.step#`` (or Lightning's
@@ -675,9 +549,9 @@ class _Builder:
         model's forward. When the table cut names before their paths, only the largest
         module row is known to be at the top: it alone (a lower bound) stands for them."""
         modules = [r for r in self._kind_rows(RowKind.MODULE) if r.cpu_total_us]
-        if any(r.name.endswith(CUT_MARK) or not _module_path(r.name) for r in modules):
+        if any(r.name.endswith(CUT_MARK) or not printed_module_path(r.name) for r in modules):
             return [max(modules, key=lambda r: r.cpu_total_us)] if modules else []
-        paths = [_module_path(r.name) for r in modules]
+        paths = [printed_module_path(r.name) for r in modules]
         return [
             r
             for r, p in zip(modules, paths, strict=True)
@@ -714,72 +588,3 @@ class _Builder:
             rows.setdefault(family, []).append(row)
         ordered = {f: tuple(sorted(rs, key=lambda r: -r.self_cpu_us)) for f, rs in rows.items()}
         return spent, ordered
-
-
-_HOW: dict[Phase, str] = {
-    Phase.DATA_LOADING: "fetch and transfer rows' totals",
-    Phase.BACKWARD: "backward rows' totals, less the hooks inside them",
-    Phase.ZERO_GRAD: "zero_grad rows' totals",
-    Phase.VALIDATION: "validation rows' totals",
-    Phase.CALLBACKS_LOGGING: "hook and callback rows' totals",
-    Phase.COMMUNICATION: "collective rows' totals",
-}
-
-
-def _action(row: Row, kind: RowKind) -> str | None:
-    """The Lightning action a row times, when its (possibly cut) name tells one."""
-    if kind not in (
-        RowKind.LIGHTNING,
-        RowKind.STRATEGY,
-        RowKind.OPTIMIZER,
-        RowKind.DATALOADER,
-        RowKind.CALLBACK,
-    ):
-        return None
-    name = row.name
-    if row.event_kind == LIGHTNING_ACTION_EVENT:
-        name = LIGHTNING_ACTION_PREFIX + name
-    if not name.startswith(LIGHTNING_ACTION_PREFIX):
-        return None
-    candidates = tuple(OPTIMIZER_INDEX.sub("", a) for a in action_candidates(name))
-    known = [a for a in candidates if a in ACTION_PHASES or a in NESTED_IN]
-    if len(known) > 1:  # a cut name: the 2.x action rather than the 1.x one it begins
-        known = [a for a in known if a not in LIGHTNING_1X_ACTIONS]
-    if len(known) == 1:
-        return known[0]
-    return candidates[0] if len(candidates) == 1 else None
-
-
-def _capped_update(update: PhasePart, others: Sequence[PhasePart], step_us: float) -> PhasePart:
-    """The closure estimate capped by the step's time that no other phase holds.
-
-    Optimizer.step less the closure subtracts one closure call by its average: with a
-    schedule the first recorded backward runs in an optimizer range begun before the window,
-    so an estimate of a small update carries that one call's deviation (a slow backward on a
-    loaded machine read as 11.7% of the step). The update is also at most the step less
-    every other phase, and that bound is made of totals only (each the sum of its calls), so
-    no single call's noise enters it. When the other phases already add up to more than the
-    step (rows that nest in ways the table does not show), the bound says nothing: the
-    estimate is left to `_fit`, which scales every phase down alike."""
-    free = step_us - sum(p.us for p in others)
-    if update.us <= free or free < 0:
-        return update  # other rows overshoot the step: `_fit` scales every phase down
-    return replace(
-        update,
-        us=free,
-        how=update.how + "; capped by the step less every other phase (totals only)",
-    )
-
-
-def _module_path(name: str) -> str:
-    return name.partition(": ")[2] if module_class(name) != name else ""
-
-
-def _fit(parts: list[PhasePart], step_us: float) -> list[PhasePart]:
-    """Scale the parts down to the step when they overshoot it: totals of rows that nest in
-    ways the table does not show, or (rounded) rows outside the steps."""
-    named = sum(p.us for p in parts)
-    if named <= step_us or named <= 0:
-        return parts
-    scale = step_us / named
-    return [PhasePart(p.phase, p.us * scale, p.rows, p.how) for p in parts]
