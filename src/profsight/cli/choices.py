@@ -1,26 +1,22 @@
 """The choices the command line offers, kept light so that parsing imports nothing heavy.
 
-`tests/test_cli.py` checks that they equal the registries they name.
+The report formats come from the renderers' registry; `tests/test_cli.py` checks that the
+others equal the registries they name.
 """
 
 from __future__ import annotations
 
 from profsight.errors import UsageError
+from profsight.renderers.explained import FORMATS, SUFFIXES
 
 #: `profsight.renderers.table_formats.TABLE_FORMATS`
 TABLE_FORMATS = ("text", "json", "csv", "markdown")
 #: `profsight.renderers.table_formats.TABLE_SUFFIXES`
 TABLE_SUFFIXES = {".txt": "text", ".json": "json", ".csv": "csv", ".md": "markdown"}
-#: `profsight.renderers.report_formats.REPORT_FORMATS`
-REPORT_FORMATS = ("text", "markdown", "json", "html")
-#: `profsight.renderers.report_formats.REPORT_SUFFIXES`
-REPORT_SUFFIXES = {
-    ".txt": "text",
-    ".md": "markdown",
-    ".json": "json",
-    ".html": "html",
-    ".htm": "html",
-}
+#: Every report kind's formats and output suffixes: the renderers' own registry, which
+#: imports no renderer until one is used (`profsight.renderers.explained`).
+REPORT_FORMATS = FORMATS
+REPORT_SUFFIXES = SUFFIXES
 #: `profsight.model.table.GROUP_BYS`
 GROUP_BYS = ("name", "shape", "module")
 TREE_FORMATS = ("text", "json")

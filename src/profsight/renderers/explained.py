@@ -39,6 +39,14 @@ RENDERERS: Final[dict[tuple[str, str], tuple[str, bool]]] = {
 }
 #: The formats every kind is rendered in.
 FORMATS: Final = ("text", "markdown", "json", "html")
+#: The format an output file's suffix asks for (``-o report.html``).
+SUFFIXES: Final[dict[str, str]] = {
+    ".txt": "text",
+    ".md": "markdown",
+    ".json": "json",
+    ".html": "html",
+    ".htm": "html",
+}
 
 
 def render_explained(
@@ -54,4 +62,4 @@ def render_explained(
     return text
 
 
-__all__ = ["FORMATS", "RENDERERS", "render_explained"]
+__all__ = ["FORMATS", "RENDERERS", "SUFFIXES", "render_explained"]

@@ -12,18 +12,13 @@ from profsight.model.findings import Finding
 from profsight.names import cut_name
 from profsight.renderers.diagnosis import finding_lines
 from profsight.renderers.escape import markdown_cell
+from profsight.renderers.explained import SUFFIXES
 from profsight.units import short_bytes, short_rate, short_time
 
 if TYPE_CHECKING:
     from profsight.job.views import JobData, OperationView, RankView
 
-JOB_SUFFIXES = {
-    ".txt": "text",
-    ".md": "markdown",
-    ".json": "json",
-    ".html": "html",
-    ".htm": "html",
-}
+JOB_SUFFIXES = SUFFIXES
 #: Phases shown as columns of the per-rank table (the rest add up into "other").
 _COLUMNS = (
     Phase.DATA_LOADING,

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from profsight.errors import UsageError
+from profsight.renderers.explained import SUFFIXES
 from profsight.renderers.html import render_html
 from profsight.renderers.report_json import render_json_report
 from profsight.renderers.report_markdown import render_markdown_report
@@ -31,13 +32,7 @@ REPORT_FORMATS: dict[str, Callable[[ReportData], str]] = {
     "json": render_json_report,
     "html": render_html,
 }
-REPORT_SUFFIXES = {
-    ".txt": "text",
-    ".md": "markdown",
-    ".json": "json",
-    ".html": "html",
-    ".htm": "html",
-}
+REPORT_SUFFIXES = SUFFIXES
 
 
 def render_report(report: ReportData, fmt: str) -> str:

@@ -16,17 +16,12 @@ from profsight.knowledge.snapshot_sites import (
     SNAPSHOT_TITLE,
 )
 from profsight.renderers.escape import markdown_cell as md_cell
+from profsight.renderers.explained import SUFFIXES
 from profsight.renderers.html import SCHEMA, page
 from profsight.report.snapshot import SnapshotReport, blocks, device_document, snapshot_document
 from profsight.units import torch_memory
 
-SNAPSHOT_SUFFIXES = {
-    ".txt": "text",
-    ".md": "markdown",
-    ".json": "json",
-    ".html": "html",
-    ".htm": "html",
-}
+SNAPSHOT_SUFFIXES = SUFFIXES
 
 
 def render_snapshot_json(report: SnapshotReport) -> str:
