@@ -196,7 +196,7 @@ def test_one_slow_backward_is_not_the_optimizer(
         assert step.phase_share(Phase.OPTIMIZER) < small, form
         assert sum(p.us for p in step.parts) == pytest.approx(step.step_us, rel=1e-6), form
     # the premise: without the cap, the same table reads the slow backward as the optimizer
-    monkeypatch.setattr(table_step, "_capped_update", lambda update, others, step_us: update)
+    monkeypatch.setattr(table_step, "printed_capped_update", lambda update, others, step_us: update)
     uncapped = _step(table_path(trace, "full"))
     assert uncapped is not None and uncapped.phase_share(Phase.OPTIMIZER) > small
 

@@ -278,10 +278,10 @@ def test_predicted_saving_matches_the_fixed_twin(name: str, form: str) -> None:
 def test_group_medians_equal_numpys_per_group() -> None:
     """The loop edit's medians by name, by one sort (the per-name pass was O(names x ops):
     17 s for 2 M ops of 400 names): equal to numpy's median of each group, odd and even."""
-    from profsight.analyses.replay.whatif import _group_medians
+    from profsight.analyses.replay.op_runs import group_medians
 
     rng = np.random.default_rng(0)
     group = rng.integers(0, 37, 10_001)
     values = rng.random(10_001)
     expected = [np.median(values[group == k]) for k in range(37)]
-    assert np.allclose(_group_medians(group, values, 37), expected)
+    assert np.allclose(group_medians(group, values, 37), expected)
