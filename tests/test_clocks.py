@@ -18,13 +18,14 @@ from profsight.analyses.context import context
 from profsight.analyses.pipeline import diagnose
 from profsight.analyses.replay.engine import Edit, replay
 from profsight.analyses.replay.whatif import graph_of
-from profsight.analyses.step.clocks import DEVICE_CLOCK, HOST_CLOCK, step_time, windows
+from profsight.analyses.step.clocks import windows
 from profsight.analyses.step.launch_queue import launch_queue
 from profsight.compare.budgets import check, parse_budget
 from profsight.compare.diff import compare
 from profsight.knowledge.advice import NO_DEVICE_ACTIVITY_TITLE
 from profsight.knowledge.phases import Phase
 from profsight.model.findings import PER_SAMPLE, UPPER_BOUND
+from profsight.model.step_windows import DEVICE_CLOCK, HOST_CLOCK, step_time
 from tracebuilder import TraceBuilder
 
 STEPS = 4

@@ -12,10 +12,10 @@ from agreement import RUNS
 from profsight.analyses.findings.host import from_breakdown
 from profsight.analyses.pipeline import diagnose
 from profsight.analyses.step.breakdown import breakdown
-from profsight.analyses.step.step_windows import Breakdown, StepBreakdown
 from profsight.knowledge import advice
 from profsight.knowledge.advice import NO_DEVICE_ACTIVITY_TITLE
 from profsight.model.findings import CATEGORIES, Severity
+from profsight.model.step_windows import Breakdown, StepBreakdown
 from profsight.samples import sample_trace
 from scenarios import SCENARIOS
 from tracebuilder import TraceBuilder

@@ -20,12 +20,7 @@ import profsight
 import profsight.model.rank_split
 from profsight.analyses.step import intervals
 from profsight.analyses.step.breakdown import breakdown
-from profsight.analyses.step.comms import (
-    ENQUEUE_ONLY,
-    TIMED_ON_DEVICE,
-    TIMED_ON_HOST,
-    communication,
-)
+from profsight.analyses.step.comms import communication
 from profsight.api import JobReport, explain_job
 from profsight.cli.main import main
 from profsight.job import executors
@@ -35,6 +30,7 @@ from profsight.job.job_document import job_document
 from profsight.knowledge.advice import STRAGGLER_PCT
 from profsight.knowledge.collectives import bus_factor, operation_of
 from profsight.loaders import load
+from profsight.model.collectives_seen import ENQUEUE_ONLY, TIMED_ON_DEVICE, TIMED_ON_HOST
 
 from conftest import DATA, DELAY_MS, SHARED_REAL, STEPS
 

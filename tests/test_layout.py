@@ -264,3 +264,16 @@ def test_modules_and_functions_stay_small() -> None:
                 long_functions.append(f"{path.relative_to(PACKAGE)}:{fn.lineno} {fn.name}")
     assert long_modules == []
     assert long_functions == []
+
+
+def test_renderers_import_no_analysis() -> None:
+    """The renderers draw reports, documents and the records of the model layer: no module
+    of `renderers` imports one of `analyses` (TYPE_CHECKING imports included)."""
+    found = [
+        f"{m} imports {t}"
+        for m, targets in IMPORTS.items()
+        if m.startswith("profsight.renderers")
+        for t in sorted(targets)
+        if t.startswith("profsight.analyses")
+    ]
+    assert found == []

@@ -7,17 +7,18 @@ from functools import cached_property
 
 from profsight.analyses.roofline import Roofline, roofline
 from profsight.analyses.step.breakdown import breakdown
-from profsight.analyses.step.comms import Communication, communication
+from profsight.analyses.step.comms import communication
 from profsight.analyses.step.flops import OpFlops, op_flops
 from profsight.analyses.step.startup import dominates
-from profsight.analyses.step.step_windows import Breakdown, StepBreakdown
 from profsight.analyses.step.unrecorded import unrecorded_device
 from profsight.knowledge.advice import PHASE_RULES_BY_PHASE
 from profsight.knowledge.hardware import Accelerator, accelerator, architecture
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.rows import RowKind
+from profsight.model.collectives_seen import Communication
 from profsight.model.profile import Profile
 from profsight.model.row_kind import row_kind
+from profsight.model.step_windows import Breakdown, StepBreakdown
 from profsight.model.table import ProfilerTable, Row
 
 

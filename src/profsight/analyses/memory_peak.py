@@ -19,7 +19,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from profsight.analyses.step.breakdown import work_intervals
-from profsight.analyses.step.step_windows import Breakdown
 from profsight.knowledge.memory_blocks import (
     ALLOCATION_OPS,
     BEFORE_WINDOW_HOLDER,
@@ -36,6 +35,7 @@ from profsight.knowledge.trace_schema import (
 )
 from profsight.model.events import I64
 from profsight.model.profile import Profile
+from profsight.model.step_windows import Breakdown
 
 
 @dataclass(frozen=True)

@@ -36,9 +36,7 @@ from profsight.analyses.findings.table_python import (
 from profsight.analyses.findings.table_setup import printed_facts, printed_setup
 from profsight.analyses.replay.whatif import with_savings
 from profsight.analyses.roofline import Roofline
-from profsight.analyses.step.comms import Communication
 from profsight.analyses.step.printed_parts import PrintedStep, device_bound
-from profsight.analyses.step.step_windows import Breakdown
 from profsight.analyses.step.table_device import printed_device
 from profsight.analyses.step.table_step import printed_step
 from profsight.analyses.step.table_unrecorded import unrecorded_device_rows
@@ -54,8 +52,10 @@ from profsight.knowledge.advice import (
 from profsight.knowledge.precedence import HOST_CAUSES
 from profsight.knowledge.rows import STEP_PREFIXES
 from profsight.malloc_trim import release_free_memory
+from profsight.model.collectives_seen import Communication
 from profsight.model.findings import PER_SAMPLE, UPPER_BOUND, Finding, explains, ranked, saving
 from profsight.model.profile import Profile
+from profsight.model.step_windows import Breakdown
 from profsight.model.text_profile import PrintedRun
 
 ANALYSES: tuple[Callable[[Context], list[Finding]], ...] = (

@@ -12,7 +12,6 @@ from profsight.analyses.context import Context
 from profsight.analyses.findings.capture import not_judged_lines
 from profsight.analyses.findings.setup import flops_unknown
 from profsight.analyses.step import intervals
-from profsight.analyses.step.clocks import DEVICE_CLOCK
 from profsight.analyses.step.startup import dominates
 from profsight.analyses.step.step_facts import StepFacts
 from profsight.knowledge import advice
@@ -42,6 +41,7 @@ from profsight.knowledge.phases import Phase
 from profsight.knowledge.rows import RowKind
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
 from profsight.model.findings import CATEGORY_LABELS, Finding, Severity, ranked
+from profsight.model.step_windows import DEVICE_CLOCK
 from profsight.units import short_flops, short_time
 
 #: The judgement of a run the profile cannot judge (its GPU's work was not recorded).

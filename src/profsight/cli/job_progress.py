@@ -7,10 +7,10 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from profsight.analyses.step.clocks import step_time
 from profsight.cli.common import rich_bar
 from profsight.job import RankListener
 from profsight.job.summary import RankFailure, RankSummary
+from profsight.model.step_windows import step_time
 from profsight.units import short_time
 
 

@@ -23,8 +23,8 @@ import statistics
 from collections import defaultdict
 from dataclasses import dataclass
 
-from profsight.analyses.step.comms import Collective
 from profsight.job.summary import RankSummary
+from profsight.model.collectives_seen import Collective
 
 Key = tuple[int | None, str, str, int]
 """(step number, process group, operation, order among that group's and operation's calls in

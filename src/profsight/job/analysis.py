@@ -13,8 +13,6 @@ from collections import defaultdict
 from dataclasses import replace
 from typing import Any
 
-from profsight.analyses.step.clocks import step_time
-from profsight.analyses.step.comms import ENQUEUE_ONLY
 from profsight.job.align import Alignment, MatchedCollective, align
 from profsight.job.device_window import held_note
 from profsight.job.job_findings import job_findings, job_summary, straggler_of
@@ -23,7 +21,9 @@ from profsight.job.views import JobData, OperationView, RankView, Straggler
 from profsight.knowledge.advice import STRAGGLER_PCT
 from profsight.knowledge.collectives import bus_factor
 from profsight.knowledge.phases import Phase
+from profsight.model.collectives_seen import ENQUEUE_ONLY
 from profsight.model.findings import ranked
+from profsight.model.step_windows import step_time
 
 
 def analyse(

@@ -21,8 +21,8 @@ from dataclasses import replace
 import numpy as np
 
 from profsight.analyses.step import intervals
-from profsight.analyses.step.comms import Collective, Communication
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, HOST_KINDS
+from profsight.model.collectives_seen import Collective, Communication
 from profsight.model.profile import Profile
 
 #: What a rank's trace holds, when not a whole rank (`RankSummary.held`).

@@ -13,7 +13,6 @@ import time
 from dataclasses import dataclass
 
 from profsight.analyses.pipeline import diagnose
-from profsight.analyses.step.comms import Collective
 from profsight.analyses.verdict import Verdict
 from profsight.errors import ProfsightError
 from profsight.job.device_window import (
@@ -26,6 +25,7 @@ from profsight.job.device_window import (
 from profsight.knowledge.rows import RowKind
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PREFIX
 from profsight.loaders import load
+from profsight.model.collectives_seen import Collective
 from profsight.model.findings import Finding
 from profsight.model.profile import Profile
 from profsight.model.row_kind import is_device_label, row_kind

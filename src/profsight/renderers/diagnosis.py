@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from profsight.analyses.step.comms import Communication
-from profsight.analyses.step.step_windows import Breakdown
 from profsight.knowledge.advice import (
     CLOCK_LAG,
     CLOCK_NAMES,
@@ -18,7 +16,9 @@ from profsight.knowledge.advice import (
     saving_phrase,
 )
 from profsight.knowledge.phases import PHASE_LABELS, Phase
+from profsight.model.collectives_seen import Communication
 from profsight.model.findings import Finding, Severity
+from profsight.model.step_windows import Breakdown
 from profsight.names import cut_words, evidence_label
 from profsight.report.document import (
     communication_dict,

@@ -21,11 +21,11 @@ from importlib import resources
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
-from profsight.analyses.step.comms import Communication
 from profsight.knowledge.advice import saving_phrase
 from profsight.knowledge.collectives import bus_factor
 from profsight.knowledge.phases import PHASE_LABELS
 from profsight.knowledge.rows import DEVICE_KINDS, RowKind, classify
+from profsight.model.collectives_seen import Communication
 from profsight.model.table import Row
 from profsight.model.tree import TreeNode
 from profsight.names import HTML_NAME, cut_name, cut_words

@@ -7,10 +7,10 @@ from __future__ import annotations
 import statistics
 from typing import TYPE_CHECKING, Any
 
-from profsight.analyses.step.comms import ENQUEUE_ONLY
 from profsight.job.job_document import job_document
 from profsight.knowledge.collectives import OPERATION_MEANING
 from profsight.knowledge.phases import PHASE_LABELS, Phase
+from profsight.model.collectives_seen import ENQUEUE_ONLY
 from profsight.renderers.html import SCHEMA, collective_gaps, findings_data, in_frame, page
 from profsight.renderers.job_text import _facts
 

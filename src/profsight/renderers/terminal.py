@@ -12,11 +12,11 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from profsight.analyses.step.step_windows import Breakdown
 from profsight.knowledge.advice import saving_phrase
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.knowledge.rows import RowKind
 from profsight.model.findings import Finding, Severity
+from profsight.model.step_windows import Breakdown
 from profsight.model.table import render_torch_table
 from profsight.names import cut_words, distinct_names, evidence_label, fit_name
 from profsight.renderers.console import render_to_text

@@ -10,17 +10,17 @@ from profsight.analyses.memory_peak import MemoryPeak
 from profsight.analyses.pipeline import diagnose, diagnose_table
 from profsight.analyses.roofline import Roofline
 from profsight.analyses.source_lines import SourceLines
-from profsight.analyses.step.comms import Communication
-from profsight.analyses.step.step_windows import Breakdown
 from profsight.analyses.step.timeline import Timelines, timelines
 from profsight.analyses.verdict import Verdict
 from profsight.knowledge.rows import LIGHTNING_ACTION_EVENT as LIGHTNING_ACTION
 from profsight.knowledge.rows import RowKind
 from profsight.knowledge.trace_schema import LEGACY_EXPORTER
+from profsight.model.collectives_seen import Communication
 from profsight.model.diagnostics import Diagnostic
 from profsight.model.findings import Finding
 from profsight.model.overview import overview
 from profsight.model.profile import Profile
+from profsight.model.step_windows import Breakdown
 from profsight.model.table import ProfilerTable, Row
 from profsight.model.table_build import device_label
 from profsight.model.text_profile import TextProfile

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from profsight.analyses.step.comms import Communication
-from profsight.analyses.step.step_windows import Breakdown, StepBreakdown
 from profsight.knowledge.collectives import OPERATION_MEANING
+from profsight.model.collectives_seen import Communication
+from profsight.model.step_windows import Breakdown, StepBreakdown
 from profsight.report.build import ReportData
 from profsight.report.sections import SECTIONS
 

@@ -14,13 +14,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from profsight.analyses.context import Context
-from profsight.analyses.step.comms import Communication, OperationStats
 from profsight.analyses.step.printed_parts import PrintedStep
 from profsight.analyses.step.table_comms import PrintedComms
 from profsight.knowledge import advice
 from profsight.knowledge.advice import COMMUNICATION_BOUND_SHARE, COMMUNICATION_NOTED_PCT
 from profsight.knowledge.catalogue import condition
 from profsight.knowledge.collectives import OPERATION_MEANING
+from profsight.model.collectives_seen import Communication, OperationStats
 from profsight.model.findings import (
     ESTIMATED,
     Evidence,

@@ -16,7 +16,6 @@ from profsight.analyses.findings import device as idle
 from profsight.analyses.findings.host import from_breakdown
 from profsight.analyses.findings.memory import allocation_finding
 from profsight.analyses.step.printed_parts import PrintedStep
-from profsight.analyses.step.step_windows import Breakdown, StepBreakdown
 from profsight.analyses.step.table_comms import printed_comms
 from profsight.analyses.step.table_device import BLOCKING_COPY, SYNC, PrintedDevice
 from profsight.knowledge import advice
@@ -24,6 +23,7 @@ from profsight.knowledge.advice import NO_TIMELINE
 from profsight.knowledge.ops import lookup_op
 from profsight.knowledge.phases import Phase
 from profsight.model.findings import Evidence, Finding
+from profsight.model.step_windows import Breakdown, StepBreakdown
 from profsight.model.table import ProfilerTable
 
 #: Breakdown windows label of a table's step model.

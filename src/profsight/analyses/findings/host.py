@@ -10,7 +10,6 @@ import numpy as np
 from profsight.analyses.context import Context
 from profsight.analyses.lead_in import lead_in_spans
 from profsight.analyses.step import intervals
-from profsight.analyses.step.step_windows import Breakdown
 from profsight.knowledge.advice import (
     BATCH_SCALE,
     EXPLAINED_BY,
@@ -36,6 +35,7 @@ from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.knowledge.rows import INPUT_MAKING_OPS, STEP_PREFIXES
 from profsight.knowledge.trace_schema import HOST_KINDS
 from profsight.model.findings import PER_SAMPLE, Evidence, Finding, Severity, severity_for
+from profsight.model.step_windows import Breakdown
 from profsight.units import short_time
 
 #: The model's own work in a step; the rest is the fixed cost a larger batch amortises.

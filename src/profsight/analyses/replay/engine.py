@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from profsight.analyses.step import intervals
-from profsight.analyses.step.clocks import backlog_end, device_ends, step_of, step_time, windows
+from profsight.analyses.step.clocks import backlog_end, device_ends, step_of, windows
 from profsight.analyses.step.held import held_items
 from profsight.analyses.step.launch_queue import launch_queue
 from profsight.analyses.step.startup import startup_events
@@ -56,6 +56,7 @@ from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, LAUNCH_KINDS
 from profsight.model.events import F64, I64, Bool
 from profsight.model.findings import REPLAYED
 from profsight.model.profile import Profile
+from profsight.model.step_windows import step_time
 
 _NEVER = -1e30
 

@@ -31,7 +31,6 @@ from profsight.analyses.step import intervals
 from profsight.analyses.step.breakdown import phase_intervals, work_intervals
 from profsight.analyses.step.comm_names import is_communication
 from profsight.analyses.step.startup import startup_intervals
-from profsight.analyses.step.step_windows import phase_code
 from profsight.knowledge import advice
 from profsight.knowledge.hardware import PEER_LINKS_GBS, tensor_core_speedup
 from profsight.knowledge.kernels import decode_kernel
@@ -52,6 +51,7 @@ from profsight.model.findings import (
     severity_for,
 )
 from profsight.model.module_table import innermost_module, module_rows
+from profsight.model.step_windows import phase_code
 from profsight.units import short_time
 
 _MODEL = (Phase.FORWARD, Phase.BACKWARD, Phase.OPTIMIZER, Phase.ZERO_GRAD)

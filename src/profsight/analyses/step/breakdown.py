@@ -34,7 +34,6 @@ from profsight.analyses.step.comm_names import host_collective_intervals
 from profsight.analyses.step.held import held_intervals
 from profsight.analyses.step.launch_queue import launch_queue
 from profsight.analyses.step.startup import startup_events
-from profsight.analyses.step.step_windows import PHASES, Breakdown, StepBreakdown, phase_code
 from profsight.knowledge.advice import STEP_TRACK_BUSY_FRACTION
 from profsight.knowledge.phases import FALLBACK_PHASES, Phase, declared_phase
 from profsight.knowledge.rows import HOST_READ_NAME, RowKind, classify
@@ -43,6 +42,7 @@ from profsight.malloc_trim import release_free_memory
 from profsight.model.events import I8, I32, I64, Bool
 from profsight.model.nesting import nest
 from profsight.model.profile import Profile
+from profsight.model.step_windows import PHASES, Breakdown, StepBreakdown, phase_code
 from profsight.model.table import kind_label
 
 

@@ -33,19 +33,14 @@ what a fix saves is in the same currency.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from profsight.knowledge.advice import BORDERLINE_FRACTION
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS
 from profsight.model.events import F64, I64, Bool
 from profsight.model.profile import Profile
-
-#: Which clock bounds the profiled steps (`clock_bound`).
-HOST_CLOCK = "host"
-DEVICE_CLOCK = "device"
+from profsight.model.step_windows import DEVICE_CLOCK, HOST_CLOCK, clock_bound, step_time
 
 
 @dataclass(frozen=True)
@@ -57,16 +52,6 @@ class StepClocks:
     lo: I64
     hi: I64
     """The step's interval on the device's clock (`windows`)."""
-
-
-def clock_bound(step_us: float, waited_us: float) -> str:
-    """`DEVICE_CLOCK` when the host spends more than the spread of one run's recordings
-    (`BORDERLINE_FRACTION` of the step) waiting for a busy device: ahead of it (the
-    window's ``device_lag``), in a wait call while it works, or on a full launch queue;
-    else `HOST_CLOCK`: the host's own work sets the pace."""
-    if step_us <= 0:
-        return HOST_CLOCK
-    return DEVICE_CLOCK if waited_us > BORDERLINE_FRACTION * step_us else HOST_CLOCK
 
 
 def windows(
@@ -95,14 +80,6 @@ def windows(
     hi = np.rint(done).astype(np.int64)
     lo = np.minimum(np.rint(start).astype(np.int64), hi)
     return lo, hi
-
-
-def step_time(host: Sequence[float] | F64 | I64, interval: Sequence[float] | F64 | I64) -> float:
-    """The steady-state step: the mean host range or the mean interval between completions
-    (`windows`), whichever is longer (in the unit they are given in)."""
-    if not len(host):
-        return 0.0
-    return float(max(np.mean(host), np.mean(interval)))
 
 
 def step_of(host_lo: I64, host_hi: I64, at: I64) -> I64:

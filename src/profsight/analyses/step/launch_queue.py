@@ -26,6 +26,7 @@ from profsight.knowledge.hardware import LAUNCH_QUEUE_DEPTH, QUEUE_PLATEAU_FRACT
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS
 from profsight.model.events import I64
 from profsight.model.profile import Profile
+from profsight.model.step_windows import QueueSummary
 
 #: Below this share of a stream's items linked to a launch call, its depth cannot be
 #: counted (a trace without correlation ids): its queue is not judged.
@@ -54,17 +55,6 @@ class LaunchQueue:
 
     def summary(self) -> QueueSummary:
         return QueueSummary(self.limit, self.measured, self.max_depth, self.blocked_us)
-
-
-@dataclass(frozen=True)
-class QueueSummary:
-    """What a report says of the launch queues (no per-call arrays)."""
-
-    limit: int
-    measured: bool
-    max_depth: int
-    blocked_us: float
-    """Host time in launches made with a full queue, over the whole trace."""
 
 
 def launch_queue(profile: Profile) -> LaunchQueue:

@@ -11,7 +11,6 @@ import numpy as np
 
 from profsight.analyses.step import intervals
 from profsight.analyses.step.launch_queue import launch_queue
-from profsight.analyses.step.step_windows import Breakdown
 from profsight.knowledge.trace_schema import (
     CPU_MEMORY_DEVICE_TYPES,
     DEVICE_MEMORY_DEVICE_TYPES,
@@ -19,6 +18,7 @@ from profsight.knowledge.trace_schema import (
     EventKind,
 )
 from profsight.model.profile import Profile
+from profsight.model.step_windows import Breakdown
 
 BUCKETS = 400
 

@@ -5,16 +5,50 @@ analyses.step.breakdown computes them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from profsight.analyses.step.clocks import clock_bound, step_time
-from profsight.analyses.step.launch_queue import QueueSummary
+from profsight.knowledge.advice import BORDERLINE_FRACTION
 from profsight.knowledge.phases import Phase
-from profsight.model.events import I8, I32, I64, Bool
+from profsight.model.events import F64, I8, I32, I64, Bool
 
 PHASES = list(Phase)
+
+
+#: Which clock bounds the profiled steps (`clock_bound`).
+HOST_CLOCK = "host"
+DEVICE_CLOCK = "device"
+
+
+def clock_bound(step_us: float, waited_us: float) -> str:
+    """`DEVICE_CLOCK` when the host spends more than the spread of one run's recordings
+    (`BORDERLINE_FRACTION` of the step) waiting for a busy device: ahead of it (the
+    window's ``device_lag``), in a wait call while it works, or on a full launch queue;
+    else `HOST_CLOCK`: the host's own work sets the pace."""
+    if step_us <= 0:
+        return HOST_CLOCK
+    return DEVICE_CLOCK if waited_us > BORDERLINE_FRACTION * step_us else HOST_CLOCK
+
+
+def step_time(host: Sequence[float] | F64 | I64, interval: Sequence[float] | F64 | I64) -> float:
+    """The steady-state step: the mean host range or the mean interval between completions
+    (`windows`), whichever is longer (in the unit they are given in)."""
+    if not len(host):
+        return 0.0
+    return float(max(np.mean(host), np.mean(interval)))
+
+
+@dataclass(frozen=True)
+class QueueSummary:
+    """What a report says of the launch queues (no per-call arrays)."""
+
+    limit: int
+    measured: bool
+    max_depth: int
+    blocked_us: float
+    """Host time in launches made with a full queue, over the whole trace."""
 
 
 @dataclass(frozen=True)
