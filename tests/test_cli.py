@@ -152,15 +152,23 @@ def test_outputs_never_overwrite(capsys: pytest.CaptureFixture[str], tmp_path: P
 def test_cli_choices_match_the_registries() -> None:
     from profsight.cli import choices
     from profsight.job.executors import EXECUTORS
+    from profsight.lazy import resolve
     from profsight.model.table import GROUP_BYS
+    from profsight.renderers.explained import FORMATS, RENDERERS, SUFFIXES, VIEWS
     from profsight.renderers.job_text import JOB_SUFFIXES
-    from profsight.renderers.report_formats import REPORT_FORMATS, REPORT_SUFFIXES
-    from profsight.renderers.table_formats import TABLE_FORMATS, TABLE_SUFFIXES
 
-    assert tuple(TABLE_FORMATS) == choices.TABLE_FORMATS
-    assert tuple(REPORT_FORMATS) == choices.REPORT_FORMATS
-    assert REPORT_SUFFIXES == choices.REPORT_SUFFIXES
-    assert TABLE_SUFFIXES == choices.TABLE_SUFFIXES
+    kinds = {kind for kind, _ in RENDERERS}
+    assert set(RENDERERS) == {(kind, fmt) for kind in kinds for fmt in FORMATS}
+    assert FORMATS == choices.REPORT_FORMATS
+    assert SUFFIXES == choices.REPORT_SUFFIXES
+    assert choices.TABLE_FORMATS == ("text", "json", "csv", "markdown")
+    assert choices.TABLE_SUFFIXES[".csv"] == "csv"
+    assert choices.TREE_SUFFIXES == {".txt": "text", ".json": "json"}
+    for target, _ in RENDERERS.values():
+        assert callable(resolve(target))
+    for formats in VIEWS.values():
+        for target in formats.values():
+            assert callable(resolve(target))
     assert choices.GROUP_BYS == GROUP_BYS
     assert choices.EXECUTORS == EXECUTORS
     assert set(JOB_SUFFIXES.values()) <= set(choices.REPORT_FORMATS)

@@ -237,9 +237,9 @@ def test_a_finding_whose_severity_changes_reads_in_json() -> None:
 def test_diff_formats_match_the_registry() -> None:
     from profsight.cli import choices
     from profsight.compare.diff import BYS
-    from profsight.renderers.diff_render import DIFF_FORMATS
 
-    assert tuple(DIFF_FORMATS) == choices.DIFF_FORMATS
+    assert choices.DIFF_FORMATS == ("text", "markdown", "json", "html")
+    assert choices.DIFF_SUFFIXES[".htm"] == "html"
     assert BYS == choices.DIFF_BYS
 
 

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import profsight
-from profsight.renderers.report_formats import render_report
+from profsight.renderers.explained import render_explained
 from profsight.report.build import build_report
 
 from conftest import DATA
@@ -57,7 +57,7 @@ def _exercise(path: Path) -> None:
         assert profile.tree().root.check(tolerance_us=1.0) == []
     report = build_report(profile)
     for fmt in ("json", "markdown", "html"):
-        assert render_report(report, fmt)
+        assert render_explained(report, "profile", fmt)
 
 
 @st.composite

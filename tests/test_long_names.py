@@ -22,7 +22,7 @@ from torch.profiler import ProfilerActivity, profile, record_function, schedule
 import profsight
 from profsight.cli.main import main
 from profsight.names import HTML_NAME, MARKDOWN_NAME
-from profsight.renderers.report_formats import render_text
+from profsight.renderers.terminal import render_terminal
 
 from conftest import DATA
 
@@ -134,7 +134,7 @@ def test_a_finding_shows_a_long_kernel_name_on_one_line() -> None:
     finding = next(f for f in report.findings if f.category == "low_precision")
     kernels = [e for e in finding.evidence if e.label in e.rows]
     assert max(len(e.label) for e in kernels) > 250
-    text = render_text(report, width=COLUMNS)
+    text = render_terminal(report, width=COLUMNS)
     for e in kernels:
         shown = evidence_lines(text, e.label)
         assert len(shown) == 1, shown

@@ -16,11 +16,8 @@ from profsight.job.views import JobData
 from profsight.renderers.html import in_frame, notebook_html, render_html
 from profsight.renderers.job_html import notebook_job_html, render_job_html
 from profsight.renderers.job_text import render_job_json, render_job_markdown, render_job_text
-from profsight.renderers.report_formats import (
-    render_json_report,
-    render_markdown_report,
-    render_text,
-)
+from profsight.renderers.report_json import render_json_report
+from profsight.renderers.report_markdown import render_markdown_report
 from profsight.renderers.saved_text import render_saved
 from profsight.renderers.snapshot_report import (
     render_snapshot,
@@ -28,6 +25,7 @@ from profsight.renderers.snapshot_report import (
     render_snapshot_markdown,
     render_snapshot_text,
 )
+from profsight.renderers.terminal import render_terminal
 from profsight.report.build import ReportData
 from profsight.report.snapshot import SnapshotReport
 from profsight.report.snapshot import explain_snapshot as _explain_snapshot
@@ -42,7 +40,7 @@ class Report(ReportData):
         return cls(**{f.name: getattr(data, f.name) for f in fields(data)})
 
     def text(self, width: int = 120, color: bool = False) -> str:
-        return render_text(self, width=width, color=color)
+        return render_terminal(self, width=width, color=color)
 
     def markdown(self) -> str:
         return render_markdown_report(self)

@@ -1,27 +1,28 @@
 """The choices the command line offers, kept light so that parsing imports nothing heavy.
 
-The report formats come from the renderers' registry; `tests/test_cli.py` checks that the
-others equal the registries they name.
+Every view's formats and suffixes come from the renderers' registry
+(`profsight.renderers.explained`), which imports no renderer until one is used;
+`tests/test_cli.py` checks that the others equal the registries they name.
 """
 
 from __future__ import annotations
 
 from profsight.errors import UsageError
-from profsight.renderers.explained import FORMATS, SUFFIXES
+from profsight.renderers.explained import FORMATS, SUFFIXES, VIEW_SUFFIXES, VIEWS
 
-#: `profsight.renderers.table_formats.TABLE_FORMATS`
-TABLE_FORMATS = ("text", "json", "csv", "markdown")
-#: `profsight.renderers.table_formats.TABLE_SUFFIXES`
-TABLE_SUFFIXES = {".txt": "text", ".json": "json", ".csv": "csv", ".md": "markdown"}
+TABLE_FORMATS = tuple(VIEWS["table"])
+TABLE_SUFFIXES = VIEW_SUFFIXES["table"]
 #: Every report kind's formats and output suffixes: the renderers' own registry, which
 #: imports no renderer until one is used (`profsight.renderers.explained`).
 REPORT_FORMATS = FORMATS
 REPORT_SUFFIXES = SUFFIXES
 #: `profsight.model.table.GROUP_BYS`
 GROUP_BYS = ("name", "shape", "module")
-TREE_FORMATS = ("text", "json")
-#: `profsight.renderers.diff_render.DIFF_FORMATS`
-DIFF_FORMATS = ("text", "markdown", "json", "html")
+TREE_FORMATS = tuple(VIEWS["tree"])
+TREE_SUFFIXES = VIEW_SUFFIXES["tree"]
+DIFF_FORMATS = tuple(VIEWS["diff"])
+DIFF_SUFFIXES = VIEW_SUFFIXES["diff"]
+SNAPSHOT_DIFF_SUFFIXES = VIEW_SUFFIXES["snapshot_diff"]
 #: `profsight.compare.diff.BYS`
 DIFF_BYS = ("total", "self")
 #: `profsight.job.executors.EXECUTORS`

@@ -9,7 +9,6 @@ DOM calls and ``textContent``, so no name from a trace is ever parsed as markup.
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
 from pathlib import PurePath
 from typing import Any
 
@@ -17,11 +16,11 @@ import msgspec
 
 from profsight.compare.diff import Change, FindingChange, RowChange, RunDiff, Status
 from profsight.compare.facts import RunFacts
-from profsight.errors import UsageError
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.model.findings import Severity
 from profsight.names import cut_name, markdown_name
 from profsight.renderers.escape import markdown_cell
+from profsight.renderers.explained import view_renderer
 from profsight.renderers.template import fill, script_json
 from profsight.units import short_bytes, short_time
 
@@ -395,17 +394,6 @@ _JS = """
 """
 
 
-DIFF_FORMATS: dict[str, Callable[[RunDiff], str]] = {
-    "text": render_diff_text,
-    "markdown": render_diff_markdown,
-    "json": render_diff_json,
-    "html": render_diff_html,
-}
-DIFF_SUFFIXES = {".txt": "text", ".md": "markdown", ".json": "json", ".html": "html"}
-
-
 def render_diff(diff: RunDiff, fmt: str) -> str:
-    try:
-        return DIFF_FORMATS[fmt](diff)
-    except KeyError:
-        raise UsageError(f"unknown format {fmt!r}; use one of: {', '.join(DIFF_FORMATS)}") from None
+    text: str = view_renderer("diff", fmt)(diff)
+    return text

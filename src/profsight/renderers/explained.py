@@ -48,6 +48,47 @@ SUFFIXES: Final[dict[str, str]] = {
     ".htm": "html",
 }
 
+#: The views of one profile and the comparison of two, each format's renderer
+#: (``"module:function"``) and the format an output file's suffix asks for. ``table``'s
+#: renderers take the table (and its roofline for the structured formats), ``tree``'s the
+#: pruned call tree, ``diff``'s a `RunDiff`, ``snapshot_diff``'s two snapshots' comparison.
+VIEWS: Final[dict[str, dict[str, str]]] = {
+    "table": {
+        "text": "profsight.model.table:render_torch_table",
+        "json": "profsight.renderers.table_formats:render_json",
+        "csv": "profsight.renderers.table_formats:render_csv",
+        "markdown": "profsight.renderers.table_formats:render_markdown",
+    },
+    "tree": {
+        "text": "profsight.renderers.tree_text:render_tree_text",
+        "json": "profsight.renderers.tree_text:render_tree_json",
+    },
+    "diff": {
+        "text": "profsight.renderers.diff_render:render_diff_text",
+        "markdown": "profsight.renderers.diff_render:render_diff_markdown",
+        "json": "profsight.renderers.diff_render:render_diff_json",
+        "html": "profsight.renderers.diff_render:render_diff_html",
+    },
+    "snapshot_diff": {
+        "text": "profsight.renderers.snapshot_report:render_snapshot_diff",
+        "markdown": "profsight.renderers.snapshot_report:render_snapshot_diff",
+        "json": "profsight.renderers.snapshot_report:render_snapshot_diff",
+    },
+}
+VIEW_SUFFIXES: Final[dict[str, dict[str, str]]] = {
+    kind: {suffix: fmt for suffix, fmt in SUFFIXES.items() if fmt in formats}
+    | ({".csv": "csv"} if "csv" in formats else {})
+    for kind, formats in VIEWS.items()
+}
+
+
+def view_renderer(kind: str, fmt: str) -> Any:
+    """The function that renders view `kind` (`VIEWS`) in `fmt`, imported now."""
+    try:
+        return resolve(VIEWS[kind][fmt])
+    except KeyError:
+        raise UsageError(f"unknown format {fmt!r}; use one of: {', '.join(VIEWS[kind])}") from None
+
 
 def render_explained(
     report: Any, kind: str, fmt: str, width: int = 120, color: bool = False
@@ -62,4 +103,12 @@ def render_explained(
     return text
 
 
-__all__ = ["FORMATS", "RENDERERS", "SUFFIXES", "render_explained"]
+__all__ = [
+    "FORMATS",
+    "RENDERERS",
+    "SUFFIXES",
+    "VIEWS",
+    "VIEW_SUFFIXES",
+    "render_explained",
+    "view_renderer",
+]

@@ -16,7 +16,7 @@ from profsight.knowledge.snapshot_sites import (
     SNAPSHOT_TITLE,
 )
 from profsight.renderers.escape import markdown_cell as md_cell
-from profsight.renderers.explained import SUFFIXES
+from profsight.renderers.explained import SUFFIXES, VIEWS
 from profsight.renderers.html import SCHEMA, page
 from profsight.report.snapshot import SnapshotReport, blocks, device_document, snapshot_document
 from profsight.units import torch_memory
@@ -107,7 +107,7 @@ def render_snapshot_html(report: SnapshotReport) -> str:
     return page(f"profsight: {report.source}", SNAPSHOT_TITLE, data)
 
 
-SNAPSHOT_DIFF_FORMATS = ("text", "markdown", "json")
+SNAPSHOT_DIFF_FORMATS = tuple(VIEWS["snapshot_diff"])
 
 
 def render_snapshot_diff(diff: SnapshotDiff, fmt: str, limit: int = SITES_SHOWN) -> str:

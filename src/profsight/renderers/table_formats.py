@@ -1,20 +1,21 @@
-"""The profiler table as JSON, CSV or Markdown, and the registry of table formats."""
+"""The profiler table as JSON, CSV or Markdown (the formats' registry is
+`renderers.explained.VIEWS`)."""
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
 
-from profsight.errors import UsageError
 from profsight.knowledge.roofline_ops import roof_share
 from profsight.model.row_kind import row_kind
-from profsight.model.table import ProfilerTable, Row, render_torch_table
+from profsight.model.table import ProfilerTable, Row
 from profsight.names import markdown_name
 from profsight.renderers.escape import markdown_cell
+from profsight.renderers.explained import view_renderer
 from profsight.report.view_documents import (
     RooflineFields,
     table_document,
@@ -105,24 +106,9 @@ def _roofline_cells(found: Mapping[str, Any] | None) -> list[str]:
     ]
 
 
-TABLE_FORMATS: dict[str, Callable[..., str]] = {
-    "text": render_torch_table,
-    "json": render_json,
-    "csv": render_csv,
-    "markdown": render_markdown,
-}
-
-#: Output file suffix -> format, for ``-o table.csv`` without ``--format``.
-TABLE_SUFFIXES: dict[str, str] = {".txt": "text", ".json": "json", ".csv": "csv", ".md": "markdown"}
-
-
 def render_table(table: ProfilerTable, fmt: str, roof: RooflineFields | None = None) -> str:
     """The table in `fmt`; `roof`: each op and shape's roofline, added to the rows of the
     JSON, CSV and Markdown (the text table keeps torch's layout)."""
-    try:
-        renderer = TABLE_FORMATS[fmt]
-    except KeyError:
-        raise UsageError(
-            f"unknown format {fmt!r}; use one of: {', '.join(TABLE_FORMATS)}"
-        ) from None
-    return renderer(table) if fmt == "text" or roof is None else renderer(table, roof)
+    renderer = view_renderer("table", fmt)
+    result: str = renderer(table) if fmt == "text" or roof is None else renderer(table, roof)
+    return result

@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     from profsight.demo.training import run_demo
-    from profsight.renderers.report_formats import render_text
+    from profsight.renderers.terminal import render_terminal
 
     # the console script sets one BLAS/OpenMP thread for profsight's own decoding; the demo's
     # training should run as the user's would, on every core it may use
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     )
     tty = sys.stdout.isatty()
     width = shutil.get_terminal_size((120, 24)).columns if tty else 120
-    sys.stdout.write(render_text(result.fit.report, width=width, color=tty))
+    sys.stdout.write(render_terminal(result.fit.report, width=width, color=tty))
     html = next(p for p in result.fit.files if p.suffix == ".html")
     others = ", ".join(p.name for p in result.fit.files if p != html)
     print(

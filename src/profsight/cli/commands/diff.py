@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from profsight.cli.choices import DIFF_BYS, DIFF_FORMATS
+from profsight.cli.choices import DIFF_BYS, DIFF_FORMATS, DIFF_SUFFIXES, SNAPSHOT_DIFF_SUFFIXES
 from profsight.cli.common import add_output_arguments, format_from
 
 HELP = "compare two runs: step time, phases, rows that got faster or slower, findings"
@@ -35,7 +35,6 @@ def run(args: argparse.Namespace) -> int:
     from profsight.compare.diff import compare
     from profsight.loaders import is_snapshot
     from profsight.renderers.diff_render import (
-        DIFF_SUFFIXES,
         ROWS_SHOWN,
         render_diff,
         render_diff_html,
@@ -86,6 +85,3 @@ def _snapshots(args: argparse.Namespace, both: bool) -> int:
         render_snapshot_diff(diff, fmt, limit), args.output, [args.before, args.after], args.force
     )
     return 0
-
-
-SNAPSHOT_DIFF_SUFFIXES = {".txt": "text", ".md": "markdown", ".json": "json"}

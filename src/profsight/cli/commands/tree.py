@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import shutil
 
-from profsight.cli.choices import TREE_FORMATS
+from profsight.cli.choices import TREE_FORMATS, TREE_SUFFIXES
 from profsight.cli.common import add_output_arguments, format_from, non_negative_int, percent
 
 HELP = "print the call tree of a trace: steps, Lightning actions, modules, ops, kernels"
@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
         profile.tree()  # raises: a printed table has no call tree
     tree = profile.tree().pruned(depth=args.depth, min_share=args.min_share)
     warn_analysis(args.path, profile)
-    fmt = format_from(args, {".txt": "text", ".json": "json"}, "text")
+    fmt = format_from(args, TREE_SUFFIXES, "text")
     if fmt == "json":
         text = render_tree_json(tree)
     else:
