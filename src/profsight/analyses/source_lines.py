@@ -64,6 +64,11 @@ class SourceLines:
     def by_device(self) -> bool:
         return self.device_us > 0
 
+    @property
+    def by(self) -> str:
+        """What the rows are ranked by: ``device`` time on a GPU run, else ``cpu``."""
+        return "device" if self.by_device else "cpu"
+
 
 def source_lines(profile: Profile) -> SourceLines | None:
     """The user's functions and their time; None without Python frames of the user's."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from profsight.analyses.pipeline import Diagnosis
 from profsight.analyses.source_lines import SourceLines, source_lines
 from profsight.knowledge.source_frames import (
@@ -15,7 +17,7 @@ from profsight.knowledge.source_frames import (
 )
 from profsight.model.profile import Profile
 from profsight.names import cut_words
-from profsight.report.sections.section import Section, with_texts
+from profsight.report.sections.section import Number, Section, with_texts
 from profsight.units import short_time
 
 
@@ -23,32 +25,38 @@ def _compute(profile: Profile, _: Diagnosis) -> SourceLines | None:
     return source_lines(profile)
 
 
+class SourceLineDoc(msgspec.Struct):
+    frame: str
+    calls: int
+    self_cpu_us: Number
+    total_cpu_us: Number
+    self_device_us: Number
+    total_device_us: Number
+    backward_cpu_us: Number
+    backward_device_us: Number
+
+
+class SourceLinesDoc(msgspec.Struct):
+    """The section as the JSON report writes it (`analyses.source_lines.SourceLines`)."""
+
+    functions: int
+    by: str
+    cpu_us: Number
+    device_us: Number
+    outside_cpu_us: Number
+    outside_device_us: Number
+    rows: list[SourceLineDoc] = msgspec.field(name="lines")
+
+
 def source_lines_dict(lines: SourceLines | None) -> dict[str, Any] | None:
     """Time by the user's own functions, library frames folded in (JSON ``source_lines``;
     `analyses.source_lines` defines each figure)."""
     if lines is None:
         return None
-    return {
-        "functions": lines.functions,
-        "by": "device" if lines.by_device else "cpu",
-        "cpu_us": lines.cpu_us,
-        "device_us": lines.device_us,
-        "outside_cpu_us": lines.outside_cpu_us,
-        "outside_device_us": lines.outside_device_us,
-        "lines": [
-            {
-                "frame": r.frame,
-                "calls": r.calls,
-                "self_cpu_us": r.self_cpu_us,
-                "total_cpu_us": r.total_cpu_us,
-                "self_device_us": r.self_device_us,
-                "total_device_us": r.total_device_us,
-                "backward_cpu_us": r.backward_cpu_us,
-                "backward_device_us": r.backward_device_us,
-            }
-            for r in lines.rows
-        ],
-    }
+    built: dict[str, Any] = msgspec.to_builtins(
+        msgspec.convert(lines, SourceLinesDoc, from_attributes=True)
+    )
+    return built
 
 
 def source_lines_lines(data: Any) -> list[str]:

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from profsight.analyses.device_work import DeviceWork, device_work
 from profsight.analyses.pipeline import Diagnosis
 from profsight.model.profile import Profile
 from profsight.names import cut_words
-from profsight.report.sections.section import Section
+from profsight.report.sections.section import Number, Section
 from profsight.units import short_bytes, short_rate, short_time
 
 
@@ -17,52 +19,59 @@ def _compute(profile: Profile, _: Diagnosis) -> DeviceWork | None:
     return device_work(profile)
 
 
+class LauncherDoc(msgspec.Struct):
+    op: str
+    kernels: int
+    device_us: Number
+
+
+class ShortKernelsDoc(msgspec.Struct):
+    count: int
+    kernels: int
+    device_us: Number
+    kernel_us: Number
+    share_pct: Number
+    launch_us: Number
+    launchers: list[LauncherDoc]
+
+
+class LaunchDelayDoc(msgspec.Struct):
+    items: int
+    median_us: Number
+    p90_us: Number
+    max_us: Number
+    behind_median_us: Number = msgspec.field(name="behind_earlier_work_median_us")
+    latency_median_us: Number = msgspec.field(name="launch_latency_median_us")
+    latency_p90_us: Number = msgspec.field(name="launch_latency_p90_us")
+
+
+class CopyRateDoc(msgspec.Struct):
+    direction: str
+    copies: int
+    nbytes: int = msgspec.field(name="bytes")
+    busy_us: Number
+    gbps: Number
+    median_gbps: Number
+    series: list[list[float]] = msgspec.field(name="series_ms_gbps")
+
+
+class DeviceWorkDoc(msgspec.Struct):
+    """The section as the JSON report writes it (`analyses.device_work.DeviceWork`)."""
+
+    short: ShortKernelsDoc | None = msgspec.field(name="short_kernels")
+    delays: LaunchDelayDoc | None = msgspec.field(name="launch_delay")
+    copies: list[CopyRateDoc]
+
+
 def device_work_dict(work: DeviceWork | None) -> dict[str, Any] | None:
     """Short kernels, launch delays and copy bandwidth over the whole trace (JSON
     ``device_work``; `analyses.device_work` defines each figure)."""
     if work is None:
         return None
-    short = work.short
-    delays = work.delays
-    return {
-        "short_kernels": None
-        if short is None
-        else {
-            "count": short.count,
-            "kernels": short.kernels,
-            "device_us": short.device_us,
-            "kernel_us": short.kernel_us,
-            "share_pct": short.share_pct,
-            "launch_us": short.launch_us,
-            "launchers": [
-                {"op": x.op, "kernels": x.kernels, "device_us": x.device_us}
-                for x in short.launchers
-            ],
-        },
-        "launch_delay": None
-        if delays is None
-        else {
-            "items": delays.items,
-            "median_us": delays.median_us,
-            "p90_us": delays.p90_us,
-            "max_us": delays.max_us,
-            "behind_earlier_work_median_us": delays.behind_median_us,
-            "launch_latency_median_us": delays.latency_median_us,
-            "launch_latency_p90_us": delays.latency_p90_us,
-        },
-        "copies": [
-            {
-                "direction": c.direction,
-                "copies": c.copies,
-                "bytes": c.nbytes,
-                "busy_us": c.busy_us,
-                "gbps": c.gbps,
-                "median_gbps": c.median_gbps,
-                "series_ms_gbps": [list(point) for point in c.series],
-            }
-            for c in work.copies
-        ],
-    }
+    built: dict[str, Any] = msgspec.to_builtins(
+        msgspec.convert(work, DeviceWorkDoc, from_attributes=True)
+    )
+    return built
 
 
 def device_work_lines(data: Any) -> list[str]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from profsight.analyses.memory_peak import MemoryPeak, memory_peaks
 from profsight.analyses.pipeline import Diagnosis
 from profsight.knowledge.memory_blocks import (
@@ -17,7 +19,7 @@ from profsight.knowledge.memory_blocks import (
 )
 from profsight.model.profile import Profile
 from profsight.names import cut_words
-from profsight.report.sections.section import Section
+from profsight.report.sections.section import Number, Section
 from profsight.units import short_bytes, short_time
 
 
@@ -25,23 +27,32 @@ def _compute(profile: Profile, diagnosis: Diagnosis) -> tuple[MemoryPeak, ...]:
     return memory_peaks(profile, diagnosis.breakdown)
 
 
+class HeldByDoc(msgspec.Struct):
+    op: str
+    bytes: int
+    blocks: int
+
+
+class MemoryPeakDoc(msgspec.Struct):
+    """One memory's peak as the JSON report writes it (`analyses.memory_peak.MemoryPeak`)."""
+
+    memory: str
+    peak_bytes: int
+    at_us: Number
+    held_bytes: int
+    before_window_bytes: int
+    blocks_known: bool
+    held_by: list[HeldByDoc]
+    categories: dict[str, int] | None = msgspec.field(name="torch_categories")
+    holders: dict[str, int] | None
+
+
 def memory_peaks_list(peaks: tuple[MemoryPeak, ...]) -> list[dict[str, Any]]:
     """Each memory's peak: when, how much, and the ops whose blocks it held (JSON
     ``memory_peaks``; `analyses.memory_peak` defines each figure)."""
-    return [
-        {
-            "memory": p.memory,
-            "peak_bytes": p.peak_bytes,
-            "at_us": p.at_us,
-            "held_bytes": p.held_bytes,
-            "before_window_bytes": p.before_window_bytes,
-            "blocks_known": p.blocks_known,
-            "held_by": [{"op": h.op, "bytes": h.bytes, "blocks": h.blocks} for h in p.held_by],
-            "torch_categories": p.categories,
-            "holders": p.holders,
-        }
-        for p in peaks
-    ]
+    docs = msgspec.convert(peaks, list[MemoryPeakDoc], from_attributes=True)
+    built: list[dict[str, Any]] = msgspec.to_builtins(docs)
+    return built
 
 
 def memory_peak_lines(data: Any) -> list[str]:

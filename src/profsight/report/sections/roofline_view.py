@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from profsight.analyses.pipeline import Diagnosis
 from profsight.analyses.roofline import Roofline
 from profsight.knowledge.roofline_ops import (
@@ -18,7 +20,7 @@ from profsight.knowledge.roofline_ops import (
 )
 from profsight.model.profile import Profile
 from profsight.names import cut_words, tensor_dims
-from profsight.report.sections.section import Section, with_texts
+from profsight.report.sections.section import Number, Section, with_texts
 from profsight.units import short_flops, short_rate, short_time
 
 
@@ -26,46 +28,53 @@ def _compute(_: Profile, diagnosis: Diagnosis) -> Roofline | None:
     return diagnosis.roofline
 
 
+class RooflineRowDoc(msgspec.Struct):
+    op: str
+    family: str
+    shapes: str = msgspec.field(name="input_dims")
+    dtypes: list[str] = msgspec.field(name="input_types")
+    calls: int
+    device_us: Number
+    flops: Number
+    bytes: Number
+    tflops: Number
+    tbps: Number
+    intensity: Number
+    precision: str | None
+    peak_tflops: Number | None
+    ridge: Number | None
+    bound: str | None
+    roof_pct: Number | None
+    cached: bool
+
+
+class RooflineDoc(msgspec.Struct, kw_only=True):
+    """The section as the JSON report writes it (`analyses.roofline.Roofline`), with what
+    each bound means."""
+
+    device: str | None
+    bandwidth_gbs: Number | None
+    ceilings: dict[str, Number] = msgspec.field(name="peak_tflops")
+    coverage_pct: Number
+    covered_us: Number
+    device_us: Number
+    groups: int
+    by_bound: dict[str, Number] = msgspec.field(name="device_us_by_bound")
+    bound_meaning: dict[str, str] = msgspec.field(default_factory=dict)
+    above_roof: str = ABOVE_ROOF
+    by_family: dict[str, Number] = msgspec.field(name="device_us_by_family")
+    rows: list[RooflineRowDoc] = msgspec.field(name="ops")
+
+
 def roofline_dict(roof: Roofline | None) -> dict[str, Any] | None:
     """Each op and shape against the device's ceilings (JSON ``roofline``;
     `analyses.roofline` defines each figure)."""
     if roof is None:
         return None
-    return {
-        "device": roof.device,
-        "bandwidth_gbs": roof.bandwidth_gbs,
-        "peak_tflops": roof.ceilings,
-        "coverage_pct": roof.coverage_pct,
-        "covered_us": roof.covered_us,
-        "device_us": roof.device_us,
-        "groups": roof.groups,
-        "device_us_by_bound": roof.by_bound,
-        "bound_meaning": {b: BOUND_MEANING[b] for b in roof.by_bound},
-        "above_roof": ABOVE_ROOF,
-        "device_us_by_family": roof.by_family,
-        "ops": [
-            {
-                "op": r.op,
-                "family": r.family,
-                "input_dims": r.shapes,
-                "input_types": list(r.dtypes),
-                "calls": r.calls,
-                "device_us": r.device_us,
-                "flops": r.flops,
-                "bytes": r.bytes,
-                "tflops": r.tflops,
-                "tbps": r.tbps,
-                "intensity": r.intensity,
-                "precision": r.precision,
-                "peak_tflops": r.peak_tflops,
-                "ridge": r.ridge,
-                "bound": r.bound,
-                "roof_pct": r.roof_pct,
-                "cached": r.cached,
-            }
-            for r in roof.rows
-        ],
-    }
+    doc = msgspec.convert(roof, RooflineDoc, from_attributes=True)
+    doc.bound_meaning = {b: BOUND_MEANING[b] for b in roof.by_bound}
+    built: dict[str, Any] = msgspec.to_builtins(doc)
+    return built
 
 
 def roofline_lines(data: Any) -> list[str]:

@@ -11,6 +11,10 @@ from typing import Any
 from profsight.analyses.pipeline import Diagnosis
 from profsight.model.profile import Profile
 
+#: A figure in a section's typed document: msgspec keeps an int an int (a count, a value
+#: read as written) where a plain ``float`` field would write it as ``2039.0``.
+Number = int | float
+
 
 @dataclass(frozen=True)
 class Section:
@@ -39,4 +43,4 @@ def with_texts(texts: dict[str, str]) -> Callable[[Any], Any]:
     return page
 
 
-__all__ = ["Section", "with_texts"]
+__all__ = ["Number", "Section", "with_texts"]
