@@ -23,7 +23,8 @@ MARKER = re.compile(r"<!-- generated: (\w+) -->")
 
 def escape(text: str) -> str:
     """Code-like text as Markdown prose: ``__getitem__`` and ``_foreach_`` stay as written."""
-    return re.sub(r"([\\`*_<>\[\]])", r"\\\1", text)
+    # Python-Markdown escapes ``>`` but not ``<``: "\\<" would show its backslash.
+    return re.sub(r"([\\`*_>\[\]])", r"\\\1", text).replace("<", "&lt;")
 
 
 def _cell(text: str) -> str:
@@ -77,7 +78,30 @@ def findings_page() -> str:
                 f"**Threshold's source**: {escape(rule.source)}.",
                 "",
             ]
-    return "\n".join(out)
+    return "\n".join(out + _thresholds())
+
+
+def _thresholds() -> list[str]:
+    """Every threshold with its value, what it gates and its basis
+    (`profsight.knowledge.threshold_sources`)."""
+    from profsight.knowledge.threshold_sources import threshold_rows
+
+    out = [
+        "",
+        "## Thresholds and their basis",
+        "",
+        "Each constant the rules judge by (`profsight.knowledge.advice`), what it gates and on "
+        "what it rests: *measured* by the script or test named (`scripts/threshold_margins.py` "
+        "prints where each planted run and its fixed twin fall against the thresholds it "
+        "measures), a *peer* tool's rule, *documented* by a vendor or a paper, *derived* from "
+        "another threshold, or profsight's *own* choice, its reason written beside the constant.",
+        "",
+        "| threshold | gates | basis | where |",
+        "|---|---|---|---|",
+    ]
+    for name, gates, basis, where in threshold_rows():
+        out.append(f"| `{name}` | {_cell(gates)} | {basis} | {_cell(where)} |")
+    return out
 
 
 def _subcommands(parser: argparse.ArgumentParser) -> list[tuple[str, str, Any]]:

@@ -5,7 +5,8 @@ one, its full printed table's top finding against the planted one and the trace'
 verdict, and, where the scenario has a fixed twin (recorded each time beside it), the
 replay's predicted saving against the measured one; and each Lightning SimpleProfiler /
 AdvancedProfiler report a scenario suits (`Scenario.text_profilers`), recorded `N` times.
-Every recording counts: nothing is recorded again until it matches.
+Every recording counts: nothing is recorded again until it matches. The spread of one
+run's step shares between its recordings is the basis of `BORDERLINE_FRACTION`.
 
     .venv/bin/python scripts/accuracy_spread.py          # N=5: over 10 minutes on 2 cores
     .venv/bin/python scripts/accuracy_spread.py -n 3 --only tiny_batch heavy_metric

@@ -132,3 +132,14 @@ def test_the_catalogue_trigger_is_its_conditions() -> None:
     for rule in catalogue.RULES:
         for text in rule.conditions.values():
             assert text in rule.trigger, rule.category
+
+
+def test_the_catalogue_page_shows_comparisons_as_written() -> None:
+    """A trigger's "<" reaches the reader as "<", not as a literal "\\<" (Python-Markdown
+    escapes ">" but not "<"), and the thresholds' table lists each one's basis."""
+    import markdown
+
+    html = markdown.markdown(_hooks().findings_page(), extensions=["tables", "attr_list"])
+    assert "device busy &lt; 50% of the step" in html
+    assert "\\&lt;" not in html and "\\<" not in html
+    assert "<code>HELD_BACK_US = 1000</code>" in html

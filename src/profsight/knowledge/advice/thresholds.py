@@ -11,7 +11,9 @@ from profsight.knowledge.generations import fp8_note, precision_phrase, takes
 from profsight.knowledge.phases import Phase
 
 TB_PLUGIN: Final = "TensorBoard profiler plugin rule"
-MEASURED: Final = "profsight's planted-bottleneck runs (tests/scenarios.py)"
+MEASURED: Final = (
+    "profsight's planted-bottleneck runs (tests/scenarios.py, scripts/threshold_margins.py)"
+)
 #: What a printed table cannot show, said with every finding read from one.
 NO_TIMELINE: Final = "from the table alone: it has no timeline"
 
@@ -128,7 +130,8 @@ SHORT_STEP_OPTIMIZER: Final = (
 )
 
 #: Per-step fixed cost (framework, hooks, Python between ops) past this share, on short
-#: steps, means the batch is too small for the fixed cost of a step (measured).
+#: steps, means the batch is too small for the fixed cost of a step (measured on the planted
+#: runs: scripts/threshold_margins.py).
 PER_STEP_OVERHEAD_PCT: Final = 25.0
 #: Fixed per-step cost of this share of the step or more is high severity whatever the
 #: bands: half the step does no model work.
@@ -141,10 +144,12 @@ PER_STEP_ADVICE: Final = (
 )
 
 #: A module whose own time (outside its child modules) is this share of the step and this
-#: fraction of its total is doing work in Python or in glue ops (measured).
+#: fraction of its total is doing work in Python or in glue ops (measured on the planted runs:
+#: scripts/threshold_margins.py).
 MODULE_OWN_PCT: Final = 8.0
 MODULE_OWN_FRACTION: Final = 0.4
-#: Many tiny ops: average CPU time per call under this, this many calls per step (measured).
+#: Many tiny ops: average CPU time per call under this, this many calls per step (profsight's
+#: own: eager dispatch costs 5-20 µs a call, so a 25 µs op is mostly that cost).
 TINY_OP_US: Final = 25.0
 TINY_OPS_PER_STEP: Final = 200
 #: Said of a ``DistributedDataParallel.forward`` row with high own time.
@@ -163,12 +168,13 @@ MODULE_ADVICE: Final = (
 GPU_IDLE_PCT: Final = 50.0
 #: The verdict's bounds. Data loading past INPUT_BOUND_PCT of the step: the input pipeline
 #: bounds it (four times the TensorBoard plugin's 5% "worth fixing" rule: the share at which
-#: faster input gains more than any other single change in the planted runs, measured). The
+#: faster input gains more than any other single change in the planted runs, profsight's own
+#: reading of them: no script measures it). The
 #: device is starved below STARVED_PCT busy (the plugin's utilisation rule) and saturated
 #: above SATURATED_PCT (profsight's own: the healthy GPU runs in tests/data/real run 80-95%
 #: busy). On a CPU run, the model's work past CPU_COMPUTE_PCT of the step makes it
 #: compute-bound, and work around the model (metrics, callbacks, ...) past DOMINANT_PCT
-#: bounds the step instead of the model (measured on the planted runs).
+#: bounds the step instead of the model (profsight's own, as the severity bands).
 INPUT_BOUND_PCT: Final = 20.0
 #: A figure within this fraction of its threshold is borderline: recordings of one run vary
 #: by up to ~10% (relative) in their step shares (measured: expensive_skip's module overhead
@@ -203,7 +209,8 @@ READ_BACK_OP_US: Final = 100.0
 #: The ops that read one device value back to the host (each waits for the device).
 ITEM_OPS: Final = ("aten::item", "aten::_local_scalar_dense")
 ITEM_LOOP_READING: Final = "values read back one by one in a loop (.item(), .cpu(), print)"
-#: Host-device syncs past this share of the step (measured).
+#: Host-device syncs past this share of the step (profsight's own: no planted run syncs, so
+#: nothing here measures it; a sync costs the device its queue, so a small share is worth it).
 SYNC_PCT: Final = 2.0
 #: Exposed communication (no compute meanwhile) past this share of the step (the TensorBoard
 #: plugin's rule counts all communication; profsight counts the part that costs).
@@ -346,8 +353,8 @@ OPTIMIZER_STATE_TRIGGER: Final = (
 )
 #: FP32 GEMM/convolution kernels past this share of device time on a tensor-core GPU.
 FP32_ON_TENSOR_CORES_PCT: Final = 20.0
-#: Allocations per step above which allocation churn is reported (measured on the scenarios:
-#: healthy runs allocate a few hundred times per step).
+#: Allocations per step above which allocation churn is reported (profsight's own: the healthy
+#: scenarios of tests/scenarios.py allocate a few hundred times per step).
 ALLOCATIONS_PER_STEP: Final = 2000
 #: A copy op (cat, clone, contiguous, ...) that allocates this much per call moves enough
 #: memory that the copy, not the op's dispatch, is its cost: 1 MiB takes ~100 µs at the
