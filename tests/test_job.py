@@ -480,13 +480,20 @@ def test_process_groups_are_read() -> None:
 
 
 def test_lightning_straggler_alone_is_not_called_heavy(lightning_job: Path) -> None:
-    """Rank 1's own trace: the sleep is Python inside DDP's forward, not model work."""
+    """Rank 1's own trace: the sleep is Python inside DDP's forward, not model work.
+
+    Which of the sleep and the wait at the collectives leads depends on how the two ranks
+    were scheduled: on a loaded machine rank 0 can fall behind the sleeping rank, and rank 1
+    then waits for it (a run beside two busy loops led with communication). What holds
+    whatever the load: the sleep is read as DDP's forward's own Python, ahead of any model
+    work, and the model is not called too heavy."""
     rank1 = next(p for p in _traces(lightning_job) if rank_from_name(p.name) == 1)
     report = profsight.explain(rank1)
-    top = report.findings[0]
-    assert top.category == "module_overhead"
-    assert top.title.startswith("DistributedDataParallel.forward spends")
-    assert "training_step" in top.explanation
+    ranked = [f.category for f in report.findings]
+    own = next(f for f in report.findings if f.category == "module_overhead")
+    assert own.title.startswith("DistributedDataParallel.forward spends")
+    assert "training_step" in own.explanation
+    assert set(ranked[: ranked.index("module_overhead")]) <= {"communication", "straggler"}
     assert report.verdict is not None and report.verdict.judgement != "too_heavy_for_hardware"
 
 
