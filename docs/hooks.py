@@ -84,6 +84,7 @@ def findings_page() -> str:
 def _thresholds() -> list[str]:
     """Every threshold with its value, what it gates and its basis
     (`profsight.knowledge.threshold_sources`)."""
+    from profsight.knowledge.catalogue import all_thresholds
     from profsight.knowledge.threshold_sources import threshold_rows
 
     out = [
@@ -99,7 +100,7 @@ def _thresholds() -> list[str]:
         "| threshold | gates | basis | where |",
         "|---|---|---|---|",
     ]
-    for name, gates, basis, where in threshold_rows():
+    for name, gates, basis, where in threshold_rows(all_thresholds()):
         out.append(f"| `{name}` | {_cell(gates)} | {basis} | {_cell(where)} |")
     return out
 

@@ -16,8 +16,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile, record_function
 
 import profsight
-from profsight.analyses.step.table_stall import printed_stall
-from profsight.knowledge.advice import STALL_GAP_US
+from profsight.analyses.step.table_stall import STALL_GAP_US, printed_stall
 from profsight.model.text_profile import TextProfile
 
 _OPS = 300

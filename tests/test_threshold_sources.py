@@ -6,8 +6,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 from profsight.knowledge import advice
-from profsight.knowledge.catalogue import RULES
+from profsight.knowledge.catalogue import RULES, all_thresholds, limit
 from profsight.knowledge.threshold_sources import BY_NAME, THRESHOLDS, VERDICT, threshold_rows
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,13 +35,15 @@ def test_every_numeric_threshold_is_declared_once() -> None:
 
 def test_each_threshold_gates_a_known_category_and_cites_what_exists() -> None:
     categories = {r.category for r in RULES} | {VERDICT, "(severity)", "(reading tables)"}
-    for t in THRESHOLDS:
+    names = [t.name for t in all_thresholds()]
+    assert len(names) == len(set(names))
+    for t in all_thresholds():
         assert t.category in categories, t
         assert isinstance(t.value, int | float), t
         if t.basis == "measured":
             assert (ROOT / t.where).exists(), t
         if t.basis == "derived":
-            assert t.where in BY_NAME, t
+            assert t.where in names, t
         if t.basis in ("documented", "peer"):
             assert t.where, t
 
@@ -77,3 +81,15 @@ def test_the_catalogue_table_lists_each_value() -> None:
     assert len(rows) == len(THRESHOLDS)
     assert ("HELD_BACK_US = 1000", "gpu_held", "measured", "scripts/launch_latency.py") in rows
     assert advice.GPU_IDLE_PCT == BY_NAME["GPU_IDLE_PCT"].value == 50.0
+
+
+def test_a_rule_declares_its_own_thresholds_with_their_values() -> None:
+    """A rule's own threshold: its value and basis in the rule, read with `limit`; one of an
+    older category is refused by name (it is `advice`'s)."""
+    for rule in RULES:
+        for t in rule.thresholds:
+            assert t.given is not None and t.category == rule.category, t
+            assert t.reason or t.basis != "own", t
+            assert limit(rule.category, t.name) == t.given
+    with pytest.raises(KeyError):
+        limit("gpu_idle", "GPU_IDLE_PCT")

@@ -17,6 +17,7 @@ from typing import Final
 
 from profsight.knowledge import advice, graph_capture, precedence
 from profsight.knowledge.phases import PHASE_LABELS, Phase
+from profsight.knowledge.threshold_sources import THRESHOLDS, Threshold
 
 #: The families the catalogue groups categories in, in the order the page lists them.
 DATA: Final = "data"
@@ -62,6 +63,10 @@ class Rule:
     """How its findings rank or what they leave to others, beyond what fires them."""
     name: str = ""
     """How a sentence names it ("" : its id with spaces, `label`)."""
+    thresholds: tuple[Threshold, ...] = ()
+    """Thresholds declared here with their value and basis (a new category's: `limit` reads
+    them); the older categories' are constants of `advice`, their basis in
+    `threshold_sources.THRESHOLDS`."""
 
     @property
     def label(self) -> str:
@@ -135,6 +140,19 @@ def _compute(
         source=OWN,
     )
 
+
+_STALL_GAP = Threshold(
+    "STALL_GAP_US",
+    "profiler_setup",
+    "own",
+    given=1_000.0,
+    reason="A one-pass range's own host time (outside every recorded op) at this much or "
+    "more per op call in its window is no per-op overhead but a stall the profiler did not "
+    "record (`analyses.step.table_stall`): eager PyTorch spends ~5-20 µs a call in Python "
+    "and the dispatcher, nn.Module's __call__ and hooks a few more; the ranges of the "
+    "labelled corpus's tables that are read right hold 25-310 µs of own time per op call "
+    "(310: a training loop's range that also holds its data loading), the stall 4.1 ms.",
+)
 
 RULES: Final[tuple[Rule, ...]] = (
     Rule(
@@ -404,7 +422,7 @@ RULES: Final[tuple[Rule, ...]] = (
             f"spending that long a call on the host, {advice.STARTUP_FACTOR:g}x its device "
             f"time; first, not judged, from {advice.STARTUP_DOMINANT_PCT:g}% of the window",
             "stall": "in a table of one step, a range called once whose own host time is >= "
-            f"{_us(advice.STALL_GAP_US)} per op call (no per-op Python costs that: a stall the "
+            f"{_us(_STALL_GAP.value)} per op call (no per-op Python costs that: a stall the "
             f"profiler did not record) >= {advice.PROFILER_OVERHEAD_PCT:g}% of the window; "
             f"first, not judged, from {advice.STARTUP_DOMINANT_PCT:g}%",
             "capture": "a CUDA-graph capture (a stream recording from cudaStreamBeginCapture "
@@ -417,12 +435,27 @@ RULES: Final[tuple[Rule, ...]] = (
         f"{advice.STACK_TRACING_ADVICE} {advice.NO_DEVICE_ACTIVITY_ADVICE} "
         f"{graph_capture.CAPTURE_ADVICE}",
         source=f"{OWN}; start-up floor: above a 2-core machine's 1-2 ms scheduling jitter",
+        thresholds=(_STALL_GAP,),
         note="One-time start-up is no part of the steady step: it ranks after what is, and "
         "first only where it dominates the window.",
     ),
 )
 
 RULES_BY_CATEGORY: Final[dict[str, Rule]] = {rule.category: rule for rule in RULES}
+
+
+def limit(category: str, name: str) -> float:
+    """The value of a threshold `category`'s rule declares (`Rule.thresholds`). Raises
+    KeyError for one it does not declare."""
+    for t in RULES_BY_CATEGORY[category].thresholds:
+        if t.name == name:
+            return t.value
+    raise KeyError(f"{category} declares no threshold {name}")
+
+
+def all_thresholds() -> tuple[Threshold, ...]:
+    """Every threshold the rules judge by: `advice`'s constants and the rules' own."""
+    return THRESHOLDS + tuple(t for r in RULES for t in r.thresholds)
 
 
 def condition(category: str, key: str) -> str:

@@ -44,16 +44,24 @@ class Threshold:
     """One threshold: its constant, what it gates and on what it rests."""
 
     name: str
-    """The constant's name in `profsight.knowledge.advice`."""
+    """The constant's name in `profsight.knowledge.advice`, or the threshold's name in the
+    `catalogue.Rule` that declares it with its value (`given`)."""
     category: str
     """The finding category it gates (or `VERDICT`, `SEVERITY`, `TABLE`)."""
     basis: Basis
     where: str = ""
     """The script, test, document or threshold it rests on ("" for ``own`` and ``peer``
     where the constant's comment says it all)."""
+    given: float | None = None
+    """Its value, where a rule declares it (a new category's threshold lives in its `Rule`,
+    read with `catalogue.limit`); None: the constant of `advice` of that name."""
+    reason: str = ""
+    """Why this value, where a rule declares it (an `advice` constant's comment says it)."""
 
     @property
     def value(self) -> float:
+        if self.given is not None:
+            return self.given
         value: float = getattr(advice, self.name)
         return value
 
@@ -135,7 +143,6 @@ THRESHOLDS: Final[tuple[Threshold, ...]] = (
     _t("STARTUP_MIN_US", "profiler_setup", "own"),
     _t("STARTUP_DOMINANT_PCT", "profiler_setup", "own"),
     _t("STARTUP_MAX_BUSY", "profiler_setup", "own"),
-    _t("STALL_GAP_US", "profiler_setup", "own"),
     _t("PROFILER_OVERHEAD_PCT", "profiler_setup", "own"),
     _t("STEP_TRACK_BUSY_FRACTION", "profiler_setup", "own"),
     # the verdict
@@ -166,9 +173,11 @@ def measured_by(where: str) -> tuple[Threshold, ...]:
     return tuple(t for t in THRESHOLDS if t.basis == "measured" and t.where == where)
 
 
-def threshold_rows() -> list[tuple[str, str, str, str]]:
+def threshold_rows(
+    thresholds: tuple[Threshold, ...] = THRESHOLDS,
+) -> list[tuple[str, str, str, str]]:
     """The catalogue page's table: constant and value, what it gates, basis, where."""
-    return [(f"{t.name} = {t.value:g}", t.category, t.basis, t.where) for t in THRESHOLDS]
+    return [(f"{t.name} = {t.value:g}", t.category, t.basis, t.where) for t in thresholds]
 
 
 __all__ = ["BY_NAME", "THRESHOLDS", "Basis", "Threshold", "measured_by", "threshold_rows"]

@@ -20,13 +20,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from profsight.knowledge.advice import STALL_GAP_US
+from profsight.knowledge.catalogue import limit
 from profsight.knowledge.rows import RowKind
 from profsight.model.row_kind import row_kind
 from profsight.model.table import ProfilerTable, Row
 
 #: The ranges whose self time is host time outside the ops they hold.
 _RANGES = frozenset({RowKind.USER, RowKind.STEP})
+#: The profiler-setup rule's own threshold (`knowledge.catalogue`, its basis beside it).
+STALL_GAP_US = limit("profiler_setup", "STALL_GAP_US")
 
 
 @dataclass(frozen=True)

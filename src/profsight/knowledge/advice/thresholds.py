@@ -414,13 +414,6 @@ STARTUP_FACTOR: Final = 20.0
 STARTUP_MIN_CALLS: Final = 3
 STARTUP_MIN_US: Final = 5_000.0
 STARTUP_DOMINANT_PCT: Final = 50.0
-#: A one-pass range's own host time (outside every recorded op) at this much or more per op
-#: call in its window is no per-op overhead but a stall the profiler did not record
-#: (`analyses.step.table_stall`): eager PyTorch spends ~5-20 µs a call in Python and the
-#: dispatcher, nn.Module's __call__ and hooks a few more; the ranges of the labelled
-#: corpus's tables that are read right hold 25-310 µs of own time per op call (310: a
-#: training loop's range that also holds its data loading), the stall 4.1 ms.
-STALL_GAP_US: Final = 1_000.0
 #: A long call during which the device is busy this fraction of the time or more is the host
 #: waiting for the device (a sync, a blocking copy), not start-up: start-up (loading code,
 #: autotuning, compiling) happens before the device has the work.
