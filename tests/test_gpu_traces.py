@@ -287,9 +287,9 @@ def test_memory_pressure_says_what_to_shrink_first(tmp_path: Path) -> None:
     diagnosis = diagnose(profsight.load(tb.write(tmp_path / "memory.json")))
     (memory,) = [f for f in diagnosis.findings if f.title.startswith("Device memory peaks at")]
     held = {e.label: e.value for e in memory.evidence}
-    assert held["held at the peak by"] == "aten::cat 8.59 GB"
+    assert held["held at the peak by"] == "aten::cat 8.00 GiB"
     before = "held at the peak from before the window (parameters, optimizer state, inputs)"
-    assert held[before] == "23.6 GB"
+    assert held[before] == "22.0 GiB"
 
 
 def test_peer_copies_are_copies_with_their_bandwidth(tmp_path: Path) -> None:

@@ -35,7 +35,7 @@ from profsight.renderers.html import (
 from profsight.renderers.job_html import job_page_data
 from profsight.renderers.template import script_json
 from profsight.samples import sample_trace
-from profsight.units import short_time, torch_memory
+from profsight.units import short_bytes, short_time
 from test_long_names import LONG, record
 from tracebuilder import TraceBuilder
 
@@ -807,9 +807,11 @@ def collective_cells(page: Any) -> dict[str, dict[str, dict[str, str]]]:
 
 
 def decimal(text: str) -> float:
-    """``20.4 MB`` as 20.4e6 bytes, ``5.75 GB/s`` as 5.75 GB/s."""
+    """``19.5 MiB`` as 19.5 * 2**20 bytes (sizes are IEC), ``5.75 GB/s`` as 5.75 GB/s (rates
+    are decimal, as links are quoted)."""
     number, unit = text.split(" ")
-    scale = {"B": 1.0, "KB": 1e3, "MB": 1e6, "GB": 1e9, "KB/s": 1e-6, "MB/s": 1e-3, "GB/s": 1.0}
+    scale = {"B": 1.0, "KiB": 2.0**10, "MiB": 2.0**20, "GiB": 2.0**30}
+    scale |= {"KB/s": 1e-6, "MB/s": 1e-3, "GB/s": 1.0}
     return float(number) * scale[unit]
 
 
@@ -829,7 +831,7 @@ def test_collectives_show_their_size_and_bandwidth(nccl: Opened) -> None:
     assert len(sizes) == 15 and min(sizes) > 0
     mean = sum(sizes) / len(sizes)
     assert decimal(table["all_reduce"]["size per call"]["text"]) == pytest.approx(mean, rel=5e-3)
-    assert table["broadcast"]["size per call"]["text"] == "106 KB"
+    assert table["broadcast"]["size per call"]["text"] == "104 KiB"
 
 
 def test_an_unknown_size_says_why(pages: Any) -> None:
@@ -1084,6 +1086,10 @@ def test_memory_peak_shows_what_held_it(fp32: Opened) -> None:
     last = rows.nth(rows.count() - 1).locator("td[data-field='op']").inner_text()
     assert last.startswith("(allocated before the profiled window")
     assert fp32.errors == []
+    # one byte formatter: the page's sizes read as the terminal's, in IEC units
+    size = rows.first.locator("td[data-field='bytes']").inner_text()
+    assert size == short_bytes(device["held_by"][0]["bytes"]) and size.endswith("iB")
+    assert f"{size:>9}" in fp32.report.text()
 
 
 SNAPSHOT = DATA / "shared/snapshots/wl_medium512_training.pickle.gz"
@@ -1100,7 +1106,9 @@ def test_snapshot_page_shows_the_peak_and_its_sites(pages: Any, width: int) -> N
     page = o.page
     assert o.errors == [] and o.violations() == [] and o.requests == [o.url]
     heading = page.locator("#ps-snapshot h3").inner_text()
-    assert heading == f"Device 0: peak {torch_memory(device['peak_bytes'])}"
+    assert heading == f"Device 0: peak {short_bytes(device['peak_bytes'])}"
+    assert heading.endswith(" GiB")  # IEC units, labelled as such
+    assert f"peak {short_bytes(device['peak_bytes'])} allocated" in report.text()
     holders = page.locator("#ps-snapshot-holders tbody tr")
     shown = [h for h, v in device["holders"].items() if v]
     assert [holders.nth(i).get_attribute("data-holder") for i in range(holders.count())] == shown

@@ -599,7 +599,7 @@ def test_the_pool_is_sized_by_the_memory_available(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(executors, "_available_bytes", lambda: 1_000_000_000)
     n, why = executors.planned_workers(paths, "process", 4)
     assert n == 3
-    assert why.startswith("3 worker(s), not 4: each may take ~0.3 GB")
+    assert why.startswith("3 worker(s), not 4: each may take ~254 MiB")
     monkeypatch.setattr(executors, "_available_bytes", lambda: 64_000_000_000)
     assert executors.planned_workers(paths, "process", 4) == (4, "")
     assert executors.planned_workers(paths, "serial", 4) == (1, "")
@@ -609,7 +609,7 @@ def test_the_pool_is_sized_by_the_memory_available(monkeypatch: pytest.MonkeyPat
     n, why = executors.planned_workers(paths, "process", 4, worker_memory=4_000_000_000)
     assert (n, why.split(":")[0]) == (2, "2 worker(s), not 4")
     n, why = executors.planned_workers(paths, "process", 2, worker_memory=200_000_000)
-    assert n == 2 and why.startswith("the largest trace may need ~0.3 GB, more than")
+    assert n == 2 and why.startswith("the largest trace may need ~254 MiB, more than")
     assert executors.planned_workers(paths, "dask", 4, 4_000_000_000, "tcp://h:8786")[0] == 4
 
 
@@ -629,7 +629,7 @@ def test_cli_job_worker_memory(plain_job: Path, capsys: pytest.CaptureFixture[st
     assert "must be a size such as 2GB" in capsys.readouterr().err
     code = main(["job", str(plain_job), "--worker-memory", "1MB", "--format", "json"])
     out, err = capsys.readouterr()
-    assert code == 0 and "more than --worker-memory 0.0 GB" in err
+    assert code == 0 and "more than --worker-memory 977 KiB" in err
     assert json.loads(out)["ranks"]
 
 

@@ -20,7 +20,8 @@ def torch_time(us: float) -> str:
 
 
 def torch_memory(nbytes: int) -> str:
-    """``0 B``, ``64.00 KB``, ``-1.70 MB``: torch's ``_format_memory``."""
+    """``0 B``, ``64.00 KB``, ``-1.70 MB``: torch's ``_format_memory``, binary units with
+    torch's labels, for the table as torch prints it only (`short_bytes` everywhere else)."""
     size = abs(nbytes)
     if size >= _GB:
         return f"{nbytes / _GB:.2f} GB"
@@ -47,10 +48,16 @@ def short_time(us: float) -> str:
 
 
 def short_bytes(n: float) -> str:
-    """Decimal units, as bandwidths are quoted (``340 KB``, ``1.2 GB``)."""
-    for unit, size in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if n >= size:
-            return f"{n / size:.3g} {unit}"
+    """Bytes in IEC units, labelled as such (``1.20 GiB``, ``51.0 GiB``, ``340 KiB``): two
+    decimals under 10, one under 100, none above, as the page's ``fmtBytes`` writes them, so
+    a size reads the same in every format. A bandwidth stays decimal (`short_rate`), as
+    links are quoted; torch's own table keeps its labels (`torch_memory`)."""
+    size = abs(n)
+    for unit, scale in (("GiB", _GB), ("MiB", _MB), ("KiB", _KB)):
+        if size >= scale:
+            value = n / scale
+            digits = 2 if abs(value) < 10 else 1 if abs(value) < 100 else 0
+            return f"{value:.{digits}f} {unit}"
     return f"{n:.0f} B"
 
 

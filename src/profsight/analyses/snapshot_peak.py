@@ -43,7 +43,7 @@ from profsight.knowledge.snapshot_sites import (
 )
 from profsight.knowledge.source_frames import is_user_frame
 from profsight.model.memory_snapshot import DeviceSnapshot, Frame, MemorySnapshot
-from profsight.units import torch_memory
+from profsight.units import short_bytes
 
 _ALLOC = "alloc"
 _FREES = frozenset({"free_completed", "free"})
@@ -113,7 +113,7 @@ def snapshot_peaks(snapshot: MemorySnapshot) -> list[DevicePeak]:
     for p in peaks:
         if not p.reconciled:
             note = REPLAY_MISMATCH.format(
-                replayed=torch_memory(p.end_bytes), held=torch_memory(p.snapshot_end_bytes)
+                replayed=short_bytes(p.end_bytes), held=short_bytes(p.snapshot_end_bytes)
             )
             snapshot.diagnostics.append(f"device {p.device}: {note}")
     return peaks

@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 
 from profsight.errors import UsageError
 from profsight.loaders.parallel import can_fork
+from profsight.units import short_bytes
 
 T = TypeVar("T")
 
@@ -70,8 +71,8 @@ def planned_workers(
     largest = max((_decoded_bytes(p) for p in paths), default=0)
     need = RANK_PEAK_PER_BYTE * largest + RANK_BASE_BYTES
     warning = (
-        f"the largest trace may need ~{need / 1e9:.1f} GB, more than --worker-memory "
-        f"{worker_memory / 1e9:.1f} GB"
+        f"the largest trace may need ~{short_bytes(need)}, more than --worker-memory "
+        f"{short_bytes(worker_memory)}"
         if worker_memory is not None and need > worker_memory
         else ""
     )
@@ -83,9 +84,9 @@ def planned_workers(
     if fits >= n:
         return n, warning
     why = (
-        f"{fits} worker(s), not {n}: each may take ~{per_worker / 1e9:.1f} GB"
+        f"{fits} worker(s), not {n}: each may take ~{short_bytes(per_worker)}"
         + (" (--worker-memory)" if worker_memory else " for the largest trace")
-        + f", and {available / 1e9:.1f} GB of memory is available"
+        + f", and {short_bytes(available)} of memory is available"
     )
     return fits, "; ".join(w for w in (why, warning) if w)
 

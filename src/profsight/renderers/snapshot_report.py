@@ -19,7 +19,7 @@ from profsight.renderers.escape import markdown_cell as md_cell
 from profsight.renderers.explained import SUFFIXES, VIEWS
 from profsight.renderers.html import SCHEMA, page
 from profsight.report.snapshot import SnapshotReport, blocks, device_document, snapshot_document
-from profsight.units import torch_memory
+from profsight.units import short_bytes
 
 SNAPSHOT_SUFFIXES = SUFFIXES
 
@@ -43,10 +43,10 @@ def render_snapshot_text(report: SnapshotReport) -> str:
     lines += [f"  {d}" for d in (f"note: {x}" for x in report.diagnostics)]
     for p, summary in zip(report.peaks, report.summary, strict=True):
         lines += [summary, "", "  held at the peak, by where and when it was allocated:"]
-        lines += [f"    {torch_memory(p.holders[h]):>10}  {h}" for h in HOLDERS if p.holders[h]]
+        lines += [f"    {short_bytes(p.holders[h]):>10}  {h}" for h in HOLDERS if p.holders[h]]
         lines += ["", "  by site (your code's innermost frame, or the autograd node):"]
         lines += [
-            f"    {torch_memory(s.bytes):>10}  {blocks(s.blocks):>12}  {s.label}  [{s.holder}]"
+            f"    {short_bytes(s.bytes):>10}  {blocks(s.blocks):>12}  {s.label}  [{s.holder}]"
             for s in p.sites[:SITES_TEXT_SHOWN]
         ]
         if len(p.sites) > SITES_TEXT_SHOWN:
@@ -62,16 +62,16 @@ def render_snapshot_markdown(report: SnapshotReport) -> str:
     out += [f"- note: {md_cell(d)}" for d in report.diagnostics]
     out += [f"- what to shrink first: {md_cell(a)}" for a in report.advice]
     for p in report.peaks:
-        out += ["", f"## Device {p.device}: peak {torch_memory(p.peak_bytes)}", ""]
+        out += ["", f"## Device {p.device}: peak {short_bytes(p.peak_bytes)}", ""]
         out += ["| held by | bytes | what it is |", "|---|---:|---|"]
         out += [
-            f"| {h} | {torch_memory(p.holders[h])} | {md_cell(HOLDER_MEANING[h])} |"
+            f"| {h} | {short_bytes(p.holders[h])} | {md_cell(HOLDER_MEANING[h])} |"
             for h in HOLDERS
             if p.holders[h]
         ]
         out += ["", "| site | bytes | blocks | holder |", "|---|---:|---:|---|"]
         out += [
-            f"| {md_cell(s.label)} | {torch_memory(s.bytes)} | {s.blocks} | {s.holder} |"
+            f"| {md_cell(s.label)} | {short_bytes(s.bytes)} | {s.blocks} | {s.holder} |"
             for s in p.sites[:SITES_SHOWN]
         ]
     return "\n".join(out) + "\n"
@@ -119,8 +119,8 @@ def render_snapshot_diff(diff: SnapshotDiff, fmt: str, limit: int = SITES_SHOWN)
 
 def _change(before: int, after: int) -> str:
     sign = "+" if after >= before else "-"
-    moved = torch_memory(abs(after - before))
-    return f"{torch_memory(before)} -> {torch_memory(after)} ({sign}{moved})"
+    moved = short_bytes(abs(after - before))
+    return f"{short_bytes(before)} -> {short_bytes(after)} ({sign}{moved})"
 
 
 def _diff_lines(diff: SnapshotDiff, limit: int, markdown: bool) -> list[str]:
@@ -139,10 +139,10 @@ def _diff_lines(diff: SnapshotDiff, limit: int, markdown: bool) -> list[str]:
         rows = [(h, a, b) for h, (a, b) in d.holders.items() if a or b]
         if markdown:
             out += ["| held by | before | after |", "|---|---:|---:|"]
-            out += [f"| {h} | {torch_memory(a)} | {torch_memory(b)} |" for h, a, b in rows]
+            out += [f"| {h} | {short_bytes(a)} | {short_bytes(b)} |" for h, a, b in rows]
             out += ["", "| site | before | after |", "|---|---:|---:|"]
             out += [
-                f"| {esc(s.site)} | {torch_memory(s.before)} | {torch_memory(s.after)} |"
+                f"| {esc(s.site)} | {short_bytes(s.before)} | {short_bytes(s.after)} |"
                 for s in d.sites[:limit]
             ]
         else:

@@ -11,7 +11,7 @@ from profsight.analyses.snapshot_peak import DevicePeak, PeakSite, snapshot_peak
 from profsight.knowledge.snapshot_sites import HOLDER_ADVICE, HOLDER_PHRASE, NO_TRACE, PHASE_PHRASE
 from profsight.loaders.snapshot_pickle import load_snapshot
 from profsight.model.memory_snapshot import MemorySnapshot
-from profsight.units import short_time, torch_memory
+from profsight.units import short_bytes, short_time
 
 
 @dataclass(frozen=True)
@@ -70,13 +70,13 @@ def _summary(p: DevicePeak) -> str:
     where = f" in {PHASE_PHRASE[p.peak_phase]}" if p.peak_phase != "other" else ""
     top = top_holder(p)
     line = (
-        f"device {p.device}: peak {torch_memory(p.peak_bytes)} allocated{where} ({when}); "
-        f"{torch_memory(p.holders[top])} of it {HOLDER_PHRASE[top]}"
+        f"device {p.device}: peak {short_bytes(p.peak_bytes)} allocated{where} ({when}); "
+        f"{short_bytes(p.holders[top])} of it {HOLDER_PHRASE[top]}"
     )
     if p.sites:
         s = p.sites[0]
-        line += f"; the most by one site: {s.label} ({torch_memory(s.bytes)}, {blocks(s.blocks)})"
-    return line + f"; {torch_memory(p.reserved_bytes)} reserved at the end"
+        line += f"; the most by one site: {s.label} ({short_bytes(s.bytes)}, {blocks(s.blocks)})"
+    return line + f"; {short_bytes(p.reserved_bytes)} reserved at the end"
 
 
 SNAPSHOT_SCHEMA = "profsight-snapshot/1"

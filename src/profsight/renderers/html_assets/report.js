@@ -91,7 +91,7 @@
     return e;
   }
 
-  /** A number with its unit (12.3 ms, 1.52 GB, 56%): one piece that never wraps. */
+  /** A number with its unit (12.3 ms, 1.52 GiB, 56%): one piece that never wraps. */
   const QUANTITY = /(?<![\w.])[−+-]?\d+(?:[.,]\d+)*(?:\s?(?:[GT]FLOP\/s|[KMGT]B\/s|[MGT]FLOP|min|ns|µs|us|ms|[KMGT]B|s|h|B)(?![\w\/])|%)/g;
 
   /** `text` into `e`, each quantity in it a span.ps-n that CSS keeps on one line, so that
@@ -132,21 +132,18 @@
     return us >= 10 ? us.toFixed(0) + " µs" : us.toFixed(1) + " µs";
   }
 
+  /** Like profsight's short_bytes: IEC units labelled as such (1.20 GiB, 51.0 GiB, 340 KiB),
+   *  two decimals under 10, one under 100, none above: the same text in every format. */
   function fmtBytes(n) {
     if (n === null || n === undefined) return "–";
     const a = Math.abs(n);
-    if (a >= 1024 ** 3) return (n / 1024 ** 3).toFixed(2) + " GB";
-    if (a >= 1024 ** 2) return (n / 1024 ** 2).toFixed(2) + " MB";
-    if (a >= 1024) return (n / 1024).toFixed(2) + " KB";
-    return n + " B";
-  }
-
-  /** Decimal units, as bandwidths are quoted (and as profsight's text prints sizes). */
-  function fmtDecimalBytes(n) {
-    if (n >= 1e9) return (n / 1e9).toPrecision(3) + " GB";
-    if (n >= 1e6) return (n / 1e6).toPrecision(3) + " MB";
-    if (n >= 1e3) return (n / 1e3).toPrecision(3) + " KB";
-    return n + " B";
+    for (const [unit, size] of [["GiB", 1024 ** 3], ["MiB", 1024 ** 2], ["KiB", 1024]]) {
+      if (a >= size) {
+        const v = n / size;
+        return v.toFixed(Math.abs(v) < 10 ? 2 : Math.abs(v) < 100 ? 1 : 0) + " " + unit;
+      }
+    }
+    return Math.round(n) + " B";
   }
 
   /** Like profsight's short_rate: 12.3 GB/s, 180 MB/s, 2.71 KB/s. */
@@ -286,9 +283,9 @@
     };
   }
   const timeTicks = unitTicks([[1e6, "s"], [1e3, "ms"], [1, "µs"]]);
-  const byteTicks = unitTicks([[1024 ** 3, "GB"], [1024 ** 2, "MB"], [1024, "KB"], [1, "B"]]);
+  const byteTicks = unitTicks([[1024 ** 3, "GiB"], [1024 ** 2, "MiB"], [1024, "KiB"], [1, "B"]]);
   const pctTicks = unitTicks([[0.01, "%"]]);
-  /** Tick steps: whole counts; bytes in round KB, MB, GB (1, 2, 5 times a power of ten). */
+  /** Tick steps: whole counts; bytes in round KiB, MiB, GiB (1, 2, 5 times a power of ten). */
   const COUNT_INCRS = [1, 10, 100, 1000, 1e4].flatMap((p) => [1, 2, 5].map((m) => m * p));
   const BYTE_INCRS = [1, 1024, 1024 ** 2, 1024 ** 3].flatMap((p) => COUNT_INCRS.slice(0, 9).map((m) => m * p));
 
@@ -628,7 +625,7 @@
       ["operation", (o) => o.operation],
       ["backend", (o) => o.backend],
       ["per step", (o) => o.calls_per_step.toPrecision(3)],
-      ["size per call", (o) => (known(o.bytes) ? fmtDecimalBytes(o.bytes) : "–"), "bytes"],
+      ["size per call", (o) => (known(o.bytes) ? fmtBytes(o.bytes) : "–"), "bytes"],
       ["time per call", (o) => fmtTime(o.transfer_us), "transfer_us"],
       ["bus bandwidth", (o) => (known(o.bus_gbps) ? fmtRate(o.bus_gbps) : "–"), "bus_gbps"],
       ["what it does", (o) => o.meaning || "", "meaning"],
@@ -1021,7 +1018,7 @@
       tr.setAttribute("data-direction", c.direction);
       const gbps = el("td", "ps-n", fmtRate(c.gbps));
       gbps.setAttribute("data-field", "gbps");
-      tr.append(el("td", "", c.direction), el("td", "ps-n", String(c.copies)), el("td", "ps-n", fmtDecimalBytes(c.bytes)),
+      tr.append(el("td", "", c.direction), el("td", "ps-n", String(c.copies)), el("td", "ps-n", fmtBytes(c.bytes)),
         el("td", "ps-n", fmtTime(c.busy_us)), gbps, el("td", "ps-n", fmtRate(c.median_gbps)));
       body.appendChild(tr);
     }
