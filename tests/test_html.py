@@ -1130,3 +1130,22 @@ def test_memory_section_names_the_peaks_holders(fp32: Opened) -> None:
     assert fp32.errors == [] and fp32.violations() == []
     for holder, nbytes in device["holders"].items():
         assert (holder in line) == (nbytes > 0)
+
+
+def test_the_page_words_the_device_and_its_notes_as_a_reader_would(
+    pages: Any, nccl: Opened
+) -> None:
+    """Rough edges a new user met (issue 38): the page said "note: info: ..." (a diagnostic
+    names its own level), "the CUDA ran kernels" (torch's column label in a sentence), and
+    listed no name for devices the trace does not name."""
+    report = profsight.explain(
+        DATA / "graph_capture/vllm_decode_full_graph_capture_rank_0.pt.trace.json.gz"
+    )
+    o = pages(report, "words")
+    notes = o.page.locator("#ps-diagnostics li").all_inner_texts()
+    assert notes == [str(d) for d in report.diagnostics] and notes[0].startswith("info: ")
+    text = o.page.locator("body").inner_text()
+    assert "the CUDA " not in text and "The CUDA " not in text
+    assert "Devices listed: 8, their names not recorded" in text
+    assert o.errors == []
+    assert "in which the GPU ran kernels" in nccl.page.locator("#ps-busy").inner_text()

@@ -177,8 +177,11 @@ def _trace_summary(profile: Profile) -> tuple[list[str], dict[str, Any]]:
             else ", torch.profiler"
         ),
     ]
-    if o.devices:
-        summary.append(f"Devices listed: {', '.join(sorted(set(o.devices)))}")
+    named = sorted({d for d in o.devices if d})
+    if named:
+        summary.append(f"Devices listed: {', '.join(named)}")
+    elif o.devices:
+        summary.append(f"Devices listed: {len(o.devices)}, their names not recorded")
     if o.device_events:
         summary.append(
             f"Device work: {o.device_events:,} kernels/copies, {short_time(o.device_busy_us)} busy"

@@ -77,6 +77,8 @@
   "use strict";
   const D = JSON.parse(document.getElementById("profsight-data").textContent);
   const DEV = D.device || "device";
+  /** The device as a sentence names it ("the GPU ran"); DEV is torch's column label (CUDA). */
+  const NOUN = D.device === "XPU" ? "XPU" : D.device ? "GPU" : "device";
   const SAFE_CLASS = /^[a-z_]+$/;
   /** Characters past which a table cell may not show a name whole (CSS clamps it to three
    * lines): its title then starts with the name. */
@@ -361,7 +363,8 @@
     const ul = document.getElementById("ps-summary");
     for (const line of D.summary || []) ul.appendChild(el("li", "", line));
     const diag = document.getElementById("ps-diagnostics");
-    for (const line of D.diagnostics || []) diag.appendChild(el("li", "", "note: " + line));
+    // each names its own level ("info: ...", "warning: ...")
+    for (const line of D.diagnostics || []) diag.appendChild(el("li", "", line));
     diag.hidden = !(D.diagnostics || []).length;
   }
 
@@ -823,7 +826,7 @@
         rows.push(["step", "step", st.name]);
         rows.push(["step_time", "step time", fmtTime(st.b - st.a)]);
         rows.push(["host_range", "host range", fmtTime(st.hb - st.ha)]);
-        rows.push(["host", "host", x < st.hb ? "in this step" : "done, the " + DEV + " catches up"]);
+        rows.push(["host", "host", x < st.hb ? "in this step" : "done, the " + NOUN + " catches up"]);
       }
       return ["at " + fmtTime(x), rows];
     };
@@ -863,8 +866,8 @@
     if (!t) return;
     if (t.device_busy && t.device_busy.length) {
       const intro = el("p", "ps-muted", "Share of each time slice (" + fmtTime(t.bucket_us) +
-        ") in which the " + DEV + " ran kernels, copies or memsets; shaded bands are the profiled steps, " +
-        "each until the " + DEV + " finished what the host launched in it; the bar along the top is the host's range. " +
+        ") in which the " + NOUN + " ran kernels, copies or memsets; shaded bands are the profiled steps, " +
+        "each until the " + NOUN + " finished what the host launched in it; the bar along the top is the host's range. " +
         "Drag to zoom in, double-click to zoom out.");
       const busy = { name: "busy", label: DEV + " busy share", values: t.device_busy, colour: "--bar", fmt: (v) => fmtPct(v * 100) };
       timeline("ps-busy", "ps-busy-chart", intro, [busy], pctTicks, undefined, 1, true);
@@ -872,7 +875,7 @@
     if (t.queue_depth && t.queue_depth.length) {
       const maxQ = Math.max(t.queue_limit || 0, ...t.queue_depth, 1);
       const intro = el("p", "ps-muted", "Most launched items waiting on one stream at a launch in each slice: the host " +
-        "runs that far ahead of the " + DEV + "; at " + (t.queue_limit || 1024) + " its launches block until an item ends.");
+        "runs that far ahead of the " + NOUN + "; at " + (t.queue_limit || 1024) + " its launches block until an item ends.");
       const queue = { name: "queue", label: "launched items waiting", values: t.queue_depth, colour: "--bar", fmt: (v) => v + " items" };
       timeline("ps-queue", "ps-queue-chart", intro, [queue], unitTicks([[1, "items"]]), COUNT_INCRS, maxQ, false);
     }
@@ -984,7 +987,7 @@
     if (k) {
       const li = el("li", "", "Short kernels (each shorter than its launch call): " + k.count + " of " +
         k.kernels + ", " + fmtPct(k.share_pct) + " of the kernel time (" + fmtTime(k.device_us) +
-        "); their launches took " + fmtTime(k.launch_us) + " of host time. The " + DEV +
+        "); their launches took " + fmtTime(k.launch_us) + " of host time. The " + NOUN +
         " finishes them faster than the host queues the next: fusing them, or a CUDA graph, saves the launches.");
       li.setAttribute("data-field", "short_kernels");
       facts.appendChild(li);
@@ -1068,7 +1071,7 @@
     } else {
       fact("ceilings", R.no_device);
     }
-    fact("coverage", "Ops with a formula: " + fmtPct(R.coverage_pct) + " of the " + DEV + " time (" +
+    fact("coverage", "Ops with a formula: " + fmtPct(R.coverage_pct) + " of the " + NOUN + " time (" +
       fmtTime(R.covered_us) + " of " + fmtTime(R.device_us) + ").");
     const bounds = Object.entries(R.device_us_by_bound).sort((a, b) => b[1] - a[1]);
     if (bounds.length) {
