@@ -1,7 +1,8 @@
 """``profsight check PATH --max NAME=LIMIT ...``: budgets for CI; exit 5 when one is broken.
 
-Each budget gets one line on stdout (``ok`` or ``BROKEN``); each broken one also a line on
-stderr, ``profsight: budget: data_loading is 23.4% of the step, above 10%``.
+Each budget gets one line on stdout (``ok`` or ``BROKEN``, with its figure); when any is
+broken, stderr gets one line that counts them (``profsight: 1 of 2 budgets broken``), so a CI
+log that merges the two streams states each budget once.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
     for outcome in outcomes:
         print(f"{'ok' if outcome.holds else 'BROKEN':<6} {outcome.message}")
     broken = [o for o in outcomes if not o.holds]
-    for outcome in broken:
-        print(f"profsight: budget: {outcome.message}", file=sys.stderr)
+    if broken:
+        count = f"{len(broken)} of {len(outcomes)} budget{'s' if len(outcomes) > 1 else ''}"
+        print(f"profsight: {count} broken", file=sys.stderr)
     return EXIT_BUDGET if broken else EXIT_OK
