@@ -383,6 +383,19 @@ def test_rows_that_matter_keep_ops_and_tell_long_names_apart() -> None:
     assert pair == ["aten::cu…ard_input", "aten::cu…ard_weight"]
 
 
+def test_lightning_names_keep_the_end_that_says_what_they_are() -> None:
+    """On an 80-column terminal, Lightning's ranges were cut to stubs like "[pl][pro…egy.
+    traini…" (issue 38): a name that says what it is at its end keeps its end."""
+    from profsight.renderers.terminal import render_terminal
+
+    report = profsight.explain(DATA / "recorded" / "heavy_metric.lightning.pt.trace.json.gz")
+    text = render_terminal(report, width=80)
+    assert "[pl][pro…" not in text
+    rows = [line for line in text.splitlines() if line.startswith(("strategy", "metric"))]
+    assert any(line.split()[1].endswith("ategy.training_step") for line in rows), rows
+    assert any("AUROC: auroc" in line for line in rows), rows
+
+
 # ---- table --sort: torch's sort_by names ---------------------------------------------------
 
 

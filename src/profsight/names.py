@@ -61,11 +61,33 @@ def evidence_label(label: str, value: str, rows: Sequence[str], room: int) -> st
     return fit_name(label, room - len(f"- : {value}"))
 
 
+def reads_from_its_end(name: str) -> bool:
+    """Whether a name says what it is at its end: Lightning's and the profiler's bracketed
+    ranges (``[pl][profile][Strategy]SingleDeviceStrategy.training_step``), module paths and
+    Python frames (``...module.py(1751): _call_impl``). An op's or a kernel's name says it at
+    its start (``aten::cudnn_convolution_…``, ``void at::native::…``)."""
+    return name.startswith("[") or ".py(" in name
+
+
+def cut_from_start(name: str, width: int) -> str:
+    """`name` in at most `width` characters, its start cut to ``…`` when longer."""
+    if len(name) <= width:
+        return name
+    return ELLIPSIS + name[len(name) - width + 1 :] if width > 1 else name[-width:]
+
+
+def cut_to_read(name: str, width: int) -> str:
+    """`name` cut where it says least: its start for a name that reads from its end
+    (`reads_from_its_end`), its end otherwise."""
+    return cut_from_start(name, width) if reads_from_its_end(name) else cut_name(name, width)
+
+
 def distinct_names(names: list[str], width: int) -> list[str]:
-    """Each name in at most `width` characters, cut at its end (``…``). Where cut names would
+    """Each name in at most `width` characters, cut where it says least (`cut_to_read`:
+    ``…Strategy.training_step``, ``aten::cudnn_convolution_ba…``). Where cut names would
     read the same, each shows its start and then the part from where the names begin to
     differ (``void at:…BinaryFunctor<float…``, ``torch/nn…(1751): _call_impl``)."""
-    cut = [cut_name(n, width) for n in names]
+    cut = [cut_to_read(n, width) for n in names]
     groups: dict[str, list[str]] = {}
     for name, c in zip(names, cut, strict=True):
         groups.setdefault(c, []).append(name)
@@ -101,12 +123,15 @@ __all__ = [
     "HTML_NAME",
     "MARKDOWN_NAME",
     "NARROWEST",
+    "cut_from_start",
     "cut_name",
+    "cut_to_read",
     "cut_words",
     "distinct_names",
     "evidence_label",
     "fit_name",
     "markdown_name",
+    "reads_from_its_end",
 ]
 
 
