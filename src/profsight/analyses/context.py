@@ -86,10 +86,10 @@ class Context:
         return max(busy - max(during, 0.0), 0.0)
 
     def share(self, us: float) -> float:
-        """`us` of the whole profiled window, as a % of the average step, at most all of it:
-        the steady step is the slower clock's mean, and one-time work of a step (a warm-up
-        kernel in the first) can pass it; no part of a step is more than the step."""
-        return min(us / self.steps * 100.0 / self.step_us, 100.0) if self.step_us else 0.0
+        """`us` of the whole profiled window, as a % of the average step. Not clamped: a
+        figure above 100% counts time outside the steps' windows or work that ran at once
+        as if in series, and `analyses.physics` shows it rather than hiding it."""
+        return us / self.steps * 100.0 / self.step_us if self.step_us else 0.0
 
     def host_at_stake(self, share: float) -> float:
         """What host-side time can cost the step: on a GPU run, no more than the device

@@ -34,6 +34,7 @@ from profsight.analyses.findings.table_python import (
     with_python_hotspots,
 )
 from profsight.analyses.findings.table_setup import printed_facts, printed_setup
+from profsight.analyses.physics import physics_breaks
 from profsight.analyses.replay.whatif import with_savings
 from profsight.analyses.roofline import Roofline
 from profsight.analyses.step.printed_parts import PrintedStep, device_bound
@@ -53,6 +54,7 @@ from profsight.knowledge.precedence import HOST_CAUSES
 from profsight.knowledge.rows import STEP_PREFIXES
 from profsight.malloc_trim import release_free_memory
 from profsight.model.collectives_seen import Communication
+from profsight.model.diagnostics import Diagnostic
 from profsight.model.findings import PER_SAMPLE, UPPER_BOUND, Finding, explains, ranked, saving
 from profsight.model.profile import Profile
 from profsight.model.step_windows import Breakdown
@@ -83,6 +85,8 @@ class Diagnosis:
     """What the input could not tell (a printed table's step model says it)."""
     roofline: Roofline | None = None
     """Each op and shape against the device's ceilings (traces)."""
+    diagnostics: tuple[Diagnostic, ...] = ()
+    """Figures that break physics (`analyses.physics`): shown, never clamped away."""
 
 
 def diagnose(profile: Profile) -> Diagnosis:
@@ -98,8 +102,14 @@ def diagnose(profile: Profile) -> Diagnosis:
     findings = with_savings(ctx, findings)
     result = verdict(trace_facts(ctx), findings)
     findings += model_habits.complexity(result.judgement, result.summary, result.evidence)
+    found = tuple(ranked(findings))
     return Diagnosis(
-        ctx.breakdown, tuple(ranked(findings)), result, ctx.comms, roofline=ctx.roofline
+        ctx.breakdown,
+        found,
+        result,
+        ctx.comms,
+        roofline=ctx.roofline,
+        diagnostics=physics_breaks(ctx.breakdown, found, result, ctx.roofline),
     )
 
 
@@ -180,9 +190,11 @@ def diagnose_table(run: PrintedRun) -> Diagnosis:
     findings = explains(findings, _table_shared)
     result = verdict(facts, findings)
     findings += model_habits.complexity(result.judgement, result.summary, result.evidence)
+    breakdown, found = breakdown_of(step, device), tuple(ranked(findings))
     return Diagnosis(
-        breakdown_of(step, device),
-        tuple(ranked(findings)),
+        breakdown,
+        found,
         result,
         limits=step.limits + limits + hotspot_notes(run.profiles),
+        diagnostics=physics_breaks(breakdown, found, result, None),
     )

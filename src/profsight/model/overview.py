@@ -58,11 +58,18 @@ def overview(profile: Profile) -> Overview:
     steps = int(np.isin(ev.name[rows], step_ids).sum()) if step_ids else 0
     work = ev.mask(DEVICE_WORK_KINDS)
     host_window = window = 0.0
+    spans = []
     if len(rows):
-        first, last = int(ev.start[rows].min()), int(ev.end_of(rows).max())
-        device_end = int(ev.end_of(work).max()) if work.any() else last
-        host_window = (last - first) / 1000.0
-        window = (max(last, device_end) - first) / 1000.0
+        spans.append((int(ev.start[rows].min()), int(ev.end_of(rows).max())))
+        host_window = (spans[0][1] - spans[0][0]) / 1000.0
+    if work.any():
+        # the device's work can begin before the host's first recorded event (work launched
+        # before the window, a device clock ahead of the host's) and end after its last, or
+        # be all a trace holds (a merged file of kernels): the window holds both, so that
+        # the device's busy time fits in it
+        spans.append((int(ev.start[work].min()), int(ev.end_of(work).max())))
+    if spans:
+        window = (max(e for _, e in spans) - min(s for s, _ in spans)) / 1000.0
     categories = {ev.strings[c] for c in np.unique(ev.category).tolist()}
     names = tuple(str(d.get("name", "?")) for d in profile.meta.devices)
     dist = profile.meta.distributed

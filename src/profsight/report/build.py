@@ -143,7 +143,7 @@ def build_report(profile: Profile | TextProfile) -> ReportData:
             *table_notes(table, any(d.code == "partial_overlap" for d in profile.warnings)),
             *diagnosis.limits,
         ),
-        diagnostics=tuple(profile.warnings),
+        diagnostics=(*profile.warnings, *diagnosis.diagnostics),
         device_name=device_label(profile),
         breakdown=diagnosis.breakdown,
         findings=diagnosis.findings,
@@ -164,7 +164,8 @@ def _trace_summary(profile: Profile) -> tuple[list[str], dict[str, Any]]:
         f"Source: {o.source} ({o.format} trace, {o.events:,} events)",
         f"Profiled: {o.steps} step(s) over {short_time(o.window_us)} on {o.threads} thread(s)"
         + (
-            f" (the host's last event ends at {short_time(o.host_window_us)}: the device ran on)"
+            f" (the host's events span {short_time(o.host_window_us)}: the device's work "
+            "reaches beyond them)"
             if o.window_us > o.host_window_us
             else ""
         ),
@@ -288,7 +289,7 @@ def _text_report(profile: TextProfile) -> ReportData:
         top=_top(rows, table),
         tree=None,
         notes=tuple(notes),
-        diagnostics=tuple(profile.warnings),
+        diagnostics=(*profile.warnings, *diagnosis.diagnostics),
         device_name=table.device_name,
         sections=sections,
         breakdown=breakdown if breakdown.steps else None,

@@ -93,57 +93,20 @@ def _where_it_goes(ctx: Context) -> list[Finding]:
         return []  # a GPU run's compute is its kernels, and none was recorded
     device = ctx.has_device
     ev = ctx.profile.events
-    at = ctx.profile.attribution
-    bd = ctx.breakdown
-    ops = np.flatnonzero(at.is_row & (ev.kind == EventKind.CPU_OP))
-    # a user's range that launches kernels itself, no op between (a C++ extension's or a
-    # Triton kernel called from Python: DeepSeek's mlp(F) launching its FP8 grouped GEMMs):
-    # those kernels are classed by their own names, as an unknown op's are
-    ranges = _launching_ranges(ctx) if device else ops[:0]
-    ops = np.union1d(ops, ranges)
-    # the steps' ops (their host ranges): the window's other ops are no step's compute
-    if bd.steps:
-        ops = ops[step_of(*bd.host_ranges_ns, ev.start[ops]) >= 0]
-    # ops run once while starting up (torch.compile tracing the model) are not its compute
-    startup = startup_intervals(ctx.profile)
-    ops = ops[~intervals.overlaps(ev.start[ops], ev.start[ops] + 1, startup)]
-    not_model = bd.row_events[bd.rows_in(*NOT_MODEL_PHASES)]
-    ops = ops[~np.isin(ops, not_model)]
-    cost = (_kernel_self(ctx) if device else at.cpu_self)[ops]
-    ids, inverse = np.unique(ev.name[ops], return_inverse=True)
-    sums = np.bincount(inverse.reshape(-1), weights=cost, minlength=len(ids))
-    counts = np.bincount(inverse.reshape(-1), minlength=len(ids))
-    by_name = dict(zip(ids.tolist(), sums.tolist(), strict=True))
-    calls = dict(zip(ids.tolist(), counts.tolist(), strict=True))
-    by_category: dict[str, list[tuple[str, float, int]]] = {}
-    by_kernels: list[int] = []
-    launching = set(ev.name[ranges].tolist())
-    for name, c in by_name.items():
-        text = ev.strings[name]
-        op = lookup_op(text)
-        if device and (
-            op is None
-            or op.category in _BY_KERNELS
-            or COMPILED_REGION_ROWS.match(text)
-            or name in launching
-        ):
-            # generated code, an op profsight does not know or an autograd node (a custom
-            # autograd Function around FP8 GEMMs or flash attention, and its backward) that
-            # launches kernels itself: those kernels are classed by their own names
-            by_kernels.append(name)
-            continue
-        if op is not None and op.category in SKIPPED_OP_CATEGORIES:
-            continue
-        category = COMPUTE_CATEGORIES.get(op.category, "compute_other") if op else "compute_other"
-        by_category.setdefault(category, []).append((text, c, calls[name]))
-    if by_kernels:
-        for category, entry in _own_kernels(ctx, ops[np.isin(ev.name[ops], by_kernels)]):
-            by_category.setdefault(category, []).append(entry)
+    ops, ranges = _model_ops(ctx, device)
+    by_category, by_kernels = _classified(ctx, ops, ranges, device)
     totals = {k: sum(c for _, c, _ in v) for k, v in by_category.items()}
     if not totals:
         return []
     top = max(totals, key=lambda k: totals[k])
-    share = ctx.share(totals[top])
+    us = totals[top]
+    if device:
+        # kernels of one family that run at once (on several streams, or several GPUs of
+        # one process) hold the step for the time they run, not for the sum of their runs
+        names = np.unique(ev.name[ops]).tolist()
+        named = [n for n in names if n not in by_kernels and _category(ev.strings[n]) == top]
+        us = _running_us(ctx, ops[np.isin(ev.name[ops], named)], ops, by_kernels, top)
+    share = ctx.share(us)
     if share < COMPUTE_PCT:
         return []
     leaders = [x for x in sorted(by_category[top], key=lambda x: -x[1]) if x[1] > 0][:4]
@@ -161,6 +124,65 @@ def _where_it_goes(ctx: Context) -> list[Finding]:
         precision=_matrix_precision(ctx.rows(RowKind.KERNEL)) if device else None,
     )
     return [_as_the_roofline_reads(ctx, finding) if device else finding]
+
+
+def _model_ops(ctx: Context, device: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The ops (and kernel-launching ranges) of the steps' model work: not start-up, not
+    the phases around the model (data loading, the optimizer, ...)."""
+    ev = ctx.profile.events
+    at = ctx.profile.attribution
+    bd = ctx.breakdown
+    ops = np.flatnonzero(at.is_row & (ev.kind == EventKind.CPU_OP))
+    # a user's range that launches kernels itself, no op between (a C++ extension's or a
+    # Triton kernel called from Python: DeepSeek's mlp(F) launching its FP8 grouped GEMMs):
+    # those kernels are classed by their own names, as an unknown op's are
+    ranges = _launching_ranges(ctx) if device else ops[:0]
+    ops = np.union1d(ops, ranges)
+    # the steps' ops (their host ranges): the window's other ops are no step's compute
+    if bd.steps:
+        ops = ops[step_of(*bd.host_ranges_ns, ev.start[ops]) >= 0]
+    # ops run once while starting up (torch.compile tracing the model) are not its compute
+    startup = startup_intervals(ctx.profile)
+    ops = ops[~intervals.overlaps(ev.start[ops], ev.start[ops] + 1, startup)]
+    not_model = bd.row_events[bd.rows_in(*NOT_MODEL_PHASES)]
+    return ops[~np.isin(ops, not_model)], ranges
+
+
+def _classified(
+    ctx: Context, ops: np.ndarray, ranges: np.ndarray, device: bool
+) -> tuple[dict[str, list[tuple[str, float, int]]], list[int]]:
+    """The ops' time by compute category, as (name, µs, calls) each, and the names of the
+    ops whose kernels are classed by their own names instead."""
+    ev = ctx.profile.events
+    at = ctx.profile.attribution
+    cost = (_kernel_self(ctx) if device else at.cpu_self)[ops]
+    ids, inverse = np.unique(ev.name[ops], return_inverse=True)
+    sums = np.bincount(inverse.reshape(-1), weights=cost, minlength=len(ids))
+    counts = np.bincount(inverse.reshape(-1), minlength=len(ids))
+    by_category: dict[str, list[tuple[str, float, int]]] = {}
+    by_kernels: list[int] = []
+    launching = set(ev.name[ranges].tolist())
+    for name, c, n in zip(ids.tolist(), sums.tolist(), counts.tolist(), strict=True):
+        text = ev.strings[name]
+        op = lookup_op(text)
+        if device and (
+            op is None
+            or op.category in _BY_KERNELS
+            or COMPILED_REGION_ROWS.match(text)
+            or name in launching
+        ):
+            # generated code, an op profsight does not know or an autograd node (a custom
+            # autograd Function around FP8 GEMMs or flash attention, and its backward) that
+            # launches kernels itself: those kernels are classed by their own names
+            by_kernels.append(name)
+            continue
+        category = _category(text)
+        if category is not None:
+            by_category.setdefault(category, []).append((text, c, n))
+    if by_kernels:
+        for category, entry in _own_kernels(ctx, ops[np.isin(ev.name[ops], by_kernels)]):
+            by_category.setdefault(category, []).append(entry)
+    return by_category, by_kernels
 
 
 def _as_the_roofline_reads(ctx: Context, finding: Finding) -> Finding:
@@ -211,6 +233,41 @@ def _matrix_precision(rows: Iterable[Row]) -> str | None:
     """The precision the matrix math of `rows` (kernels, or a table's device rows) runs in,
     by their names (`knowledge.kernels.matrix_precision`)."""
     return matrix_precision((r.name, r.self_device_us) for r in rows)
+
+
+def _category(text: str) -> str | None:
+    """The compute category an op's device time is filed in (None: skipped)."""
+    op = lookup_op(text)
+    if op is not None and op.category in SKIPPED_OP_CATEGORIES:
+        return None
+    return COMPUTE_CATEGORIES.get(op.category, "compute_other") if op else "compute_other"
+
+
+def _running_us(
+    ctx: Context, owners: np.ndarray, ops: np.ndarray, by_kernels: list[int], category: str
+) -> float:
+    """How long the kernels of `category` ran inside the steps' windows, overlapping runs
+    counted once: those `owners` launched, and those the ops classed by their kernels' names
+    launched that are of it."""
+    ev = ctx.profile.events
+    at = ctx.profile.attribution
+    kernels = np.flatnonzero(ev.kind == EventKind.KERNEL)
+    mine = np.isin(at.owner[kernels], owners)
+    launched = kernels[np.isin(at.owner[kernels], ops[np.isin(ev.name[ops], by_kernels)])]
+    if len(launched):
+        names = np.unique(ev.name[launched])
+        of_it = [
+            n
+            for n in names.tolist()
+            if COMPUTE_FINDINGS.get(kernel_family(decode_kernel(ev.strings[n]).operation))
+            == category
+        ]
+        mine |= np.isin(kernels, launched[np.isin(ev.name[launched], of_it)])
+    run = kernels[mine]
+    spans = intervals.union(ev.start[run], ev.end_of(run))
+    if ctx.breakdown.steps:  # the time inside the steps' windows, as the step's share counts
+        spans = intervals.clip(*spans, *ctx.breakdown.span_ns)
+    return intervals.length(*spans) / 1000.0
 
 
 def _own_kernels(ctx: Context, owners: np.ndarray) -> list[tuple[str, tuple[str, float, int]]]:

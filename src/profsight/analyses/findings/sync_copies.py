@@ -236,7 +236,12 @@ def peer_copy_findings(ctx: Context) -> list[Finding]:
     ev = ctx.profile.events
     peer = peer_copy_events(ctx)
     us = float(ev.dur[peer].sum()) / 1000.0
-    share = ctx.share(us)
+    # copies in both directions, or to several GPUs, run at once: the step holds them for
+    # the time they run inside its windows, not for the sum of their durations
+    spans = intervals.union(ev.start[peer], ev.end_of(peer))
+    if ctx.breakdown.steps:
+        spans = intervals.clip(*spans, *ctx.breakdown.span_ns)
+    share = ctx.share(intervals.length(*spans) / 1000.0)
     if not len(peer) or share < advice.COPY_PCT:
         return []
     nbytes = float(ev.nbytes[peer].sum())

@@ -98,7 +98,7 @@ def with_savings(ctx: Context, findings: list[Finding]) -> list[Finding]:
             continue
         after = replay(graph, edit)
         release_free_memory()
-        saved = max(measured - after, 0.0) * 100.0 / measured
+        saved = (measured - after) * 100.0 / measured
         line = Evidence(
             "what-if replay",
             f"{edit.label}: {short_time(measured)} → {short_time(after)} per step"
@@ -125,7 +125,7 @@ def with_savings(ctx: Context, findings: list[Finding]) -> list[Finding]:
         if together is None or graph is None:
             return None
         after = replay(graph, together)
-        saved = max(measured - after, 0.0) * 100.0 / measured
+        saved = (measured - after) * 100.0 / measured
         return (a.gain_pct or 0.0) + (b.gain_pct or 0.0) - saved
 
     return explains(out, shared)

@@ -131,7 +131,9 @@ def printed_device(
     return PrintedDevice(
         name=table.device_name,
         work_us=work,
-        busy_pct=min(work * 100.0 / step.step_us, 100.0),
+        # the step is bounded by the device's clock where its work is longer
+        # (`step.printed_step.device_bound`): not clamped here
+        busy_pct=work * 100.0 / step.step_us,
         family_us=families,
         family_rows=family_rows,
         family_basis=basis,

@@ -234,3 +234,10 @@ PRINTED_FLOPS_UNKNOWN: Final = (
     "FLOPs unknown: a printed table shows them only in its Total FLOPs column "
     "(profile(with_flops=True))"
 )
+
+#: A figure that breaks physics (`analyses.physics`): its diagnostic's code and remedy.
+PHYSICS_CODE: Final = "physics"
+PHYSICS_REMEDY: Final = (
+    "a figure no hardware can give: please report it with the trace, and read the figures "
+    "it touches as unreliable"
+)
