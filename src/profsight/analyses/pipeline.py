@@ -43,6 +43,7 @@ from profsight.analyses.step.table_step import printed_step
 from profsight.analyses.step.table_unrecorded import unrecorded_device_rows
 from profsight.analyses.verdict import Verdict, trace_facts, verdict
 from profsight.knowledge.advice import (
+    AUDIT_CAVEAT,
     COMPUTE_PREFIX,
     INCLUSIVE_DEVICE,
     LEAF_DEVICE,
@@ -54,7 +55,7 @@ from profsight.knowledge.precedence import HOST_CAUSES
 from profsight.knowledge.rows import STEP_PREFIXES
 from profsight.malloc_trim import release_free_memory
 from profsight.model.collectives_seen import Communication
-from profsight.model.diagnostics import Diagnostic
+from profsight.model.diagnostics import Diagnostic, Level
 from profsight.model.findings import PER_SAMPLE, UPPER_BOUND, Finding, explains, ranked, saving
 from profsight.model.profile import Profile
 from profsight.model.step_windows import Breakdown
@@ -100,7 +101,7 @@ def diagnose(profile: Profile) -> Diagnosis:
         )
     findings = host.without_explained(_run_all(ctx))
     findings = with_savings(ctx, findings)
-    result = verdict(trace_facts(ctx), findings)
+    result = _audited(verdict(trace_facts(ctx), findings), ctx.profile.audited)
     findings += model_habits.complexity(result.judgement, result.summary, result.evidence)
     found = tuple(ranked(findings))
     return Diagnosis(
@@ -111,6 +112,15 @@ def diagnose(profile: Profile) -> Diagnosis:
         roofline=ctx.roofline,
         diagnostics=physics_breaks(ctx.breakdown, found, result, ctx.roofline),
     )
+
+
+def _audited(result: Verdict, audited: list[Diagnostic]) -> Verdict:
+    """The verdict with what the trace's audit found, where it found a problem."""
+    problems = [d.code.replace("_", " ") for d in audited if d.level is Level.WARNING]
+    if not problems:
+        return result
+    caveat = AUDIT_CAVEAT.format(problems=", ".join(problems))
+    return replace(result, evidence=(*result.evidence, caveat))
 
 
 def _run_all(ctx: Context) -> list[Finding]:

@@ -8,6 +8,7 @@ from functools import cached_property
 from typing import Any, TypeVar
 
 from profsight.errors import UsageError
+from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS
 from profsight.malloc_trim import release_free_memory
 from profsight.model.attribution import Attribution, attribute
 from profsight.model.diagnostics import Diagnostic
@@ -15,6 +16,7 @@ from profsight.model.events import EventStore, Flows
 from profsight.model.module_table import module_table
 from profsight.model.table import GroupBy, ProfilerTable
 from profsight.model.table_build import build_table
+from profsight.model.trace_audit import audit
 from profsight.model.trace_meta import LoadStats, TraceMeta
 from profsight.model.tree import CallTree
 
@@ -94,6 +96,13 @@ class Profile:
         release_free_memory()
         return tree
 
+    @cached_property
+    def audited(self) -> list[Diagnostic]:
+        """What the trace's audit says of its clocks and records (`model.trace_audit`)."""
+        at = self.attribution
+        return audit(self.events, at.launcher, self.events.mask(DEVICE_WORK_KINDS))
+
     @property
     def warnings(self) -> list[Diagnostic]:
-        return self.diagnostics + self.attribution.diagnostics
+        """What loading found, what the attribution found, and the trace's audit."""
+        return self.diagnostics + self.attribution.diagnostics + self.audited

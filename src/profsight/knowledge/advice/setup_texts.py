@@ -241,3 +241,8 @@ PHYSICS_REMEDY: Final = (
     "a figure no hardware can give: please report it with the trace, and read the figures "
     "it touches as unreliable"
 )
+#: The verdict's evidence where the trace's audit (`model.trace_audit`) found problems.
+AUDIT_CAVEAT: Final = (
+    "the trace's audit found {problems} (see its diagnostics): the figures that cross between "
+    "host and device are uncertain by as much"
+)
