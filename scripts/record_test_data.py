@@ -5,6 +5,7 @@ gzipped; run it on a quiet machine (nothing else busy on its cores).
     .venv/bin/python scripts/record_test_data.py          # a few seconds
     .venv/bin/python scripts/record_test_data.py tiny_batch   # or first_step: only those
     .venv/bin/python scripts/record_test_data.py twins        # every other twin pair (1 min)
+    .venv/bin/python scripts/record_test_data.py same_run     # one run recorded twice
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from scenarios import SCENARIOS, table_path
 
-from recorders import record_first_step
+from recorders import record_first_step, record_plain
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "recorded"
 
@@ -39,6 +40,8 @@ def main(which: str = "all") -> None:
             print(record_first_step(warmup, OUT / f"first_step_warmup{warmup}.pt.trace.json.gz"))
     if which in ("all", "twins"):
         _twins()
+    if which in ("all", "same_run"):
+        _same_run()
     if which not in ("all", "tiny_batch"):
         return
     with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
@@ -52,6 +55,16 @@ def main(which: str = "all") -> None:
             print(shutil.copyfile(table_path(trace, "full"), table))
             trace = fixed(Path(tmp) / f"{how}-fixed")
             print(_gzipped(trace, f"tiny_batch_fixed.{how}.pt.trace.json.gz"))
+
+
+def _same_run() -> None:
+    """One training loop recorded twice, one after the other, eight steps each: what `diff`
+    must call within the noise (`test_diff_check.py`)."""
+    with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for side in ("a", "b"):
+            recorded = record_plain(Path(tmp) / f"same_run_{side}.pt.trace.json", steps=8)
+            print(_gzipped(recorded.trace, f"same_run_{side}.pt.trace.json.gz"))
 
 
 def _twins() -> None:

@@ -88,6 +88,9 @@ class Diagnosis:
     """Each op and shape against the device's ceilings (traces)."""
     diagnostics: tuple[Diagnostic, ...] = ()
     """Figures that break physics (`analyses.physics`): shown, never clamped away."""
+    flops_per_step: float | None = None
+    """The model's FLOPs per step, where every op that computes has its shapes (the
+    workload's signature: two recordings of one run count the same)."""
 
 
 def diagnose(profile: Profile) -> Diagnosis:
@@ -111,6 +114,9 @@ def diagnose(profile: Profile) -> Diagnosis:
         ctx.comms,
         roofline=ctx.roofline,
         diagnostics=physics_breaks(ctx.breakdown, found, result, ctx.roofline),
+        flops_per_step=ctx.flops.total / ctx.steps
+        if ctx.flops.complete and ctx.flops.total > 0
+        else None,
     )
 
 

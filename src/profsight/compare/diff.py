@@ -35,6 +35,19 @@ Status = Literal["slower", "faster", "unchanged", "new", "gone", "recounted"]
 #: Calls per step a row must gain or lose to be *recounted* below the noise floor: a whole
 #: call (calls per step are averages over the profiled steps).
 CALLS_MOVED = 1.0
+#: A change of the step beyond this many standard errors of the difference of the two runs'
+#: mean steps (their steps' own spread) is beyond the noise: two, about 95% of the changes
+#: two recordings of one run show, for steps that vary normally.
+NOISE_SPREADS = 2.0
+#: Two runs are alike, where both count their FLOPs per step, when those differ by less than
+#: this: the same model on the same shapes counts the same FLOPs in every recording, and a
+#: batch, a sequence length or a layer changed is another workload (a fix that removes work
+#: around the model, a metric or a sync, leaves them as they were) ...
+LIKE_FLOPS_PCT = 10.0
+#: ... and, where a run does not count them, when at least this share of their rows' time is
+#: in rows both ran (a majority of the work one run's own: different models).
+LIKE_SHARE_PCT = 50.0
+Noise = Literal["beyond", "within", "unknown"]
 
 
 @dataclass(frozen=True)
@@ -152,6 +165,29 @@ class RunDiff:
     """(bound, judgement) before and after."""
     memory_peaks: dict[str, Change] = field(default_factory=dict)
     """Memory (``cpu``, ``device``) -> its peak in bytes, where either run recorded it."""
+    noise_us: float | None = None
+    """What the step can move between recordings of one run: `NOISE_SPREADS` standard
+    errors of the difference of the two mean steps (None: a run has fewer than two steps)."""
+    shared_pct: float = 100.0
+    """The share of the rows' time (both runs') in rows both ran."""
+    flops: Change | None = None
+    """The model's FLOPs per step before and after, where both reports count them."""
+
+    @property
+    def step_noise(self) -> Noise:
+        """Whether the step's change is beyond what its recordings vary by."""
+        delta = self.step.delta
+        if self.noise_us is None or delta is None:
+            return "unknown"
+        return "beyond" if abs(delta) > self.noise_us else "within"
+
+    @property
+    def alike(self) -> bool:
+        """Whether the two runs ran the same work (`LIKE_SHARE_PCT`, `LIKE_FLOPS_PCT`)."""
+        pct = None if self.flops is None else self.flops.pct
+        if pct is not None:  # the same model on the same shapes: the same FLOPs
+            return abs(pct) < LIKE_FLOPS_PCT
+        return self.shared_pct >= LIKE_SHARE_PCT
 
     def with_status(self, status: Status) -> tuple[RowChange, ...]:
         return tuple(r for r in self.rows if r.status == status)
@@ -200,12 +236,60 @@ class RunDiff:
                 for status in ("slower", "faster", "new", "gone", "recounted")
             },
             "unchanged_rows": len(self.with_status("unchanged")),
+            "noise": {
+                "step_spread_us": {
+                    "before": self.before.step_spread_us,
+                    "after": self.after.step_spread_us,
+                },
+                "noise_us": self.noise_us,
+                "step_change": self.step_noise,
+            },
+            "alike": {
+                "shared_pct": round(self.shared_pct, 2),
+                "flops_per_step": None if self.flops is None else self.flops.to_dict(),
+                "alike": self.alike,
+            },
             "findings": {
                 "resolved": [f.to_dict() for f in self.resolved],
                 "new": [f.to_dict() for f in self.new_findings],
                 "kept": [f.to_dict() for f in self.kept],
             },
         }
+
+
+#: Rows per status, and phases, a concise comparison keeps (`RunDiff.concise`).
+CONCISE_ROWS = 5
+
+
+def concise(diff: RunDiff) -> dict[str, Any]:
+    """The comparison's facts in a few KB (for an assistant's context, MCP's ``diff``): the
+    step with its noise and the runs' likeness, the largest phases, the verdict, each
+    status's largest rows and its count, and the findings that came or went."""
+    full = diff.to_dict()
+    full.pop("unchanged_rows")
+    full["phases_us"] = dict(list(full["phases_us"].items())[: CONCISE_ROWS + 1])
+
+    def row(r: RowChange) -> dict[str, Any]:
+        t = r.times[r.key]
+        return {
+            "name": r.name,
+            "time": r.key,
+            "before_us": t.before,
+            "after_us": t.after,
+            "change_us": round(r.delta_us, 3),
+            "calls_per_step": r.calls.to_dict(),
+        }
+
+    full["rows"] = {
+        status: {
+            "count": len(diff.with_status(status)),
+            "largest": [row(r) for r in diff.with_status(status)[:CONCISE_ROWS]],
+        }
+        for status in ("slower", "faster", "new", "gone", "recounted")
+    }
+    findings = full["findings"]
+    findings["kept"] = len(findings["kept"])
+    return full
 
 
 def compare(
@@ -235,7 +319,10 @@ def compare(
     busy = None
     if old.device_busy_us is not None or new.device_busy_us is not None:
         busy = Change(old.device_busy_us, new.device_busy_us)
+    noise = _noise(old, new)
+    # a row's change within what the whole step varies by cannot be told from noise either
     floor = max(ROW_NOISE_US, ROW_NOISE_PCT / 100.0 * max(old.step_us or 0, new.step_us or 0))
+    floor = max(floor, noise or 0.0)
     rows = [_row_change(old.rows.get(k), new.rows.get(k), by, floor) for k in _keys(old, new)]
     rows.sort(key=lambda r: -abs(r.delta_us))
     resolved, appeared, kept = _findings(old.findings, new.findings)
@@ -255,7 +342,37 @@ def compare(
         new_findings=appeared,
         kept=kept,
         verdict=((old.bound, old.judgement), (new.bound, new.judgement)),
+        noise_us=noise,
+        shared_pct=_shared_pct(old, new),
+        flops=None
+        if old.flops_per_step is None or new.flops_per_step is None
+        else Change(old.flops_per_step, new.flops_per_step),
     )
+
+
+def _noise(old: RunFacts, new: RunFacts) -> float | None:
+    """`NOISE_SPREADS` standard errors of the difference of the two runs' mean steps."""
+    a, b = old.step_spread_us, new.step_spread_us
+    if a is None or b is None:
+        return None
+    error = float((a * a / len(old.step_walls) + b * b / len(new.step_walls)) ** 0.5)
+    return NOISE_SPREADS * error
+
+
+def _own_us(r: RowTimes) -> float:
+    """A row's own time, CPU and device (self times: nested rows are not counted twice; a
+    negative self time, children that outlast their parent in a table, weighs nothing)."""
+    return max(r.self_cpu_us, 0.0) + max(r.self_device_us, 0.0)
+
+
+def _shared_pct(old: RunFacts, new: RunFacts) -> float:
+    """The share of both runs' rows' own time that is in rows both ran."""
+    total = sum(_own_us(r) for r in old.rows.values()) + sum(_own_us(r) for r in new.rows.values())
+    if total <= 0:
+        return 100.0
+    both = sum(_own_us(r) for k, r in old.rows.items() if k in new.rows)
+    both += sum(_own_us(r) for k, r in new.rows.items() if k in old.rows)
+    return 100.0 * both / total
 
 
 def _keys(old: RunFacts, new: RunFacts) -> list[tuple[str, bool]]:

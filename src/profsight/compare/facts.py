@@ -26,6 +26,8 @@ _STEP_WINDOWS = "profiler steps"
 #: Lightning's action that runs once per training batch (the step marker of its reports).
 _LIGHTNING_STEP_ACTION = "run_training_batch"
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+#: A row that is a range's span on the device's timeline (`ProfilerTable`'s event kinds).
+_DEVICE_SPAN = "device_annotation"
 
 
 def as_document(source: ReportData | Mapping[str, Any], label: str = "<report>") -> dict[str, Any]:
@@ -85,6 +87,19 @@ class RunFacts:
     judgement: str | None = None
     memory_peaks: dict[str, float] = field(default_factory=dict)
     """Memory (``cpu``, ``device``) -> its peak, bytes (traces with ``profile_memory``)."""
+    step_walls: tuple[float, ...] = ()
+    """Each profiled step's time (µs), where the report breaks the run into steps."""
+    flops_per_step: float | None = None
+    """The model's FLOPs per step, where the report counts them (traces with shapes)."""
+
+    @property
+    def step_spread_us(self) -> float | None:
+        """The steps' sample standard deviation (µs); None with fewer than two steps."""
+        walls = self.step_walls
+        if len(walls) < 2:
+            return None
+        mean = sum(walls) / len(walls)
+        return float((sum((w - mean) ** 2 for w in walls) / (len(walls) - 1)) ** 0.5)
 
     @classmethod
     def of(cls, source: ReportData | Mapping[str, Any], label: str = "<report>") -> RunFacts:
@@ -115,6 +130,12 @@ class RunFacts:
             memory_peaks={
                 str(p["memory"]): float(p["peak_bytes"]) for p in doc.get("memory_peaks") or []
             },
+            flops_per_step=_number(facts.get("flops_per_step")),
+            step_walls=tuple(
+                float(w["wall_us"])
+                for w in (doc.get("breakdown") or {}).get("steps") or []
+                if w.get("wall_us") is not None
+            ),
         )
 
     def phase_pct(self, phase: str) -> float | None:
@@ -151,8 +172,11 @@ def _rows(table: list[Mapping[str, Any]], steps: int) -> dict[tuple[str, bool], 
     rows: dict[tuple[str, bool], RowTimes] = {}
     for r in table:
         name = str(r.get("name", ""))
-        if _is_step_marker(name):
-            continue  # the step time is compared on its own
+        if _is_step_marker(name) or r.get("event_kind") == _DEVICE_SPAN:
+            # the step time is compared on its own; a device annotation is the span of a
+            # range on the GPU timeline (torch's table shows Optimizer.step#Adam.step twice:
+            # its CPU row and that span), not work of its own
+            continue
         key = (name, bool(r.get("is_device")))
         row = RowTimes(
             name=name,

@@ -29,6 +29,7 @@ from mcp_types import ToolAnnotations
 from profsight.analyses.roofline import table_roofline
 from profsight.compare.budgets import check, parse_budget, parse_fail_on
 from profsight.compare.diff import compare
+from profsight.compare.diff import concise as concise_diff
 from profsight.compare.saved_report import SavedReport, load_report_document, saved_schema
 from profsight.errors import ProfsightError
 from profsight.front_door import JobOptions, open_input
@@ -220,11 +221,15 @@ def tree_tool(path: str, depth: int = 6, min_share: float = 1.0) -> dict[str, An
 
 
 @_tool("diff")
-def diff_tool(before: str, after: str, by: Literal["total", "self"] = "total") -> dict[str, Any]:
+def diff_tool(
+    before: str, after: str, by: Literal["total", "self"] = "total", full: bool = False
+) -> dict[str, Any]:
     """What got faster or slower between two runs (traces, tables or saved JSON reports):
-    step time, phases, findings and rows. by: total or self time per row."""
+    whether they ran the same work, the step against its noise, phases, findings and the
+    largest row changes (a few KB). by: total or self time per row; full: every row."""
     with _user_errors():
-        return _builtins(compare(_document(before), _document(after), by=by).to_dict())
+        diff = compare(_document(before), _document(after), by=by)
+        return _builtins(diff.to_dict() if full else concise_diff(diff))
 
 
 @_tool("check")

@@ -9,6 +9,7 @@ DOM calls and ``textContent``, so no name from a trace is ever parsed as markup.
 from __future__ import annotations
 
 import html
+import textwrap
 from pathlib import PurePath
 from typing import Any
 
@@ -18,15 +19,19 @@ from profsight.compare.diff import Change, FindingChange, RowChange, RunDiff, St
 from profsight.compare.facts import RunFacts
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.model.findings import Severity
-from profsight.names import cut_name, markdown_name
+from profsight.names import cut_from_start, cut_name, cut_to_read, markdown_name
 from profsight.renderers.escape import markdown_cell
 from profsight.renderers.explained import view_renderer
 from profsight.renderers.template import fill, script_json
-from profsight.units import short_bytes, short_time
+from profsight.units import short_bytes, short_flops, short_time
 
 #: Rows shown per list (slower, faster, new, gone) in text and Markdown; JSON has them all.
 ROWS_SHOWN = 10
 _NAME_WIDTH = 48
+#: The name column's least width, however narrow the terminal.
+_NARROWEST_NAME = 16
+#: Wrapped lines' indent.
+_IN = "  "
 _KEY_LABELS = {
     "cpu_total_us": "CPU total",
     "self_cpu_us": "self CPU",
@@ -78,8 +83,10 @@ def _moved_bytes(change: Change) -> str:
     return f"{size(change.before)} → {size(change.after)}" + (f" ({pct})" if pct else "")
 
 
-def _side(run: RunFacts) -> str:
-    return f"{run.source} ({run.format or 'report'}, {run.steps} step{'s' * (run.steps != 1)})"
+def _side(run: RunFacts, room: int = 10_000) -> str:
+    """The run's source, its start cut where the line would pass `room` columns."""
+    tail = f" ({run.format or 'report'}, {run.steps} step{'s' * (run.steps != 1)})"
+    return cut_from_start(run.source, max(room - len(tail), _NARROWEST_NAME)) + tail
 
 
 def _verdict(side: tuple[str | None, str | None]) -> str:
@@ -102,8 +109,32 @@ def _has_device(diff: RunDiff) -> bool:
     )
 
 
+def _unlike(diff: RunDiff) -> list[str]:
+    """Said before anything is compared, where the two runs ran different work."""
+    if diff.alike:
+        return []
+    if diff.flops is not None:
+        why = (
+            f"the model's FLOPs per step went {short_flops(diff.flops.before or 0.0)} → "
+            f"{short_flops(diff.flops.after or 0.0)} (another model, batch or input shape)"
+        )
+    else:
+        why = f"only {diff.shared_pct:.0f}% of the ops' time is in ops both ran"
+    return [f"Unlike runs: {why}; what follows compares two different workloads."]
+
+
+def _noise(diff: RunDiff) -> str:
+    """The step's change against what its recordings vary by."""
+    if diff.noise_us is None:
+        return ""
+    spread = short_time(diff.noise_us)
+    if diff.step_noise == "within":
+        return f"; within the noise (±{spread} between recordings of one run): no difference"
+    return f"; beyond the noise (±{spread})"
+
+
 def _headline(diff: RunDiff) -> list[str]:
-    lines = [f"Step time: {_moved(diff.step)}"]
+    lines = [*_unlike(diff), f"Step time: {_moved(diff.step)}{_noise(diff)}"]
     if diff.device_busy is not None:
         lines.append(f"Device busy: {_moved(diff.device_busy)}")
     for memory, change in diff.memory_peaks.items():
@@ -131,6 +162,18 @@ def _row_cells(r: RowChange, device: bool) -> list[str]:
         ]
     cells += [_signed(r.delta_us), _pct(r.change) or r.status]
     return [*cells, _KEY_LABELS[r.key]] if device else cells
+
+
+def _compact_cells(r: RowChange) -> list[str]:
+    """Calls, the ranking time before and after, the change, and which time it is."""
+    t = r.times[r.key]
+    return [
+        f"{_fmt_calls(r.calls.before)} → {_fmt_calls(r.calls.after)}",
+        f"{_time(t.before)} → {_time(t.after)}",
+        _signed(r.delta_us),
+        _pct(r.change) or r.status,
+        _KEY_LABELS[r.key],
+    ]
 
 
 def _fmt_calls(calls: float | None) -> str:
@@ -180,45 +223,50 @@ def _finding_lines(diff: RunDiff, markdown: bool) -> list[str]:
     return lines
 
 
-def render_diff_text(diff: RunDiff, limit: int = ROWS_SHOWN) -> str:
+def render_diff_text(diff: RunDiff, limit: int = ROWS_SHOWN, width: int = 120) -> str:
+    """The comparison as text, its tables in `width` columns (the name column gives way:
+    each row shows the time that ranks it, its calls and its change; JSON has every time)."""
     lines = [
         "Comparing two runs (times per profiled step):",
-        f"  before: {_side(diff.before)}",
-        f"  after:  {_side(diff.after)}",
+        f"  before: {_side(diff.before, width - 10)}",
+        f"  after:  {_side(diff.after, width - 10)}",
         "",
-        *_headline(diff),
+        *(w for line in _headline(diff) for w in textwrap.wrap(line, width, subsequent_indent=_IN)),
     ]
     if diff.phases:
         lines += ["", "Where a step's time goes:"]
         lines.append(f"  {'before':>9} {'after':>9} {'change':>10} {'%':>8}  phase")
         for phase, c in diff.phases.items():
+            label = cut_name(_phase_label(phase), max(width - 43, _NARROWEST_NAME))
             lines.append(
                 f"  {_time(c.before):>9} {_time(c.after):>9} {_signed(c.delta):>10} "
-                f"{_pct(c):>8}  {_phase_label(phase)}"
+                f"{_pct(c):>8}  {label}"
             )
-    device = _has_device(diff)
-    head = [*_HEAD, *([*_DEVICE_HEAD, *_TAIL, "of"] if device else _TAIL)]
-    widths = [10, 19, 19, *([19, 19, 10, 8, 12] if device else [10, 8])]
+    head = ["Calls/step", "Time/step", "Change", "%", "Of"]
+    widths = [10, 18, 9, 8, 12]
+    name_width = max(_NARROWEST_NAME, min(_NAME_WIDTH, width - 2 - sum(w + 1 for w in widths)))
     for status, title in _LISTS:
         rows = diff.with_status(status)
         if not rows:
             continue
         shown = f"top {limit} of {len(rows)}" if len(rows) > limit else f"{len(rows)}"
-        lines += ["", f"{title} ({shown}, by change of {diff.by} time per step):", ""]
-        header = f"  {'Name':<{_NAME_WIDTH}}" + "".join(
+        heading = f"{title} ({shown}, by change of {diff.by} time per step):"
+        lines += ["", *textwrap.wrap(heading, width, subsequent_indent=_IN), ""]
+        header = f"  {'Name':<{name_width}}" + "".join(
             f" {h:>{w}}" for h, w in zip(head, widths, strict=True)
         )
         lines += [header, "  " + "-" * (len(header) - 2)]
         for r in rows[:limit]:
-            name = cut_name(r.name, _NAME_WIDTH)
-            cells = _row_cells(r, device)
+            name = cut_to_read(r.name, name_width)
+            cells = _compact_cells(r)
             lines.append(
-                f"  {name:<{_NAME_WIDTH}}"
+                f"  {name:<{name_width}}"
                 + "".join(f" {c:>{w}}" for c, w in zip(cells, widths, strict=True))
             )
     if not any(diff.with_status(s) for s, _ in _LISTS):
         lines += ["", "No row changed by more than the noise floor."]
-    lines += _finding_lines(diff, markdown=False)
+    for line in _finding_lines(diff, markdown=False):
+        lines += textwrap.wrap(line, width, subsequent_indent=_IN * 2) or [""]
     return "\n".join(lines) + "\n"
 
 

@@ -130,6 +130,7 @@ def build_report(profile: Profile | TextProfile) -> ReportData:
         ExplainedRow(r, explain_row(r, table, tree), called.get(r.name)) for r in table.rows
     )
     summary, facts = _trace_summary(profile)
+    facts["flops_per_step"] = diagnosis.flops_per_step
     return ReportData(
         source=profile.source,
         format=profile.format,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 
 from profsight.cli.choices import DIFF_BYS, DIFF_FORMATS, DIFF_SUFFIXES, SNAPSHOT_DIFF_SUFFIXES
 from profsight.cli.common import add_output_arguments, format_from
@@ -49,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
     fmt = format_from(args, DIFF_SUFFIXES, "text")
     limit = ROWS_SHOWN if args.limit is None else max(args.limit, 0)
     if fmt == "text":
-        text = render_diff_text(diff, limit)
+        width = shutil.get_terminal_size((120, 24)).columns if args.output is None else 120
+        text = render_diff_text(diff, limit, width)
     elif fmt == "markdown":
         text = render_diff_markdown(diff, limit)
     elif fmt == "html":

@@ -1,0 +1,86 @@
+"""A diff that knows noise and comparability (issue 38, item 5).
+
+GIVEN committed recordings (one run recorded twice; planted runs and their fixed twins;
+different models) and real GPU traces by others,
+WHEN `profsight diff` compares two of them,
+THEN the step's change is judged against the runs' own step-to-step spread, two runs of
+different work are called unlike before anything is compared, each op is one row (a device
+annotation's span is no row of its own), the text fits the terminal, and MCP's comparison is
+a few KB with the same facts.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import profsight
+from profsight.compare.diff import compare, concise
+from profsight.renderers.diff_render import render_diff_text
+
+from conftest import DATA
+
+RECORDED = DATA / "recorded"
+
+
+def _report(name: str) -> profsight.Report:
+    report = profsight.explain(RECORDED / f"{name}.pt.trace.json.gz")
+    assert isinstance(report, profsight.Report)
+    return report
+
+
+def test_a_fix_that_halves_the_step_is_beyond_the_noise() -> None:
+    diff = compare(_report("slow_dataset.plain"), _report("slow_dataset_fixed.plain"))
+    assert diff.alike and diff.step_noise == "beyond"
+    assert diff.noise_us is not None and abs(diff.step.delta or 0) > diff.noise_us
+    text = render_diff_text(diff)
+    assert "; beyond the noise (±" in text and "Unlike runs" not in text
+
+
+def test_two_models_are_unlike_before_anything_is_compared() -> None:
+    """python_collate's MLP counts 4.32 MFLOP a step, heavy_metric's 193 kFLOP."""
+    diff = compare(_report("python_collate.plain"), _report("heavy_metric.plain"))
+    assert not diff.alike
+    text = render_diff_text(diff)
+    head = text.split("\n\n")[1]
+    assert head.startswith("Unlike runs: the model's FLOPs per step went 4.32 MFLOP → 193 kFLOP")
+    doc = diff.to_dict()
+    assert doc["alike"]["alike"] is False
+    assert doc["alike"]["flops_per_step"]["before"] == pytest.approx(4_317_184.0)
+
+
+def test_a_fix_around_the_model_keeps_the_runs_alike() -> None:
+    """Removing a metric takes most of the step's ops away, but the model counts the same
+    FLOPs: the same workload, fixed."""
+    diff = compare(_report("heavy_metric.plain"), _report("heavy_metric_fixed.plain"))
+    assert diff.shared_pct < 50.0 and diff.alike
+
+
+def test_each_op_is_one_row_and_the_text_fits_the_terminal() -> None:
+    """A GPU trace by others and its AMP twin: Optimizer.step#Adam.step was listed twice (its
+    CPU row and its span on the GPU timeline)."""
+    lab = DATA / "gpu_traces" / "incredere__gpu-profiling-pytorch-lab"
+    diff = compare(
+        profsight.explain(lab / "fp32.pt.trace.json.gz"),
+        profsight.explain(lab / "amp.pt.trace.json.gz"),
+    )
+    names = [r.name for r in diff.rows]
+    assert len(names) == len(set(names))
+    assert not any(r.event_kind == "device_annotation" for r in diff.rows)
+    for width in (80, 120):
+        text = render_diff_text(diff, width=width)
+        assert max(len(line) for line in text.splitlines()) <= width, width
+
+
+def test_mcp_gets_the_same_facts_in_a_few_kb() -> None:
+    """Two real traces' full comparison is over 100 KB; the concise one keeps the step, its
+    noise, the likeness, the verdict and each status's largest rows."""
+    rank = DATA / "real" / "rank-70.Mar_25_20_48_12.2861.pt.trace.json.gz"
+    diff = compare(profsight.explain(DATA / "real" / "nccl_data.json.gz"), profsight.explain(rank))
+    full, short = json.dumps(diff.to_dict()), json.dumps(concise(diff))
+    assert len(full) > 100_000 and len(short) <= 10_240
+    doc = concise(diff)
+    assert doc["step_us"] == diff.step.to_dict() and doc["noise"]["step_change"] == diff.step_noise
+    assert doc["rows"]["slower"]["count"] == len(diff.slower)
+    assert len(doc["rows"]["slower"]["largest"]) == min(5, len(diff.slower))
