@@ -173,8 +173,14 @@ def test_findings_resolved_and_new(
 
 @pytest.mark.parametrize("fmt", ["text", "markdown", "json", "html"])
 def test_every_format_renders(
-    capsys: pytest.CaptureFixture[str], runs: tuple[Run, Run], tmp_path: Path, fmt: str
+    capsys: pytest.CaptureFixture[str],
+    runs: tuple[Run, Run],
+    tmp_path: Path,
+    fmt: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # the text fits the terminal (here 120 columns, as a file's is): one text either way
+    monkeypatch.setenv("COLUMNS", "120")
     before, after = (str(r.trace) for r in runs)
     code, out, _ = run(capsys, "diff", before, after, "--format", fmt)
     assert code == EXIT_OK

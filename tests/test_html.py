@@ -723,7 +723,7 @@ def test_each_evidence_label_shows_once(
 
 
 AXIS_LABEL = re.compile(
-    r"^\d+(\.\d+)?(e[+-]?\d+)? ?(µs|ms|s|%|B|KB|MB|GB|GB/s|items|[kMGTP]?FLOP/s|FLOP/B)$"
+    r"^\d+(\.\d+)?(e[+-]?\d+)? ?(µs|ms|s|%|B|KiB|MiB|GiB|GB/s|items|[kMGTP]?FLOP/s|FLOP/B)$"
 )
 
 
