@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import shutil
+import subprocess
 import sys
 import tempfile
 import warnings
@@ -42,6 +43,9 @@ def main(which: str = "all") -> None:
         _twins()
     if which in ("all", "same_run"):
         _same_run()
+    if which.startswith("same_run_"):
+        _same_run_side(which.removeprefix("same_run_"))
+        return
     if which not in ("all", "tiny_batch"):
         return
     with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
@@ -58,13 +62,18 @@ def main(which: str = "all") -> None:
 
 
 def _same_run() -> None:
-    """One training loop recorded twice, one after the other, eight steps each: what `diff`
-    must call within the noise (`test_diff_check.py`)."""
+    """One training loop recorded twice, eight steps each, each in a process of its own (as
+    two runs of one script are): what `diff` must call alike, and its step's change within
+    the noise or not (`test_diff_noise.py`)."""
+    for side in ("a", "b"):
+        subprocess.run([sys.executable, __file__, f"same_run_{side}"], check=True)
+
+
+def _same_run_side(side: str) -> None:
     with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for side in ("a", "b"):
-            recorded = record_plain(Path(tmp) / f"same_run_{side}.pt.trace.json", steps=8)
-            print(_gzipped(recorded.trace, f"same_run_{side}.pt.trace.json.gz"))
+        recorded = record_plain(Path(tmp) / f"same_run_{side}.pt.trace.json", steps=8)
+        print(_gzipped(recorded.trace, f"same_run_{side}.pt.trace.json.gz"))
 
 
 def _twins() -> None:

@@ -84,3 +84,20 @@ def test_mcp_gets_the_same_facts_in_a_few_kb() -> None:
     assert doc["step_us"] == diff.step.to_dict() and doc["noise"]["step_change"] == diff.step_noise
     assert doc["rows"]["slower"]["count"] == len(diff.slower)
     assert len(doc["rows"]["slower"]["largest"]) == min(5, len(diff.slower))
+
+
+def test_one_run_recorded_twice_is_alike_and_within_the_machines_noise() -> None:
+    """One training loop recorded twice, each in a process of its own
+    (`scripts/record_test_data.py same_run`): 2.98 ms and 2.34 ms a step. Each run's own
+    steps vary by 5-8%, but two runs of one script on this 2-core machine differ by up to 32%
+    (`scripts/run_to_run.py`, five recordings: sd 15.5%), which no run's steps show: by the
+    steps' spread alone the change reads as beyond the noise, and with the machine's measured
+    run-to-run noise (`--noise 32`) it is within it."""
+    a, b = _report("same_run_a"), _report("same_run_b")
+    diff = compare(a, b)
+    assert diff.alike and diff.flops is not None and diff.flops.pct == 0.0
+    assert diff.step_noise == "beyond"  # the steps' own spread does not hold run-to-run noise
+    machine = compare(a, b, run_noise_pct=32.0)
+    assert machine.step_noise == "within"
+    assert not machine.slower and not machine.faster
+    assert "within the noise" in render_diff_text(machine)

@@ -167,7 +167,8 @@ class RunDiff:
     """Memory (``cpu``, ``device``) -> its peak in bytes, where either run recorded it."""
     noise_us: float | None = None
     """What the step can move between recordings of one run: `NOISE_SPREADS` standard
-    errors of the difference of the two mean steps (None: a run has fewer than two steps)."""
+    errors of the difference of the two mean steps, or the run-to-run noise the user gave
+    if larger (None: a run has fewer than two steps and none was given)."""
     shared_pct: float = 100.0
     """The share of the rows' time (both runs') in rows both ran."""
     flops: Change | None = None
@@ -296,11 +297,14 @@ def compare(
     before: ReportData | Mapping[str, Any],
     after: ReportData | Mapping[str, Any],
     by: By = "total",
+    run_noise_pct: float | None = None,
 ) -> RunDiff:
     """Compare two runs: reports, or their ``profsight/1`` JSON documents.
 
     `by` picks the row times that rank the changes: ``total`` (CPU or device total) or
-    ``self``.
+    ``self``. `run_noise_pct`: how much two runs of the same script differ on this machine
+    (% of the step), which no run's own steps show (warm-up, clocks, caches, neighbours): the
+    noise is then at least that much.
     """
     if by not in BYS:
         raise UsageError(f"unknown comparison {by!r}; use one of: {', '.join(BYS)}")
@@ -320,6 +324,9 @@ def compare(
     if old.device_busy_us is not None or new.device_busy_us is not None:
         busy = Change(old.device_busy_us, new.device_busy_us)
     noise = _noise(old, new)
+    if run_noise_pct is not None:
+        across = run_noise_pct / 100.0 * max(old.step_us or 0.0, new.step_us or 0.0)
+        noise = max(noise or 0.0, across)
     # a row's change within what the whole step varies by cannot be told from noise either
     floor = max(ROW_NOISE_US, ROW_NOISE_PCT / 100.0 * max(old.step_us or 0, new.step_us or 0))
     floor = max(floor, noise or 0.0)

@@ -222,13 +222,18 @@ def tree_tool(path: str, depth: int = 6, min_share: float = 1.0) -> dict[str, An
 
 @_tool("diff")
 def diff_tool(
-    before: str, after: str, by: Literal["total", "self"] = "total", full: bool = False
+    before: str,
+    after: str,
+    by: Literal["total", "self"] = "total",
+    full: bool = False,
+    noise_pct: float | None = None,
 ) -> dict[str, Any]:
     """What got faster or slower between two runs (traces, tables or saved JSON reports):
     whether they ran the same work, the step against its noise, phases, findings and the
-    largest row changes (a few KB). by: total or self time per row; full: every row."""
+    largest row changes (a few KB). by: total or self time per row; full: every row;
+    noise_pct: how much two runs of one script differ on this machine (% of the step)."""
     with _user_errors():
-        diff = compare(_document(before), _document(after), by=by)
+        diff = compare(_document(before), _document(after), by=by, run_noise_pct=noise_pct)
         return _builtins(diff.to_dict() if full else concise_diff(diff))
 
 

@@ -6,7 +6,7 @@ import argparse
 import shutil
 
 from profsight.cli.choices import DIFF_BYS, DIFF_FORMATS, DIFF_SUFFIXES, SNAPSHOT_DIFF_SUFFIXES
-from profsight.cli.common import add_output_arguments, format_from
+from profsight.cli.common import add_output_arguments, format_from, percent
 
 HELP = "compare two runs: step time, phases, rows that got faster or slower, findings"
 _INPUT = "a trace, a printed table or Lightning report, a saved JSON report, or a memory snapshot"
@@ -25,6 +25,15 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     p.add_argument(
         "--limit", type=int, default=None, metavar="N", help="rows per list (not in JSON)"
+    )
+    p.add_argument(
+        "--noise",
+        type=percent,
+        default=None,
+        metavar="PCT",
+        help="how much two runs of the same script differ on this machine, %% of the step "
+        "(warm-up, clocks, caches, neighbours: no run's own steps show it); changes within it "
+        "are noise (default: the runs' step-to-step spread only)",
     )
     add_output_arguments(p)
     p.set_defaults(run=run)
@@ -46,7 +55,12 @@ def run(args: argparse.Namespace) -> int:
     snapshots = [is_snapshot(p) for p in (args.before, args.after)]
     if any(snapshots):
         return _snapshots(args, all(snapshots))
-    diff = compare(load_document(args.before, args), load_document(args.after, args), by=args.by)
+    diff = compare(
+        load_document(args.before, args),
+        load_document(args.after, args),
+        by=args.by,
+        run_noise_pct=args.noise,
+    )
     fmt = format_from(args, DIFF_SUFFIXES, "text")
     limit = ROWS_SHOWN if args.limit is None else max(args.limit, 0)
     if fmt == "text":
