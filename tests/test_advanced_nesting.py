@@ -147,10 +147,19 @@ def test_nested_report_names_the_hot_function_not_the_closure(reports: dict[str,
     assert "non_blocking" in hot[0].explanation
     first = hot[0].evidence[0]
     assert first.value.startswith(TO_CALL) and f"{TO_CALLS} calls per step" in first.value
-    # the optimizer's update (SGD on 5 parameters) is tiny: the closure it runs is not it
-    assert not [f for f in report.findings if f.category == "optimizer"]
     profile = _load(reports["nested"])
     assert profile.lightning is not None
+    # the optimizer's update (SGD on 5 parameters) is tiny: the closure it runs (the eight
+    # conversions of training_step) is not counted in it. The update is read as a difference
+    # of totals, so a contended CPU can lift it to a few percent of the step (a loaded run
+    # read 4%, past the optimizer's threshold); the closure read as the update would be all
+    # of training_step's time.
+    run = profile.run()
+    step = printed_step(run.table, exclusive=run.exclusive)
+    assert step is not None
+    assert step.phases.get("optimizer", 0.0) < 0.5 * step.phases["forward"]
+    for finding in report.findings:
+        assert finding.category != "optimizer" or TO_CALL not in str(finding.evidence)
     for p in profile.lightning.profiles:
         entry = hotspot(p)
         assert entry is None or not LIGHTNING_CLOSURE.search(entry.location), p.action
