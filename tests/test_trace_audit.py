@@ -9,6 +9,7 @@ and a clean trace (or a CUDA-graph capture, whose launches queue nothing) has no
 
 from __future__ import annotations
 
+import gzip
 import json
 
 import profsight
@@ -72,3 +73,47 @@ def test_the_verdict_says_when_the_audit_touches_the_judged_window() -> None:
     ]
     clean = profsight.explain(CLEAN).verdict
     assert clean is not None and not any("audit" in e for e in clean.evidence)
+
+
+#: HTA's MTIA inference trace: Kineto logged one error while recording it (its "ERROR" field).
+MTIA = DATA / "shared" / "traces" / "hta" / "mtia_inference_trace" / "mtia_inference_rank_0.json.gz"
+#: What libkineto's CuptiActivityApi logs when CUPTI dropped records and when the buffers
+#: reached their cap (glog's prefix as the traces' INFO lines carry it).
+KINETO_LOSS = [
+    "WARNING:2024-05-22 17:15:23 2910249:2910250 CuptiActivityApi.cpp:280] "
+    "Dropped 2048 activity records",
+    "WARNING:2024-05-22 17:15:23 2910249:2910250 CuptiActivityApi.cpp:281] "
+    "Dropped 512 activity records",
+    "WARNING:2024-05-22 17:15:24 2910249:2910250 CuptiActivityApi.cpp:224] "
+    "Exceeded max GPU buffer count (33 >= 33) - terminating tracing",
+]
+
+
+def test_the_profilers_own_errors_are_a_note_without_their_prefix() -> None:
+    (note,) = [d for d in profsight.load(MTIA).warnings if d.code == "profiler_log"]
+    assert note.level.value == "info"
+    assert note.message == (
+        'the profiler logged 1 error while recording: "gpuGetDeviceCount failed with code 35"'
+    )
+    # a note, not a problem: the verdict keeps no audit caveat for it
+    assert not any("audit" in e for e in profsight.explain(MTIA).verdict.evidence)
+
+
+def test_records_the_profiler_says_it_lost_are_a_warning_and_a_caveat(tmp_path: object) -> None:
+    """nccl_data (a real trace whose Kineto log holds only INFO lines), written again with
+    the WARNING lines Kineto logs when it loses records: their count is summed, the verdict
+    says its figures are uncertain, and the user's file is untouched."""
+    with gzip.open(CLEAN, "rt") as f:
+        doc = json.load(f)
+    assert "WARNING" not in doc and doc["INFO"]
+    doc["WARNING"] = KINETO_LOSS
+    lossy = tmp_path / "nccl_data_lossy.json"  # type: ignore[operator]
+    lossy.write_text(json.dumps(doc))
+    (lost,) = [d for d in profsight.load(lossy).warnings if d.code == "profiler_lost_records"]
+    assert lost.level.value == "warning" and lost.count == 3
+    assert "(Dropped 2048 activity records; 2,560 records dropped in all)" in lost.message
+    report = profsight.explain(lossy)
+    assert any("profiler lost records" in e for e in report.verdict.evidence)
+    assert "profiler_lost_records" in [d["code"] for d in json.loads(report.json())["diagnostics"]]
+    # the clean original says nothing of its INFO lines
+    assert not [d for d in profsight.load(CLEAN).warnings if d.code.startswith("profiler_")]

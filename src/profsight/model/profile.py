@@ -16,7 +16,7 @@ from profsight.model.events import EventStore, Flows
 from profsight.model.module_table import module_table
 from profsight.model.table import GroupBy, ProfilerTable
 from profsight.model.table_build import build_table
-from profsight.model.trace_audit import audit
+from profsight.model.trace_audit import audit, logged
 from profsight.model.trace_meta import LoadStats, TraceMeta
 from profsight.model.tree import CallTree
 
@@ -100,7 +100,8 @@ class Profile:
     def audited(self) -> list[Diagnostic]:
         """What the trace's audit says of its clocks and records (`model.trace_audit`)."""
         at = self.attribution
-        return audit(self.events, at.launcher, self.events.mask(DEVICE_WORK_KINDS))
+        found = audit(self.events, at.launcher, self.events.mask(DEVICE_WORK_KINDS))
+        return found + logged(self.meta.header)
 
     @property
     def warnings(self) -> list[Diagnostic]:

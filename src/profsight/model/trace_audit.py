@@ -13,14 +13,22 @@ of the window it touches (`audit`, run on every trace as it is attributed):
   Launches inside a CUDA-graph capture queue nothing (the stream is recorded, not run) and
   are not counted.
 
+A third is said by the profiler itself: the warnings and errors Kineto logged while recording,
+kept in the trace's top-level fields (`logged`): lost device records are a warning, anything
+else it logged a note (`knowledge.profiler_log`).
+
 Work launched before the window, and device work linked to no launch call, are said by the
-attribution itself (``launched_before_window``, ``unlinked_device``).
+attribution itself (``launched_before_window``, ``unlinked_device``); ranges that overlap
+without nesting on one thread by the nesting (``partial_overlap``).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from profsight.knowledge import profiler_log as log
 from profsight.knowledge.graph_capture import CAPTURE_BEGIN, CAPTURE_END, CAPTURE_RANGES
 from profsight.knowledge.rows import LAUNCH_CALLS
 from profsight.model.diagnostics import Diagnostic, Level
@@ -40,6 +48,56 @@ def audit(ev: EventStore, launcher: np.ndarray, device_work: np.ndarray) -> list
         return []
     lo, hi = int(ev.start[work].min()), int(ev.end_of(work).max())
     return [*_before_launch(ev, launcher, work, max(hi - lo, 1)), *_lost(ev, launcher, work)]
+
+
+def logged(header: dict[str, Any]) -> list[Diagnostic]:
+    """What Kineto's own log in the trace (`header`: its top-level fields) says went wrong."""
+    lines = [
+        (level, log.message_text(line))
+        for level in log.LOG_LEVELS
+        for line in _listed(header.get(level))
+        if isinstance(line, str) and line.strip()
+    ]
+    lost = [text for _, text in lines if log.LOST_RECORDS.search(text)]
+    out = []
+    if lost:
+        dropped = sum(
+            int(m.group(1)) for t in lost if (m := log.LOST_RECORDS.search(t)) and m.group(1)
+        )
+        out.append(
+            Diagnostic(
+                "profiler_lost_records",
+                log.LOST_MESSAGE.format(
+                    first=lost[0],
+                    more=log.LOST_DROPPED.format(count=dropped) if dropped else "",
+                ),
+                Level.WARNING,
+                count=len(lost),
+                remedy=log.LOST_REMEDY,
+            )
+        )
+    rest = [(level, text) for level, text in lines if text not in lost]
+    if rest:
+        levels = sorted({level.lower() for level, _ in rest})
+        what = " and ".join(f"{lv}{'s' if len(rest) > 1 else ''}" for lv in levels)
+        out.append(
+            Diagnostic(
+                "profiler_log",
+                log.LOGGED_MESSAGE.format(
+                    count=len(rest),
+                    what=what,
+                    which=log.LOGGED_FIRST if len(rest) > 1 else "",
+                    first=rest[0][1],
+                ),
+                Level.INFO,
+                count=len(rest),
+            )
+        )
+    return out
+
+
+def _listed(value: object) -> list[object]:
+    return value if isinstance(value, list) else []
 
 
 def _before_launch(
@@ -118,4 +176,4 @@ def _in_capture(ev: EventStore, calls: np.ndarray) -> np.ndarray:
     return inside
 
 
-__all__ = ["LEAD_NS", "audit"]
+__all__ = ["LEAD_NS", "audit", "logged"]
