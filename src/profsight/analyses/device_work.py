@@ -29,9 +29,9 @@ import numpy as np
 
 from profsight.analyses.step import intervals
 from profsight.knowledge.hardware import COPY_SERIES_POINTS
-from profsight.knowledge.kernels import decode_kernel
+from profsight.knowledge.kernels import decode_kernel, is_transfer
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
-from profsight.model.events import I64
+from profsight.model.events import I64, Bool, EventStore
 from profsight.model.profile import Profile
 
 NS_PER_US = 1000.0
@@ -203,6 +203,18 @@ def _delays(profile: Profile, items: I64, launcher: I64, own: np.ndarray) -> Lau
         latency_median_us=float(np.median(latency)) * us,
         latency_p90_us=float(np.percentile(latency, 90)) * us,
     )
+
+
+def moves_data(ev: EventStore) -> Bool:
+    """Which events move data on the device: copies and memsets, and the kernels that are a
+    runtime's own transfers (MTIA's ``dma_request``: `knowledge.kernels.is_transfer`)."""
+    kernel = ev.kind == EventKind.KERNEL
+    lut = np.zeros(len(ev.strings), bool)
+    for n in np.unique(ev.name[kernel]).tolist():
+        lut[n] = is_transfer(ev.strings[n])
+    moving: Bool = (ev.kind == EventKind.MEMCPY) | (ev.kind == EventKind.MEMSET)
+    moving |= kernel & lut[ev.name]
+    return moving
 
 
 def _copies(profile: Profile, items: I64) -> tuple[CopyRate, ...]:

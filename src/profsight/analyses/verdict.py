@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from profsight.analyses.context import Context
+from profsight.analyses.device_work import moves_data
 from profsight.analyses.findings.capture import not_judged_lines
 from profsight.analyses.findings.setup import flops_unknown
 from profsight.analyses.step import intervals
@@ -112,12 +113,13 @@ def trace_facts(ctx: Context) -> StepFacts:
 
 
 def _busy_split(ctx: Context) -> list[str]:
-    """The device's busy time split into computing (kernels) and moving data (copies and
-    memsets that no kernel overlaps), over the steps' span."""
+    """The device's busy time split into computing (kernels) and moving data (copies,
+    memsets and a runtime's transfers that no kernel overlaps), over the steps' span."""
     lo, hi = ctx.breakdown.span_ns
     ev = ctx.profile.events
-    kernels = np.flatnonzero(ev.kind == EventKind.KERNEL)
-    moves = np.flatnonzero((ev.kind == EventKind.MEMCPY) | (ev.kind == EventKind.MEMSET))
+    moving = moves_data(ev)  # a runtime's transfers recorded as kernels too
+    kernels = np.flatnonzero((ev.kind == EventKind.KERNEL) & ~moving)
+    moves = np.flatnonzero(moving)
     k = intervals.clip(*intervals.union(ev.start[kernels], ev.end_of(kernels)), lo, hi)
     m = intervals.clip(*intervals.union(ev.start[moves], ev.end_of(moves)), lo, hi)
     span = max(hi - lo, 1)

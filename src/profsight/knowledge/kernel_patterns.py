@@ -305,6 +305,13 @@ FAMILIES: Final[tuple[Family, ...]] = (
     _family(r"^event_(?:record|wait)$", library="MTIA", operation="other"),
 )
 
+#: The families that are a runtime's own transfers recorded as kernels (their operation a
+#: copy or a fill, named by the family, not guessed by `OPERATION_RULES`): MTIA's DMA
+#: requests, which its trace files beside the kernels, and ROCclr's blits for hipMemcpy and
+#: hipMemset. They move data like a ``Memcpy``/``Memset`` record does; an SM kernel that
+#: copies (``copy_kernel``, ``CatArray``, a transpose) is computation.
+TRANSFER_FAMILIES: Final = tuple(f for f in FAMILIES if f.operation in ("copy", "memset"))
+
 #: Ordered: the first match names the library. cuDNN and cuBLAS embed CUTLASS kernels and
 #: say so in the namespace (``cutlass_cudnn_infer::``) or the suffix (``_cublas``).
 LIBRARY_RULES: Final = _rules(

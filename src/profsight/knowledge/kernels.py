@@ -244,6 +244,12 @@ def decode_kernel(name: str) -> KernelInfo:
     return _fill(name, found)
 
 
+def is_transfer(name: str) -> bool:
+    """Whether a device item recorded as a kernel is a runtime's own copy or fill
+    (`kernel_patterns.TRANSFER_FAMILIES`): it moves data, it does not compute."""
+    return any(f.match.search(name) for f in kp.TRANSFER_FAMILIES)
+
+
 def matrix_precision(kernels: Iterable[tuple[str, float]]) -> str | None:
     """The precision a run's matrix math runs in: that of its matrix kernels (`kernels`:
     name and device time) with the most device time; None where no matrix kernel's name
