@@ -17,6 +17,7 @@ import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -1149,3 +1150,130 @@ def test_the_page_words_the_device_and_its_notes_as_a_reader_would(
     assert "Devices listed: 8, their names not recorded" in text
     assert o.errors == []
     assert "in which the GPU ran kernels" in nccl.page.locator("#ps-busy").inner_text()
+
+
+# ---- what a canvas draws stays in its box (issue 38, charts) ---------------------------------
+
+#: Per uPlot chart, per axis: each tick label's text and the box it is drawn in (CSS pixels of
+#: the chart's canvas, measured with the axis's font, placed as uPlot places it); the chart's
+#: size, its plot area; the x of each value its marks (bars, points) are drawn at.
+DRAWN = """() => {
+    const ctx = document.createElement('canvas').getContext('2d');
+    const pr = uPlot.pxRatio;
+    return Object.fromEntries(Object.entries(window.profsight.charts).map(([id, u]) => {
+        const left = u.bbox.left / pr, top = u.bbox.top / pr;
+        const axes = u.axes.map(a => {
+            ctx.font = a.font[0];
+            const size = a.font[1], off = a.ticks.size + a.gap;
+            return a._splits.map((v, i) => [v, a._values[i]]).filter(([, t]) => t)
+                .map(([v, text]) => {
+                    const w = ctx.measureText(text).width, at = u.valToPos(v, a.scale);
+                    if (a.side === 2) {
+                        const x = left + at;
+                        return {text, left: x - w / 2, right: x + w / 2,
+                                top: a._pos + off, bottom: a._pos + off + size};
+                    }
+                    const y = top + at;
+                    return {text, left: a._pos - off - w, right: a._pos - off,
+                            top: y - size / 2, bottom: y + size / 2};
+                });
+        });
+        // marks: every series but a roof, which is a line running to the plot's ends
+        const marked = u.data.slice(1).filter((s, k) => !/ roof$/.test(u.series[k + 1].label));
+        const xs = u.data[0].filter((x, i) => marked.some(s => s[i] !== null));
+        return [id, {width: u.width, height: u.height, plot: [left, left + u.bbox.width / pr],
+                     axes, marks: xs.map(x => left + u.valToPos(x, 'x'))}];
+    }));
+}"""
+
+#: The charts whose marks stand alone (bars, points), each at a value of x: none may be cut
+#: by the plot's edge.
+MARKED = ("ps-breakdown-chart", "ps-copy-chart", "ps-roofline-chart")
+
+
+@pytest.mark.parametrize("name", ["fp32", "switch"])
+def test_charts_draw_inside_their_boxes_at_a_phones_width(
+    pages: Any, name: str, request: pytest.FixtureRequest
+) -> None:
+    """At a phone's width (issue 38): every element of a chart inside its box and the window,
+    and what uPlot draws on its canvas too: each tick label whole inside the canvas, none on
+    top of its neighbour (the roofline's "1000 FLOP/B" ran past the right edge, its decades
+    over each other; "100 TFLOP/s" past the left), and no bar or point cut in half at the
+    plot's edge (the copy chart's last sample sat on it)."""
+    o = pages(request.getfixturevalue(f"{name}_report"), f"{name}-drawn", width=NARROW)
+    page = o.page
+    assert o.errors == [] and o.violations() == []
+    assert page.evaluate("[document.documentElement.scrollWidth, innerWidth]") == [NARROW] * 2
+    spill = page.evaluate(
+        """() => [...document.querySelectorAll('.ps-chart, .ps-chart *, .ps-legend *')]
+            .filter(e => { const r = e.getBoundingClientRect(),
+                    box = e.closest('section').getBoundingClientRect();
+                return r.width && (r.right > box.right + 0.5 || r.right > innerWidth); })
+            .map(e => e.className || e.tagName)"""
+    )
+    assert spill == []
+    drawn: dict[str, Any] = page.evaluate(DRAWN)
+    assert {"ps-copy-chart", "ps-roofline-chart", "ps-breakdown-chart"} <= set(drawn)
+    for chart_id, c in drawn.items():
+        for labels in c["axes"]:
+            assert len(labels) >= 2, chart_id
+            for label in labels:
+                inside = label["left"] >= 0 and label["right"] <= c["width"]
+                assert inside and label["top"] >= 0 and label["bottom"] <= c["height"], (
+                    chart_id,
+                    label,
+                )
+            ordered = sorted(labels, key=lambda x: (x["top"], x["left"]))
+            for a, b in pairwise(ordered):
+                apart = a["right"] + 2 <= b["left"] or a["bottom"] <= b["top"]
+                assert apart, (chart_id, a["text"], b["text"])
+        if chart_id in MARKED:
+            left, right = c["plot"]
+            cut = [x for x in c["marks"] if not left + 3 <= x <= right - 3]
+            assert cut == [], (chart_id, c["plot"])
+
+
+def test_the_queue_axis_reads_whole_numbers_at_a_laptops_width(pages: Any) -> None:
+    """The launch queue's y axis at 1280 px read "000 items" (issue 38): its "1000 items" was
+    wider than the axis, cut at the canvas's left edge. Each tick label is the whole number
+    of its tick with the unit, and drawn whole inside the canvas."""
+    o = pages(profsight.explain(str(LAGGING)), "lagging-axis", width=LAPTOP)
+    queue = o.page.evaluate(DRAWN)["ps-queue-chart"]
+    splits = o.page.evaluate("window.profsight.charts['ps-queue-chart'].axes[1]._splits")
+    labels = queue["axes"][1]
+    assert [label["text"] for label in labels] == [f"{round(v)} items" for v in splits]
+    assert labels[-1]["text"] == "1000 items"
+    cut = [label for label in labels if label["left"] < 0 or label["right"] > queue["plot"][0]]
+    assert cut == []
+
+
+def test_copy_bandwidth_draws_no_ramp_across_a_gap(fp32: Opened) -> None:
+    """The copy chart's samples are slices with copies, far apart on this trace (issue 38): a
+    line joining them drew ramps through time no copy ran in, a rate never measured. Half way
+    between two samples, the canvas's column over the plot holds none of the series' colour."""
+    page = fp32.page
+    page.locator("#ps-copy-chart").scroll_into_view_if_needed()
+    columns = page.evaluate(
+        """() => { const u = window.profsight.charts['ps-copy-chart'], pr = uPlot.pxRatio;
+            const probe = document.createElement('canvas').getContext('2d');
+            probe.fillStyle = u.series[1]._stroke || u.series[1].stroke();
+            probe.fillRect(0, 0, 1, 1);
+            const colour = [...probe.getImageData(0, 0, 1, 1).data.slice(0, 3)];
+            const at = u.data[0].map((x, i) => [x, u.data[1][i]]).filter(([, y]) => y !== null)
+                .map(([x]) => u.bbox.left + u.valToPos(x, 'x', true));
+            const gaps = at.slice(1).map((x, i) => [at[i], x]).filter(([a, b]) => b - a > 40 * pr);
+            return {colour, gaps: gaps.length, columns: gaps.map(([a, b]) => {
+                const px = u.ctx.getImageData(Math.round((a + b) / 2), u.bbox.top, 1,
+                    u.bbox.height).data;
+                const rows = [];
+                for (let i = 0; i < px.length; i += 4) rows.push([px[i], px[i + 1], px[i + 2]]);
+                return rows; })}; }"""
+    )
+    assert columns["gaps"] >= 2  # the trace's three samples, tens of ms apart
+    near = [
+        rgb
+        for column in columns["columns"]
+        for rgb in column
+        if sum(abs(c - s) for c, s in zip(rgb, columns["colour"], strict=True)) < 60
+    ]
+    assert near == []

@@ -21,7 +21,9 @@
  *                               .ps-recommendation
  *   window.profsight.charts     {id: uPlot} of the uPlot charts below; each one's root is
  *                               div.uplot#<id>; data[0] the x values, data[k] series k,
- *                               series[k].label; tick labels carry their unit (0 ms, 100%)
+ *                               series[k].label; tick labels carry their unit (0 ms, 100%);
+ *                               an x label that would run into the one before it is blank
+ *                               (""), the last one kept; every label lies inside its canvas
  *   #ps-breakdown               uPlot #ps-breakdown-chart: x = one bar per step, then the
  *                               average; one series per phase with time, drawn as bars from
  *                               0 to the running total of the phases before it and its own
@@ -62,7 +64,8 @@
  *   #ps-launches                ul#ps-launch-facts li[data-field] (short_kernels,
  *                               launch_delay); table#ps-short-launchers tr[data-op];
  *                               table#ps-copy-table tr[data-direction] td[data-field=gbps];
- *                               uPlot #ps-copy-chart (a series per direction, GB/s)
+ *                               uPlot #ps-copy-chart (a series per direction, GB/s, a bar
+ *                               per slice with copies, null where none ran)
  *   .ps-scroll                  the box a wide table scrolls sideways in (never the page)
  *   #ps-table-section           select#ps-kind-filter, input#ps-text-filter (matches names,
  *                               case-insensitive), #ps-table-count, table#ps-table,
@@ -291,10 +294,66 @@
   const COUNT_INCRS = [1, 10, 100, 1000, 1e4].flatMap((p) => [1, 2, 5].map((m) => m * p));
   const BYTE_INCRS = [1, 1024, 1024 ** 2, 1024 ** 3].flatMap((p) => COUNT_INCRS.slice(0, 9).map((m) => m * p));
 
+  const AXIS_FONT = "11px system-ui, sans-serif";
+  /** Pixels kept free between two tick labels side by side. */
+  const LABEL_GAP = 6;
+  /** A canvas of our own to measure labels on: uPlot caches the font it last set on a
+   * chart's canvas, so setting another there would draw its labels in the wrong one. */
+  const measure = document.createElement("canvas").getContext("2d");
+
+  function textWidth(text) {
+    measure.font = AXIS_FONT;
+    return measure.measureText(text).width;
+  }
+
   function axis(values, extra) {
     const line = { stroke: cssVar("--border"), width: 1 };
-    return Object.assign({ values: values, stroke: cssVar("--muted"), font: "11px system-ui, sans-serif",
+    return Object.assign({ values: values, stroke: cssVar("--muted"), font: AXIS_FONT,
       grid: line, ticks: Object.assign({ size: 4 }, line) }, extra || {});
+  }
+
+  /** The x axis: tick labels centred on their ticks; one that would run into the label
+   * before it is left blank, except the last (the breakdown's "average", the roofline's top
+   * decade), which blanks the ones it would run into. */
+  function xAxis(values, extra) {
+    const spaced = (u, splits, axisIdx, space, incr) => {
+      const labels = values(u, splits, axisIdx, space, incr);
+      const span = labels.map((t, i) => {
+        if (!t) return null;
+        const x = u.valToPos(splits[i], u.axes[axisIdx].scale);
+        const half = textWidth(t) / 2;
+        return [x - half, x + half];
+      });
+      const last = span.map((b) => b !== null).lastIndexOf(true);
+      const kept = [];
+      span.forEach((b, i) => {
+        if (!b) return;
+        const clash = () => kept.length && span[kept[kept.length - 1]][1] + LABEL_GAP > b[0];
+        if (i !== last && clash()) return;
+        while (clash()) kept.pop();
+        kept.push(i);
+      });
+      return labels.map((t, i) => (kept.includes(i) ? t : ""));
+    };
+    return axis(spaced, extra);
+  }
+
+  /** A y axis as wide as its widest tick label and the tick before it (a fixed width cut
+   * the launch queue's "1000 items" to "000 items" at the canvas's edge). */
+  function yAxis(values, extra) {
+    const size = (u, labels, axisIdx) => {
+      const a = u.axes[axisIdx];
+      const widest = Math.max(0, ...(labels || []).filter(Boolean).map(textWidth));
+      return Math.ceil(widest + a.ticks.size + a.gap + 4);
+    };
+    return axis(values, Object.assign({ size: size }, extra || {}));
+  }
+
+  /** Room right of the plot for half the widest x tick label, which is centred on its tick:
+   * the last one would otherwise run past the canvas (the roofline's "1000 FLOP/B"). */
+  function padRight(u) {
+    const labels = (u.axes[0] && u.axes[0]._values) || [];
+    return Math.ceil(Math.max(12, ...labels.filter(Boolean).map((t) => textWidth(t) / 2 + 2)));
   }
 
   /** A uPlot chart `id` in `box`, as wide as the box. `build()` gives [options, data]; it
@@ -305,7 +364,8 @@
     const make = () => {
       if (u) u.destroy();
       const [opts, data] = build();
-      const all = Object.assign({ id: id, width: width(), height: height, legend: { show: false } }, opts);
+      const all = Object.assign({ id: id, width: width(), height: height, legend: { show: false },
+        padding: [null, padRight, null, null] }, opts);
       u = new uPlot(all, data, box);
       charts[id] = u;
     };
@@ -524,7 +584,7 @@
         return { label: phases[k].label, fill: colour, stroke: colour, width: 0, points: { show: false },
           paths: uPlot.paths.bars({ size: [0.7, 160], align: 0 }) };
       })),
-      axes: [axis((u, ticks) => ticks.map((i) => names[i]), { splits: splits, grid: { show: false } }), axis(timeTicks, { size: 64 })],
+      axes: [xAxis((u, ticks) => ticks.map((i) => names[i]), { splits: splits, grid: { show: false } }), yAxis(timeTicks)],
       cursor: { x: false, y: false, points: { show: false }, drag: { x: false, y: false } },
       hooks: plotTip(hit),
     }, [bars.map((_, i) => i)].concat(order.map((k) => tops[k]))]);
@@ -854,7 +914,7 @@
       scales: { x: { time: false, range: [0, t.bucket_us * n] }, y: { range: [0, maxY] } },
       series: [{}].concat(series.map((ser) => ({ label: ser.label, stroke: cssVar(ser.colour), width: 1.5,
         fill: area ? cssVar("--area") : undefined, points: { show: false } }))),
-      axes: [axis(timeTicks), axis(ticks, { incrs: incrs, size: 64 })],
+      axes: [xAxis(timeTicks), yAxis(ticks, { incrs: incrs })],
       cursor: { y: false },
       hooks: Object.assign(plotTip(hit), { drawClear: [drawSteps] }),
     }, [xs].concat(series.map((x) => x.values))]);
@@ -1034,17 +1094,29 @@
       return { label: c.direction, colour: COPY_COLOURS[i % COPY_COLOURS.length], values: xs.map((x) => (at.has(x) ? at.get(x) : null)) };
     });
     const legend = swatchLegend(series);
-    s.append(el("p", "ps-muted", "Copy bandwidth over the trace: bytes over the time copies ran, per slice."), legend);
+    s.append(el("p", "ps-muted", "Copy bandwidth over the trace: bytes over the time copies ran, a bar per slice " +
+      "with copies; no bar where none ran."), legend);
     const box = el("div", "ps-chart");
     s.appendChild(box);
     const rateTicks = unitTicks([[1, "GB/s"]]);
     const hit = (u, idx) => ["at " + xs[idx].toFixed(3) + " ms",
       series.map((ser, j) => [ser.label, ser.label, u.data[j + 1][idx] === null ? "–" : fmtRate(u.data[j + 1][idx])])];
+    // a slice's rate is measured only while its copies ran: a bar each, never a line that
+    // joins two slices through time no copy ran in; a later direction's bars are narrower,
+    // so one drawn over another's at the same slice leaves it in view
+    const bars = (j) => uPlot.paths.bars({ size: [0.8 * (1 - j / (series.length + 1)), 8 * (1 - j / (series.length + 1))] });
+    // the x range reaches past the first and last slices, so that their bars are whole
+    const around = (u, lo, hi) => {
+      const pad = (hi - lo) * 0.04 || Math.max(hi * 0.5, 1e-3);
+      return [lo - pad, hi + pad];
+    };
+    const msTicks = unitTicks([[1, "ms"]]);
     plot(box, "ps-copy-chart", 180, () => [{
-      scales: { x: { time: false }, y: { range: [0, Math.max(1, ...series.flatMap((x) => x.values.filter((v) => v !== null)))] } },
-      series: [{}].concat(series.map((ser) => ({ label: ser.label, stroke: cssVar(ser.colour), width: 1.5,
-        spanGaps: false, points: { show: true, size: 4 } }))),
-      axes: [axis(unitTicks([[1, "ms"]])), axis(rateTicks, { size: 72 })],
+      scales: { x: { time: false, range: around }, y: { range: [0, Math.max(1, ...series.flatMap((x) => x.values.filter((v) => v !== null)))] } },
+      series: [{}].concat(series.map((ser, j) => ({ label: ser.label, stroke: cssVar(ser.colour), fill: cssVar(ser.colour),
+        width: 1, paths: bars(j), points: { show: false } }))),
+      // nothing runs before the first device item (0 ms): no tick there
+      axes: [xAxis((u, splits) => msTicks(u, splits).map((t, i) => (splits[i] < 0 ? "" : t))), yAxis(rateTicks)],
       cursor: { y: false },
       hooks: plotTip(hit),
     }, [xs].concat(series.map((x) => x.values))]);
@@ -1126,8 +1198,8 @@
           roofSeries.map((r) => ({ label: r.label, stroke: cssVar("--muted"), width: 1.5, points: { show: false } })),
           pointSeries.map((ser) => ({ label: ser.label, stroke: cssVar(ser.colour), fill: cssVar(ser.colour),
             paths: () => null, points: { show: true, size: 8, fill: cssVar(ser.colour) } }))),
-        axes: [axis((u, splits) => splits.map((v) => (v === null ? "" : fmtIntensity(v)))),
-          axis((u, splits) => splits.map((v) => (v === null ? "" : fmtFlopRate(v))), { size: 86 })],
+        axes: [xAxis((u, splits) => splits.map((v) => (v === null ? "" : fmtIntensity(v)))),
+          yAxis((u, splits) => splits.map((v) => (v === null ? "" : fmtFlopRate(v))))],
         cursor: { y: false },
         hooks: plotTip(hit),
       }, [xs].concat(roofSeries.map((r) => r.values), pointSeries.map((p) => p.values))]);
