@@ -1277,3 +1277,21 @@ def test_copy_bandwidth_draws_no_ramp_across_a_gap(fp32: Opened) -> None:
         if sum(abs(c - s) for c, s in zip(rgb, columns["colour"], strict=True)) < 60
     ]
     assert near == []
+
+
+def test_roofline_share_of_roof_reads_as_a_percentage(fp32: Opened) -> None:
+    """The roofline table's column of each op's share of its roof (issue 38): its heading
+    says it is a percentage, each value is one (or a dash, or why it is above its roof)."""
+    page = fp32.page
+    heads = page.locator("#ps-roofline-table th").all_inner_texts()
+    assert heads[-1] == "% of roof"
+    roof = page_data(fp32.report)["roofline"]
+    cells = page.locator("#ps-roofline-table td[data-field='roof_pct']").all_inner_texts()
+    assert len(cells) == len(roof["ops"])
+    for cell, op in zip(cells, roof["ops"], strict=True):
+        if op["roof_pct"] is None:
+            assert cell == "–"
+        elif op["roof_pct"] > 100:
+            assert cell == roof["above_roof"]
+        else:
+            assert cell == f"{op['roof_pct']:.1f}%"

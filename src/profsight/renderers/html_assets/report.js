@@ -1205,7 +1205,7 @@
       }, [xs].concat(roofSeries.map((r) => r.values), pointSeries.map((p) => p.values))]);
     }
     const [table, body] = grid("ps-roofline-table", ["op", "input dims", "calls", DEV + " time", "FLOP/s", "bytes/s",
-      "FLOP/B", "bound", "of roof"]);
+      "FLOP/B", "bound", "% of roof"]);
     for (const o of ops) {
       const tr = el("tr");
       tr.setAttribute("data-op", o.op);
