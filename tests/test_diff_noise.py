@@ -101,3 +101,19 @@ def test_one_run_recorded_twice_is_alike_and_within_the_machines_noise() -> None
     assert machine.step_noise == "within"
     assert not machine.slower and not machine.faster
     assert "within the noise" in render_diff_text(machine)
+
+
+def test_a_collective_run_every_other_step_is_recounted() -> None:
+    """HTA's trace_compare pair (two real recordings of two profiled steps each): the base
+    run's ``nccl:all_reduce`` runs once a step, the test run's once in its two steps. Half a
+    call per step is less than a whole call, and its 33 µs under the noise floor: the diff
+    compares calls per step as a ratio (1 -> 0.5) and lists it, the only row so listed."""
+    hta = DATA / "shared/traces/hta/trace_compare"
+    diff = compare(
+        profsight.explain(hta / "base/base.json.gz"), profsight.explain(hta / "test/test.json.gz")
+    )
+    recounted = {r.name: r for r in diff.with_status("recounted")}
+    assert set(recounted) == {"nccl:all_reduce"}
+    calls = recounted["nccl:all_reduce"].calls
+    assert (calls.before, calls.after) == (1.0, 0.5)
+    assert "nccl:all_reduce" in render_diff_text(diff)

@@ -5,9 +5,10 @@ trace, a printed table and a saved ``profsight/1`` report compare alike. Every t
 profiled step (the run's totals divided by its steps), so runs of different lengths compare.
 A row is *slower* or *faster* when its time changed by more than `ROW_NOISE_US` and
 `ROW_NOISE_PCT` of the step; rows on one side only are *new* or *gone*; a row whose time
-moved less but whose calls per step changed by `CALLS_MOVED` or more is *recounted* (a
-collective that now runs once a step instead of twice changes the run even when its time
-is under the noise floor).
+moved less but whose calls per step changed by `CALLS_MOVED` or more, or by a factor of
+`CALLS_RATIO` or more, is *recounted* (a collective that now runs once a step instead of
+twice, or every other step instead of every step, changes the run even when its time is
+under the noise floor).
 """
 
 from __future__ import annotations
@@ -33,8 +34,12 @@ By = Literal["total", "self"]
 BYS: tuple[By, ...] = ("total", "self")
 Status = Literal["slower", "faster", "unchanged", "new", "gone", "recounted"]
 #: Calls per step a row must gain or lose to be *recounted* below the noise floor: a whole
-#: call (calls per step are averages over the profiled steps).
+#: call (calls per step are averages over the profiled steps) ...
 CALLS_MOVED = 1.0
+#: ... or the factor by which they changed, whatever the count: a row called less than once a
+#: step changes by less than a whole call (a collective once a step that now runs every
+#: other step: 1 -> 0.5), and is compared as a ratio.
+CALLS_RATIO = 2.0
 #: A change of the step beyond this many standard errors of the difference of the two runs'
 #: mean steps (their steps' own spread) is beyond the noise: two, about 95% of the changes
 #: two recordings of one run show, for steps that vary normally.
@@ -407,7 +412,7 @@ def _row_change(b: RowTimes | None, a: RowTimes | None, by: By, floor: float) ->
     elif a is None:
         status = "gone"
     elif abs(delta) < floor:
-        status = "recounted" if abs(a.calls - b.calls) >= CALLS_MOVED else "unchanged"
+        status = "recounted" if _recounted(b.calls, a.calls) else "unchanged"
     else:
         status = "slower" if delta > 0 else "faster"
     return RowChange(
@@ -419,6 +424,14 @@ def _row_change(b: RowTimes | None, a: RowTimes | None, by: By, floor: float) ->
         times=times,
         key=key,
     )
+
+
+def _recounted(before: float, after: float) -> bool:
+    """Whether a row's calls per step changed by a whole call or by `CALLS_RATIO`."""
+    if abs(after - before) >= CALLS_MOVED:
+        return True
+    low, high = sorted((before, after))
+    return high >= CALLS_RATIO * low if low > 0 else high > 0
 
 
 def _severity_name(value: float | None) -> str | None:
