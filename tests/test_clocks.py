@@ -22,7 +22,7 @@ from profsight.analyses.step.clocks import windows
 from profsight.analyses.step.launch_queue import launch_queue
 from profsight.compare.budgets import check, parse_budget
 from profsight.compare.diff import compare
-from profsight.knowledge.advice import NO_DEVICE_ACTIVITY_TITLE
+from profsight.knowledge.advice import NO_DEVICE_ACTIVITY_TITLE, RANGE_PROFILED_TITLE
 from profsight.knowledge.phases import Phase
 from profsight.model.findings import PER_SAMPLE, UPPER_BOUND
 from profsight.model.step_windows import DEVICE_CLOCK, HOST_CLOCK, step_time
@@ -270,8 +270,10 @@ def test_range_profiler_records_are_the_gpus_work_without_times(tmp_path: Path) 
     report = profsight.explain(str(tb.write(tmp_path / "ranges.json")))
     assert any("3 kernels measured by CUPTI's range profiler" in line for line in report.summary)
     top = report.findings[0]
-    assert top.title == NO_DEVICE_ACTIVITY_TITLE
-    assert any("range profiler" in e.value for e in top.evidence)
+    # the device activity was on: the advice is a second profile, not CUDA activity
+    assert top.title == RANGE_PROFILED_TITLE and top.blocks
+    # 3 kernels of 2**20 ffma each, 2 FLOPs an fma
+    assert any(e.value == "6.29 MFLOP single" for e in top.evidence)
     assert report.verdict is not None and report.verdict.judgement == "not_judged"
 
 

@@ -12,9 +12,11 @@ from profsight.analyses.context import Context
 from profsight.analyses.device_work import moves_data
 from profsight.analyses.findings.capture import not_judged_lines
 from profsight.analyses.findings.setup import flops_unknown
+from profsight.analyses.measured_flops import measured_flops, measured_line
 from profsight.analyses.step import intervals
 from profsight.analyses.step.startup import dominates
 from profsight.analyses.step.step_facts import StepFacts
+from profsight.analyses.step.unrecorded import counted_kernels
 from profsight.knowledge import advice
 from profsight.knowledge.advice import (
     BORDERLINE_FRACTION,
@@ -30,6 +32,7 @@ from profsight.knowledge.advice import (
     INPUT_BOUND_PCT,
     MEMORY_LIMIT_TITLE,
     NO_DEVICE_VERDICT,
+    RANGE_PROFILED_VERDICT,
     REST_BUSY,
     SATURATED_PCT,
     SHORT_STEP_US,
@@ -108,6 +111,7 @@ def trace_facts(ctx: Context) -> StepFacts:
         mfu_pct=mfu,
         timeline=True,
         unrecorded=unrecorded,
+        measured_kernels=counted_kernels(ctx.profile),
         captured=captured,
     )
 
@@ -238,7 +242,9 @@ def _decide(ctx: StepFacts, findings: list[Finding]) -> Verdict:
             None,
             data,
             [*evidence, *ctx.unrecorded],
-            NO_DEVICE_VERDICT.format(evidence="; ".join(ctx.unrecorded)),
+            (RANGE_PROFILED_VERDICT if ctx.measured_kernels else NO_DEVICE_VERDICT).format(
+                evidence="; ".join(ctx.unrecorded)
+            ),
         )
     if ctx.captured:
         return _verdict("host", NOT_JUDGED, ctx, busy_pct, data, evidence, CAPTURE_VERDICT)
@@ -516,6 +522,9 @@ def _compute_evidence(ctx: Context, timed: bool = True) -> tuple[list[str], floa
     (not `timed`: a GPU run whose device work was not recorded, whose step time is the
     host's alone: the FLOPs, no rate)."""
     total = ctx.flops.total
+    measured = measured_flops(ctx.profile)
+    if measured is not None:  # counters, no run times: no rate
+        return [measured_line(measured, total if ctx.flops.complete else None)], None
     if not ctx.flops.complete or total <= 0 or not ctx.step_us:
         return [flops_unknown(ctx, ctx.flops.uncounted)], None
     per_step = total / ctx.steps

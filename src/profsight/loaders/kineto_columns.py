@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from profsight.knowledge.collectives import COMMUNICATION_NAME
+from profsight.knowledge.flop_counters import PRECISION_OPS
 from profsight.knowledge.roofline_ops import needs_concrete, needs_types
 from profsight.knowledge.trace_schema import (
     LAUNCH_FLOW_CATEGORIES,
@@ -300,6 +301,7 @@ class ColumnBuilder:
             args, comm, n, self.strings.__getitem__
         )
         stack = self._stacks(args, hosts, n)
+        counted = np.flatnonzero(kind == EventKind.COUNTERS)
         self.add(
             self.columns,
             kind=kind,
@@ -336,6 +338,10 @@ class ColumnBuilder:
             collective=collective,
             group=group,
             process_group=process_group,
+            **{
+                f"flops_{precision}": _counter_flops(args, counted, ops_, n)
+                for precision, ops_ in PRECISION_OPS.items()
+            },
         )
 
     def _text(
@@ -450,7 +456,20 @@ class ColumnBuilder:
         )
 
 
-#: Kinds whose args carry correlation, device, stream and copy sizes.
+def _counter_flops(
+    args: list[Any], where: np.ndarray[Any, Any], ops: tuple[tuple[str, int], ...], n: int
+) -> np.ndarray[Any, Any]:
+    """FLOPs of one precision that CUPTI's range profiler counted in each kernel at `where`:
+    each instruction's count times the FLOPs it does (`knowledge.flop_counters`); 0
+    elsewhere."""
+    out = np.zeros(n, np.float64)
+    if len(where):
+        kept = pick(args, where)
+        for op, flops in ops:
+            out[where] += flops * np.fromiter(map(attrgetter(op), kept), np.float64, len(kept))
+    return out
+
+
 def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[EventStore, Flows]:
     """The `EventStore` and `Flows` of everything added to `builder` (whose columns are
     consumed: each is freed as soon as it is joined, so the peak is one column's copy)."""
@@ -512,6 +531,9 @@ def _finish(builder: ColumnBuilder, diagnostics: list[Diagnostic]) -> tuple[Even
         process_group=uniform(concat(cols.pop("process_group", None), np.int32)),
         wait_stream=uniform(concat(cols.pop("wait_stream", None), np.int64)),
         wait_record=uniform(narrow(concat(cols.pop("wait_record", None), np.int64), ID_TYPES)),
+        measured_flops_half=uniform(concat(cols.pop("flops_half", None), np.float64)),
+        measured_flops_single=uniform(concat(cols.pop("flops_single", None), np.float64)),
+        measured_flops_double=uniform(concat(cols.pop("flops_double", None), np.float64)),
         strings=list(builder.strings),
         tracks=tracks,
         origin_us=origin,

@@ -61,6 +61,35 @@ class Args(msgspec.Struct, frozen=True, gc=False):
     wait_on_record: int = msgspec.field(default=-1, name="wait_on_cuda_event_record_corr_id")
     """A device-side wait (``cuda_sync`` ``Stream Wait Event``, torch >= 2.2): the stream
     the awaited event was recorded on, and the correlation of its ``cudaEventRecord``."""
+    # CUPTI range profiler's instruction counters (`knowledge.flop_counters`), read from
+    # ``cuda_profiler_range`` events only
+    hadd: float = msgspec.field(
+        default=0.0, name="smsp__sass_thread_inst_executed_op_hadd_pred_on.sum"
+    )
+    hmul: float = msgspec.field(
+        default=0.0, name="smsp__sass_thread_inst_executed_op_hmul_pred_on.sum"
+    )
+    hfma: float = msgspec.field(
+        default=0.0, name="smsp__sass_thread_inst_executed_op_hfma_pred_on.sum"
+    )
+    fadd: float = msgspec.field(
+        default=0.0, name="smsp__sass_thread_inst_executed_op_fadd_pred_on.sum"
+    )
+    fmul: float = msgspec.field(
+        default=0.0, name="smsp__sass_thread_inst_executed_op_fmul_pred_on.sum"
+    )
+    ffma: float = msgspec.field(
+        default=0.0, name="smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"
+    )
+    dadd: float = msgspec.field(
+        default=0.0, name="smsp__sass_thread_inst_executed_op_dadd_pred_on.sum"
+    )
+    dmul: float = msgspec.field(
+        default=0.0, name="smsp__sass_thread_inst_executed_op_dmul_pred_on.sum"
+    )
+    dfma: float = msgspec.field(
+        default=0.0, name="smsp__sass_thread_inst_executed_op_dfma_pred_on.sum"
+    )
 
     @property
     def unfinished(self) -> int:
@@ -179,6 +208,15 @@ def event_from_object(item: dict[str, Any]) -> Event:
             rank=_int(a.get("rank")),
             wait_on_stream=_int(a.get("wait_on_stream")),
             wait_on_record=_int(a.get("wait_on_cuda_event_record_corr_id")),
+            hadd=_float(a.get("smsp__sass_thread_inst_executed_op_hadd_pred_on.sum")),
+            hmul=_float(a.get("smsp__sass_thread_inst_executed_op_hmul_pred_on.sum")),
+            hfma=_float(a.get("smsp__sass_thread_inst_executed_op_hfma_pred_on.sum")),
+            fadd=_float(a.get("smsp__sass_thread_inst_executed_op_fadd_pred_on.sum")),
+            fmul=_float(a.get("smsp__sass_thread_inst_executed_op_fmul_pred_on.sum")),
+            ffma=_float(a.get("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum")),
+            dadd=_float(a.get("smsp__sass_thread_inst_executed_op_dadd_pred_on.sum")),
+            dmul=_float(a.get("smsp__sass_thread_inst_executed_op_dmul_pred_on.sum")),
+            dfma=_float(a.get("smsp__sass_thread_inst_executed_op_dfma_pred_on.sum")),
             name=_text(a.get("name")),
             labels=_text(a.get("labels")),
         ),

@@ -121,6 +121,13 @@ class EventStore:
     was recorded on, or MISSING."""
     wait_record: I32 | I64 = field(default_factory=lambda: np.zeros(0, np.int64))
     """... and the correlation of the ``cudaEventRecord`` call that recorded it, or MISSING."""
+    measured_flops_half: F64 = field(default_factory=lambda: np.zeros(0, np.float64))
+    """Half-precision FLOPs CUPTI's range profiler counted in a kernel (`EventKind.COUNTERS`,
+    `knowledge.flop_counters`); 0 on every other event."""
+    measured_flops_single: F64 = field(default_factory=lambda: np.zeros(0, np.float64))
+    """... single precision."""
+    measured_flops_double: F64 = field(default_factory=lambda: np.zeros(0, np.float64))
+    """... double precision."""
 
     def __len__(self) -> int:
         return int(self.kind.shape[0])

@@ -8,6 +8,12 @@ from typing import Any
 import numpy as np
 
 from profsight.analyses.context import Context
+from profsight.analyses.measured_flops import (
+    MeasuredFlops,
+    measured_figures,
+    measured_flops,
+    top_kernels,
+)
 from profsight.analyses.step import intervals
 from profsight.analyses.step.flops import MATMULS
 from profsight.analyses.step.startup import compile_events, startup_events
@@ -35,9 +41,13 @@ def run(ctx: Context) -> list[Finding]:
                 advice.TRUNCATED_TITLE, codes["truncated"].message, advice.TRUNCATED_ADVICE
             )
         )
-    unrecorded = unrecorded_device(ctx.profile)
-    listed_only = not ctx.profile.events.mask(LAUNCH_KINDS).any()
-    findings += unrecorded_findings(unrecorded, listed_only and len(unrecorded) == 1)
+    measured = measured_flops(ctx.profile)
+    if measured is not None:
+        findings.append(range_profiled_finding(measured))
+    else:
+        unrecorded = unrecorded_device(ctx.profile)
+        listed_only = not ctx.profile.events.mask(LAUNCH_KINDS).any()
+        findings += unrecorded_findings(unrecorded, listed_only and len(unrecorded) == 1)
     findings += _startup(ctx)
     findings += _activity_and_shapes(ctx)
     findings += _profiler_cost(ctx)
@@ -294,3 +304,23 @@ def unrecorded_findings(
             trigger=condition("profiler_setup", "unrecorded"),
         )
     ]
+
+
+def range_profiled_finding(measured: MeasuredFlops) -> Finding:
+    """A trace whose kernels CUPTI's range profiler measured: their counters are read, their
+    run times need a second profile (not more device activity: it was on)."""
+    return replace(
+        setup_finding(
+            advice.RANGE_PROFILED_TITLE,
+            advice.RANGE_PROFILED_EXPLANATION.format(kernels=measured.kernels),
+            advice.RANGE_PROFILED_ADVICE,
+        ),
+        severity=Severity.HIGH,
+        evidence=(
+            Evidence("measured by the range profiler", f"{measured.kernels:,} kernels"),
+            Evidence("measured FLOPs", measured_figures(measured)),
+            *(Evidence(name, value) for name, value in top_kernels(measured)),
+        ),
+        blocks=True,
+        trigger=condition("profiler_setup", "unrecorded"),
+    )

@@ -38,6 +38,9 @@ class StepFacts:
     unrecorded: tuple[str, ...] = ()
     """What shows a GPU whose work the profile did not record (`analyses.unrecorded`): then
     the run is not judged."""
+    measured_kernels: int = 0
+    """Kernels CUPTI's range profiler measured (counters, no run times): what is unrecorded
+    is their timing, which a second profile without ``profiler_metrics`` records."""
     queue_full_pct: float = 0.0
     """% of the step the host waited on a full launch queue (a table's ``Command Buffer
     Full``; a trace's replay prices its waits instead)."""

@@ -58,6 +58,39 @@ RANGE_PROFILED: Final = (
     "counters per kernel; the times Kineto gives them are the profiling session spread "
     "evenly, not run times): record a second profile without profiler_metrics for timing"
 )
+#: The finding of a trace whose kernels CUPTI's range profiler measured: the device activity
+#: was on, but ``profiler_metrics`` replaces each kernel's timing with its counters (with
+#: ``profiler_measure_per_kernel`` Kineto runs CUPTI in auto-range mode with kernel replay,
+#: and writes the session's span split evenly over the ranges as their times:
+#: libkineto/src/CuptiRangeProfiler.cpp), so asking for CUDA activity would ask for what the
+#: user already did.
+RANGE_PROFILED_TITLE: Final = (
+    "The kernels were measured by CUPTI's range profiler: their run times need a second "
+    "profile without profiler_metrics"
+)
+RANGE_PROFILED_EXPLANATION: Final = (
+    "The trace holds {kernels:,} kernels measured by CUPTI's range profiler "
+    "(cuda_profiler_range events, recorded with _ExperimentalConfig(profiler_metrics=...)): "
+    "their hardware counters, not their run times. In that mode CUPTI replays each kernel to "
+    "read its counters and Kineto gives the kernels the profiling session split evenly as "
+    "their times, and the host's times are stretched by the replays: GPU time, busy "
+    "share, FLOP/s and what bounds the step cannot be read from this profile. Each record "
+    "names its kernel but not the call that launched it, so the measured FLOPs are given "
+    "per kernel, not per op."
+)
+RANGE_PROFILED_ADVICE: Final = (
+    "Keep this profile for its counters, and record a second one for the run times with "
+    "the same activities but without experimental_config's profiler_metrics: "
+    "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], "
+    "record_shapes=True); then profsight can set the counted FLOPs beside the measured ones."
+)
+RANGE_PROFILED_VERDICT: Final = (
+    "The kernels' run times were not recorded: CUPTI's range profiler measured their "
+    "hardware counters instead (profiler_metrics), so how busy the GPU was, what bounds the "
+    "step and whether the model suits the hardware cannot be told from this profile. Record "
+    "a second profile without profiler_metrics (see the range profiler's finding) for its "
+    "timing."
+)
 NO_DEVICE_VERDICT: Final = (
     "The GPU's run times were not recorded ({evidence}): how busy it was, what bounds the step "
     "and whether the model suits the hardware cannot be told from this profile. Record it "

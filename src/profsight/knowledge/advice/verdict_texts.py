@@ -156,6 +156,16 @@ FLOPS_UNCOUNTED: Final = (
     "count them (record_shapes=True with torch >= 2.0 records them)"
 )
 FLOPS_UNKNOWN: Final = "FLOPs unknown (record_shapes=True lets profsight count them)"
+#: The FLOPs line of a trace whose kernels CUPTI's range profiler measured
+#: (`analyses.measured_flops`): over the whole trace, per precision.
+MEASURED_FLOPS: Final = (
+    "measured FLOPs from hardware counters: {figures} ({kernels:,} kernels; add, multiply "
+    "and fma instructions, not tensor-core work)"
+)
+#: ... beside the FLOPs counted from the ops' shapes, when those are known.
+MEASURED_BESIDE_COUNTED: Final = "; counted from the ops' shapes: {counted}"
+#: A range whose kernel Kineto could not name (``__missing__``).
+UNNAMED_KERNEL: Final = "(a kernel the trace does not name)"
 #: Ranges torch.compile runs its code in: Dynamo's frame (``"Torch-Compiled Region: " +
 #: compile_id_str``, torch/_dynamo/convert_frame.py), Inductor's graph call (``## Call
 #: CompiledFxGraph {key} ##``, torch/_inductor/output_code.py), AOTAutograd's autograd
