@@ -50,6 +50,9 @@ from lightning.pytorch.profilers import PyTorchProfiler
 from lightning.pytorch.utilities import rank_zero_info, rank_zero_only
 
 from profsight.api import Report, explain_profile
+from profsight.integrations.native_capture import CapturingProfile
+from profsight.loaders import load
+from profsight.loaders.native_log import NativeLog
 
 __all__ = ["DEFAULT_DIRPATH", "ExplainingProfiler", "StageReport", "default_schedule"]
 
@@ -142,8 +145,19 @@ class ExplainingProfiler(PyTorchProfiler):
         self.reports: dict[str, StageReport] = {}
         """Each explained stage's report, by stage name."""
         self._traces_before: set[Path] = set()
+        self._native_log = NativeLog()
+        """torch's C++ warnings printed while the stage's profiler started, stepped and
+        stopped (`integrations.native_capture`): notes of the stage's report."""
         if self._gzip_traces:
             self._has_on_trace_ready = True  # keeps Lightning from installing its own
+
+    def _create_profiler(self, profiler: Any) -> Any:
+        if profiler is not torch.profiler.profile:  # emit_nvtx, torch without Kineto
+            return super()._create_profiler(profiler)
+        made = super()._create_profiler(CapturingProfile)
+        assert isinstance(made, CapturingProfile)
+        made.native_log = self._native_log
+        return made
 
     def stop(self, action_name: str) -> None:
         if (
@@ -179,6 +193,7 @@ class ExplainingProfiler(PyTorchProfiler):
         super().setup(stage=stage, local_rank=local_rank, log_dir=log_dir)
         # the traces already there belong to earlier stages or runs, not to this one
         self._traces_before = set(_traces(self.dirpath))
+        self._native_log.counts.clear()
 
     def _should_override_schedule(self) -> bool:
         # Lightning records every step of a stage too short for its default schedule; ours has
@@ -220,7 +235,9 @@ class ExplainingProfiler(PyTorchProfiler):
                 _WAIT + _WARMUP + 1,
             )
             return
-        report = explain_profile(trace)
+        profile = load(str(trace))
+        profile.diagnostics += self._native_log.diagnostics()
+        report = explain_profile(profile)
         files = []
         for suffix, render in REPORT_SUFFIXES.items():
             path = Path(self.dirpath) / f"{stage}-report{suffix}"

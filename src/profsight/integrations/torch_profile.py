@@ -29,6 +29,7 @@ from torch.profiler import ProfilerAction, ProfilerActivity
 
 from profsight.api import Report, explain_profile
 from profsight.errors import UsageError
+from profsight.integrations.native_capture import CapturingProfile
 
 __all__ = ["ExplainingProfile", "default_activities", "profile"]
 
@@ -43,8 +44,10 @@ def default_activities() -> list[ProfilerActivity]:
     return activities
 
 
-class ExplainingProfile(torch.profiler.profile):
-    """A ``torch.profiler.profile`` with `report` and `explain` once it has stopped."""
+class ExplainingProfile(CapturingProfile):
+    """A ``torch.profiler.profile`` with `report` and `explain` once it has stopped; the
+    warnings torch's C++ side prints while it starts, steps and stops are notes of the
+    report (`integrations.native_capture`), not raw lines on stderr."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -16,6 +16,7 @@ from profsight.loaders.input_files import (
 )
 from profsight.loaders.kineto import load_kineto
 from profsight.loaders.lightning_text import looks_like_lightning_report, parse_lightning_report
+from profsight.loaders.native_log import native_diagnostics
 from profsight.loaders.progress import Progress, no_progress
 from profsight.loaders.sniff import SNIFF_BYTES, Format, sniff
 from profsight.loaders.table_headerless import looks_like_rows, parse_rows
@@ -78,7 +79,7 @@ def load_text(text: str, source: str = "<text>") -> TextProfile:
     """A printed torch table (one or several) or a Lightning profiler report."""
     if looks_like_table(text) or looks_like_rows(text):
         tables = parse_tables(text, source) if looks_like_table(text) else parse_rows(text, source)
-        diagnostics = [d for t in tables for d in t.diagnostics]
+        diagnostics = [d for t in tables for d in t.diagnostics] + native_diagnostics(text)
         return TextProfile(source, "torch_table", tables=tables, diagnostics=diagnostics)
     if looks_like_lightning_report(text):
         report = parse_lightning_report(text, source)

@@ -13,6 +13,7 @@ from typing import Any
 
 from profsight.errors import UsageError
 from profsight.loaders import load
+from profsight.loaders.native_log import NativeLog
 from profsight.loaders.progress import Progress, no_progress
 from profsight.model.profile import Profile
 
@@ -37,6 +38,9 @@ def load_live(profiler: Any, progress: Progress = no_progress) -> Profile:
             raise UsageError("the profiler exported something that is not a trace")
         profile.source = f"<{type(profiler).__module__}.{type(profiler).__name__}>"
         profile.memory_categories, profile.parameter_bytes = memory_categories(profiler)
+        log = getattr(profiler, "native_log", None)  # integrations.native_capture
+        if isinstance(log, NativeLog):
+            profile.diagnostics += log.diagnostics()
         return profile
     finally:
         os.unlink(path)

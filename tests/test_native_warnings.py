@@ -1,0 +1,86 @@
+"""torch's C++ warnings (printed straight to file descriptor 2, not through Python's
+``warnings``) become notes of the report where profsight holds the profiler, and a printed
+table's pasted warning line is read as a note about the recording.
+
+The live warning is a real one of torch 2.13's CPU build: a profiler stopped after another
+profiler in the same thread ended the session prints ``[W... profiler_kineto.cpp:942]
+disableProfiler called but no active profiling session found...`` when it stops.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import profsight  # noqa: E402
+from profsight.loaders import load_text  # noqa: E402
+from profsight.loaders.native_log import NativeLog  # noqa: E402
+from profsight.model.diagnostics import Level  # noqa: E402
+
+TABLE = Path(__file__).parent / "data/tables/flydsl-examples-1.txt"
+_CPU = [torch.profiler.ProfilerActivity.CPU]
+_NO_SESSION = "disableProfiler called but no active profiling session found"
+
+
+def _stopped_twice(log: NativeLog) -> None:
+    """A profsight profile whose session a nested torch profiler ends: its own stop warns."""
+    outer = profsight.profile(schedule=None, activities=_CPU)
+    outer.native_log = log
+    x = torch.randn(32, 32)
+    with outer, torch.profiler.profile(activities=_CPU):
+        x @ x
+
+
+def test_a_pasted_warning_line_is_a_note_about_the_recording() -> None:
+    profile = load_text(TABLE.read_text(encoding="utf-8"), str(TABLE))
+    notes = [d for d in profile.diagnostics if d.code == "profiler_warning"]
+    assert len(notes) == 1
+    assert notes[0].message == (
+        "torch's profiler warned while recording: ROCTracer produced duplicate flow start: 1 "
+        "(collection.cpp:1116)"
+    )
+    assert notes[0].level is Level.INFO and notes[0].count == 1
+
+
+def test_the_live_profilers_cpp_warning_is_kept_not_printed(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    log = NativeLog()
+    _stopped_twice(log)
+    _stopped_twice(log)
+    err = capfd.readouterr().err
+    assert _NO_SESSION not in err  # torch printed it to descriptor 2 before
+    assert [(m.where, n) for m, n in log.counts.items()] == [("profiler_kineto.cpp:942", 2)]
+    (message,) = log.counts
+    assert message.message.startswith(_NO_SESSION) and not message.error
+
+
+def test_the_captured_warning_is_one_note_of_the_report_with_its_count() -> None:
+    log = NativeLog()
+    _stopped_twice(log)
+    _stopped_twice(log)
+    good = profsight.profile(schedule=None, activities=_CPU)
+    good.native_log = log
+    with good:
+        torch.randn(32, 32) @ torch.randn(32, 32)
+    report = good.report()
+    notes = [d for d in report.diagnostics if d.code == "profiler_warning"]
+    assert len(notes) == 1 and notes[0].count == 2
+    assert notes[0].message.startswith(
+        f"torch's profiler warned 2 times while recording: {_NO_SESSION}"
+    )
+    assert notes[0].message.endswith("(profiler_kineto.cpp:942)")
+
+
+def test_lightnings_profiler_is_built_to_keep_the_warnings() -> None:
+    pytest.importorskip("lightning")
+    from profsight.integrations.lightning_profiler import ExplainingProfiler
+    from profsight.integrations.native_capture import CapturingProfile
+
+    explaining = ExplainingProfiler(dirpath=None)
+    made = explaining._create_profiler(torch.profiler.profile)
+    assert isinstance(made, CapturingProfile)
+    assert made.native_log is explaining._native_log
