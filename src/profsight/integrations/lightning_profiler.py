@@ -154,8 +154,8 @@ class ExplainingProfiler(PyTorchProfiler):
     def _create_profiler(self, profiler: Any) -> Any:
         if profiler is not torch.profiler.profile:  # emit_nvtx, torch without Kineto
             return super()._create_profiler(profiler)
-        made = super()._create_profiler(CapturingProfile)
-        assert isinstance(made, CapturingProfile)
+        made = super()._create_profiler(_LightningProfile)
+        assert isinstance(made, _LightningProfile)
         made.native_log = self._native_log
         return made
 
@@ -268,6 +268,24 @@ class ExplainingProfiler(PyTorchProfiler):
         if main:
             return max(main, key=lambda p: (p.stat().st_mtime_ns, p.name))
         return max(new, key=lambda p: p.stat().st_size)
+
+
+class _LightningProfile(CapturingProfile):
+    """The profile `ExplainingProfiler` records with: torch's own, numbering its steps as
+    torch does, one more per ``step()``.
+
+    Lightning's ``PyTorchProfiler.stop`` sets ``step_num`` to the stage's own step count
+    before each ``step()`` (its schedule wrapper ignores the number it is given, so the
+    count only names the steps). A fit with a validation loader starts with the sanity
+    check's validation steps, whose steps move the schedule into recording, and then the
+    training count starts again at 0: one trace held ProfilerStep#2, #1, #2, #3, #4 (the
+    first one opened by the last sanity step, holding the first training step). Here each
+    step takes the number torch would give it: #2, #3, #4, #5, #6."""
+
+    def step(self) -> None:
+        self.step_num = self.__dict__.get("_steps_taken", 0)  # a new profile has taken none
+        super().step()
+        self.__dict__["_steps_taken"] = self.step_num
 
 
 def _traces(dirpath: str | Path | None) -> list[Path]:
