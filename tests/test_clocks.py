@@ -505,3 +505,64 @@ def test_the_lagging_traces_are_many_and_lag_much() -> None:
     assert len(BEHIND) >= 10
     lagging = [s for s in BEHIND.values() if s["step_ms"] > 1.2 * s["host_ms"]]
     assert len(lagging) >= 2
+
+
+#: TraceLens's Qwen1.5 inference on an H100: one profiled step, recorded while the device
+#: still ran 509 items launched before it (their launch calls are not in the trace).
+QWEN = (
+    Path(__file__).parent
+    / "data/shared/traces/tracelens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
+)
+
+
+def _launched_in_step(path: Path) -> tuple[float, float]:
+    """From the JSON alone: the step's host range (µs), and the union of the device work
+    whose launch call (by correlation) lies inside it (µs)."""
+    import gzip
+    import json
+
+    with gzip.open(path) as f:
+        events = json.load(f)["traceEvents"]
+    (step,) = [
+        e
+        for e in events
+        if e.get("cat") == "user_annotation" and str(e["name"]).startswith("ProfilerStep#")
+    ]
+    lo, hi = step["ts"], step["ts"] + step["dur"]
+    launched = {
+        e["args"]["correlation"]
+        for e in events
+        if e.get("cat") in ("cuda_runtime", "cuda_driver") and lo <= e["ts"] < hi
+    }
+    spans = sorted(
+        (e["ts"], e["ts"] + e["dur"])
+        for e in events
+        if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")
+        and e["args"].get("correlation") in launched
+    )
+    total, end = 0.0, float("-inf")
+    for a, b in spans:
+        total += max(b - max(a, end), 0.0)
+        end = max(end, b)
+    return step["dur"], total
+
+
+def test_a_steps_device_time_is_the_work_it_launched() -> None:
+    """The step's window (47.2 ms, the host range's length) reaches back into 11.4 ms of the
+    work queued before it, which no launch in the trace owns: the device ran it, but it is no
+    step's. Busy is the work the step launched (31.9 ms, read from the JSON here), so 15.2 ms
+    of the window hold none of the step's work (was 3.9 ms: busy read 43.3 ms), 11.4 ms of
+    them running the earlier work; the steady reading leaves that out (89% busy)."""
+    host_us, own_us = _launched_in_step(QWEN)
+    diagnosis = diagnose(profsight.load(QWEN))
+    (step,) = diagnosis.breakdown.steps
+    assert step.device_busy_us == pytest.approx(own_us, abs=1.0)
+    assert own_us == pytest.approx(31_905.5, abs=1.0)
+    idle = sum(step.device_idle_us.values())
+    assert step.wall_us == pytest.approx(host_us, abs=1.0)
+    assert idle == pytest.approx(host_us - own_us, abs=1.0)
+    assert idle == pytest.approx(15_246.0, abs=1.0)
+    assert step.device_idle_us["ahead"] == pytest.approx(11_400.0, rel=0.01)
+    assert diagnosis.verdict is not None and diagnosis.verdict.device_busy_pct == pytest.approx(
+        89.0, abs=0.5
+    )

@@ -412,7 +412,15 @@ def test_device_idle_split_by_host_activity(tmp_path: Path) -> None:
     step = breakdown(profsight.load(tb.write(tmp_path / "idle.json"))).steps[0]
     assert step.device_busy_us == pytest.approx(90.0)
     assert step.device_idle_us == pytest.approx(
-        {"startup": 0.0, "held": 0.0, "sync": 100.0, "copy": 200.0, "input": 300.0, "host": 310.0}
+        {
+            "ahead": 0.0,
+            "startup": 0.0,
+            "held": 0.0,
+            "sync": 100.0,
+            "copy": 200.0,
+            "input": 300.0,
+            "host": 310.0,
+        }
     )
 
 

@@ -61,17 +61,28 @@ class Context:
         return self.average.device_idle_us.get("held", 0.0)
 
     @property
+    def ahead_us(self) -> float:
+        """Device time per step spent on the work queued ahead of the steps (launched before
+        the first, `clocks.queued_ahead`): busy, but with no step's work."""
+        return self.average.device_idle_us.get("ahead", 0.0)
+
+    @property
     def steady_us(self) -> float:
-        """The step without its one-time start-up and the time launched work was held back
-        by something the trace does not show: what the recorded steady state takes."""
-        return max(self.step_us - self.startup_us - self.held_us, 0.0)
+        """The step without its one-time start-up, the time launched work was held back by
+        something the trace does not show, and the time its device ran the work of steps
+        before the window: what the recorded steady state takes."""
+        return max(self.step_us - self.startup_us - self.held_us - self.ahead_us, 0.0)
 
     @property
     def steady_note(self) -> str:
         """What the steady state leaves out, as the evidence says it ("" when nothing)."""
         parts = [
             label
-            for label, us in (("one-time start-up", self.startup_us), ("held work", self.held_us))
+            for label, us in (
+                ("one-time start-up", self.startup_us),
+                ("held work", self.held_us),
+                ("earlier steps' work", self.ahead_us),
+            )
             if us
         ]
         return f" outside {' and '.join(parts)}" if parts else ""
@@ -97,6 +108,7 @@ class Context:
         busy = self.average.device_busy_us
         if busy is None or not self.step_us:
             return share
+        busy += self.ahead_us  # the device ran the earlier steps' work then: not idle either
         return min(share, max(0.0, 100.0 - busy * 100.0 / self.step_us))
 
     def phase_share(self, phase: str) -> float:

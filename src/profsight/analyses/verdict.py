@@ -122,7 +122,10 @@ def _busy_split(ctx: Context) -> list[str]:
     lo, hi = ctx.breakdown.span_ns
     ev = ctx.profile.events
     moving = moves_data(ev)  # a runtime's transfers recorded as kernels too
-    kernels = np.flatnonzero((ev.kind == EventKind.KERNEL) & ~moving)
+    steps = np.ones(len(ev), bool)
+    steps[ctx.breakdown.ahead] = False  # the work of the steps before the profiled ones
+    moving &= steps
+    kernels = np.flatnonzero((ev.kind == EventKind.KERNEL) & ~moving & steps)
     moves = np.flatnonzero(moving)
     k = intervals.clip(*intervals.union(ev.start[kernels], ev.end_of(kernels)), lo, hi)
     m = intervals.clip(*intervals.union(ev.start[moves], ev.end_of(moves)), lo, hi)
@@ -135,7 +138,7 @@ def _busy_split(ctx: Context) -> list[str]:
             f"device computing {computing:.0f}% of the step, "
             f"copying (no kernel meanwhile) {copying:.0f}%"
         )
-    work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS))
+    work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS) & steps)
     lanes = ev.lane(work)
     per_stream = [
         intervals.clip(*intervals.union(ev.start[on], ev.end_of(on)), lo, hi)

@@ -134,6 +134,8 @@ class Breakdown:
     """Where backward ran on autograd's own thread (GPU runs), for the replay."""
     queue: QueueSummary | None = None
     """The device's launch queues (None without device work)."""
+    ahead: I64 = field(default_factory=lambda: np.zeros(0, np.int64), compare=False, repr=False)
+    """Device items queued ahead of the steps (`clocks.queued_ahead`): no step's work."""
     collective_waits: tuple[I64, I64] | None = field(default=None, compare=False, repr=False)
     """Where the step thread waited for a collective on a worker thread (gloo), outside any
     op (sorted disjoint ns intervals): the ``communication`` time no segment carries, for

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 _IDLE_LABELS = {
     "host": "waiting for the host",
+    "ahead": "running work queued before the steps",
     "startup": "during one-time start-up",
     "held": "while launched work was held back",
     "sync": "in a host-device sync",

@@ -16,9 +16,11 @@ steady state waits for the device there. Work on other threads (autograd's backw
 on GPU runs) runs in parallel and is reported by the device view and the table.
 
 **Device side.** Busy = the union of kernels, copies and memsets inside the step's window
-(never more than the window); the idle rest is split by what the host did meanwhile:
-waiting in a synchronisation call, fetching data, anything else (the device waits for the
-host to launch work).
+(never more than the window), less the work queued ahead of the steps (`clocks.queued_ahead`:
+launched before the first, or by no call in the trace ahead of its own work on its stream),
+which no step launched; the rest is split by cause: the device running that earlier work
+(``ahead``), then what the host did meanwhile: waiting in a synchronisation call, fetching
+data, anything else (the device waits for the host to launch work).
 """
 
 from __future__ import annotations
@@ -86,7 +88,10 @@ def breakdown(profile: Profile) -> Breakdown:
     release_free_memory()  # the nesting's and the sort's temporaries (`heap`)
     # self time of ranges (not ops): where the thread can sit waiting for a collective
     in_range = (ev.kind[main] != EventKind.CPU_OP)[seg_owner]
-    device = _device_sets(profile)
+    host_lo = np.array([w[0] for w in windows], np.int64)
+    host_hi = np.array([w[1] for w in windows], np.int64)
+    clocks = step_clocks(profile, host_lo, host_hi)
+    device = _device_sets(profile, clocks.ahead)
     covered = intervals.union(ev.start[main], ev.end_of(main))
     elsewhere = _backward_elsewhere(profile, rows[ev.track[rows] != track])
     collectives = host_collective_intervals(profile)
@@ -103,13 +108,17 @@ def breakdown(profile: Profile) -> Breakdown:
         del queues
         blocked = intervals.union(ev.start[calls], ev.end_of(calls))
         device = _DeviceSets(
-            device.busy, device.sync, device.copy, device.data, startup, held, blocked
+            device.busy,
+            device.sync,
+            device.copy,
+            device.data,
+            startup,
+            held,
+            blocked,
+            device.running,
         )
     out = []
     collective_waits: list[tuple[int, int]] = []
-    host_lo = np.array([w[0] for w in windows], np.int64)
-    host_hi = np.array([w[1] for w in windows], np.int64)
-    clocks = step_clocks(profile, host_lo, host_hi)
     # each window reads only what lies near it (found by bisection): a trace of thousands of
     # steps is not scanned whole once per step
     by_time = intervals.Bisected(seg_s, seg_e)
@@ -190,6 +199,7 @@ def breakdown(profile: Profile) -> Breakdown:
         segments=(seg_s, seg_e, seg_phase, main[seg_owner].astype(np.int32)),
         backward_elsewhere=elsewhere,
         queue=queue,
+        ahead=clocks.ahead,
         collective_waits=intervals.union(
             np.array([a for a, _ in collective_waits], np.int64),
             np.array([b for _, b in collective_waits], np.int64),
@@ -469,13 +479,18 @@ class _DeviceSets:
     held: tuple[I64, I64]
     blocked: tuple[I64, I64]
     """Launch calls made with their stream's queue full."""
+    running: tuple[I64, I64]
+    """All device work, the steps' and what was queued ahead of them: what a host waits on."""
 
 
-def _device_sets(profile: Profile) -> _DeviceSets | None:
+def _device_sets(profile: Profile, ahead: I64) -> _DeviceSets | None:
+    """The device's busy time and the host's waits, as interval sets; busy is the steps'
+    work, without the work queued `ahead` of them (the steps before the profiled ones)."""
     ev = profile.events
     work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS))
     if len(work) == 0:
         return None
+    steps = work[~np.isin(work, ahead)]
     at = profile.attribution
     rows = np.flatnonzero(at.is_row)
     kinds = _RowKinds(profile, rows)
@@ -488,13 +503,14 @@ def _device_sets(profile: Profile) -> _DeviceSets | None:
     copies = copies[~np.isin(copies, blocking)]
     sync = np.union1d(sync, blocking)
     return _DeviceSets(
-        busy=intervals.union(ev.start[work], ev.end_of(work)),
+        busy=intervals.union(ev.start[steps], ev.end_of(steps)),
         sync=intervals.union(ev.start[sync], ev.end_of(sync)),
         copy=intervals.union(ev.start[copies], ev.end_of(copies)),
         data=intervals.union(ev.start[data], ev.end_of(data)),
         startup=(np.zeros(0, np.int64), np.zeros(0, np.int64)),
         held=(np.zeros(0, np.int64), np.zeros(0, np.int64)),
         blocked=(np.zeros(0, np.int64), np.zeros(0, np.int64)),
+        running=intervals.union(ev.start[work], ev.end_of(work)),
     )
 
 
@@ -508,13 +524,15 @@ def host_read_calls(profile: Profile) -> I64:
 
 
 def _device_times(sets: _DeviceSets, lo: int, hi: int) -> tuple[float, dict[str, float]]:
-    """Busy time, and idle time by cause, in order of precedence: one-time start-up,
-    launched work held back (`held`), the host in a sync, in a copy call (a blocking
-    cudaMemcpy), fetching data, anything else."""
+    """Busy time, and idle time by cause, in order of precedence: the device running the
+    work queued ahead of the steps (`ahead`: busy, but with no step's work), one-time
+    start-up, launched work held back (`held`), the host in a sync, in a copy call (a
+    blocking cudaMemcpy), fetching data, anything else."""
     busy = intervals.clip(*sets.busy, lo, hi)
     seen = busy
     idle: dict[str, float] = {}
     causes = (
+        ("ahead", sets.running),
         ("startup", sets.startup),
         ("held", sets.held),
         ("sync", sets.sync),
@@ -544,6 +562,7 @@ def _near_sets(sets: _DeviceSets, lo: int, hi: int) -> _DeviceSets:
         cut(sets.startup),
         cut(sets.held),
         cut(sets.blocked),
+        cut(sets.running),
     )
 
 
@@ -556,7 +575,7 @@ def _host_waits(sets: _DeviceSets, lo: int, hi: int) -> tuple[float, float]:
             _concat(intervals.clip(*sets.sync, lo, hi), blocked), intervals.clip(*sets.copy, lo, hi)
         )
     )
-    busy = intervals.clip(*sets.busy, lo, hi)
+    busy = intervals.clip(*sets.running, lo, hi)
     return intervals.overlap(waits, busy) / 1000.0, intervals.length(*blocked) / 1000.0
 
 

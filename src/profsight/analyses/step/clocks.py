@@ -33,7 +33,7 @@ what a fix saves is in the same currency.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -52,6 +52,9 @@ class StepClocks:
     lo: I64
     hi: I64
     """The step's interval on the device's clock (`windows`)."""
+    ahead: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
+    """The device items queued ahead of the steps (`queued_ahead`): no step's work, wherever
+    they run."""
 
 
 def windows(
@@ -109,14 +112,17 @@ def step_clocks(profile: Profile, host_lo: I64, host_hi: I64) -> StepClocks:
     n = len(host_lo)
     device_hi = np.full(n, np.nan)
     before = float("nan")
+    ahead = np.zeros(0, np.int64)
     if len(work) and n:
         at = launch_times(profile, work)
         step = step_of(host_lo, host_hi, at)
         end = ev.end_of(work)
-        before = backlog_end(ev.start[work], end, at, ev.lane(work), step == 0, int(host_lo[0]))
+        lane = ev.lane(work)
+        before = backlog_end(ev.start[work], end, at, lane, step == 0, int(host_lo[0]))
+        ahead = work[queued_ahead(ev.start[work], at, lane, step == 0, int(host_lo[0]))]
         device_hi = device_ends(step, end.astype(np.float64), n)
     lo, hi = windows(host_lo, host_hi, device_hi, before)
-    return StepClocks(device_hi, lo, hi)
+    return StepClocks(device_hi, lo, hi, ahead)
 
 
 def device_ends(step: I64, end: F64, n: int) -> F64:
@@ -147,6 +153,21 @@ def backlog_end(
     return float(end[ahead].max()) if ahead.any() else float("nan")
 
 
+def queued_ahead(start: I64 | F64, launch_at: I64, lane: I64, first: Bool, lo: int) -> Bool:
+    """The device items that are the work of the steps before the profiled ones: launched
+    before the first step's host range, or by no call in the trace (the recording began
+    while the device still ran them) and queued on a stream the first step launched to
+    ahead of its own first item there. No step in the trace launched them, so none of its
+    windows holds them; an item of no launch on a stream the steps never used (a runtime's
+    transfer, a trace whose exporter dropped the links) cannot be told apart and stays."""
+    ahead: Bool = (launch_at >= 0) & (launch_at < lo)
+    unlinked = launch_at < 0
+    for key in np.unique(lane[first]).tolist():
+        on = lane == key
+        ahead |= on & unlinked & (start < start[first & on].min())
+    return ahead
+
+
 __all__ = [
     "DEVICE_CLOCK",
     "HOST_CLOCK",
@@ -155,6 +176,7 @@ __all__ = [
     "clock_bound",
     "device_ends",
     "launch_times",
+    "queued_ahead",
     "step_clocks",
     "step_of",
     "step_time",
