@@ -9,7 +9,9 @@ disableProfiler called but no active profiling session found...`` when it stops.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -75,12 +77,44 @@ def test_the_captured_warning_is_one_note_of_the_report_with_its_count() -> None
     assert notes[0].message.endswith("(profiler_kineto.cpp:942)")
 
 
-def test_lightnings_profiler_is_built_to_keep_the_warnings() -> None:
-    pytest.importorskip("lightning")
-    from profsight.integrations.lightning_profiler import ExplainingProfiler
-    from profsight.integrations.native_capture import CapturingProfile
+def test_a_lightning_fit_keeps_torchs_warning_as_a_note(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """torch 2.13 warns from collection.cpp:664 when it stops a Lightning fit's profiler
+    (naming ``Optimizer.step#SGD.step``): `ExplainingProfiler` keeps it as a note."""
+    lightning = pytest.importorskip("lightning")
+    from profsight.lightning import ExplainingProfiler
 
-    explaining = ExplainingProfiler(dirpath=None)
-    made = explaining._create_profiler(torch.profiler.profile)
-    assert isinstance(made, CapturingProfile)
-    assert made.native_log is explaining._native_log
+    class Net(lightning.LightningModule):  # type: ignore[misc]
+        def __init__(self) -> None:
+            super().__init__()
+            self.layer = torch.nn.Linear(4, 1)
+
+        def training_step(self, batch: Any, _: int) -> Any:
+            x, y = batch
+            return torch.nn.functional.mse_loss(self.layer(x), y)
+
+        def configure_optimizers(self) -> Any:
+            return torch.optim.SGD(self.parameters(), lr=0.1)
+
+    data = torch.utils.data.TensorDataset(torch.randn(24, 4), torch.randn(24, 1))
+    profiler = ExplainingProfiler(dirpath=tmp_path, log_explanation=False)
+    trainer = lightning.Trainer(
+        accelerator="cpu",
+        max_epochs=1,
+        limit_train_batches=6,
+        profiler=profiler,
+        logger=False,
+        enable_checkpointing=False,
+        enable_model_summary=False,
+        enable_progress_bar=False,
+        default_root_dir=tmp_path,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Lightning's notes on the toy setup
+        trainer.fit(Net(), torch.utils.data.DataLoader(data, batch_size=4))
+    notes = [d for d in profiler.reports["fit"].report.diagnostics if d.code == "profiler_warning"]
+    assert [d.message for d in notes if "collection.cpp:664" in d.message] == [
+        "torch's profiler warned while recording: Optimizer.step#SGD.step (collection.cpp:664)"
+    ]
+    assert "collection.cpp:664" not in capfd.readouterr().err  # printed raw before
