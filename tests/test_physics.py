@@ -16,12 +16,14 @@ collective's bus bandwidth under the fastest link of its GPU.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 import profsight
 from profsight.analyses.device_work import device_work
+from profsight.analyses.physics import physics_breaks
 from profsight.analyses.pipeline import diagnose
 from profsight.analyses.roofline import Roofline
 from profsight.knowledge.hardware import PEER_LINKS_GBS, architecture
@@ -50,12 +52,7 @@ def _traces() -> list[Path]:
 
 TRACES = _traces()
 #: Traces whose figures still break physics, each with its cause (strict: fixed, it fails).
-KNOWN_BREAKS = {
-    "bfeed93fe629_2566.1773933981558265129.pt.trace.json.gz": "the replay's steady step is "
-    "not monotone in kernel durations: 8x faster FP32 kernels shorten the first step's device "
-    "lag by 10 µs more than the last's, and the first window, pinned to its host range, "
-    "makes the estimated step 2.8 µs longer (a saving of -0.02%)",
-}
+KNOWN_BREAKS: dict[str, str] = {}
 
 
 def _case(path: Path) -> object:
@@ -103,7 +100,10 @@ def test_no_figure_breaks_physics(path: Path) -> None:
         assert 0 <= step.waited_us <= wall + SUM_US
     for f in diagnosis.findings:
         assert 0.0 <= f.at_stake_pct <= 100.0 + 1e-6, (f.category, f.title)
-        assert f.gain_pct is None or 0.0 <= f.gain_pct <= 100.0 + 1e-6, (f.category, f.title)
+        # a saving may read below zero by no more than the replay's resolution (the steps'
+        # lengthening under the edit), and says so where it does
+        low = -(f.gain_spread_pct or 0.0)
+        assert f.gain_pct is None or low <= f.gain_pct <= 100.0 + 1e-6, (f.category, f.title)
     v = diagnosis.verdict
     if v is not None:
         assert v.device_busy_pct is None or 0.0 <= v.device_busy_pct <= 100.0 + 1e-6
@@ -156,16 +156,38 @@ def _roofline_fits(roof: Roofline | None, links: tuple[float, float | None] | No
             assert r.cached == (r.tbps * 1e3 > r.bandwidth_gbs)
 
 
-def test_a_figure_that_breaks_physics_is_shown_in_every_format() -> None:
-    """The one known break (`KNOWN_BREAKS`): its raw saving, -0.02%, is kept, and the report
-    says so in every format rather than printing 0%."""
-    path = next(p for p in TRACES if p.name in KNOWN_BREAKS)
-    report = profsight.explain(path)
+#: A host-bound T4 trace (3 steps) whose FP32 speed-up replays at -0.02%: the first step's
+#: device lag shrinks 10 µs more than the last's, and the window after it lengthens.
+HOST_BOUND_T4 = DATA / "gpu_traces" / "marcalph__kernelforge"
+HOST_BOUND_T4 = HOST_BOUND_T4 / "bfeed93fe629_2566.1773933981558265129.pt.trace.json.gz"
+
+
+def test_a_saving_within_the_replays_resolution_is_shown_with_it() -> None:
+    """Its raw saving, -0.02%, is kept beside the replay's resolution: the steps' windows as
+    measured (13,837, 11,259 and 11,897 µs) and with the FP32 kernels 8x faster (13,837,
+    11,206 and 11,959 µs) change by 0, +54 and -62 µs, so the saving is resolved to 62 / 3
+    µs of a 12,331 µs step (0.17%), and a saving within that is no break of physics."""
+    report = profsight.explain(HOST_BOUND_T4)
     (fp32,) = [f for f in report.findings if f.category == "low_precision"]
     assert fp32.gain_pct is not None and -0.1 < fp32.gain_pct < 0.0
-    (shown,) = [d for d in report.diagnostics if d.code == "physics"]
-    assert shown.message.startswith("the saving of '") and "-0.0%" in shown.message
-    assert f"warning: {shown.message}" in " ".join(report.text(width=400).split())
-    doc = json.loads(report.json())
-    assert [d["code"] for d in doc["diagnostics"]].count("physics") == 1
-    assert shown.message in report.markdown()
+    assert fp32.gain_spread_pct == pytest.approx(0.1676, abs=1e-3)
+    assert not [d for d in report.diagnostics if d.code == "physics"]
+    phrase = "saves nothing the replay resolves (-0.0% ± 0.2%)"
+    assert phrase in " ".join(report.text(width=400).split())
+    assert "within the replay's resolution of ±0.2% of the step" in report.markdown()
+    (saved,) = [
+        f for f in json.loads(report.json())["findings"] if f["category"] == "low_precision"
+    ]
+    assert saved["gain_spread_pct"] == pytest.approx(0.17, abs=0.005)
+
+
+def test_a_saving_below_its_resolution_breaks_physics_in_every_format() -> None:
+    """The same finding with a saving of -1% (below its resolution of 0.17%) is a break,
+    shown as a diagnostic; at -0.1% it is not."""
+    diagnosis = diagnose(profsight.load(HOST_BOUND_T4))
+    (fp32,) = [f for f in diagnosis.findings if f.category == "low_precision"]
+    (shown,) = physics_breaks(diagnosis.breakdown, (replace(fp32, gain_pct=-1.0),), None, None)
+    assert shown.code == "physics"
+    assert shown.message.startswith(f"the saving of '{fp32.title}' is -1.0%, beyond 0-100%")
+    assert not physics_breaks(diagnosis.breakdown, (replace(fp32, gain_pct=-0.1),), None, None)
+    assert physics_breaks(diagnosis.breakdown, (replace(fp32, gain_spread_pct=None),), None, None)

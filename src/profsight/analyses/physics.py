@@ -29,8 +29,13 @@ def _break(figure: str, value: str, bound: str) -> Diagnostic:
     )
 
 
-def _share(figure: str, pct: float | None) -> list[Diagnostic]:
-    if pct is None or -SLACK_PCT <= pct <= 100.0 + SLACK_PCT:
+def _share(figure: str, pct: float | None, spread: float | None = None) -> list[Diagnostic]:
+    """A share of the step outside 0-100%; a replayed saving (`spread`: its resolution, what
+    the steps lengthened by under the edit) only where it is below zero by more than that:
+    a negative saving within it is the replay's resolution, shown with it, not a figure
+    beyond physics."""
+    low = -SLACK_PCT - (spread or 0.0)
+    if pct is None or low <= pct <= 100.0 + SLACK_PCT:
         return []
     return [_break(figure, f"{pct:.1f}%", "0-100% of the step")]
 
@@ -56,7 +61,7 @@ def physics_breaks(
             )
     for f in findings:
         out += _share(f"the share at stake of '{f.title}'", f.at_stake_pct)
-        out += _share(f"the saving of '{f.title}'", f.gain_pct)
+        out += _share(f"the saving of '{f.title}'", f.gain_pct, f.gain_spread_pct)
     if verdict is not None:
         out += _share("the device's busy share", verdict.device_busy_pct)
         out += _share("the data wait's share", verdict.data_wait_pct)

@@ -89,12 +89,18 @@ class Finding:
     rank_pct: float | None = None
     """What it ranks by when it names the cause of a later finding's time (`explains`):
     that finding's saving; None: its own saving."""
+    gain_spread_pct: float | None = None
+    """The replay's resolution of `gain_pct` (% of the same step): what the profiled steps
+    lengthened by under the edit, per step (`replay.engine.saving_spread`); a saving within
+    it is one the steps do not resolve. None: not replayed."""
 
     def __post_init__(self) -> None:
         # figures are plain floats whatever computed them (a NumPy scalar is no JSON number)
         object.__setattr__(self, "at_stake_pct", float(self.at_stake_pct))
         if self.gain_pct is not None:
             object.__setattr__(self, "gain_pct", float(self.gain_pct))
+        if self.gain_spread_pct is not None:
+            object.__setattr__(self, "gain_spread_pct", float(self.gain_spread_pct))
 
     @property
     def priced(self) -> str:
@@ -122,6 +128,9 @@ class Finding:
             "recommendation": self.recommendation,
             "at_stake_pct": round(self.at_stake_pct, 2),
             "gain_pct": None if self.gain_pct is None else round(self.gain_pct, 2),
+            "gain_spread_pct": None
+            if self.gain_spread_pct is None
+            else round(self.gain_spread_pct, 2),
             "saving_basis": self.priced,
             "trigger": self.trigger,
             "confidence": self.confidence,

@@ -109,7 +109,7 @@ def finding_lines(findings: tuple[Finding, ...], width: int = 120) -> list[str]:
     lines: list[str] = []
     room = width - 5
     for i, f in enumerate(findings, 1):
-        phrase = saving_phrase(f.priced, f.gain_pct, f.at_stake_pct)
+        phrase = saving_phrase(f.priced, f.gain_pct, f.at_stake_pct, f.gain_spread_pct)
         gain = f", {phrase}" if phrase and f.severity is not Severity.INFO else ""
         title = cut_words(f.title, width)
         lines.append(f"{i}. [{f.severity.name.lower()}] {title}  ({f.category}{gain})")

@@ -225,7 +225,10 @@ def findings_data(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
             None
             if f.get("severity") == "info"
             else saving_phrase(
-                str(f.get("saving_basis", "")), f.get("gain_pct"), f.get("at_stake_pct") or 0.0
+                str(f.get("saving_basis", "")),
+                f.get("gain_pct"),
+                f.get("at_stake_pct") or 0.0,
+                f.get("gain_spread_pct"),
             )
             or None
         )

@@ -141,7 +141,7 @@ def _finding(i: int, f: Finding, width: int) -> RenderableType:
     head = Text(f"{i}. ")
     head.append(f"[{f.severity.name.lower()}] ", style=SEVERITY_STYLES[f.severity])
     head.append(cut_words(f.title, width), style="bold")
-    phrase = saving_phrase(f.priced, f.gain_pct, f.at_stake_pct)
+    phrase = saving_phrase(f.priced, f.gain_pct, f.at_stake_pct, f.gain_spread_pct)
     gain = f", {phrase}" if phrase and f.severity is not Severity.INFO else ""
     head.append(f"  ({f.category}{gain})", style="bright_black")
     lines: list[RenderableType] = [head]

@@ -306,7 +306,26 @@ def _waits(profile: Profile, items: I64, end: F64, lo: int, hi: int) -> tuple[I6
 
 def replay(graph: StepGraph, edit: Edit | None = None) -> float:
     """The steady-state step time (µs) with `edit` applied (none: as measured)."""
-    edit = edit or Edit("no change")
+    return replay_steps(graph, edit)[0]
+
+
+def replay_steps(graph: StepGraph, edit: Edit | None = None) -> tuple[float, F64]:
+    """`replay`'s figure, and each profiled step's part of it (µs; their mean is the
+    figure): the steps' windows on the slower clock, or their host ranges where those are
+    longer on average, or the busiest stream's work per step where that is the floor.
+    Compared step by step with the measured ones, they say how much of a saving the steps
+    agree on (`saving_spread`)."""
+    parts, floor, per = _replayed(graph, edit or Edit("no change"))
+    step = float(np.mean(parts)) / 1000.0
+    if step < floor:
+        return floor / per, np.full(len(parts), floor / per)
+    out: F64 = parts / 1000.0 / per
+    return step / per, out
+
+
+def _replayed(graph: StepGraph, edit: Edit) -> tuple[F64, float, float]:
+    """The steps' parts of the steady step (ns, `_step_parts`), the busiest stream's work
+    per step (µs: no steady step is shorter) and the edit's divisor (per sample)."""
     g = graph
     lo = float(g.lo)
 
@@ -368,7 +387,20 @@ def replay(graph: StepGraph, edit: Edit | None = None) -> float:
     # intervals always hold it; an edit that takes the host's time away can leave steps of
     # uneven device work (all of it launched in one) with intervals shorter than that work
     floor = _busiest_stream_per_step(g, dur)
-    return max(_step_time(g, host_lo, host_hi, lanes.out_end), floor) / edit.per
+    return _step_parts(g, host_lo, host_hi, lanes.out_end), floor, edit.per
+
+
+def saving_spread(measured: F64, after: F64) -> float | None:
+    """The replay's resolution of a saving (µs per step): what the steps lengthened by under
+    the edit, in all, per step. Every edit removes or shortens work, and no step of a steady
+    state gets longer for that; a profiled step's window does when its edge moves with the
+    step before it (a device lag that shrinks more in one step than in the next lengthens
+    the next window by as much), so the saving, read from a few such steps, is uncertain by
+    as much. None when the steps cannot be compared."""
+    if not len(measured) or len(measured) != len(after):
+        return None
+    change = measured - after
+    return float(-np.minimum(change, 0.0).sum() / len(change))
 
 
 def _busiest_stream_per_step(g: StepGraph, dur: F64) -> float:
@@ -385,13 +417,22 @@ def _busiest_stream_per_step(g: StepGraph, dur: F64) -> float:
 
 def _step_time(g: StepGraph, host_lo: F64 | I64, host_hi: F64 | I64, item_end: F64) -> float:
     """The steady step (µs) of host ranges and the items' ends (`clocks.step_time`)."""
+    return float(np.mean(_step_parts(g, host_lo, host_hi, item_end))) / 1000.0
+
+
+def _step_parts(g: StepGraph, host_lo: F64 | I64, host_hi: F64 | I64, item_end: F64) -> F64:
+    """Each step's part of the steady step (ns): its window, or its host range where the
+    host ranges are the longer on average (`clocks.step_time`: the longer mean wins)."""
     n = len(g.step_lo)
     if n == 0:
-        return 0.0
+        return np.zeros(1)
     device_hi = device_ends(g.item_step, item_end, n)
     h_lo, h_hi = np.rint(host_lo).astype(np.int64), np.rint(host_hi).astype(np.int64)
     w_lo, w_hi = windows(h_lo, h_hi, device_hi, g.backlog)
-    return step_time(h_hi - h_lo, w_hi - w_lo) / 1000.0
+    host, interval = h_hi - h_lo, w_hi - w_lo
+    longer = interval if step_time(host, interval) == float(np.mean(interval)) else host
+    out: F64 = longer.astype(np.float64)
+    return out
 
 
 class _LaneRun:
@@ -527,4 +568,12 @@ class _LaneRun:
 _SHORT = 8
 
 
-__all__ = ["Edit", "StepGraph", "replay", "step_graph", "wait_calls"]
+__all__ = [
+    "Edit",
+    "StepGraph",
+    "replay",
+    "replay_steps",
+    "saving_spread",
+    "step_graph",
+    "wait_calls",
+]

@@ -18,7 +18,14 @@ from profsight.analyses.context import Context
 from profsight.analyses.findings.sync_copies import peer_copy_events
 from profsight.analyses.lead_in import lead_in_spans
 from profsight.analyses.replay.combine import both
-from profsight.analyses.replay.engine import Edit, StepGraph, replay, step_graph
+from profsight.analyses.replay.engine import (
+    Edit,
+    StepGraph,
+    replay,
+    replay_steps,
+    saving_spread,
+    step_graph,
+)
 from profsight.analyses.replay.op_runs import (
     forward_name,
     holding,
@@ -84,7 +91,7 @@ def with_savings(ctx: Context, findings: list[Finding]) -> list[Finding]:
     (`heap`): on a huge trace an edit holds a few floats per event."""
     graph = graph_of(ctx)
     release_free_memory()
-    measured = replay(graph) if graph is not None else 0.0
+    measured, steps = replay_steps(graph) if graph is not None else (0.0, np.zeros(0))
     if graph is None or measured <= 0:
         return [_not_estimated(f) for f in findings]
     out = []
@@ -96,13 +103,20 @@ def with_savings(ctx: Context, findings: list[Finding]) -> list[Finding]:
         if edit is None:
             out.append(_not_estimated(f))
             continue
-        after = replay(graph, edit)
+        after, after_steps = replay_steps(graph, edit)
         release_free_memory()
         saved = (measured - after) * 100.0 / measured
+        spread = saving_spread(steps, after_steps)
+        spread_pct = None if spread is None else spread * 100.0 / measured
         line = Evidence(
             "what-if replay",
             f"{edit.label}: {short_time(measured)} → {short_time(after)} per step"
-            + (" per sample" if edit.per != 1.0 else ""),
+            + (" per sample" if edit.per != 1.0 else "")
+            + (
+                advice.WITHIN_RESOLUTION.format(spread=spread_pct)
+                if spread_pct is not None and abs(saved) < spread_pct
+                else ""
+            ),
         )
         if f.category == PROFILE_CATEGORY:
             # one-time start-up: what it costs this window, not what a steady step saves
@@ -112,6 +126,7 @@ def with_savings(ctx: Context, findings: list[Finding]) -> list[Finding]:
         priced = replace(
             f,
             gain_pct=saved,
+            gain_spread_pct=spread_pct,
             basis=edit.basis,
             severity=severity,
             evidence=(*f.evidence, line),

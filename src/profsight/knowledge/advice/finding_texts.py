@@ -18,6 +18,12 @@ LEAD_IN_TITLE: Final = (
     "The host works {lead} of each step before it launches any GPU work: {share:.0f}% of the step"
 )
 LEAD_IN_LABEL: Final = "from the step's start to its first launch"
+#: A replayed saving smaller than the replay's own resolution (`replay.engine.saving_spread`:
+#: what the steps lengthened by under the edit, per step).
+WITHIN_RESOLUTION: Final = (
+    " (within the replay's resolution of ±{spread:.1f}% of the step: the steps do not agree "
+    "that it saves anything)"
+)
 LEAD_IN_EXPLANATION: Final = (
     "Each step begins with host work that launches nothing on the GPU: preprocessing in the "
     "training or inference loop (decoding, resizing, tokenising, building the batch), or "

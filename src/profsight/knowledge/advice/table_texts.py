@@ -156,11 +156,20 @@ SAVING_PHRASES: Final = {
 }
 
 
-def saving_phrase(priced: str, gain: float | None, at_stake: float = 1.0) -> str:
+#: A replayed saving within the replay's resolution (`findings.Finding.gain_spread_pct`).
+UNRESOLVED_SAVING: Final = "saves nothing the replay resolves ({gain:+.1f}% ± {spread:.1f}%)"
+
+
+def saving_phrase(
+    priced: str, gain: float | None, at_stake: float = 1.0, spread: float | None = None
+) -> str:
     """``could save ~30% of the step`` (or per sample, at most, estimated, not estimated);
-    "" for a finding about the profile itself that concerns no share of the step."""
+    "" for a finding about the profile itself that concerns no share of the step; a saving
+    within its `spread` (the replay's resolution) says so, with both."""
     if gain is None and at_stake <= 0:
         return ""
+    if gain is not None and spread is not None and abs(gain) < spread:
+        return UNRESOLVED_SAVING.format(gain=gain, spread=spread)
     return SAVING_PHRASES.get(priced, SAVING_PHRASES["estimated"]).format(gain=gain or 0.0)
 
 
