@@ -57,7 +57,6 @@ def message_text(line: str) -> str:
 
 __all__ = [
     "LOGGED_FIRST",
-    "LOGGED_FIRST",
     "LOGGED_MESSAGE",
     "LOG_LEVELS",
     "LOG_PREFIX",
