@@ -515,19 +515,22 @@ QWEN = (
 )
 
 
-def _launched_in_step(path: Path) -> tuple[float, float]:
-    """From the JSON alone: the step's host range (µs), and the union of the device work
-    whose launch call (by correlation) lies inside it (µs)."""
+def _launched_in_step(path: Path, first: bool = False) -> tuple[float, float, float]:
+    """From the JSON alone: the (only, or `first`) step's host range (µs), the union of the
+    device work whose launch call (by correlation) lies inside it (µs), and when that work
+    began (µs from the step's host start)."""
     import gzip
     import json
 
     with gzip.open(path) as f:
         events = json.load(f)["traceEvents"]
-    (step,) = [
+    steps = [
         e
         for e in events
         if e.get("cat") == "user_annotation" and str(e["name"]).startswith("ProfilerStep#")
     ]
+    assert first or len(steps) == 1
+    step = min(steps, key=lambda e: float(e["ts"]))
     lo, hi = step["ts"], step["ts"] + step["dur"]
     launched = {
         e["args"]["correlation"]
@@ -544,7 +547,7 @@ def _launched_in_step(path: Path) -> tuple[float, float]:
     for a, b in spans:
         total += max(b - max(a, end), 0.0)
         end = max(end, b)
-    return step["dur"], total
+    return step["dur"], total, spans[0][0] - lo
 
 
 def test_a_steps_device_time_is_the_work_it_launched() -> None:
@@ -553,7 +556,7 @@ def test_a_steps_device_time_is_the_work_it_launched() -> None:
     step's. Busy is the work the step launched (31.9 ms, read from the JSON here), so 15.2 ms
     of the window hold none of the step's work (was 3.9 ms: busy read 43.3 ms), 11.4 ms of
     them running the earlier work; the steady reading leaves that out (89% busy)."""
-    host_us, own_us = _launched_in_step(QWEN)
+    host_us, own_us, _ = _launched_in_step(QWEN)
     diagnosis = diagnose(profsight.load(QWEN))
     (step,) = diagnosis.breakdown.steps
     assert step.device_busy_us == pytest.approx(own_us, abs=1.0)
@@ -566,3 +569,22 @@ def test_a_steps_device_time_is_the_work_it_launched() -> None:
     assert diagnosis.verdict is not None and diagnosis.verdict.device_busy_pct == pytest.approx(
         89.0, abs=0.5
     )
+
+
+def test_the_first_steps_early_work_is_the_first_steps() -> None:
+    """HTA's V100 ResNet trace (ns_resolution), whose GPU runs 90 ms behind its host: the
+    first step's interval was one steady period (95.6 ms) before its completion, but the
+    device began the step's work 2.07 ms earlier, its first kernels sparse while the host
+    filled the queue; those 229 µs were in no step (busy 94,340 µs of 94,570 launched). The
+    interval now starts at the step's own first item, and holds all the work it launched."""
+    _, own_us, began_us = _launched_in_step(LAGGING, first=True)
+    bd = diagnose(profsight.load(LAGGING)).breakdown
+    step = bd.steps[0]
+    # (the JSON's microseconds near 1.7e15 are doubles good to a quarter of one)
+    assert own_us == pytest.approx(94_570.0, abs=2.0)
+    assert step.device_busy_us == pytest.approx(own_us, abs=2.0)
+    assert step.interval_start == pytest.approx(step.host_start + began_us, abs=1.0)
+    assert began_us == pytest.approx(3488.5, abs=1.0)
+    # the steady steps keep their intervals: the step time moves by the first one's 2.07 ms
+    # over five steps
+    assert bd.average().wall_us == pytest.approx(96_005.8, abs=1.0)

@@ -387,7 +387,7 @@ def _replayed(graph: StepGraph, edit: Edit) -> tuple[F64, float, float]:
     # intervals always hold it; an edit that takes the host's time away can leave steps of
     # uneven device work (all of it launched in one) with intervals shorter than that work
     floor = _busiest_stream_per_step(g, dur)
-    return _step_parts(g, host_lo, host_hi, lanes.out_end), floor, edit.per
+    return _step_parts(g, host_lo, host_hi, lanes.out_end, dur), floor, edit.per
 
 
 def saving_spread(measured: F64, after: F64) -> float | None:
@@ -417,10 +417,12 @@ def _busiest_stream_per_step(g: StepGraph, dur: F64) -> float:
 
 def _step_time(g: StepGraph, host_lo: F64 | I64, host_hi: F64 | I64, item_end: F64) -> float:
     """The steady step (µs) of host ranges and the items' ends (`clocks.step_time`)."""
-    return float(np.mean(_step_parts(g, host_lo, host_hi, item_end))) / 1000.0
+    return float(np.mean(_step_parts(g, host_lo, host_hi, item_end, g.dur))) / 1000.0
 
 
-def _step_parts(g: StepGraph, host_lo: F64 | I64, host_hi: F64 | I64, item_end: F64) -> F64:
+def _step_parts(
+    g: StepGraph, host_lo: F64 | I64, host_hi: F64 | I64, item_end: F64, dur: F64
+) -> F64:
     """Each step's part of the steady step (ns): its window, or its host range where the
     host ranges are the longer on average (`clocks.step_time`: the longer mean wins)."""
     n = len(g.step_lo)
@@ -428,7 +430,10 @@ def _step_parts(g: StepGraph, host_lo: F64 | I64, host_hi: F64 | I64, item_end: 
         return np.zeros(1)
     device_hi = device_ends(g.item_step, item_end, n)
     h_lo, h_hi = np.rint(host_lo).astype(np.int64), np.rint(host_hi).astype(np.int64)
-    w_lo, w_hi = windows(h_lo, h_hi, device_hi, g.backlog)
+    # the first step's own work begins its interval (`clocks.windows`), durations as edited
+    first = g.item_step == 0
+    began = float((item_end[first] - dur[first]).min()) if first.any() else float("nan")
+    w_lo, w_hi = windows(h_lo, h_hi, device_hi, g.backlog, began)
     host, interval = h_hi - h_lo, w_hi - w_lo
     longer = interval if step_time(host, interval) == float(np.mean(interval)) else host
     out: F64 = longer.astype(np.float64)

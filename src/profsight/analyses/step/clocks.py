@@ -17,9 +17,12 @@ interval on the device's clock:
   work queued ahead of its own on its streams (launched before it and still running when it
   began: the backlog of the steps before the window, which the previous step's completion
   cannot precede), and one steady-state period (the mean interval between the later
-  completions) before its completion; and it is never shorter than its host range (so it
-  tends to the host range as the lag tends to nothing). Otherwise the pipeline's fill (the
-  host's lead over a lagging device) would count as a step's time.
+  completions) before its completion; yet no later than its own first device item (once
+  that backlog ended): what the step launched is the step's, and a device that began it
+  early (its first kernels sparse while the host fills the queue) worked on the step. It is
+  never shorter than its host range (so it tends to the host range as the lag tends to
+  nothing). Otherwise the pipeline's fill (the host's lead over a lagging device, before
+  the device began the step's work) would count as a step's time.
 
 The step time (`step_time`) is the slower clock's steady pace: the mean host range or the
 mean interval, whichever is longer. It is an average, not a sum of per-step maxima: when
@@ -58,11 +61,16 @@ class StepClocks:
 
 
 def windows(
-    host_lo: I64, host_hi: I64, device_hi: F64, backlog: float = float("nan")
+    host_lo: I64,
+    host_hi: I64,
+    device_hi: F64,
+    backlog: float = float("nan"),
+    first_start: float = float("nan"),
 ) -> tuple[I64, I64]:
     """Each step's window (lo, hi) from its host range and the end of its device work
     (NaN: none), by the rules of the module docstring; `backlog`: when the device work queued
-    ahead of the first step's ended (NaN: none). Steps in order of host start."""
+    ahead of the first step's ended (NaN: none); `first_start`: when the first step's own
+    first device item started (NaN: none). Steps in order of host start."""
     n = len(host_lo)
     if n == 0:
         empty = np.zeros(0, np.int64)
@@ -79,6 +87,8 @@ def windows(
         previous = float(backlog) if backlog > host_lo[0] else float(host_lo[0])
         if n >= 2:
             previous = max(previous, done[0] - (done[-1] - done[0]) / (n - 1))
+        if first_start == first_start:  # its own work began earlier: that is the step's too
+            previous = min(previous, max(first_start, backlog if backlog == backlog else 0.0))
         start[0] = min(previous, done[0] - float(host_hi[0] - host_lo[0]))
     hi = np.rint(done).astype(np.int64)
     lo = np.minimum(np.rint(start).astype(np.int64), hi)
@@ -113,6 +123,7 @@ def step_clocks(profile: Profile, host_lo: I64, host_hi: I64) -> StepClocks:
     device_hi = np.full(n, np.nan)
     before = float("nan")
     ahead = np.zeros(0, np.int64)
+    first = float("nan")
     if len(work) and n:
         at = launch_times(profile, work)
         step = step_of(host_lo, host_hi, at)
@@ -121,7 +132,9 @@ def step_clocks(profile: Profile, host_lo: I64, host_hi: I64) -> StepClocks:
         before = backlog_end(ev.start[work], end, at, lane, step == 0, int(host_lo[0]))
         ahead = work[queued_ahead(ev.start[work], at, lane, step == 0, int(host_lo[0]))]
         device_hi = device_ends(step, end.astype(np.float64), n)
-    lo, hi = windows(host_lo, host_hi, device_hi, before)
+        if (step == 0).any():
+            first = float(ev.start[work[step == 0]].min())
+    lo, hi = windows(host_lo, host_hi, device_hi, before, first)
     return StepClocks(device_hi, lo, hi, ahead)
 
 
