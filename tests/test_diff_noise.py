@@ -117,3 +117,36 @@ def test_a_collective_run_every_other_step_is_recounted() -> None:
     calls = recounted["nccl:all_reduce"].calls
     assert (calls.before, calls.after) == (1.0, 0.5)
     assert "nccl:all_reduce" in render_diff_text(diff)
+
+
+#: A real GPU training loop by others, recorded with with_stack=True with 0 and 8 workers:
+#: its `<function main ...>` frame's children outlast it, so torch's self time (its total
+#: less its children's) is -39.6 µs over the window (-13 µs per step) in each.
+SANDBOX = DATA / "gpu_traces" / "JonathanHourany__pytorch-sandbox"
+
+
+def test_a_self_time_below_zero_is_compared_by_its_total() -> None:
+    before, after = (
+        profsight.explain(SANDBOX / f"trace-num-workers-{n}-batch-size-16.json.gz") for n in (0, 8)
+    )
+    main_before = next(
+        r
+        for r in profsight.load(SANDBOX / "trace-num-workers-0-batch-size-16.json.gz").table().rows
+        if r.name.startswith("<function main")
+    )
+    assert main_before.self_cpu_us == pytest.approx(-39.58, abs=0.01)  # kept by `table`
+    diff = compare(before, after)
+    doc = diff.to_dict()
+    selfs = [
+        r[t][side]
+        for rows in doc["rows"].values()
+        for r in rows
+        for t in ("self_cpu_us", "self_device_us")
+        for side in ("before", "after")
+    ]
+    assert selfs and all(v is None or v >= -0.05 for v in selfs)
+    (gone,) = [r for r in doc["rows"]["gone"] if r["name"].startswith("<function main")]
+    assert gone["key"] == "cpu_total_us" and gone["self_cpu_us"]["before"] is None
+    assert gone["cpu_total_us"]["before"] == pytest.approx(1549.44, abs=0.01)
+    # calls per step read as calls: whole, or one decimal
+    assert "96.7 → 86.7" in render_diff_text(diff, width=200)

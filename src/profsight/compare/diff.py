@@ -40,6 +40,9 @@ CALLS_MOVED = 1.0
 #: step changes by less than a whole call (a collective once a step that now runs every
 #: other step: 1 -> 0.5), and is compared as a ratio.
 CALLS_RATIO = 2.0
+#: A self time per step below minus this (µs) is no duration (`_times`); above it, the
+#: rounding of a total less its children's totals.
+NEGATIVE_SELF_US = 0.05
 #: A change of the step beyond this many standard errors of the difference of the two runs'
 #: mean steps (their steps' own spread) is beyond the noise: two, about 95% of the changes
 #: two recordings of one run show, for steps that vary normally.
@@ -394,11 +397,12 @@ def _keys(old: RunFacts, new: RunFacts) -> list[tuple[str, bool]]:
 def _row_change(b: RowTimes | None, a: RowTimes | None, by: By, floor: float) -> RowChange:
     first = a if a is not None else b
     assert first is not None
-    times = {
-        t: Change(None if b is None else getattr(b, t), None if a is None else getattr(a, t))
-        for t in _TIMES
-    }
+    times = {t: _times(t, b, a) for t in _TIMES}
     cpu, device = ("self_cpu_us", "self_device_us") if by == "self" else _TIMES[1::2]
+    if times[cpu].before is None and times[cpu].after is None:
+        cpu = "cpu_total_us"  # a self time that is no duration: the row goes by its total
+    if times[device].before is None and times[device].after is None:
+        device = "device_total_us"
 
     def moved(t: str) -> float:
         c = times[t]
@@ -424,6 +428,19 @@ def _row_change(b: RowTimes | None, a: RowTimes | None, by: By, floor: float) ->
         times=times,
         key=key,
     )
+
+
+def _times(t: str, b: RowTimes | None, a: RowTimes | None) -> Change:
+    """A row's time `t` per step in both runs. A self time below zero is no duration: torch's
+    self time is the total less the children's totals, and children that overlap each other
+    (Python frames recorded beside the ops, a thread's ranges that do not nest) outlast
+    their parent; such a self time is compared in neither run (None), and the row goes by
+    its total."""
+    before = None if b is None else float(getattr(b, t))
+    after = None if a is None else float(getattr(a, t))
+    if t.startswith("self_") and min(before or 0.0, after or 0.0) < -NEGATIVE_SELF_US:
+        return Change(None, None)
+    return Change(before, after)
 
 
 def _recounted(before: float, after: float) -> bool:

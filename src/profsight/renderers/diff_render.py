@@ -177,7 +177,11 @@ def _compact_cells(r: RowChange) -> list[str]:
 
 
 def _fmt_calls(calls: float | None) -> str:
-    return "-" if calls is None else f"{calls:g}" if calls >= 10 else f"{calls:.2g}"
+    if calls is None:
+        return "-"
+    if calls >= 10:  # whole calls as they are, else one decimal (96.7, not 96.6667)
+        return f"{calls:,.0f}" if calls == round(calls) else f"{calls:,.1f}"
+    return f"{calls:.2g}"
 
 
 _HEAD = ["Calls/step", "CPU total", "Self CPU"]
