@@ -301,7 +301,7 @@ def test_check_device_busy_both_sides(capsys: pytest.CaptureFixture[str]) -> Non
     assert run(capsys, "check", MINIMAL, "--min", "device_busy=25%")[0] == EXIT_OK
     code, out, err = run(capsys, "check", MINIMAL, "--min", "device_busy=60%")
     assert code == EXIT_BUDGET
-    assert _broken((out, err)) == ["device_busy is 30.0% of the step, below 60%"]
+    assert _broken((out, err)) == ["device_busy is 27.1% of the step, below 60%"]
 
 
 def test_check_phases_and_findings(
