@@ -17,7 +17,7 @@ import profsight
 from profsight.analyses.context import context
 from profsight.analyses.pipeline import diagnose
 from profsight.analyses.replay.engine import Edit, replay
-from profsight.analyses.replay.whatif import graph_of
+from profsight.analyses.replay.savings import graph_of
 from profsight.analyses.step.clocks import windows
 from profsight.analyses.step.launch_queue import launch_queue
 from profsight.compare.budgets import check, parse_budget

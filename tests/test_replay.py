@@ -13,7 +13,8 @@ import scenarios
 from profsight.analyses.context import context
 from profsight.analyses.pipeline import diagnose
 from profsight.analyses.replay.engine import Edit, replay, step_graph
-from profsight.analyses.replay.whatif import edit_for, graph_of
+from profsight.analyses.replay.savings import graph_of
+from profsight.analyses.replay.whatif import edit_for
 from profsight.analyses.step.breakdown import phase_intervals
 from profsight.knowledge.advice import BATCH_SCALE
 from profsight.knowledge.phases import Phase

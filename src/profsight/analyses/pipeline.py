@@ -35,7 +35,7 @@ from profsight.analyses.findings.table_python import (
 )
 from profsight.analyses.findings.table_setup import printed_facts, printed_setup
 from profsight.analyses.physics import physics_breaks
-from profsight.analyses.replay.whatif import with_savings
+from profsight.analyses.replay.savings import with_savings
 from profsight.analyses.roofline import Roofline
 from profsight.analyses.step.printed_parts import PrintedStep, device_bound
 from profsight.analyses.step.table_device import printed_device
