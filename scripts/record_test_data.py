@@ -6,6 +6,7 @@ gzipped; run it on a quiet machine (nothing else busy on its cores).
     .venv/bin/python scripts/record_test_data.py tiny_batch   # or first_step: only those
     .venv/bin/python scripts/record_test_data.py twins        # every other twin pair (1 min)
     .venv/bin/python scripts/record_test_data.py same_run     # one run recorded twice
+    .venv/bin/python scripts/record_test_data.py tables       # full tables of planted runs
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ def main(which: str = "all") -> None:
     if which.startswith("same_run_"):
         _same_run_side(which.removeprefix("same_run_"))
         return
+    if which in ("all", "tables"):
+        _tables()
     if which not in ("all", "tiny_batch"):
         return
     with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
@@ -59,6 +62,19 @@ def main(which: str = "all") -> None:
             print(shutil.copyfile(table_path(trace, "full"), table))
             trace = fixed(Path(tmp) / f"{how}-fixed")
             print(_gzipped(trace, f"tiny_batch_fixed.{how}.pt.trace.json.gz"))
+
+
+#: Planted runs whose full printed table a loaded machine led with another finding, each
+#: recorded with plain torch.profiler (`test_printed_diagnosis.py` reads the table).
+TABLES = ("expensive_skip",)
+
+
+def _tables() -> None:
+    with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in TABLES:
+            trace = SCENARIOS[name].plain(Path(tmp) / name)
+            print(shutil.copyfile(table_path(trace, "full"), OUT / f"{name}.plain.full.txt"))
 
 
 def _same_run() -> None:

@@ -60,17 +60,21 @@ def test_printed_tables_name_the_traces_bottleneck(
 #: The tiny_batch runs' full tables are read from the committed recordings, as their traces
 #: are (`test_diagnose.COMMITTED`): live, they named the planted finding in 3 of 8
 #: recordings (plain) and 4 of 8 (Lightning) beside one or two busy loops.
+#: expensive_skip's plain full table too: a loaded machine led it with per_step_overhead in
+#: 2 of 8 recordings (`scripts/accuracy_spread.py`), and with data_loading in one `make test`
+#: beside two busy loops (2026-12-05, 3386abe).
 COMMITTED_TABLES = {
-    ("tiny_batch", how): DATA / "recorded" / f"tiny_batch.{how}.full.txt"
-    for how in ("plain", "lightning")
+    **{
+        ("tiny_batch", how): DATA / "recorded" / f"tiny_batch.{how}.full.txt"
+        for how in ("plain", "lightning")
+    },
+    ("expensive_skip", "plain"): DATA / "recorded" / "expensive_skip.plain.full.txt",
 }
 #: Runs whose full table a loaded machine measurably led with another finding (beside two
 #: busy loops, `scripts/accuracy_spread.py`): there the planted one must come second.
-#: seed_resnet18 (Lightning): optimizer first in 2 of 8 recordings; expensive_skip (plain):
-#: per_step_overhead first in 2 of 8 (module_overhead second in 1, absent in the other).
+#: seed_resnet18 (Lightning): optimizer first in 2 of 8 recordings.
 TABLE_LOADED_FIRST = {
     ("seed_resnet18", "lightning"): {"optimizer"},
-    ("expensive_skip", "plain"): {"per_step_overhead"},
 }
 #: Lightning reports a loaded machine led with another finding: tiny_batch's SimpleProfiler
 #: report read optimizer first in 2 of 4 loaded sessions (make test beside two busy loops,
