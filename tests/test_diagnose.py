@@ -32,6 +32,12 @@ COMMITTED = {
     ("tiny_batch", how): DATA / "recorded" / f"tiny_batch.{how}.pt.trace.json.gz"
     for how in ("plain", "lightning")
 }
+#: expensive_skip with Lightning too: beside two busy loops a session's recording read
+#: per_step_overhead first, module_overhead second (make test, 2026-12-05, b93c378), where
+#: the loaded readings measured before were one-time start-up first (`LOADED_FIRST`).
+COMMITTED[("expensive_skip", "lightning")] = (
+    DATA / "recorded" / "expensive_skip.lightning.pt.trace.json.gz"
+)
 #: The committed plain tiny_batch recording (one recording, kept as it came) reads the wrong
 #: bottleneck: its first profiled step's batch took 3.4 ms against steps of 0.45-0.67 ms, so
 #: data loading leads and the fixed cost falls under its bar. Three sub-ms steps are too few

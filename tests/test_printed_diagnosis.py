@@ -60,15 +60,14 @@ def test_printed_tables_name_the_traces_bottleneck(
 #: The tiny_batch runs' full tables are read from the committed recordings, as their traces
 #: are (`test_diagnose.COMMITTED`): live, they named the planted finding in 3 of 8
 #: recordings (plain) and 4 of 8 (Lightning) beside one or two busy loops.
-#: expensive_skip's plain full table too: a loaded machine led it with per_step_overhead in
-#: 2 of 8 recordings (`scripts/accuracy_spread.py`), and with data_loading in one `make test`
-#: beside two busy loops (2026-12-05, 3386abe).
+#: expensive_skip's full tables too: a loaded machine led the plain one with
+#: per_step_overhead in 2 of 8 recordings (`scripts/accuracy_spread.py`) and with
+#: data_loading in one `make test` beside two busy loops (2026-12-05, 3386abe), and the
+#: Lightning one with per_step_overhead in the next (b93c378).
 COMMITTED_TABLES = {
-    **{
-        ("tiny_batch", how): DATA / "recorded" / f"tiny_batch.{how}.full.txt"
-        for how in ("plain", "lightning")
-    },
-    ("expensive_skip", "plain"): DATA / "recorded" / "expensive_skip.plain.full.txt",
+    (name, how): DATA / "recorded" / f"{name}.{how}.full.txt"
+    for name in ("tiny_batch", "expensive_skip")
+    for how in ("plain", "lightning")
 }
 #: Runs whose full table a loaded machine measurably led with another finding (beside two
 #: busy loops, `scripts/accuracy_spread.py`): there the planted one must come second.
