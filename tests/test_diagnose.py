@@ -23,21 +23,19 @@ from tracebuilder import TraceBuilder
 from conftest import DATA, SHARED_REAL, KnownMiss, known_miss
 
 #: Runs read from a committed recording (tests/data/recorded/README.md) instead of the
-#: session's: a tiny model's steps take tens of µs, and on a loaded 2-core machine one
-#: recording of tiny_batch read something else often enough that no claim about one live
-#: recording holds (beside two busy loops, 3 of 18 recordings: data_loading or
-#: callbacks_logging first and no per_step_overhead, or a start-up reading first; in the
-#: issue's run, no finding at all).
+#: session's: every planted run recorded once on a quiet machine (the tiny_batch pair, and
+#: each run with a fixed twin). On a loaded 2-core machine one live recording reads
+#: something else often enough that no claim about it holds: tiny_batch beside two busy
+#: loops in 3 of 18 recordings (data_loading or callbacks_logging first, or start-up; once no
+#: finding at all), expensive_skip with Lightning per_step_overhead first in a `make test`
+#: (2026-12-05, b93c378), where the loaded readings measured before were start-up first.
+#: The runs without one (healthy and seed models) keep their measured `LOADED_FIRST`.
 COMMITTED = {
-    ("tiny_batch", how): DATA / "recorded" / f"tiny_batch.{how}.pt.trace.json.gz"
+    (name, how): DATA / "recorded" / f"{name}.{how}.pt.trace.json.gz"
+    for name in SCENARIOS
     for how in ("plain", "lightning")
+    if (DATA / "recorded" / f"{name}.{how}.pt.trace.json.gz").exists()
 }
-#: expensive_skip with Lightning too: beside two busy loops a session's recording read
-#: per_step_overhead first, module_overhead second (make test, 2026-12-05, b93c378), where
-#: the loaded readings measured before were one-time start-up first (`LOADED_FIRST`).
-COMMITTED[("expensive_skip", "lightning")] = (
-    DATA / "recorded" / "expensive_skip.lightning.pt.trace.json.gz"
-)
 #: The committed plain tiny_batch recording (one recording, kept as it came) reads the wrong
 #: bottleneck: its first profiled step's batch took 3.4 ms against steps of 0.45-0.67 ms, so
 #: data loading leads and the fixed cost falls under its bar. Three sub-ms steps are too few
@@ -63,13 +61,6 @@ def _runs() -> list[object]:
 #: (docs/measurements.md, "Accuracy over several recordings"); on a quiet machine each came
 #: first. Every other run must put it first.
 LOADED_FIRST: dict[tuple[str, str], set[str]] = {
-    # beside two busy loops: 2 of 11 recordings, optimizer second
-    ("huge_optimizer", "plain"): {"per_step_overhead"},
-    # a fresh clone's whole suite beside two busy loops (2026-12-02): optimizer second
-    ("huge_optimizer", "lightning"): {"per_step_overhead"},
-    # a preempted op read as one-time start-up, the planted finding second: 2 of 8 recordings
-    ("expensive_skip", "lightning"): {"profiler_setup"},
-    ("python_loop_forward", "lightning"): {"profiler_setup"},  # 1 of 8
     ("seed_resnet18", "lightning"): {"profiler_setup"},  # 1 of 8
     # first in one of the two agreement runs beside two busy loops (rank not kept)
     ("seed_resnet18", "plain"): {"profiler_setup"},
@@ -79,10 +70,6 @@ LOADED_FIRST: dict[tuple[str, str], set[str]] = {
     # recordings, both ways, before and after that day's changes)
     ("healthy_transformer", "plain"): {"profiler_setup", "optimizer"},
     ("healthy_transformer", "lightning"): {"optimizer"},
-    ("validation_heavy", "lightning"): {"per_step_overhead"},
-    # beside two busy loops per_step_overhead came first in 4 of 4 recordings, and
-    # module_overhead second in 1 (absent in 3: there this test fails; 4 of 4 first beside one)
-    ("expensive_skip", "plain"): {"per_step_overhead"},
 }
 
 
