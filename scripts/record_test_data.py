@@ -6,7 +6,7 @@ gzipped; run it on a quiet machine (nothing else busy on its cores).
     .venv/bin/python scripts/record_test_data.py tiny_batch   # or first_step: only those
     .venv/bin/python scripts/record_test_data.py twins        # every other twin pair (1 min)
     .venv/bin/python scripts/record_test_data.py same_run     # one run recorded twice
-    .venv/bin/python scripts/record_test_data.py tables       # full tables of planted runs
+    .venv/bin/python scripts/record_test_data.py tables       # planted runs' tables, reports
 """
 
 from __future__ import annotations
@@ -64,21 +64,27 @@ def main(which: str = "all") -> None:
             print(_gzipped(trace, f"tiny_batch_fixed.{how}.pt.trace.json.gz"))
 
 
-#: Planted runs whose full printed table a loaded machine led with another finding, and how
-#: each was profiled (`test_printed_diagnosis.py` reads the table). Each is recorded once: a
-#: table already here is kept.
-TABLES = (("expensive_skip", "plain"), ("expensive_skip", "lightning"))
-
-
 def _tables() -> None:
+    """Every planted run's full printed table (plain and Lightning) and every Lightning
+    Simple/Advanced report (`test_printed_diagnosis.py` reads them): a loaded machine moved
+    the top finding of several (tests/data/recorded/README.md). Each is recorded once: a file
+    already here is kept."""
+    from agreement import REPORTS, RUNS
+
     with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for name, how in TABLES:
+        for name, how in RUNS:
             target = OUT / f"{name}.{how}.full.txt"
             if target.exists():
                 continue
             trace = getattr(SCENARIOS[name], how)(Path(tmp) / f"{name}-{how}")
             print(shutil.copyfile(table_path(trace, "full"), target))
+        for name, kind in REPORTS:
+            target = OUT / f"{name}.{kind}.txt"
+            if target.exists():
+                continue
+            report = SCENARIOS[name].lightning(Path(tmp) / f"{name}-{kind}", profiler=kind)
+            print(shutil.copyfile(report, target))
 
 
 def _same_run() -> None:
