@@ -5,7 +5,9 @@
 1. records a CPU trace of at least --size-mb with torch (kept in benchmarks/out/);
 2. times, each in a fresh process, on the same file in the same run:
    * a bare msgspec typed decode of the events' top-level fields (the floor for any reader),
-   * a msgspec typed decode of the fields profsight reads (its schema, args included),
+   * a msgspec typed decode of the fields profsight reads (args included: `_schema`, a copy
+     of its schema, checked equal to it first, so that the decode's process imports nothing
+     of profsight),
    * ``profsight table`` (load, nest, attribute, aggregate, render),
    * Holistic Trace Analysis loading it (``traceinsight`` in its own venv, benchmarks/out/);
 3. prints times, ratios and peak memory as a multiple of the file size.
@@ -23,6 +25,8 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
+
+from _schema_check import check_schema_copy
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
@@ -79,6 +83,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--skip-hta", action="store_true")
     args = parser.parse_args()
+    check_schema_copy()
     trace = ensure_trace(args.size_mb)
     size = trace.stat().st_size
     results = {
