@@ -133,8 +133,8 @@ def peer_notes(rows: list[Row]) -> list[str]:
         "Ratios are to the one-process decode; HTA's and TraceLens's to `explain`. Peak "
         "memory: the larger of `table`'s and `explain`'s, counting every process of the run "
         "(the main process's RSS and the forked worker's private pages, sampled in the untimed "
-        "warm-up run; at least the `ru_maxrss` of every run). ¹ the peer failed part-way (its time up to the failure: a lower "
-        "bound). ² it could not load the trace.",
+        "warm-up run; at least the `ru_maxrss` of every run). ¹ the peer failed part-way (its "
+        "time up to the failure: a lower bound). ² it could not load the trace.",
     ]
     for row in rows:
         for peer in ("hta", "tracelens"):
