@@ -114,6 +114,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "profsight.errors",
             "profsight.malloc_trim",
             "profsight.lazy",
+            "profsight.stats",
         ),
     ),
 )
@@ -171,10 +172,12 @@ def test_lazy_targets_resolve_and_go_down_the_layers() -> None:
     dependencies: each target exists, and none lies in a layer above its registry's."""
     from profsight.front_door import EXPLAINERS
     from profsight.lazy import resolve
+    from profsight.loaders import TEXT_LOADER
     from profsight.renderers.explained import FORMATS, RENDERERS
 
     registries = {
         "profsight.front_door": list(EXPLAINERS.values()),
+        "profsight.loaders": [TEXT_LOADER],
         "profsight.renderers.explained": [t for t, _ in RENDERERS.values()],
     }
     kinds = {kind for kind, _ in RENDERERS}

@@ -12,8 +12,9 @@ the HTML page's data to `HTML_NAME` (the page shows fewer, with CSS, and the res
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
+
+from profsight.lazy import regex
 
 ELLIPSIS = "…"
 #: Characters of a name in Markdown (a table cell, a list item, a tree line).
@@ -24,7 +25,7 @@ HTML_NAME = 2000
 #: The fewest characters a name is cut to, however little room its line leaves.
 NARROWEST = 20
 
-_WORD = re.compile(r"\S+")
+_WORD = regex(r"\S+")
 
 
 def cut_name(name: str, width: int) -> str:

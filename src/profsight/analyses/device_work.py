@@ -33,6 +33,7 @@ from profsight.knowledge.kernels import decode_kernel, is_transfer
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
 from profsight.model.events import I64, Bool, EventStore
 from profsight.model.profile import Profile
+from profsight.stats import median
 
 NS_PER_US = 1000.0
 
@@ -196,11 +197,11 @@ def _delays(profile: Profile, items: I64, launcher: I64, own: np.ndarray) -> Lau
     us = 1.0 / NS_PER_US
     return LaunchDelays(
         items=int(own.sum()),
-        median_us=float(np.median(delay)) * us,
+        median_us=float(median(delay)) * us,
         p90_us=float(np.percentile(delay, 90)) * us,
         max_us=float(delay.max()) * us,
-        behind_median_us=float(np.median(behind)) * us,
-        latency_median_us=float(np.median(latency)) * us,
+        behind_median_us=float(median(behind)) * us,
+        latency_median_us=float(median(latency)) * us,
         latency_p90_us=float(np.percentile(latency, 90)) * us,
     )
 
@@ -242,7 +243,7 @@ def _copies(profile: Profile, items: I64) -> tuple[CopyRate, ...]:
                 nbytes=int(nbytes.sum()),
                 busy_us=_ran_us(ev.start[these], ev.end_of(these)),
                 rate_busy_us=_ran_us(ev.start[these][timed], ev.end_of(these)[timed]),
-                median_gbps=float(np.median(per)) if len(per) else 0.0,
+                median_gbps=float(median(per)) if len(per) else 0.0,
                 series=_series(ev.start[these] - t0, dur, nbytes, span, bins),
             )
         )

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from profsight.errors import ProfsightError, UsageError
+from profsight.lazy import regex
 from profsight.loaders import load
 from profsight.loaders.progress import Progress, no_progress
 from profsight.model.diagnostics import Level
@@ -152,7 +153,7 @@ def positive_int(text: str) -> int:
     return value
 
 
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$", re.IGNORECASE)
+_SIZE = regex(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$", re.IGNORECASE)
 _SIZE_UNITS = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
 
 

@@ -16,7 +16,6 @@ severity gate), each with a one-line message.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from profsight.compare.facts import RunFacts
 from profsight.errors import UsageError
 from profsight.knowledge.phases import Phase
+from profsight.lazy import regex
 from profsight.model.findings import CATEGORIES, Severity
 from profsight.units import short_time
 
@@ -38,9 +38,9 @@ DEVICE_BUSY = "device_busy"
 FINDING_PREFIX = "finding:"
 _PHASES = frozenset(p.value for p in Phase)
 _TIME_UNITS = {"us": 1.0, "µs": 1.0, "ms": 1000.0, "s": 1_000_000.0}
-_LIMIT = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(%|us|µs|ms|s)?\s*$")
+_LIMIT = regex(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(%|us|µs|ms|s)?\s*$")
 #: ``high``, or ``severity>=high`` (quoted in a shell: ``>`` redirects), or ``severity:high``.
-_FAIL_ON = re.compile(r"^\s*(?:severity\s*(?:>=|:)\s*)?(\w+)\s*$")
+_FAIL_ON = regex(r"^\s*(?:severity\s*(?:>=|:)\s*)?(\w+)\s*$")
 _GATES = {s.name.lower(): s for s in Severity if s is not Severity.INFO}
 
 

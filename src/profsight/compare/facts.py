@@ -7,7 +7,6 @@ and compare equal.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -15,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from profsight.compare.saved_report import checked_document
 from profsight.knowledge.lightning_names import action_of
 from profsight.knowledge.trace_schema import PROFILER_STEP_ROW
+from profsight.lazy import regex
 from profsight.model.findings import Severity
 from profsight.report.document import report_document
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 _STEP_WINDOWS = "profiler steps"
 #: Lightning's action that runs once per training batch (the step marker of its reports).
 _LIGHTNING_STEP_ACTION = "run_training_batch"
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_NUMBER = regex(r"\d+(?:[.,]\d+)*")
 #: A row that is a range's span on the device's timeline (`ProfilerTable`'s event kinds).
 _DEVICE_SPAN = "device_annotation"
 

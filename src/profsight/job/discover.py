@@ -18,14 +18,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from profsight.errors import InputError
+from profsight.lazy import regex
 
 #: File names a trace directory holds (Kineto, tensorboard_trace_handler, Lightning).
 TRACE_SUFFIXES = (".json", ".json.gz")
-_RANK_WORD = re.compile(r"(?:^|[^a-z])rank[-_.]?(\d+)", re.IGNORECASE)
-_LIGHTNING_ACTION = re.compile(r"^(?:fit|validate|test|predict|tune)-(?:.*-)?(\d+)-\[")
-_LIGHTNING = re.compile(r"^(?:fit|validate|test|predict|tune)-(?:.*?-)?(\d+)(?:-|\.|$)")
+_RANK_WORD = regex(r"(?:^|[^a-z])rank[-_.]?(\d+)", re.IGNORECASE)
+_LIGHTNING_ACTION = regex(r"^(?:fit|validate|test|predict|tune)-(?:.*-)?(\d+)-\[")
+_LIGHTNING = regex(r"^(?:fit|validate|test|predict|tune)-(?:.*?-)?(\d+)(?:-|\.|$)")
 #: ``tensorboard_trace_handler``'s file name: ``{worker}.{time_ns}.pt.trace.json[.gz]``.
-_HANDLER_TIME = re.compile(r"\.(\d{6,})\.pt\.trace\.json(?:\.gz)?$")
+_HANDLER_TIME = regex(r"\.(\d{6,})\.pt\.trace\.json(?:\.gz)?$")
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,6 @@ import contextlib
 import ctypes
 import multiprocessing
 import os
-import re
 import socket
 import sys
 import threading
@@ -28,6 +27,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from profsight.errors import UsageError
+from profsight.lazy import regex
 from profsight.loaders.parallel import can_fork
 from profsight.units import short_bytes
 
@@ -219,7 +219,7 @@ def _dask(
 
 
 #: A scheduler address: ``tcp://host:port`` (or another Dask protocol), or ``host:port``.
-_ADDRESS = re.compile(r"^(?:(?:tcp|tls|ws|wss|ucx|inproc)://)?[^\s/:]+(?::\d{1,5})$")
+_ADDRESS = regex(r"^(?:(?:tcp|tls|ws|wss|ucx|inproc)://)?[^\s/:]+(?::\d{1,5})$")
 #: Seconds to reach the scheduler and to find a worker behind it.
 CONNECT_SECONDS = 10.0
 

@@ -24,6 +24,7 @@ from profsight.job.device_window import (
 )
 from profsight.knowledge.rows import RowKind
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PREFIX
+from profsight.lazy import regex
 from profsight.loaders import load
 from profsight.model.collectives_seen import Collective
 from profsight.model.findings import Finding
@@ -34,7 +35,7 @@ from profsight.model.table_build import device_label
 #: Findings and rows of each rank kept for the job's per-rank view.
 TOP_FINDINGS = 5
 TOP_ROWS = 40
-_STEP_NUMBER = re.compile(re.escape(PROFILER_STEP_PREFIX) + r"(\d+)")
+_STEP_NUMBER = regex(re.escape(PROFILER_STEP_PREFIX) + r"(\d+)")
 
 
 @dataclass(frozen=True)

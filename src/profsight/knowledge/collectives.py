@@ -23,10 +23,12 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from profsight.lazy import regex
+
 #: A backend's own range around a collective (``nccl:all_reduce``, ``gloo:broadcast``,
 #: ``rccl:...``); on the device, its span over the collective's kernel: a label, not work.
 #: torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp names it ``nccl:<op>`` (profilingTitle).
-COMM_LABEL: Final = re.compile(r"^(?:nccl|rccl|gloo|mpi|ucc|xccl):")
+COMM_LABEL: Final = regex(r"^(?:nccl|rccl|gloo|mpi|ucc|xccl):")
 
 #: Frameworks that shard a model and run its collectives themselves, told by the rows they
 #: add to a table: DeepSpeed's ZeRO (deepspeed/runtime/zero/parameter_offload.py defines the
@@ -36,13 +38,13 @@ COMM_LABEL: Final = re.compile(r"^(?:nccl|rccl|gloo|mpi|ucc|xccl):")
 #: Their host syncs wait for their own collectives, not for the user's .item().
 FRAMEWORK_COMMS: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
     (
-        re.compile(
+        regex(
             r"DeepSpeed|^(?:autograd::engine::evaluate_function: )?"
             r"(?:PreBackwardFunction|PostBackwardFunction|LinearFunctionForZeroStage3)"
         ),
         "DeepSpeed's ZeRO",
     ),
-    (re.compile(r"FullyShardedDataParallel|^FSDP::"), "FSDP"),
+    (regex(r"FullyShardedDataParallel|^FSDP::"), "FSDP"),
 )
 
 #: Device kernels of the communication libraries other than NCCL/RCCL, each with its library
@@ -56,9 +58,7 @@ DEVICE_COMM_LIBRARIES: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
     # DeepSeek's own traces (deepseek-ai/profile-data) spell it dpsk::ep::. Not communication:
     # get_dispatch_layout (layout.cu: counts tokens per rank locally) and the clean_* buffer resets.
     (
-        re.compile(
-            r"^(?:void )?(?:deep_ep|dpsk::ep)::(?!(?:\w+::)*(?:get_dispatch_layout|clean_))"
-        ),
+        regex(r"^(?:void )?(?:deep_ep|dpsk::ep)::(?!(?:\w+::)*(?:get_dispatch_layout|clean_))"),
         "DeepEP",
     ),
     # NVSHMEM (github.com/NVIDIA/nvshmem): the kernels its on-stream collectives launch,
@@ -66,7 +66,7 @@ DEVICE_COMM_LIBRARIES: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
     # barrier_on_stream_kernel, fcollect_/rdxn_/reducescatter_/broadcast_on_stream_kernel, ...),
     # and its internal nvshmemi_* kernels (nvshmemi_<type>_wait_until_on_stream_kernel)
     (
-        re.compile(
+        regex(
             r"^(?:void )?(?:nvshmemx?i?_\w+|(?:barrier|sync|sync_all|alltoall|broadcast|fcollect"
             r"|rdxn|reducescatter)_on_stream_kernel)"
         ),
@@ -74,22 +74,22 @@ DEVICE_COMM_LIBRARIES: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
     ),
     # MSCCL, inside NCCL forks and RCCL: src/include/msccl/msccl_kernel.h,
     # mscclKernel_<redop>_<type>_<proto>[_<fullOps>]
-    (re.compile(r"^(?:void )?mscclKernel_"), "MSCCL"),
+    (regex(r"^(?:void )?mscclKernel_"), "MSCCL"),
     # MSCCL++ (github.com/microsoft/mscclpp): src/ext/collectives/*/*.cu
     # (mscclpp::collective::allreducePacket, allgatherFullmesh, ...) and
     # src/core/include/execution_kernel.hpp (mscclpp::executionKernel)
-    (re.compile(r"^(?:void )?mscclpp::"), "MSCCL++"),
+    (regex(r"^(?:void )?mscclpp::"), "MSCCL++"),
     # pplx-kernels (github.com/perplexityai/pplx-kernels): csrc/all_to_all/
     # {intranode,internode}_{dispatch,combine}.cu, in an anonymous namespace
-    (re.compile(r"^void \(anonymous namespace\)::(?:dispatch|combine)Kernel<"), "pplx-kernels"),
+    (regex(r"^void \(anonymous namespace\)::(?:dispatch|combine)Kernel<"), "pplx-kernels"),
     # one-shot/two-shot all-reduce over NVLink/xGMI: vLLM's csrc/custom_all_reduce.cuh
     # (vllm::cross_device_reduce_1stage/_2stage) and AITER's copy of it
-    (re.compile(r"^(?:void )?vllm::cross_device_reduce_"), "vLLM"),
-    (re.compile(r"^(?:void )?aiter::cross_device_reduce_"), "AITER"),
+    (regex(r"^(?:void )?vllm::cross_device_reduce_"), "vLLM"),
+    (regex(r"^(?:void )?aiter::cross_device_reduce_"), "AITER"),
     # torch's symmetric memory: torch/csrc/distributed/c10d/symm_mem/CUDASymmetricMemoryOps.cu
     # (multimem_all_reduce_kernel, one_shot_all_reduce_kernel, two_shot_all_reduce_kernel, ...)
     (
-        re.compile(
+        regex(
             r"(?:^void |::)(?:multimem_(?:one_shot_)?all_(?:reduce|gather)|(?:one|two)_shot_all_"
             r"reduce|reduce_scatter)_kernel<"
         ),
@@ -99,18 +99,16 @@ DEVICE_COMM_LIBRARIES: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
 _DEVICE_COMM = "|".join(f"(?:{p.pattern})" for p, _ in DEVICE_COMM_LIBRARIES)
 
 #: Names of every form of a collective (the row kind ``communication`` uses a wider rule).
-COMMUNICATION_NAME: Final = re.compile(
+COMMUNICATION_NAME: Final = regex(
     r"^(nccl|rccl|gloo|mpi|ucc|xla|hccl)[:_]|^c10d::|^record_param_comms$|"
     r"^(void )?nccl(Dev)?Kernel|^(void )?rccl|^ncclDevKernel|" + _DEVICE_COMM
 )
 #: Backend ranges that time a collective on the host (worker threads of CPU backends).
-HOST_TIMED: Final = re.compile(r"^(gloo|mpi|ucc):")
+HOST_TIMED: Final = regex(r"^(gloo|mpi|ucc):")
 #: Device kernels of collectives: NCCL / RCCL, and `DEVICE_COMM_LIBRARIES`.
-DEVICE_KERNEL: Final = re.compile(
-    r"^(void )?(nccl|rccl)(Dev)?Kernel|^ncclDevKernel|" + _DEVICE_COMM
-)
+DEVICE_KERNEL: Final = regex(r"^(void )?(nccl|rccl)(Dev)?Kernel|^ncclDevKernel|" + _DEVICE_COMM)
 #: ``record_param_comms`` and backend ranges: where sizes are written.
-SIZED: Final = re.compile(r"^record_param_comms$|^(nccl|rccl|gloo|mpi|ucc|xla|hccl):")
+SIZED: Final = regex(r"^record_param_comms$|^(nccl|rccl|gloo|mpi|ucc|xla|hccl):")
 
 #: Canonical operation ids, and how each spelling maps to one.
 OPERATIONS: Final[dict[str, str]] = {
@@ -211,30 +209,30 @@ DTYPE_BYTES: Final[dict[str, int]] = {
 }
 
 _BACKENDS: Final = (
-    (re.compile(r"^(void )?rccl|^rccl:"), "RCCL"),
-    (re.compile(r"^(void )?nccl|^nccl:"), "NCCL"),
-    (re.compile(r"^gloo:"), "gloo"),
-    (re.compile(r"^mpi:"), "MPI"),
-    (re.compile(r"^ucc:"), "UCC"),
-    (re.compile(r"^xla:"), "XLA"),
-    (re.compile(r"^hccl:"), "HCCL"),
+    (regex(r"^(void )?rccl|^rccl:"), "RCCL"),
+    (regex(r"^(void )?nccl|^nccl:"), "NCCL"),
+    (regex(r"^gloo:"), "gloo"),
+    (regex(r"^mpi:"), "MPI"),
+    (regex(r"^ucc:"), "UCC"),
+    (regex(r"^xla:"), "XLA"),
+    (regex(r"^hccl:"), "HCCL"),
 )
-_KERNEL_OP = re.compile(r"(?:nccl|rccl)(?:Dev)?Kernel_([A-Za-z]+)")
+_KERNEL_OP = regex(r"(?:nccl|rccl)(?:Dev)?Kernel_([A-Za-z]+)")
 #: The operation of the `DEVICE_COMM_LIBRARIES` kernels whose names say it, ordered: DeepEP's
 #: and pplx's dispatch/combine (and DeepEP's notify_* exchange of their counts) are the two
 #: halves of MoE's all-to-all; NVSHMEM's fcollect is an all-gather and rdxn an all-reduce.
 _DEVICE_OPERATIONS: Final = (
-    (re.compile(r"(?:^|::|_)(?:dispatch|combine)|alltoall"), "all_to_all"),
-    (re.compile(r"(?:deep_ep|dpsk::ep)::\w+::cached_notify\b"), "all_to_all"),
-    (re.compile(r"(?i)all_?reduce|rdxn|cross_device_reduce"), "all_reduce"),
-    (re.compile(r"(?i)all_?gather|fcollect"), "all_gather"),
-    (re.compile(r"(?i)reduce_?scatter"), "reduce_scatter"),
-    (re.compile(r"broadcast"), "broadcast"),
-    (re.compile(r"pp_(?:send|recv)"), "send_recv"),
-    (re.compile(r"(?:^|::|void )(?:barrier|sync|sync_all)(?:_on_stream|_impl|<|\(|$)"), "barrier"),
+    (regex(r"(?:^|::|_)(?:dispatch|combine)|alltoall"), "all_to_all"),
+    (regex(r"(?:deep_ep|dpsk::ep)::\w+::cached_notify\b"), "all_to_all"),
+    (regex(r"(?i)all_?reduce|rdxn|cross_device_reduce"), "all_reduce"),
+    (regex(r"(?i)all_?gather|fcollect"), "all_gather"),
+    (regex(r"(?i)reduce_?scatter"), "reduce_scatter"),
+    (regex(r"broadcast"), "broadcast"),
+    (regex(r"pp_(?:send|recv)"), "send_recv"),
+    (regex(r"(?:^|::|void )(?:barrier|sync|sync_all)(?:_on_stream|_impl|<|\(|$)"), "barrier"),
 )
-_RANGE_OP = re.compile(r"^[a-z]+:_?([a-z_]+)")
-_C10D_OP = re.compile(r"^c10d::_?([a-z_]+?)_?$")
+_RANGE_OP = regex(r"^[a-z]+:_?([a-z_]+)")
+_C10D_OP = regex(r"^c10d::_?([a-z_]+?)_?$")
 
 
 def backend_of(name: str, declared: str = "") -> str:

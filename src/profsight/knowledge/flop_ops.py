@@ -5,8 +5,9 @@ what its formula needs (the formulas are `analyses.step.flops`'). The loader kee
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+from profsight.lazy import regex
 
 MATMULS = {"aten::mm": (0, 1), "aten::addmm": (1, 2), "aten::bmm": (0, 1), "aten::baddbmm": (1, 2)}
 CONVOLUTIONS = ("aten::convolution", "aten::convolution_backward")
@@ -84,7 +85,7 @@ ATTENTION: dict[str, Attention] = {
 #: and kin, ``(query, key, value, output, <scales>, tensor_layout, is_causal,
 #: qk_quant_gran, sm_scale, return_lse)``. Before those (sageattention < 2.2) the kernels
 #: were called through pybind, no op is recorded and their FLOPs cannot be counted.
-SAGE_ATTENTION = re.compile(r"^sageattention\w*::qk_int\d*_sv_f\d+\w*attn\w*$")
+SAGE_ATTENTION = regex(r"^sageattention\w*::qk_int\d*_sv_f\d+\w*attn\w*$")
 SAGE = Attention(0, None, -4, value_dim_of_query=True)
 #: Backward of attention recomputes the scores and multiplies four times: 2.5x the forward
 #: (FlashAttention's ``benchmarks/benchmark_flash_attention.py``, Dao-AILab).

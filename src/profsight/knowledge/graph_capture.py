@@ -20,20 +20,21 @@ per-thread-stream forms too) and as roctracer records HIP's.
 
 from __future__ import annotations
 
-import re
 from typing import Final
 
+from profsight.lazy import regex
+
 #: Calls that start recording a stream into a graph.
-CAPTURE_BEGIN: Final = re.compile(
+CAPTURE_BEGIN: Final = regex(
     r"^(?:cuda|hip)StreamBeginCapture(?:ToGraph)?(?:_ptsz|_spt)?$"
     r"|^cuStreamBeginCapture(?:ToGraph)?(?:_v2)?(?:_ptsz)?$"
 )
 #: Calls that stop it and hand back the graph.
-CAPTURE_END: Final = re.compile(
+CAPTURE_END: Final = regex(
     r"^(?:cuda|hip)StreamEndCapture(?:_ptsz|_spt)?$|^cuStreamEndCapture(?:_ptsz)?$"
 )
 #: Calls that make a captured graph executable (once per graph, before its replays).
-GRAPH_INSTANTIATE: Final = re.compile(
+GRAPH_INSTANTIATE: Final = regex(
     r"^(?:cuda|hip)GraphInstantiate(?:WithFlags|WithParams)?$"
     r"|^cuGraphInstantiate(?:WithFlags|WithParams)?(?:_v2)?$"
 )
@@ -44,7 +45,7 @@ GRAPH_INSTANTIATE: Final = re.compile(
 #: ``mark_trace``) and the ``capture_<batch>_<mode>`` ranges of vLLM's and SGLang's profiled
 #: captures (TraceLens's inference test traces: ``capture_32_FULL``, ``capture_8192_PIECEWISE``,
 #: ``capture_32_DECODE``).
-CAPTURE_RANGES: Final = re.compile(
+CAPTURE_RANGES: Final = regex(
     r"^CUDAGraphNode\.record\b|^capture_graph_bs_\d+$|^capture_\d+_[A-Z][A-Z_]*$"
 )
 

@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
+from profsight.lazy import regex
+
 
 @dataclass(frozen=True)
 class Accelerator:
@@ -86,7 +88,7 @@ def _acc(name: str, vendor: str, arch: str, bw: float, mem: float, **tf: float) 
 
 #: (pattern on the lower-cased device name, accelerator); first match wins.
 ACCELERATORS: Final[tuple[tuple[re.Pattern[str], Accelerator], ...]] = tuple(
-    (re.compile(p), a)
+    (regex(p), a)
     for p, a in (
         (
             r"h200",

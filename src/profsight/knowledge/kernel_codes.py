@@ -11,6 +11,7 @@ import re
 from typing import Final
 
 from profsight.knowledge.ops_table import GLOSSARY
+from profsight.lazy import regex
 
 #: CUDA compute capability (``sm80``, ``cutlass_80_``, ``_sm100f``) to architecture.
 SM_ARCH: Final[dict[str, str]] = {
@@ -132,14 +133,14 @@ HOST_MEMORY_KINDS: Final[dict[str, str]] = {"Pageable": "pageable", "Pinned": "p
 #: Ordered ``(regex, lookup)``: group 1 of the first regex that matches, looked up.
 ARCH_RULES: Final[tuple[tuple[re.Pattern[str], dict[str, str]], ...]] = (
     (
-        re.compile(r"(?<![a-z])(maxwell|pascal|volta|turing|ampere|hopper|blackwell)(?![a-z])"),
+        regex(r"(?<![a-z])(maxwell|pascal|volta|turing|ampere|hopper|blackwell)(?![a-z])"),
         ARCH_WORDS,
     ),
-    (re.compile(r"(?:(?<![A-Za-z0-9])sm_?|Sm)(\d{2,3})"), SM_ARCH),
-    (re.compile(r"cutlass_(\d{2,3})_"), SM_ARCH),
-    (re.compile(r"ISA([0-9a-f]{3,4})_"), AMD_ISA_ARCH),
-    (re.compile(r"gfx([0-9a-f]{3,4})"), AMD_ISA_ARCH),
-    (re.compile(r"target_arch\)(\d{3,4})"), AMD_ISA_ARCH),  # rocPRIM's dispatch
+    (regex(r"(?:(?<![A-Za-z0-9])sm_?|Sm)(\d{2,3})"), SM_ARCH),
+    (regex(r"cutlass_(\d{2,3})_"), SM_ARCH),
+    (regex(r"ISA([0-9a-f]{3,4})_"), AMD_ISA_ARCH),
+    (regex(r"gfx([0-9a-f]{3,4})"), AMD_ISA_ARCH),
+    (regex(r"target_arch\)(\d{3,4})"), AMD_ISA_ARCH),  # rocPRIM's dispatch
 )
 
 _CPP_TYPES = (
@@ -154,29 +155,27 @@ _CPP_TYPES = (
 #: suffix names a 16-bit container (its bf16 convolutions use it too), so it must not match.
 CPP_TYPE_TOKENS: Final = (
     # PyTorch's reductions: the input type (their lambdas take the accumulation type)
-    re.compile(r"ReduceOp<(?:c10::)?" + _CPP_TYPES),
+    regex(r"ReduceOp<(?:c10::)?" + _CPP_TYPES),
     # cuBLAS's GEMV-path kernels (gemmSN_NN_kernel<float, .., cublasGemvTensorStridedBatched<
     # __half const>, ..>): the first argument is the compute type, the operands' comes after
-    re.compile(r"cublasGemvTensor\w*<(?:const )?" + _CPP_TYPES),
-    re.compile(r"\{lambda\((?:c10::)?" + _CPP_TYPES),
-    re.compile(r"<(?:c10::|cutlass::)?" + _CPP_TYPES),
-    re.compile(r"(?<!\w)" + _CPP_TYPES),
+    regex(r"cublasGemvTensor\w*<(?:const )?" + _CPP_TYPES),
+    regex(r"\{lambda\((?:c10::)?" + _CPP_TYPES),
+    regex(r"<(?:c10::|cutlass::)?" + _CPP_TYPES),
+    regex(r"(?<!\w)" + _CPP_TYPES),
 )
 #: Itanium-mangled names (``_Z...``) run the tokens together: ``IDF16bDF16b``.
-MANGLED_TYPE_TOKEN: Final = re.compile(
+MANGLED_TYPE_TOKEN: Final = regex(
     r"(DF16b|DF16_|tfloat32_t|__hip_bfloat16|__nv_bfloat16|bfloat16_t|half_t)"
 )
 #: Triton kernels end in their type: ``_finalize_matmul_scatter_bf16``.
-SUFFIX_TYPE_TOKEN: Final = re.compile(r"_(bf16|fp16|fp32|fp8|f16|f32)$")
+SUFFIX_TYPE_TOKEN: Final = regex(r"_(bf16|fp16|fp32|fp8|f16|f32)$")
 #: A block-scaled MMA kind named anywhere (``cute::SM100_MMA_MXF8F6F4_SS<..>``,
 #: ``kind::mxf4nvf4``): read after the element types, which are more exact.
-BLOCK_SCALED_KIND_TOKEN: Final = re.compile(
-    r"(?i)(?<![a-z0-9])(mxf8f6f4|mxf4nvf4|mxf4)(?![a-z0-9])"
-)
+BLOCK_SCALED_KIND_TOKEN: Final = regex(r"(?i)(?<![a-z0-9])(mxf8f6f4|mxf4nvf4|mxf4)(?![a-z0-9])")
 #: A template's argument list, up to the call's parameters: a communication kernel's
 #: parameters are packed buffers and scales (DeepEP's ``dispatch<..>(int4*, float*, ..)``),
 #: so only its template arguments name the payload's type (``combine<.., __nv_bfloat16, ..>``).
-TEMPLATE_ARGS: Final = re.compile(r"^(?:[^(]|\(anonymous namespace\))*")
+TEMPLATE_ARGS: Final = regex(r"^(?:[^(]|\(anonymous namespace\))*")
 
 # -- Inductor's kernel names ----------------------------------------------------------------
 
@@ -186,10 +185,10 @@ TEMPLATE_ARGS: Final = re.compile(r"^(?:[^(]|\(anonymous namespace\))*")
 #: ``get_fused_kernel_name``, with ``config.triton.descriptive_names = "original_aten"``, the
 #: default) is ``fused`` and the overload-packet names of the kernel's top-level aten ops,
 #: sorted and deduplicated, all joined with ``_``. A printed table may cut the name (``...``).
-INDUCTOR_KERNEL: Final = re.compile(
+INDUCTOR_KERNEL: Final = regex(
     r"^triton_(?P<kind>[a-z]{3})_fused(?:_(?P<ops>\w*?))??(?:_(?P<n>\d+)|(?P<cut>\w*)\.\.\.)$"
 )
-_OP_NAME = re.compile(r"^_*[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
+_OP_NAME = regex(r"^_*[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
 #: Op names that hold ``_`` (``native_layer_norm``, ``_log_softmax``): Inductor's ``_`` between
 #: ops cannot be told from the ``_`` inside one, so the ops profsight knows (its glossary) and
 #: a few the glossary lacks are matched longest first.
@@ -237,6 +236,6 @@ INDUCTOR_TEMPLATE_OPS: Final[tuple[tuple[str, str], ...]] = (
 )
 #: Ops that give any Inductor kernel its operation, ordered.
 INDUCTOR_OP_RULES: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
-    (re.compile(r"softmax"), "softmax"),
-    (re.compile(r"(?:layer|rms|batch|group|instance)_norm"), "norm"),
+    (regex(r"softmax"), "softmax"),
+    (regex(r"(?:layer|rms|batch|group|instance)_norm"), "norm"),
 )

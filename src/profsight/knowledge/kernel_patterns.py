@@ -34,12 +34,13 @@ from dataclasses import dataclass
 from typing import Final
 
 from profsight.knowledge.collectives import DEVICE_COMM_LIBRARIES
+from profsight.lazy import regex
 
 Rule = tuple["re.Pattern[str]", str]
 
 
 def _rules(*pairs: tuple[str, str]) -> tuple[Rule, ...]:
-    return tuple((re.compile(pattern), value) for pattern, value in pairs)
+    return tuple((regex(pattern), value) for pattern, value in pairs)
 
 
 @dataclass(frozen=True)
@@ -65,8 +66,8 @@ def _family(
     algorithm: str | None = None,
     tensor_cores: bool | None = None,
 ) -> Family:
-    parsed = tuple(re.compile(p) for p in parts)
-    return Family(re.compile(match), library, operation, algorithm, tensor_cores, parsed)
+    parsed = tuple(regex(p) for p in parts)
+    return Family(regex(match), library, operation, algorithm, tensor_cores, parsed)
 
 
 _ARCH = r"(?P<arch>maxwell|pascal|volta|turing|ampere|ada|hopper|blackwell)"
@@ -458,7 +459,7 @@ ALGORITHM_RULES: Final = _rules(
 
 #: Names that show tensor-core (NVIDIA) or matrix-core (AMD MFMA) instructions.
 #: Case-sensitive: MIOpen's ``SubTensorOp`` is an op on tensors, not a tensor-core one.
-TENSOR_CORE_RULE: Final = re.compile(
+TENSOR_CORE_RULE: Final = regex(
     r"tensorop|TensorOp(?:Multiplicand|Policy)|wmma|WMMA|xmma|mfma|MFMA|_xdl|xdlops|hmma|HMMA"
     r"|imma|gmma|warpgroup|tensor\d+x\d+x\d+|[hsi](?:884|1688|16816|8816|161616)|nvjet_|_MI\d+x\d+"
     # CUTLASS 3 / CuTe: Hopper's warpgroup MMA (GMMA), Blackwell's tcgen05 UMMA
@@ -466,7 +467,7 @@ TENSOR_CORE_RULE: Final = re.compile(
 )
 
 #: Device rows of profiler tables that are not kernels.
-MEMCPY_ROW: Final = re.compile(
+MEMCPY_ROW: Final = regex(
     r"^Memcpy (?P<dir>[A-Za-z]to[A-Za-z])(?: \((?P<src>\w+) -> (?P<dst>\w+)\))?"
 )
-MEMSET_ROW: Final = re.compile(r"^Memset\b")
+MEMSET_ROW: Final = regex(r"^Memset\b")

@@ -8,8 +8,9 @@ action names without the ``[pl][profile]`` prefix.
 
 from __future__ import annotations
 
-import re
 from typing import Final
+
+from profsight.lazy import regex
 
 LIGHTNING_ACTION_PREFIX: Final = "[pl][profile]"
 LIGHTNING_MODULE_PREFIX: Final = "[pl][module]"
@@ -20,7 +21,7 @@ PYTHON_MODULE_PREFIX: Final = "nn.Module: "
 
 #: ``[Strategy]SingleDeviceStrategy.training_step``: tag, owner, hook (the owner is empty in
 #: ``[_TrainingEpochLoop].train_dataloader_next``).
-ACTION_TAG = re.compile(r"^\[(?P<tag>[^\]]+)\](?P<owner>[^.]*)\.(?P<hook>.+)$")
+ACTION_TAG = regex(r"^\[(?P<tag>[^\]]+)\](?P<owner>[^.]*)\.(?P<hook>.+)$")
 #: torch's printed table cuts a name of this many characters or more to its first this many
 #: characters plus ``...`` (``max_name_column_width=55`` minus 3): so a visible part of this
 #: length may be the whole name.
@@ -269,13 +270,13 @@ LIGHTNING_1X_ACTIONS: Final = frozenset(
 )
 #: The optimizer's index Lightning 1.x appends to its closure actions
 #: (``optimizer_step_and_closure_0``): stripped to find the action's phase and holder.
-OPTIMIZER_INDEX: Final = re.compile(r"(?<=closure)_\d+$")
+OPTIMIZER_INDEX: Final = regex(r"(?<=closure)_\d+$")
 #: The AdvancedProfiler's own ``stop`` (and its ``profile`` context) in each action's
 #: listing: its calls are the action's calls.
-ADVANCED_STOP: Final = re.compile(r"^advanced\.py:\d+\(stop\)$")
+ADVANCED_STOP: Final = regex(r"^advanced\.py:\d+\(stop\)$")
 #: torchmetrics' Metric entry points in a cProfile listing (directories stripped): a metric
 #: called inside an action (in training_step: self.acc(preds, y)) shows as these.
-METRIC_ENTRY: Final = re.compile(
+METRIC_ENTRY: Final = regex(
     r"^metric\.py:\d+\((?:forward|update|compute|_forward_reduce_state_update|"
     r"_forward_full_state_update)\)$"
 )
@@ -389,7 +390,7 @@ ACTION_HOLDERS: Final[dict[str, tuple[str, ...]]] = {
 }
 #: Lightning 1.x's optimizer action: ``optimizer_step_with_closure_0`` (1.5+),
 #: ``optimizer_step_and_closure_0`` (1.3/1.4), ``optimizer_step_without_closure_0``.
-CLOSURE_ACTION = re.compile(r"^optimizer_step_(?:with|without|and)_closure_\d+$")
+CLOSURE_ACTION = regex(r"^optimizer_step_(?:with|without|and)_closure_\d+$")
 CLOSURE_ACTION_NAME: Final = "optimizer_step_with_closure"
 #: The actions that hold Lightning's optimizer closure (training_step, zero_grad, backward).
 CLOSURE_HOLDERS: Final = frozenset(
@@ -401,7 +402,7 @@ STEP_ACTION_NAME: Final = "run_training_batch"
 #: its ``enable`` never returns as the outer profiler sees it, so it holds the inner time.
 INNER_PROFILER_START: Final = "{method 'enable' of '_lsprof.Profiler' objects}"
 #: The profiler's own calls in a listing: never a hot function.
-PROFILER_MACHINERY = re.compile(
+PROFILER_MACHINERY = regex(
     r"^(?:\{method '(?:enable|disable)' of '_lsprof\.Profiler' objects\}|"
     r"advanced\.py:\d+\((?:start|stop)\)|profiler\.py:\d+\(profile\))$"
 )
@@ -409,7 +410,7 @@ PROFILER_MACHINERY = re.compile(
 #: ``Closure.__call__``/``closure`` (1.5+, 2.x ``loops/optimization/closure.py`` and
 #: ``automatic.py``), the precision plugin's ``_wrap_closure``, 1.x's
 #: ``train_step_and_backward_closure``: its cumulative time is training_step and backward.
-LIGHTNING_CLOSURE = re.compile(
+LIGHTNING_CLOSURE = regex(
     r"^(?:closure|automatic|optimizer_loop|precision\w*)\.py:\d+\((?:__call__|closure|"
     r"_wrap_closure)\)$|^training_loop\.py:\d+\(train_step_and_backward_closure\)$"
 )
@@ -418,14 +419,14 @@ LIGHTNING_CLOSURE = re.compile(
 #: (``.item``, ``.tolist``, ``.numpy``), an explicit synchronize. cProfile names them
 #: ``{method 'to' of 'torch._C.TensorBase' objects}`` (``torch._C._TensorBase`` before torch
 #: 2.1, torch/_C/__init__.pyi) and ``{built-in method torch._C._cuda_synchronize}``.
-HOST_WAIT_CALL = re.compile(
+HOST_WAIT_CALL = regex(
     r"^\{method '(?P<method>to|item|cpu|cuda|tolist|numpy)' of 'torch\._C\._?TensorBase' "
     r"objects\}$|^\{built-in method torch\._C\._cuda_synchronize\}$"
 )
 #: torch's own calls in a cProfile listing (``{built-in method torch.conv2d}``,
 #: ``{method 'backward' of 'torch._C.TensorBase' objects}``, ``run_backward``): the model's
 #: compute, not Python overhead, whatever their self time (a host wait is `HOST_WAIT_CALL`).
-TORCH_CALL = re.compile(
+TORCH_CALL = regex(
     r"^\{(?:built-in method torch\.|method '\w+' of 'torch\._C\.|"
     r"method 'run_backward' of )"
 )

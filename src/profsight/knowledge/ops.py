@@ -48,6 +48,7 @@ from profsight.knowledge.ops_table import (
     TRITON_KINDS,
     VERSIONED_NOTE,
 )
+from profsight.lazy import regex
 
 #: What kind of work an op is; the keys of `ops_table.GLOSSARY`, in display order.
 CATEGORIES: Final[tuple[str, ...]] = (
@@ -109,17 +110,17 @@ def glossary() -> Mapping[str, OpInfo]:
 #: torch's printed table cuts long names to its column width and ends them with this.
 TRUNCATION_MARK: Final = "..."
 EVALUATE_FUNCTION_PREFIX: Final = "autograd::engine::evaluate_function: "
-_BACKWARD_NODE: Final = re.compile(r"^(?:torch::autograd::)?([A-Z][A-Za-z0-9_]*?)Backward\d*$")
+_BACKWARD_NODE: Final = regex(r"^(?:torch::autograd::)?([A-Z][A-Za-z0-9_]*?)Backward\d*$")
 #: A backward node's name cut off by a printed table: ``EmbeddingBackwa...``.
-_CUT_BACKWARD_NODE: Final = re.compile(r"^([A-Z][A-Za-z0-9_]*?)Backw")
-_CPP_NODE: Final = re.compile(r"^torch::autograd::CppNode<(.+)>$")
-_TRITON_KERNEL: Final = re.compile(r"^triton_([a-z]+)_(?:fused_)?(.+?)(?:_\d+)?$")
-_FOREACH: Final = re.compile(r"^aten::_foreach_(\w+?)(?:\.\w+)?$")
-_RUNTIME_CALL: Final = re.compile(r"^(cuda|cu|hip|ur|pi|ze|nvrtc)([A-Z]\w*)$")
-_VERSION_SUFFIX: Final = re.compile(r"(?:_v\d+|_ptsz|_ptds|R\d{4})$")
-_OVERLOAD: Final = re.compile(r"^(\w+(?:::\w+)+)\.(\w+)$")
-_IN_PLACE: Final = re.compile(r"^[\w:]*[A-Za-z0-9]_$")
-_BARE_ATEN: Final = re.compile(r"^_?[a-z][a-z0-9_]*$")
+_CUT_BACKWARD_NODE: Final = regex(r"^([A-Z][A-Za-z0-9_]*?)Backw")
+_CPP_NODE: Final = regex(r"^torch::autograd::CppNode<(.+)>$")
+_TRITON_KERNEL: Final = regex(r"^triton_([a-z]+)_(?:fused_)?(.+?)(?:_\d+)?$")
+_FOREACH: Final = regex(r"^aten::_foreach_(\w+?)(?:\.\w+)?$")
+_RUNTIME_CALL: Final = regex(r"^(cuda|cu|hip|ur|pi|ze|nvrtc)([A-Z]\w*)$")
+_VERSION_SUFFIX: Final = regex(r"(?:_v\d+|_ptsz|_ptds|R\d{4})$")
+_OVERLOAD: Final = regex(r"^(\w+(?:::\w+)+)\.(\w+)$")
+_IN_PLACE: Final = regex(r"^[\w:]*[A-Za-z0-9]_$")
+_BARE_ATEN: Final = regex(r"^_?[a-z][a-z0-9_]*$")
 ATEN_PREFIX: Final = "aten::"
 PRIMS_PREFIX: Final = "prims::"
 

@@ -18,12 +18,11 @@ traces in ../shared/data/real; tests/data/top_ops.txt lists the names that must 
 from __future__ import annotations
 
 import json
-from importlib import resources
+from pathlib import Path
 from typing import Final
 
-_DATA = json.loads(
-    resources.files("profsight.knowledge").joinpath("data/ops_glossary.json").read_text("utf-8")
-)
+# (read beside this file: `importlib.resources` would import zipfile, ~5 ms of start-up)
+_DATA = json.loads((Path(__file__).parent / "data" / "ops_glossary.json").read_text("utf-8"))
 #: Category (a member of ``ops.CATEGORIES``) -> exact name -> meaning (data/ops_glossary.json).
 GLOSSARY: Final[dict[str, dict[str, str]]] = _DATA["glossary"]
 #: An op -> the same call seen at deeper levels (outermost first).

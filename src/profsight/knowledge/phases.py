@@ -14,6 +14,7 @@ from typing import Final
 
 from profsight.knowledge.lightning_names import LIGHTNING_ACTION_PREFIX, action_candidates
 from profsight.knowledge.rows import RowKind
+from profsight.lazy import regex
 
 
 class Phase(enum.Enum):
@@ -98,7 +99,7 @@ FALLBACK_PHASES: Final[dict[RowKind, Phase]] = {
 
 #: Words in your own record_function labels that name a phase (first match wins).
 LABEL_PHASES: Final[tuple[tuple[re.Pattern[str], Phase], ...]] = tuple(
-    (re.compile(p, re.IGNORECASE), phase)
+    (regex(p, re.IGNORECASE), phase)
     for p, phase in (
         (r"valid|\beval", Phase.VALIDATION),
         (r"metric|accuracy|\bauroc|\bf1\b", Phase.METRICS),

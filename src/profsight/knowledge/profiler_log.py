@@ -22,15 +22,17 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from profsight.lazy import regex
+
 #: The trace's top-level fields that hold Kineto's log, by level (INFO is left out: it
 #: narrates the session, it does not say anything went wrong).
 LOG_LEVELS: Final = ("WARNING", "ERROR")
 
 #: glog's prefix on each message: level, date, time, pid:tid, file:line].
-LOG_PREFIX: Final = re.compile(r"^[A-Z]+:\S+ \S+ \d+:\d+ \S+\] ")
+LOG_PREFIX: Final = regex(r"^[A-Z]+:\S+ \S+ \d+:\d+ \S+\] ")
 
 #: Messages that say device records were lost; group 1, where present, is how many.
-LOST_RECORDS: Final = re.compile(
+LOST_RECORDS: Final = regex(
     r"Dropped (\d+) activity records"
     r"|Exceeded max GPU buffer count.*terminating tracing"
     r"|activity collection was stopped early",

@@ -20,6 +20,7 @@ from profsight.knowledge.lightning_names import (
     PYTHON_MODULE_PREFIX,
     action_candidates,
 )
+from profsight.lazy import regex
 
 
 class RowKind(enum.Enum):
@@ -173,12 +174,12 @@ KINDS: Final[dict[RowKind, KindInfo]] = {
     ),
 }
 
-_SYNC_CALLS = re.compile(
+_SYNC_CALLS = regex(
     r"^(cuda|hip)(Stream|Device|Event|Ctx)Synchronize|^cu(Stream|Ctx|Event)Synchronize|"
     r"^urQueueFinish|^urEventWait"
 )
-_RUNTIME_CALLS = re.compile(r"^(cuda|cu|hip|hsa_|ur|zeCommand|cudnn|cublas)[A-Z]")
-_COMMUNICATION = re.compile(
+_RUNTIME_CALLS = regex(r"^(cuda|cu|hip|hsa_|ur|zeCommand|cudnn|cublas)[A-Z]")
+_COMMUNICATION = regex(
     r"^(nccl|rccl|gloo|mpi|ucc)[:_]|^c10d::|^record_param_comms$|^nccl(Dev)?Kernel|"
     r"^(void )?ncclKernel|ProcessGroup|AllReduce|all_reduce|allgather|all_gather|"
     r"reduce_scatter|broadcast_"
@@ -186,7 +187,7 @@ _COMMUNICATION = re.compile(
 
 
 #: The kernels of the communication libraries of their own, as one pattern.
-_COMM_LIBRARY_KERNELS = re.compile("|".join(f"(?:{p.pattern})" for p, _ in DEVICE_COMM_LIBRARIES))
+_COMM_LIBRARY_KERNELS = regex("|".join(f"(?:{p.pattern})" for p, _ in DEVICE_COMM_LIBRARIES))
 
 
 def _is_communication(name: str) -> bool:
@@ -195,7 +196,7 @@ def _is_communication(name: str) -> bool:
     return bool(_COMMUNICATION.search(name) or _COMM_LIBRARY_KERNELS.match(name))
 
 
-_KERNEL_SHAPES = re.compile(
+_KERNEL_SHAPES = regex(
     r"^void |kernel|^(maxwell|pascal|volta|turing|ampere|sm\d+|cutlass|xmma|triton_|"
     r"Cijk_|MIOpen|igemm|\d+x_cudnn|implicit_convolve|flash_)|<.*>"
 )
@@ -305,7 +306,7 @@ def _by_prefix(name: str) -> RowKind | None:
 #: Python frames ``with_stack=True`` records (``<built-in method run_backward of ...>``,
 #: ``<built-in function loads>``, ``train.py(42): train_step``): Python, never a kernel,
 #: whose template arguments (``<...>``) a frame's angle brackets would otherwise look like.
-_PYTHON_FRAME = re.compile(
+_PYTHON_FRAME = regex(
     r"^<built-in (?:method|function) "
     # a file's frame (train.py(42): f, C:\\runs\\train.py(3): step) or a pseudo-file's
     # (<frozen os>(756): encode, <string>(2): __init__, FX's <eval_with_key>.5(4): forward)
@@ -394,7 +395,7 @@ QUEUE_FULL_ROWS: Final = frozenset({"Command Buffer Full"})
 #: autograd runs a device's backward on that device's own worker thread while the caller
 #: blocks in ``run_backward`` (torch/csrc/autograd/engine.cpp, ``Engine::execute``: the
 #: device threads of ``thread_main``), so that frame's self time repeats the backward's.
-THREAD_WAIT_FRAMES: Final = re.compile(r"^<built-in method run_backward of ")
+THREAD_WAIT_FRAMES: Final = regex(r"^<built-in method run_backward of ")
 #: The profiler's own work, as CUPTI names its overhead records (``CUpti_ActivityOverheadKind``
 #: in cupti_activity.h, the ``CUPTI_ACTIVITY_OVERHEAD_CUPTI_*`` kinds and the activity buffer
 #: request; Kineto prints each as a row of that name): handing the device tracer buffers,
@@ -441,7 +442,7 @@ FIRST_USE_CALLS: Final = frozenset(
 #: or Python data, stacking samples (ATen's factory and random ops, ``native_functions.yaml``).
 #: A step whose lead-in (`analyses.lead_in`) is mostly these builds its input in the
 #: loop, on the host: input preparation, whoever runs it.
-INPUT_MAKING_OPS: Final = re.compile(
+INPUT_MAKING_OPS: Final = regex(
     r"^aten::(?:randn|rand|randint|randperm|normal_|uniform_|bernoulli_?|random_|"
     r"multinomial|zeros|ones|empty|empty_strided|full|arange|linspace|tensor|scalar_tensor|"
     r"from_numpy|as_tensor|lift_fresh|lift_fresh_copy|stack|cat|_cat|pad_sequence)$"
@@ -449,7 +450,7 @@ INPUT_MAKING_OPS: Final = re.compile(
 #: torch.compile compiling inside the window: torch._dynamo's ``dynamo_timed`` wraps each
 #: compile stage in a ``record_function`` range named ``<stage> (dynamo_timed)`` (torch 2.x);
 #: the outer stages carry their own names too (``entire_frame_compile``, ``inductor_compile``).
-COMPILE_ROWS: Final = re.compile(
+COMPILE_ROWS: Final = regex(
     r"\(dynamo_timed\)$|^(?:entire_frame_compile|_compile\.compile_inner|inductor_compile|"
     r"backend_compile|compile_fx_inner)$"
 )
@@ -460,7 +461,7 @@ COMPILE_ROWS: Final = re.compile(
 #: call appears. Kineto names them ``Memcpy DtoH (Device -> Pageable)``; ROCm ``Memcpy
 #: DtoH``/``CopyDeviceToHost``. (Copies from pageable memory to the device block too; their
 #: fix is pinned memory, so they stay copies.)
-HOST_READ_NAME: Final = re.compile(r"(?:DtoH|DeviceToHost)(?!.*Pinned)")
+HOST_READ_NAME: Final = regex(r"(?:DtoH|DeviceToHost)(?!.*Pinned)")
 #: Copies from pageable host memory to the device: the copy call stages the buffer into the
 #: driver's pinned memory chunk by chunk while the copy runs, and "will return once the
 #: pageable buffer has been copied to the staging memory for DMA transfer to device memory,
@@ -468,4 +469,4 @@ HOST_READ_NAME: Final = re.compile(r"(?:DtoH|DeviceToHost)(?!.*Pinned)")
 #: synchronization behavior"): it blocks for the copy however ``non_blocking`` is set, and
 #: can return just before the copy ends. Kineto names them ``Memcpy HtoD (Pageable ->
 #: Device)``; ROCm's names say no memory kind.
-STAGED_COPY_NAME: Final = re.compile(r"HtoD \(Pageable")
+STAGED_COPY_NAME: Final = regex(r"HtoD \(Pageable")

@@ -11,8 +11,9 @@ its C++ frames name the node (``torch::autograd::generated::MmBackward0::apply``
 
 from __future__ import annotations
 
-import re
 from typing import Final
+
+from profsight.lazy import regex
 
 #: A segment's blocks the allocator still holds for the program: allocated, and freed by
 #: the program but not yet reusable (``record_stream``: the free waits for another stream).
@@ -79,12 +80,12 @@ HOLDER_ADVICE: Final[dict[str, str]] = {
 }
 
 #: A C++ frame of the autograd engine: the event was made by backward.
-AUTOGRAD_ENGINE: Final = re.compile(r"torch::autograd::(?:python::Python)?Engine::")
+AUTOGRAD_ENGINE: Final = regex(r"torch::autograd::(?:python::Python)?Engine::")
 #: The autograd node a backward allocation was made in.
-AUTOGRAD_NODE: Final = re.compile(r"torch::autograd::(?:generated::)?(\w+)::apply\b")
+AUTOGRAD_NODE: Final = regex(r"torch::autograd::(?:generated::)?(\w+)::apply\b")
 #: A part of the autograd engine that allocates on its own (``InputBuffer::add`` sums two
 #: gradients of one input, ``InputMetadata::reduce_grad`` reduces one to its shape).
-AUTOGRAD_PART: Final = re.compile(r"torch::autograd::((?:InputBuffer|InputMetadata)::\w+)")
+AUTOGRAD_PART: Final = regex(r"torch::autograd::((?:InputBuffer|InputMetadata)::\w+)")
 #: Python frames of backward called from Python (on the main thread, before the engine).
 BACKWARD_FILES: Final = (
     "torch/autograd/__init__.py",
@@ -95,11 +96,11 @@ BACKWARD_FUNCTIONS: Final = frozenset({"backward", "_engine_run_backward", "run_
 #: A module's call: the allocation is made in some module's forward.
 MODULE_CALL_FILE: Final = "torch/nn/modules/module.py"
 #: torch's optimizers' own files.
-OPTIMIZER_FILES: Final = re.compile(r"[\\/]torch[\\/]optim[\\/]")
+OPTIMIZER_FILES: Final = regex(r"[\\/]torch[\\/]optim[\\/]")
 #: An optimizer's step as torch names its range (kept as the snapshot's annotations).
-OPTIMIZER_STEP_RANGE: Final = re.compile(r"^Optimizer\.step#")
+OPTIMIZER_STEP_RANGE: Final = regex(r"^Optimizer\.step#")
 #: A Python frame's file.
-PYTHON_FILE: Final = re.compile(r"\.py$|^<")
+PYTHON_FILE: Final = regex(r"\.py$|^<")
 
 #: How an allocation's site reads in a report.
 NODE_LABEL: Final = "autograd node {node}"

@@ -21,6 +21,8 @@ import re
 import sys
 from typing import Final
 
+from profsight.lazy import regex
+
 #: Packages that are libraries wherever they are installed (a checkout on ``sys.path``
 #: included): the training stack and its usual companions.
 LIBRARY_PACKAGES: Final = frozenset(
@@ -125,14 +127,14 @@ LIBRARY_PACKAGES: Final = frozenset(
     }
 )
 #: A frame's path and function: ``path(line): function``.
-_FRAME = re.compile(r"^(?P<path>.+?)\((?P<line>\d+)\): (?P<function>.*)$")
-_INSTALLED = re.compile(r"[\\/](?:site|dist)-packages[\\/]")
+_FRAME = regex(r"^(?P<path>.+?)\((?P<line>\d+)\): (?P<function>.*)$")
+_INSTALLED = regex(r"[\\/](?:site|dist)-packages[\\/]")
 #: Code torch generates and runs from files of its own: Inductor's compiled graphs
 #: (``/tmp/torchinductor_<user>/...``) and FX's (``<eval_with_key>``, caught as a pseudo-file).
-_GENERATED = re.compile(r"[\\/]torchinductor_[^\\/]*[\\/]")
-_ABSOLUTE = re.compile(r"^(?:[\\/]|[A-Za-z]:)")
+_GENERATED = regex(r"[\\/]torchinductor_[^\\/]*[\\/]")
+_ABSOLUTE = regex(r"^(?:[\\/]|[A-Za-z]:)")
 #: Python's own library directory (``/usr/lib/python3.11/``, a conda env's ``lib/python3.12``).
-_PYTHON_LIB = re.compile(r"[\\/]lib[\\/]python\d+(?:\.\d+)?[\\/]")
+_PYTHON_LIB = regex(r"[\\/]lib[\\/]python\d+(?:\.\d+)?[\\/]")
 #: Standard-library modules, less the names a user's own script commonly takes.
 _STDLIB: Final = frozenset(sys.stdlib_module_names) - {"test", "this", "antigravity"}
 

@@ -16,16 +16,17 @@ and no Python warning is raised):
 
 from __future__ import annotations
 
-import re
 from typing import Final
 
+from profsight.lazy import regex
+
 #: c10's log line; ``level`` is one letter.
-C10_LINE: Final = re.compile(
+C10_LINE: Final = regex(
     r"^\[(?P<level>[IWEF])\d{3,4} [\d:.]+(?: \d+)? (?P<where>[\w.\-/]+:\d+)\] "
     r"(?:Warning: )?(?P<message>.*?)(?: \(function [^()]*(?:\(\))?[^()]*\))?\s*$"
 )
 #: Kineto's log line; ``level`` is a word.
-KINETO_LINE: Final = re.compile(
+KINETO_LINE: Final = regex(
     r"^(?P<level>[A-Z]+):\d{4}-\d\d-\d\d [\d:.]+ \d+:\d+ (?P<where>[\w.\-/]+:\d+)\] "
     r"(?P<message>.*?)\s*$"
 )

@@ -1,11 +1,14 @@
-"""Loaders: the only code that reads inputs. `load` picks one by sniffing the content."""
+"""Loaders: the only code that reads inputs. `load` picks one by sniffing the content; the
+text loaders are imported when it says text (`TEXT_LOADER`)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Final
 
 from profsight.errors import InputError
+from profsight.lazy import resolve
 from profsight.loaders.input_files import (
     UTF16_BOMS,
     Input,
@@ -15,16 +18,18 @@ from profsight.loaders.input_files import (
     read_errors,
 )
 from profsight.loaders.kineto import load_kineto
-from profsight.loaders.lightning_text import looks_like_lightning_report, parse_lightning_report
-from profsight.loaders.native_log import native_diagnostics
 from profsight.loaders.progress import Progress, no_progress
 from profsight.loaders.sniff import SNIFF_BYTES, Format, sniff
-from profsight.loaders.table_headerless import looks_like_rows, parse_rows
-from profsight.loaders.table_text import looks_like_table, parse_tables
 from profsight.model.profile import Profile
-from profsight.model.text_profile import TextProfile
+
+if TYPE_CHECKING:
+    from profsight.model.text_profile import TextProfile
 
 __all__ = ["SNAPSHOT_ELSEWHERE", "is_snapshot", "load", "load_text"]
+
+#: The text loaders (printed tables, Lightning and cProfile reports): imported only once
+#: sniffing says an input is text, so that a trace's start-up does without them.
+TEXT_LOADER: Final = "profsight.loaders.text:load_text"
 
 SNAPSHOT_ELSEWHERE = (
     "is a pickle, as torch's memory snapshots are (torch.cuda.memory._dump_snapshot): "
@@ -77,20 +82,4 @@ def _load_bytes(data: bytearray, source: str, compressed: bool) -> Profile | Tex
 
 def load_text(text: str, source: str = "<text>") -> TextProfile:
     """A printed torch table (one or several) or a Lightning profiler report."""
-    if looks_like_table(text) or looks_like_rows(text):
-        tables = parse_tables(text, source) if looks_like_table(text) else parse_rows(text, source)
-        diagnostics = [d for t in tables for d in t.diagnostics] + native_diagnostics(text)
-        return TextProfile(source, "torch_table", tables=tables, diagnostics=diagnostics)
-    if looks_like_lightning_report(text):
-        report = parse_lightning_report(text, source)
-        return TextProfile(
-            source,
-            f"lightning_{report.kind}",
-            lightning=report,
-            diagnostics=list(report.diagnostics),
-        )
-    raise InputError(
-        source,
-        "is text but neither a profiler trace, a printed profiler table nor a "
-        "Lightning profiler report",
-    )
+    return resolve(TEXT_LOADER)(text, source)  # type: ignore[no-any-return]

@@ -14,6 +14,7 @@ from profsight.knowledge.trace_schema import (
     EventKind,
 )
 from profsight.malloc_trim import release_free_memory
+from profsight.stats import median
 
 T = TypeVar("T")
 
@@ -50,7 +51,7 @@ _MAX_SPAN_US = 1e15
 
 def center(ts: np.ndarray[Any, Any]) -> float:
     finite = ts[np.isfinite(ts)]
-    return float(np.median(finite)) if len(finite) else 0.0
+    return float(median(finite)) if len(finite) else 0.0
 
 
 def plausible(values: np.ndarray[Any, Any], center: float) -> np.ndarray[Any, Any]:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import re
-
 from profsight.knowledge.lightning_names import ADVANCED_STOP
+from profsight.lazy import regex
 from profsight.model.cprofile import ActionProfile, CProfileEntry
 
 #: ``  4367 function calls (4338 primitive calls) in 0.038 seconds``
-_SUMMARY = re.compile(r"function calls(?: \(\d+ primitive calls\))? in (?P<s>[-\d.e+]+) seconds")
+_SUMMARY = regex(r"function calls(?: \(\d+ primitive calls\))? in (?P<s>[-\d.e+]+) seconds")
 #: ``  32/8    0.000    0.000    0.038    0.005 combined_loader.py:339(__next__)``
-_ENTRY = re.compile(
+_ENTRY = regex(
     r"^\s*(?P<calls>\d+)(?:/(?P<primitive>\d+))?\s+(?P<tottime>[\d.e+-]+)\s+[\d.e+-]+\s+"
     r"(?P<cumtime>[\d.e+-]+)\s+[\d.e+-]+\s+(?P<location>\S.*?)\s*$"
 )

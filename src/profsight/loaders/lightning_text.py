@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from profsight.errors import InputError
+from profsight.lazy import regex
 from profsight.loaders.cprofile_text import parse_listing
 from profsight.loaders.table_layout import unreadable_rows
 from profsight.loaders.table_text import looks_like_table
@@ -47,15 +48,15 @@ PERCENT_SIGN: Final = "%"
 CELL_SEPARATOR: Final = "|"
 
 #: ``FIT Profiler Report``; PL 1.0 prints ``Profiler Report`` alone.
-_REPORT_TITLE = re.compile(r"^(?P<prefix>[>+\s]*)(?:(?P<stage>[A-Z][A-Z_]*) )?Profiler Report\s*$")
+_REPORT_TITLE = regex(r"^(?P<prefix>[>+\s]*)(?:(?P<stage>[A-Z][A-Z_]*) )?Profiler Report\s*$")
 #: ``Profile stats for: <action>``, `` rank: <n>`` added when Lightning knows the rank.
-_STATS_FOR = re.compile(r"^Profile stats for: (?P<action>.*?)(?: rank: (?P<rank>\d+))?\s*$")
-_SIMPLE_HEADER = re.compile(r"^(?P<prefix>.*?)\|?\s*Action\s*\|\s*Mean duration \(s\)")
-_RULE = re.compile(r"^-{10,}\s*$")
+_STATS_FOR = regex(r"^Profile stats for: (?P<action>.*?)(?: rank: (?P<rank>\d+))?\s*$")
+_SIMPLE_HEADER = regex(r"^(?P<prefix>.*?)\|?\s*Action\s*\|\s*Mean duration \(s\)")
+_RULE = regex(r"^-{10,}\s*$")
 #: What quoting adds in front of a pasted line: ``> `` (any depth), a diff's ``+``.
-_QUOTE = re.compile(r"^[ \t]*(?:[>+][ \t]?)+")
+_QUOTE = regex(r"^[ \t]*(?:[>+][ \t]?)+")
 #: cProfile's ``pstats`` listing: ``  123 function calls (120 primitive calls) in 0.01 seconds``.
-_CPROFILE = re.compile(r"function calls .*in [-\d.e]+ seconds|Ordered by:")
+_CPROFILE = regex(r"function calls .*in [-\d.e]+ seconds|Ordered by:")
 
 
 def looks_like_lightning_report(text: str) -> bool:

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from profsight.lazy import regex
+
 
 class CellKind(enum.Enum):
     TEXT = "text"
@@ -87,7 +89,7 @@ DEVICE_TEMPLATES: Final[dict[str, ColumnSpec]] = {
 
 _DEV = r"(?P<dev>[A-Za-z][A-Za-z0-9_]*)"
 _DEVICE_PATTERNS: Final = tuple(
-    (re.compile("^" + re.escape(t).replace(re.escape("{dev}"), _DEV) + "$"), spec)
+    (regex("^" + re.escape(t).replace(re.escape("{dev}"), _DEV) + "$"), spec)
     for t, spec in DEVICE_TEMPLATES.items()
 )
 
@@ -101,7 +103,7 @@ def is_device_title(title: str) -> bool:
 
 
 #: ``Total FLOPs``, ``Total KFLOPs``, ... ``Total PFLOPs``.
-FLOPS_TITLE = re.compile(r"^Total (?P<prefix>[KMGTP]?)FLOPs$")
+FLOPS_TITLE = regex(r"^Total (?P<prefix>[KMGTP]?)FLOPs$")
 FLOPS_SCALE: Final[dict[str, float]] = {
     "": 1.0,
     "K": 1e3,
@@ -142,7 +144,7 @@ def resolve_column(title: str) -> Column:
 SELF_CPU_FOOTER: Final = "Self CPU time total"
 #: ``Self CPU time total: 8.188ms``, ``Self CUDA time total: 4.431ms``, torch <= 1.7's
 #: ``CUDA time total: 1.831ms``; anything glued after the value is ignored.
-FOOTER = re.compile(
+FOOTER = regex(
     r"^(?P<label>(?:Self )?[A-Za-z][A-Za-z0-9_]* time total):\s*"
     r"(?P<value>[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|(?i:nan))\s*(?P<unit>ns|us|µs|ms|s)?"
 )
@@ -166,10 +168,10 @@ MEMORY_UNITS: Final[dict[str, int]] = {
     "gb": 1024**3,
     "tb": 1024**4,
 }
-_TIME = re.compile(rf"^(?P<num>{_NUMBER}|{_NAN})\s*(?P<unit>ns|us|µs|ms|s)?$")
-_PERCENT = re.compile(rf"^(?P<num>{_NUMBER}|{_NAN})\s*%?$")
-_MEMORY = re.compile(rf"^(?P<num>{_NUMBER})\s*(?P<unit>(?i:[kmgt]?b))$")
-_COUNT = re.compile(r"^\d+$")
+_TIME = regex(rf"^(?P<num>{_NUMBER}|{_NAN})\s*(?P<unit>ns|us|µs|ms|s)?$")
+_PERCENT = regex(rf"^(?P<num>{_NUMBER}|{_NAN})\s*%?$")
+_MEMORY = regex(rf"^(?P<num>{_NUMBER})\s*(?P<unit>(?i:[kmgt]?b))$")
+_COUNT = regex(r"^\d+$")
 
 
 class CellError(ValueError):

@@ -8,17 +8,17 @@ table's; a warning says the columns were inferred and which layout was taken.
 
 from __future__ import annotations
 
-import re
 from typing import Final
 
 from profsight.errors import InputError
+from profsight.lazy import regex
 from profsight.loaders.table_columns import CellError, read_cell, resolve_column
 from profsight.loaders.table_text import parse_tables
 from profsight.model.diagnostics import Diagnostic
 from profsight.model.printed import ParsedTable
 
 #: A cell: text runs separated by two or more spaces (as `table_layout` splits rows).
-_TOKEN = re.compile(r"\S+(?: \S+)*")
+_TOKEN = regex(r"\S+(?: \S+)*")
 #: A printed FLOPs column whose title (and so unit) is not there: kept as text.
 UNTITLED_FLOPS: Final = "FLOPs (title not pasted)"
 _CPU: Final = ("Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg")
@@ -92,7 +92,7 @@ def parse_rows(text: str, source: str) -> list[ParsedTable]:
 
 
 #: What quoting adds in front of a pasted line: ``> `` (any depth), a diff's ``+``.
-_QUOTE = re.compile(r"^\s*(?:[>+]\s?)+")
+_QUOTE = regex(r"^\s*(?:[>+]\s?)+")
 
 
 def _layout(text: str) -> tuple[str, tuple[str, ...], list[str]] | None:

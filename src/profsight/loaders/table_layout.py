@@ -17,25 +17,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from profsight.lazy import regex
 from profsight.loaders.table_columns import CPU_TITLES, NAME_TITLE, is_device_title
 from profsight.model.diagnostics import Diagnostic
 
 #: A cell: text runs separated by two or more spaces (one space stays inside a cell).
-_TOKEN = re.compile(r"\S+(?: \S+)*")
+_TOKEN = regex(r"\S+(?: \S+)*")
 #: torch's dashed rule (``----  ----``), after whatever prefix the table carries; docs that
 #: quote a table in reStructuredText turn it into ``====  ====``. torch writes two spaces
 #: between columns; a table whose columns were cut by hand may keep more (HFAiLab's
 #: alphafold-optimized profile kept three where the CPU columns were deleted).
-_RULE = re.compile(r"^(?P<prefix>.*?)(?P<rule>(?P<c>[-=])(?P=c)*(?: {2,}(?P=c)+)+) *$")
-_SEGMENT = re.compile(r"-+|=+")
+_RULE = regex(r"^(?P<prefix>.*?)(?P<rule>(?P<c>[-=])(?P=c)*(?: {2,}(?P=c)+)+) *$")
+_SEGMENT = regex(r"-+|=+")
 #: The table's own rule, once the prefix is stripped.
-_BARE_RULE = re.compile(r"^(?:-+(?: {2,}-+)+|=+(?: {2,}=+)+) *$")
+_BARE_RULE = regex(r"^(?:-+(?: {2,}-+)+|=+(?: {2,}=+)+) *$")
 #: A rule of any kind: torch's dashes, ``=`` banners, bottleneck's dash lines.
-_PLAIN_RULE = re.compile(r"^[-=]{3,}(?:\s+[-=]+)*$")
+_PLAIN_RULE = regex(r"^[-=]{3,}(?:\s+[-=]+)*$")
 #: ``--- Profiling Eager ---``, ``===== [REF] =====``.
-_BANNER = re.compile(r"^[-=]{3,}\s*\S.*?\s*[-=]{3,}$")
+_BANNER = regex(r"^[-=]{3,}\s*\S.*?\s*[-=]{3,}$")
 #: Lightning's ``PyTorchProfiler`` report: ``Profile stats for: records``.
-_LIGHTNING_STATS = re.compile(r"^Profile stats for: ")
+_LIGHTNING_STATS = regex(r"^Profile stats for: ")
 #: torch's line under the header when ``top_level_events_only=True``: not a title.
 TOP_LEVEL_NOTE: Final = "This report only display top-level ops statistics"
 #: How many text lines above a table are searched for its title.
@@ -80,7 +81,7 @@ def header_at(lines: Sequence[str], i: int) -> Header | None:
 #: Markdown bold around a cell or part of one (``**2400**``, ``** 59.577ms**``,
 #: ``void **gemv2T_kernel_val**<int, ...``): a table pasted into a Markdown file with its
 #: figures highlighted by hand. A pair of marks: a kernel's ``float**`` stays.
-_BOLD = re.compile(r"\*\*\s*([^*]*?)\s*\*\*")
+_BOLD = regex(r"\*\*\s*([^*]*?)\s*\*\*")
 
 
 def unbold(cell: str) -> str:
@@ -90,7 +91,7 @@ def unbold(cell: str) -> str:
 
 #: HTML emphasis and preformatting around a table pasted into an HTML page or an issue
 #: (``<pre>``, ``<b>cudnn_convolution_backward ... 28</b>``, kaldi-asr/kaldi#3999).
-_HTML_MARKS = re.compile(r"</?(?:b|i|em|strong|pre|code|tt)>", re.IGNORECASE)
+_HTML_MARKS = regex(r"</?(?:b|i|em|strong|pre|code|tt)>", re.IGNORECASE)
 
 
 def unmark(line: str) -> str:
@@ -164,7 +165,7 @@ def split_cells(body: str, segments: Sequence[tuple[int, int]]) -> list[str]:
 
 #: What a terminal pager writes into the text it shows: ``less``'s ``[21/77]`` position,
 #: ``(END)``, ``--More--(42%)``, ``lines 1-40/77 52%``.
-_PAGER_MARK = re.compile(
+_PAGER_MARK = regex(
     r"^(?:\[\d+/\d+\]|\(END\)|--More--(?:\(\d+%\))?|lines \d+-\d+/\d+(?: \d+%)?|:)$"
 )
 

@@ -10,12 +10,12 @@ odd but readable (a fragment cut mid-row, unreadable rows, negative times) becom
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Final
 
 from profsight.errors import InputError
+from profsight.lazy import regex
 from profsight.loaders.table_columns import (
     CPU_MEM_TITLE,
     DERIVED,
@@ -60,10 +60,10 @@ _CONTINUATION: Final = "continuation"
 #: The header's start: ``Name`` then a CPU column. A pasted table may lack any one column
 #: (``Self CPU %`` deleted), so the first CPU title after ``Name`` is any of them; a table
 #: cut to its device columns starts with ``Self CUDA`` (or another device's).
-_SNIFF_HEADER = re.compile(
+_SNIFF_HEADER = regex(
     r"\bName {2,}(?:Overload Name {2,})?\**(?:Self CPU|CPU total|Self [A-Za-z][A-Za-z0-9_]*\b)"
 )
-_SNIFF_RULE = re.compile(r"-{4,} {2,}-{4,}|={4,} {2,}={4,}")
+_SNIFF_RULE = regex(r"-{4,} {2,}-{4,}|={4,} {2,}={4,}")
 #: A footer-less table's Self CPU time total is read from the row with the largest Self CPU
 #: % (torch prints self time / total to two decimals): from a share of at least 1% the total
 #: is off by at most 0.5% (`_SHARE_ERROR`); within that of the rows' own sum, the rows are

@@ -7,11 +7,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-import numpy as np
-
 from profsight.knowledge.collectives import (
     bus_factor,
 )
+from profsight.stats import median
 
 TIMED_ON_DEVICE = "device kernels"
 TIMED_ON_HOST = "host ranges"
@@ -108,7 +107,7 @@ class Communication:
                     len(calls),
                     sum(c.dur_us for c in calls) if self.timed else 0.0,
                     sum(sizes) if sizes else -1,
-                    float(np.median(rates)) if rates and self.timed else None,
+                    float(median(rates)) if rates and self.timed else None,
                 )
             )
         return sorted(out, key=lambda o: (-o.total_us, -o.calls))

@@ -26,11 +26,13 @@ from profsight.knowledge.trace_schema import (
     PROFILER_STEP_PREFIX,
     EventKind,
 )
+from profsight.lazy import regex
 from profsight.model.events import EventStore, Flows
 from profsight.model.profile import Profile
 from profsight.model.trace_meta import TraceMeta
+from profsight.stats import median as median_of
 
-_RANK_LABEL = re.compile(r"rank[ _:#-]?(\d+)", re.IGNORECASE)
+_RANK_LABEL = regex(r"rank[ _:#-]?(\d+)", re.IGNORECASE)
 #: A launch further than this before its device work is not its launch (ns): an hour.
 _MAX_LATENCY_NS = 3600 * 10**9
 
@@ -158,7 +160,7 @@ def _device_owner(ev: EventStore, work: np.ndarray, owner: np.ndarray) -> np.nda
         for k in range(len(latency)):
             matched = np.isfinite(latency[k][on])
             if matched.any():
-                median = float(np.median(latency[k][on][matched]))
+                median = float(median_of(latency[k][on][matched]))
                 scores.append((-float(matched.mean()), median, d, k))
     taken: set[int] = set()
     placed: set[int] = set()

@@ -8,12 +8,12 @@ is safe inside a ``<script>`` element.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
+from profsight.lazy import regex
 from profsight.units import clean_floats
 
-_SLOT = re.compile(r"\{\{(\w+)\}\}")
+_SLOT = regex(r"\{\{(\w+)\}\}")
 #: What must not appear raw inside a <script> element (and the two line separators that
 #: older JavaScript parsers take for newlines); each becomes a JSON string escape.
 _SCRIPT_ESCAPES = str.maketrans(

@@ -29,10 +29,11 @@ from profsight.knowledge.trace_schema import (
     TABLE_DEVICE_KINDS,
     kind_of_category,
 )
+from profsight.lazy import regex
 from profsight.loaders.event_chunks import EventChunks
 from profsight.loaders.input_files import open_input
 
-_STEP_NUMBER = re.compile(re.escape(PROFILER_STEP_PREFIX) + r"(\d+)$")
+_STEP_NUMBER = regex(re.escape(PROFILER_STEP_PREFIX) + r"(\d+)$")
 #: Phases of the events kept when their time falls in the window (instants, counters, ...).
 _POINT_PHASES = frozenset({"i", "I", "C", "B", "E", "b", "e", "n"})
 _FLOW_PHASES = frozenset({"s", "t", "f"})

@@ -23,6 +23,7 @@ from profsight.knowledge.kernels import decode_kernel
 from profsight.knowledge.op_families import COPIES, kernel_family
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
 from profsight.model.findings import Evidence, Finding, severity_for
+from profsight.stats import median as median_of
 from profsight.units import short_time
 
 
@@ -132,7 +133,7 @@ def idle_from_trace(ctx: Context) -> DeviceIdle:
     loading = ctx.share(causes.get("input", 0.0) * ctx.steps) if ctx.input_named else 0.0
     ev = ctx.profile.events
     kernels = ev.dur[ev.kind == EventKind.KERNEL] / 1000.0
-    median = float(np.median(kernels)) if len(kernels) else None
+    median = float(median_of(kernels)) if len(kernels) else None
     host = causes.get("host", 0.0)
     evidence = (
         Evidence(

@@ -3,7 +3,6 @@ ops such as a skip connection), and many tiny ops in the forward pass."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,6 +33,7 @@ from profsight.knowledge.ops import lookup_op
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.rows import RowKind
 from profsight.knowledge.trace_schema import EventKind
+from profsight.lazy import regex
 from profsight.model.findings import Evidence, Finding, severity_for
 from profsight.model.module_table import OUTSIDE_MODULES
 from profsight.model.row_kind import row_kind
@@ -135,7 +135,7 @@ def _is_layer(label: str) -> bool:
 
 
 #: The instance number torch appends to a module frame's class (``nn.Module: Linear_2``).
-_INSTANCE = re.compile(r"_\d+$")
+_INSTANCE = regex(r"_\d+$")
 
 
 @dataclass(frozen=True)

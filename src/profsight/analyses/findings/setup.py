@@ -27,6 +27,7 @@ from profsight.knowledge.catalogue import condition
 from profsight.knowledge.trace_schema import LAUNCH_KINDS, PROFILER_STEP_PREFIX, EventKind
 from profsight.model.events import MISSING
 from profsight.model.findings import Evidence, Finding, Severity, severity_for
+from profsight.stats import median as median_of
 
 #: Ops whose FLOPs need their input shapes (``record_shapes=True``).
 SHAPED_OPS = frozenset({*MATMULS, "aten::convolution", "aten::_convolution", "aten::linear"})
@@ -96,7 +97,7 @@ def _first_step(ctx: Context) -> list[Finding]:
     if len(steps) < advice.WARMUP_MIN_STEPS:
         return []
     walls = np.array([s.wall_us for s in steps])
-    median = float(np.median(walls[1:]))
+    median = float(median_of(walls[1:]))
     if walls[0] <= advice.WARMUP_OUTLIER * median:
         return []
     ratio = walls[0] / median

@@ -57,6 +57,7 @@ from profsight.model.events import F64, I64, Bool
 from profsight.model.findings import REPLAYED
 from profsight.model.profile import Profile
 from profsight.model.step_windows import step_time
+from profsight.stats import median
 
 _NEVER = -1e30
 
@@ -178,7 +179,7 @@ def step_graph(
     free = launched & ~queued
     # the launch latency: of items launched after their stream was free (nothing held them)
     bound = free & (first | (lend > prev_end))
-    typical = float(np.median(latency[bound if bound.any() else free])) if free.any() else 0.0
+    typical = float(median(latency[bound if bound.any() else free])) if free.any() else 0.0
     typical = max(typical, 0.0)  # a graph's kernels start before its launch call returns
     # an item launched before its predecessor ended, that started a gap after it, keeps that
     # gap after its predecessor: it waited in the queue, or for another stream (an event, a

@@ -45,6 +45,7 @@ from profsight.model.findings import (
 )
 from profsight.model.module_table import innermost_module, module_rows
 from profsight.model.step_windows import phase_code
+from profsight.stats import median
 
 _MODEL = (Phase.FORWARD, Phase.BACKWARD, Phase.OPTIMIZER, Phase.ZERO_GRAD)
 #: No intervals.
@@ -393,7 +394,7 @@ def _loops(ctx: Context, graph: StepGraph, within: np.ndarray | None = None) -> 
     # "tiny" against the machine that recorded it: a loop's ops are the module's typical
     # ones (twice their median, at least TINY_OP_US): on a loaded 2-core machine the same
     # loop's ops took 30-60 µs and fell out of a fixed 25 µs bound
-    typical = float(np.median(total[forward])) if within is not None and forward.any() else 0.0
+    typical = float(median(total[forward])) if within is not None and forward.any() else 0.0
     bound = max(advice.TINY_OP_US, 2.0 * typical)
     # an op is in a loop by what it is, not by one timing: a name whose typical call in the
     # forward is tiny. One call slowed by the machine (a preemption, an allocation) would

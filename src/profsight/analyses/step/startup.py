@@ -34,6 +34,7 @@ from profsight.knowledge.rows import (
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PREFIX, EventKind
 from profsight.model.events import I64
 from profsight.model.profile import Profile
+from profsight.stats import median as median_of
 
 #: Op categories whose long calls are waits, not start-up.
 WAIT_CATEGORIES = frozenset({"copy", "memcpy", "sync"})
@@ -72,7 +73,7 @@ def _startup_events(profile: Profile) -> I64:
             continue
         calls = host[group]
         dur = ev.dur[calls].astype(np.float64)
-        median = float(np.median(dur))
+        median = float(median_of(dur))
         outlying = (dur >= STARTUP_FACTOR * max(median, 1.0)) & (dur >= floor)
         if not outlying.any():
             continue

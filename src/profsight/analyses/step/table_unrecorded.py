@@ -10,14 +10,13 @@ host times, and the first finding says how to record it again.
 
 from __future__ import annotations
 
-import re
-
 from profsight.knowledge.advice import (
     GPU_ONLY_OPS,
     THREAD_WAIT_PCT,
     THREAD_WAIT_SELF_FRACTION,
 )
 from profsight.knowledge.rows import THREAD_WAIT_FRAMES
+from profsight.lazy import regex
 from profsight.model.table import ProfilerTable
 from profsight.units import short_time
 
@@ -25,7 +24,7 @@ from profsight.units import short_time
 _NAMED = 3
 #: CUDA and HIP runtime calls (``cudaMemcpyAsync``, ``hipLaunchKernel``): CUPTI records
 #: them when the device's activity is on, and a table of a CPU-only run holds none.
-_DEVICE_RUNTIME = re.compile(r"^(?:cuda|hip)[A-Z]\w+$")
+_DEVICE_RUNTIME = regex(r"^(?:cuda|hip)[A-Z]\w+$")
 
 
 def unrecorded_device_rows(table: ProfilerTable) -> tuple[str, ...]:

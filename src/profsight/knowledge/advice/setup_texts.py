@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from profsight.lazy import regex
+
 # --- the profile itself (analyses/setup.py, analyses/printed_setup.py) --------------------
 
 TRUNCATED_TITLE: Final = "The trace is cut off"
@@ -44,7 +46,7 @@ NOTHING_LAUNCHED: Final = (
 #: Triton kernels called from a compiled graph; not torch.compile's own passes
 #: (``pass.post_grad_passes.move_constructors_to_cuda``), nor torch's CPU kernels of the
 #: same ops (``_scaled_dot_product_flash_attention_for_cpu``).
-GPU_ONLY_OPS: Final = re.compile(
+GPU_ONLY_OPS: Final = regex(
     # not the checks every device makes before choosing a kernel: nn.GRU/LSTM call
     # aten::cudnn_is_acceptable and aten::_use_cudnn_rnn_flatten_weight on a CPU too
     r"^(?!.*for_?cpu)(?!.*(?:cudnn_is_acceptable|_use_cudnn))(?:\w+::?\w*(?:cudnn|miopen|flash|efficient_attention|_cuda\b|cuda_|"

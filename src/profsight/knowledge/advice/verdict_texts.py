@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from typing import Final
+
+from profsight.lazy import regex
 
 # --- the verdict (analyses/verdict.py) ---------------------------------------------------
 
@@ -172,7 +173,7 @@ UNNAMED_KERNEL: Final = "(a kernel the trace does not name)"
 #: function (``CompiledFunction``, ``CompiledFunctionBackward``). Inductor's fused kernels
 #: inside them are launched by generated code, not by aten ops, so no input shapes are
 #: recorded for them even with ``record_shapes=True``.
-COMPILED_REGION_ROWS: Final = re.compile(
+COMPILED_REGION_ROWS: Final = regex(
     r"^(?:Torch-Compiled Region: |## Call CompiledFxGraph |CompiledFunction(?:Backward)?$)"
 )
 #: FLOPs unknown in a trace recorded with ``record_shapes=True`` whose compute runs in
