@@ -57,6 +57,9 @@ class _LazyPattern:
             setattr(self, attr, getattr(compiled, attr))
         return getattr(compiled, name)
 
+    def __reduce__(self) -> tuple[type[_LazyPattern], tuple[str, int]]:
+        return (_LazyPattern, (self.pattern, self._flags))  # (not the compiled methods)
+
     def __repr__(self) -> str:
         return f"regex({self.pattern!r})"
 

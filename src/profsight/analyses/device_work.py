@@ -33,7 +33,7 @@ from profsight.knowledge.kernels import decode_kernel, is_transfer
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
 from profsight.model.events import I64, Bool, EventStore
 from profsight.model.profile import Profile
-from profsight.stats import median
+from profsight.stats import median, percentile, unique
 
 NS_PER_US = 1000.0
 
@@ -184,7 +184,7 @@ def _delays(profile: Profile, items: I64, launcher: I64, own: np.ndarray) -> Lau
     end = ev.end_of(items)
     ahead = np.full(len(items), np.iinfo(np.int64).min)
     lane = ev.lane(items)
-    for key in np.unique(lane).tolist():
+    for key in unique(lane).tolist():
         on = np.flatnonzero(lane == key)
         ends = np.maximum.accumulate(end[on])
         ahead[on[1:]] = ends[:-1]
@@ -198,11 +198,11 @@ def _delays(profile: Profile, items: I64, launcher: I64, own: np.ndarray) -> Lau
     return LaunchDelays(
         items=int(own.sum()),
         median_us=float(median(delay)) * us,
-        p90_us=float(np.percentile(delay, 90)) * us,
+        p90_us=percentile(delay, 90) * us,
         max_us=float(delay.max()) * us,
         behind_median_us=float(median(behind)) * us,
         latency_median_us=float(median(latency)) * us,
-        latency_p90_us=float(np.percentile(latency, 90)) * us,
+        latency_p90_us=percentile(latency, 90) * us,
     )
 
 
@@ -211,7 +211,7 @@ def moves_data(ev: EventStore) -> Bool:
     runtime's own transfers (MTIA's ``dma_request``: `knowledge.kernels.is_transfer`)."""
     kernel = ev.kind == EventKind.KERNEL
     lut = np.zeros(len(ev.strings), bool)
-    for n in np.unique(ev.name[kernel]).tolist():
+    for n in unique(ev.name[kernel]).tolist():
         lut[n] = is_transfer(ev.strings[n])
     moving: Bool = (ev.kind == EventKind.MEMCPY) | (ev.kind == EventKind.MEMSET)
     moving |= kernel & lut[ev.name]

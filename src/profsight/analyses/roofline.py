@@ -48,6 +48,7 @@ from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
 from profsight.model.events import I64
 from profsight.model.nesting import nearest_marked
 from profsight.model.profile import Profile
+from profsight.stats import unique
 
 #: Copy directions (`knowledge.kernels.decode_kernel`'s algorithm) that move over a link.
 _LINK_COPIES = ("HtoD", "DtoH", "PtoP")
@@ -177,12 +178,12 @@ def roofline(
     link = np.zeros(len(events), bool)
     copies = held & (ev.kind[work] == EventKind.MEMCPY)
     held_names = ev.name[work[held]]
-    for name in np.unique(ev.name[work[copies]]).tolist():
+    for name in unique(ev.name[work[copies]]).tolist():
         direction = decode_kernel(ev.strings[name]).algorithm or ""
         if direction.split(" ")[0] in _LINK_COPIES:
             link[at[held_names == name]] = True
     # a copy over a link is its own row: the same op and shapes also copy on the device
-    copy_ids = [i for i in np.unique(ev.name[events]).tolist() if ev.strings[i] in ops.COPIES]
+    copy_ids = [i for i in unique(ev.name[events]).tolist() if ev.strings[i] in ops.COPIES]
     link &= np.isin(ev.name[events], copy_ids)
     group, keys = _groups(profile, events, link)
     precision = _kernel_precisions(profile, work[held], at, group, dur_us[held])
@@ -249,7 +250,7 @@ def _placed(profile: Profile) -> tuple[I64, np.ndarray[Any, Any]]:
     """The ops placed (sorted event indices) and each one's (FLOPs, bytes) per call."""
     ev = profile.events
     rows = profile.attribution.is_row
-    names = np.unique(ev.name[rows & (ev.shapes >= 0)]).tolist()
+    names = unique(ev.name[rows & (ev.shapes >= 0)]).tolist()
     ids = [i for i in names if ops.family_of(ev.strings[i])]
     candidates = np.flatnonzero(np.isin(ev.name, ids) & rows & (ev.shapes >= 0))
     if not len(candidates):

@@ -26,6 +26,7 @@ from profsight.model.backward_link import forward_ops
 from profsight.model.events import I64
 from profsight.model.nesting import nearest_marked
 from profsight.model.profile import Profile
+from profsight.stats import unique
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ def source_lines(profile: Profile) -> SourceLines | None:
     python = host[ev.kind[host] == EventKind.PYTHON]
     if not len(python):
         return None
-    names = np.unique(ev.name[python]).tolist()
+    names = unique(ev.name[python]).tolist()
     user_names = [i for i in names if is_user_frame(ev.strings[i])]
     if not user_names:
         return None

@@ -46,6 +46,7 @@ from profsight.knowledge.rows import RowKind
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
 from profsight.model.findings import CATEGORY_LABELS, Finding, Severity, ranked
 from profsight.model.step_windows import DEVICE_CLOCK
+from profsight.stats import unique
 from profsight.units import short_flops, short_time
 
 #: The judgement of a run the profile cannot judge (its GPU's work was not recorded).
@@ -142,7 +143,7 @@ def _busy_split(ctx: Context) -> list[str]:
     lanes = ev.lane(work)
     per_stream = [
         intervals.clip(*intervals.union(ev.start[on], ev.end_of(on)), lo, hi)
-        for on in (work[lanes == lane] for lane in np.unique(lanes))
+        for on in (work[lanes == lane] for lane in unique(lanes))
     ]
     both = intervals.at_least_two(per_stream) * 100 / span
     if both >= BUSY_SPLIT_SHOWN_PCT:

@@ -24,6 +24,7 @@ from profsight.analyses.step import intervals
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, HOST_KINDS
 from profsight.model.collectives_seen import Collective, Communication
 from profsight.model.profile import Profile
+from profsight.stats import unique
 
 #: What a rank's trace holds, when not a whole rank (`RankSummary.held`).
 DEVICE_ONLY = "device rows only"
@@ -85,7 +86,7 @@ def collectives_only(profile: Profile, collectives: tuple[Collective, ...]) -> b
     ev = profile.events
     work = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS))
     names = {c.name for c in collectives}
-    return bool(len(work)) and all(ev.strings[n] in names for n in np.unique(ev.name[work]))
+    return bool(len(work)) and all(ev.strings[n] in names for n in unique(ev.name[work]))
 
 
 __all__ = [

@@ -47,6 +47,7 @@ from profsight.model.diagnostics import Diagnostic, Level
 from profsight.model.events import F64, I32, I64, Bool, EventStore
 from profsight.model.nesting import NO_PARENT, nest
 from profsight.model.trace_meta import TraceMeta
+from profsight.stats import setdiff, unique
 
 #: Host events taken at once where each needs many temporaries.
 CHUNK = 1 << 20
@@ -450,7 +451,7 @@ def _unlinked_diagnostic(
                 remedy="a warm-up step in the profiler schedule (warmup>=1) keeps them out",
             )
         )
-    rest = np.setdiff1d(unlinked, early)
+    rest = setdiff(unlinked, early)
     if len(rest):
         diagnostics.append(
             Diagnostic(
@@ -472,7 +473,7 @@ def _subtree_sums(own: F64, parent: I32, depth: I32, is_row: Bool) -> F64:
         result: F64 = total.astype(np.float64)
         return result
     row_depth = depth[rows]
-    for d in np.unique(row_depth)[::-1]:
+    for d in unique(row_depth)[::-1]:
         at = rows[row_depth == d]
         np.add.at(total, parent[at], total[at])
     summed: F64 = total.astype(np.float64)

@@ -20,13 +20,14 @@ from profsight.knowledge.trace_schema import ENGINE_EVALUATE_PREFIX
 from profsight.model.attribution import Attributed
 from profsight.model.events import I64
 from profsight.model.nesting import nearest_marked
+from profsight.stats import unique
 
 
 def autograd_nodes(profile: Attributed) -> I64:
     """The autograd nodes' own ranges (torch's ``BACKWARD_FUNCTION`` scope), sorted."""
     ev = profile.events
     parent = profile.attribution.parent
-    names = {ev.strings[i]: i for i in np.unique(ev.name).tolist()}
+    names = {ev.strings[i]: i for i in unique(ev.name).tolist()}
     head = ENGINE_EVALUATE_PREFIX + ": "
     node_of = {
         i: names.get(text[len(head) :], -1) for text, i in names.items() if text.startswith(head)
@@ -74,11 +75,11 @@ def forward_ops(profile: Attributed, events: I64, creator: bool = False) -> tupl
     op_of = np.full(len(events), -1, np.int64)
     # a tie goes to a thread that runs no node (the forward's, not the backward's own)
     node_threads = set(ev.track[node[inside]].astype(np.int64).tolist())
-    for torch_thread in np.unique(node_fwd).tolist():
+    for torch_thread in unique(node_fwd).tolist():
         mine = node_fwd == torch_thread
         seqs = node_seq[mine]
         best, best_rank = -1, (0, False)
-        for t in np.unique(thread).tolist():
+        for t in unique(thread).tolist():
             rank = (int(np.isin(t * (1 << 32) + seqs, key).sum()), t not in node_threads)
             if rank[0] and rank > best_rank:
                 best, best_rank = t, rank

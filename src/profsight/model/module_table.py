@@ -14,6 +14,7 @@ from profsight.model.attribution import Attributed
 from profsight.model.events import I32, Bool
 from profsight.model.table import ProfilerTable, Row
 from profsight.model.table_build import _pct, device_label
+from profsight.stats import unique
 
 OUTSIDE_MODULES = "(outside any module)"
 
@@ -44,7 +45,7 @@ def innermost_module(profile: Attributed) -> I32:
     del own
     rows = np.flatnonzero(at.is_row)
     row_depth = at.depth[rows]
-    for d in np.unique(row_depth):
+    for d in unique(row_depth):
         level = rows[row_depth == d]
         inherit = level[(~is_module[level]) & (at.parent[level] >= 0)]
         inner[inherit] = inner[at.parent[inherit]]

@@ -14,6 +14,7 @@ from profsight.knowledge.trace_schema import (
     torch_era,
 )
 from profsight.model.trace_meta import LoadStats
+from profsight.stats import unique
 
 if TYPE_CHECKING:
     from profsight.model.profile import Profile
@@ -70,7 +71,7 @@ def overview(profile: Profile) -> Overview:
         spans.append((int(ev.start[work].min()), int(ev.end_of(work).max())))
     if spans:
         window = (max(e for _, e in spans) - min(s for s, _ in spans)) / 1000.0
-    categories = {ev.strings[c] for c in np.unique(ev.category).tolist()}
+    categories = {ev.strings[c] for c in unique(ev.category).tolist()}
     names = tuple(str(d.get("name", "?")) for d in profile.meta.devices)
     dist = profile.meta.distributed
     rank = dist.get("rank")
@@ -79,7 +80,7 @@ def overview(profile: Profile) -> Overview:
         source=profile.source,
         format=profile.format,
         events=len(ev),
-        threads=len(np.unique(ev.track[rows])),
+        threads=len(unique(ev.track[rows])),
         steps=steps,
         window_us=window,
         host_window_us=host_window,

@@ -31,6 +31,7 @@ from profsight.model.events import EventStore, Flows
 from profsight.model.profile import Profile
 from profsight.model.trace_meta import TraceMeta
 from profsight.stats import median as median_of
+from profsight.stats import unique
 
 _RANK_LABEL = regex(r"rank[ _:#-]?(\d+)", re.IGNORECASE)
 #: A launch further than this before its device work is not its launch (ns): an hour.
@@ -84,12 +85,12 @@ def rank_parts(profile: Profile) -> RankParts:
     device = ev.mask(DEVICE_ROW_KINDS | {EventKind.SYNC})
     # a rank is a process running ops; a device's own timeline (runtime rows included, as
     # some tracers write them) is none
-    ops = np.unique(pid_of[ev.kind == EventKind.CPU_OP])
-    ops = ops[~np.isin(ops, np.unique(pid_of[device]))]
+    ops = unique(pid_of[ev.kind == EventKind.CPU_OP])
+    ops = ops[~np.isin(ops, unique(pid_of[device]))]
     host = ~device & np.isin(pid_of, ops)
     step_ids = [i for i, s in enumerate(ev.strings) if s.startswith(PROFILER_STEP_PREFIX)]
-    stepping = np.unique(pid_of[host & np.isin(ev.name, step_ids)])
-    launching = np.unique(pid_of[host & ev.mask(LAUNCH_KINDS)])
+    stepping = unique(pid_of[host & np.isin(ev.name, step_ids)])
+    launching = unique(pid_of[host & ev.mask(LAUNCH_KINDS)])
     ranks = stepping if len(stepping) >= 2 else launching
     labels = {hash(p): _label(profile, p) for p in pid_of_track}
     if len(ranks) < 2 and not len(ops):
@@ -155,7 +156,7 @@ def _device_owner(ev: EventStore, work: np.ndarray, owner: np.ndarray) -> np.nda
     out = per_event.astype(np.int64)
     device = ev.device[work]
     scores = []
-    for d in np.unique(device).tolist():
+    for d in unique(device).tolist():
         on = device == d
         for k in range(len(latency)):
             matched = np.isfinite(latency[k][on])
@@ -164,7 +165,7 @@ def _device_owner(ev: EventStore, work: np.ndarray, owner: np.ndarray) -> np.nda
                 scores.append((-float(matched.mean()), median, d, k))
     taken: set[int] = set()
     placed: set[int] = set()
-    one_each = len(np.unique(device)) <= len(latency)
+    one_each = len(unique(device)) <= len(latency)
     for negative_share, _, d, k in sorted(scores):
         if d in placed or -negative_share < DEVICE_SHARE or (one_each and k in taken):
             continue
@@ -184,7 +185,7 @@ def _latencies(ev: EventStore, work: np.ndarray, owner: np.ndarray) -> np.ndarra
     launch = np.flatnonzero(ev.mask(LAUNCH_KINDS) & (ev.correlation > 0) & (owner >= 0))
     ranks = int(owner.max()) + 1 if len(owner) else 0
     out = np.full((ranks, len(work)), np.inf)
-    for k in np.unique(owner[launch]).tolist():
+    for k in unique(owner[launch]).tolist():
         mine = launch[owner[launch] == k]
         order = np.argsort(ev.correlation[mine], kind="stable")
         corr, start = ev.correlation[mine][order], ev.start[mine][order]
@@ -204,7 +205,7 @@ def _part(profile: Profile, keep: np.ndarray, rank: int, world: int) -> Profile:
         value = getattr(ev, f.name)
         fields[f.name] = value[keep] if isinstance(value, np.ndarray) and len(value) == n else value
     flows = profile.flows
-    tracks = np.unique(ev.track[keep])
+    tracks = unique(ev.track[keep])
     on = np.isin(flows.track, tracks)
     header = dict(profile.meta.header)
     info = dict(profile.meta.distributed)

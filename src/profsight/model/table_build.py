@@ -18,6 +18,7 @@ from profsight.model.attribution import Attributed
 from profsight.model.backward_link import forward_ops
 from profsight.model.events import I64, EventStore
 from profsight.model.table import GROUP_BYS, GroupBy, ProfilerTable, Row, kind_label
+from profsight.stats import unique
 
 
 def build_table(profile: Attributed, group_by: GroupBy = "name", stack: int = 0) -> ProfilerTable:
@@ -214,5 +215,5 @@ def _pct(value: float, total: float) -> float:
 
 def device_label(profile: Attributed) -> str:
     """Device column label as torch prints it: XPU for Intel, CUDA otherwise (ROCm too)."""
-    names = {profile.events.strings[c].lower() for c in np.unique(profile.events.category)}
+    names = {profile.events.strings[c].lower() for c in unique(profile.events.category)}
     return "XPU" if "xpu_runtime" in names else "CUDA"

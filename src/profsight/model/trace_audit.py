@@ -33,6 +33,7 @@ from profsight.knowledge.graph_capture import CAPTURE_BEGIN, CAPTURE_END, CAPTUR
 from profsight.knowledge.rows import LAUNCH_CALLS
 from profsight.model.diagnostics import Diagnostic, Level
 from profsight.model.events import EventStore
+from profsight.stats import setdiff, unique
 from profsight.units import short_time
 
 #: Under this lead (ns) a kernel's start before its launch call's is rounding between two
@@ -130,14 +131,14 @@ def _lost(ev: EventStore, launcher: np.ndarray, work: np.ndarray) -> list[Diagno
     holds: the later work was recorded, so theirs would have been (the work of the last
     launches can run after the profiler stopped, and is no loss)."""
     ids = [i for i, s in enumerate(ev.strings) if s in LAUNCH_CALLS]
-    used = np.unique(launcher[work])
+    used = unique(launcher[work])
     used = used[used >= 0]
     if not ids or not len(used):
         return []
     calls = np.flatnonzero(np.isin(ev.name, ids))
     calls = calls[ev.start[calls] < int(ev.start[used].max())]
     calls = calls[~_in_capture(ev, calls)]
-    lost = np.setdiff1d(calls, used)
+    lost = setdiff(calls, used)
     if not len(lost):
         return []
     return [

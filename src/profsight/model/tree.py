@@ -25,6 +25,7 @@ from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
 from profsight.model.attribution import Attributed
 from profsight.model.events import I8, I32, I64
 from profsight.model.table import kind_label
+from profsight.stats import unique
 
 ROOT_NAME = "(all threads)"
 
@@ -169,7 +170,7 @@ def _build(profile: Attributed) -> TreeNode:
     ev = profile.events
     at = profile.attribution
     rows = np.flatnonzero(at.is_row & ~at.is_async)  # torch nests no async (open) range
-    threads = np.unique(ev.track[rows])
+    threads = unique(ev.track[rows])
     per_thread = len(threads) > 1
     # path id of every row: (path of parent, table name), one depth level at a time
     path = np.full(len(ev), -1, np.int32)  # node ids: int32, one per event of a huge trace
@@ -184,7 +185,7 @@ def _build(profile: Attributed) -> TreeNode:
             parents.append(-1)
     names = (at.key_names, ev.kind)
     row_depth = at.depth[rows]
-    for d in np.unique(row_depth).tolist():
+    for d in unique(row_depth).tolist():
         level = rows[row_depth == d]
         up = at.parent[level]
         base = np.where(up >= 0, path[np.maximum(up, 0)], -1)

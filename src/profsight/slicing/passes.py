@@ -32,6 +32,7 @@ from profsight.knowledge.trace_schema import (
 from profsight.lazy import regex
 from profsight.loaders.event_chunks import EventChunks
 from profsight.loaders.input_files import open_input
+from profsight.stats import unique
 
 _STEP_NUMBER = regex(re.escape(PROFILER_STEP_PREFIX) + r"(\d+)$")
 #: Phases of the events kept when their time falls in the window (instants, counters, ...).
@@ -185,7 +186,7 @@ def kept_events(
             elif _keeps(e, lo, hi, last, calls):
                 kept.append((index, msgspec.json.decode(raw)))
         outside.append(np.array(away, np.int64))
-    left = np.unique(np.concatenate(outside)) if outside else np.zeros(0, np.int64)
+    left = unique(np.concatenate(outside)) if outside else np.zeros(0, np.int64)
     keys = list(flows)
     gone = np.isin(np.array([hash(k) for k in keys], np.int64), left)
     for key, away in zip(keys, gone.tolist(), strict=True):

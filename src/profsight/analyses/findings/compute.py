@@ -54,6 +54,7 @@ from profsight.knowledge.rows import RowKind
 from profsight.knowledge.trace_schema import EventKind
 from profsight.model.findings import UPPER_BOUND, Evidence, Finding, Severity, severity_for
 from profsight.model.table import Row
+from profsight.stats import union, unique
 from profsight.units import short_time
 
 #: Op glossary categories -> compute finding category.
@@ -103,7 +104,7 @@ def _where_it_goes(ctx: Context) -> list[Finding]:
     if device:
         # kernels of one family that run at once (on several streams, or several GPUs of
         # one process) hold the step for the time they run, not for the sum of their runs
-        names = np.unique(ev.name[ops]).tolist()
+        names = unique(ev.name[ops]).tolist()
         named = [n for n in names if n not in by_kernels and _category(ev.strings[n]) == top]
         us = _running_us(ctx, ops[np.isin(ev.name[ops], named)], ops, by_kernels, top)
     share = ctx.share(us)
@@ -137,7 +138,7 @@ def _model_ops(ctx: Context, device: bool) -> tuple[np.ndarray, np.ndarray]:
     # Triton kernel called from Python: DeepSeek's mlp(F) launching its FP8 grouped GEMMs):
     # those kernels are classed by their own names, as an unknown op's are
     ranges = _launching_ranges(ctx) if device else ops[:0]
-    ops = np.union1d(ops, ranges)
+    ops = union(ops, ranges)
     # the steps' ops (their host ranges): the window's other ops are no step's compute
     if bd.steps:
         ops = ops[step_of(*bd.host_ranges_ns, ev.start[ops]) >= 0]
@@ -223,7 +224,7 @@ def _launching_ranges(ctx: Context) -> np.ndarray:
     ev = ctx.profile.events
     at = ctx.profile.attribution
     kernels = np.flatnonzero(ev.kind == EventKind.KERNEL)
-    owners = np.unique(at.owner[kernels])
+    owners = unique(at.owner[kernels])
     owners = owners[owners >= 0]
     ranges: np.ndarray = owners[ev.kind[owners] == EventKind.ANNOTATION]
     return ranges
@@ -255,7 +256,7 @@ def _running_us(
     mine = np.isin(at.owner[kernels], owners)
     launched = kernels[np.isin(at.owner[kernels], ops[np.isin(ev.name[ops], by_kernels)])]
     if len(launched):
-        names = np.unique(ev.name[launched])
+        names = unique(ev.name[launched])
         of_it = [
             n
             for n in names.tolist()

@@ -24,6 +24,7 @@ from profsight.knowledge.op_families import COPIES, kernel_family
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
 from profsight.model.findings import Evidence, Finding, severity_for
 from profsight.stats import median as median_of
+from profsight.stats import unique
 from profsight.units import short_time
 
 
@@ -183,7 +184,7 @@ def _outrun(ctx: Context) -> float | None:
     interval[:-1] = np.where(same, (starts[1:] - starts[:-1]) / 1000.0, np.inf)
     dispatched = np.zeros(len(work))
     ops = np.flatnonzero((ev.kind == EventKind.CPU_OP) & at.is_row)
-    for t in np.unique(thread).tolist():
+    for t in unique(thread).tolist():
         mine = np.flatnonzero(thread == t)[:-1]
         if not len(mine):
             continue

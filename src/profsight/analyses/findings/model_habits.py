@@ -13,6 +13,7 @@ from profsight.knowledge.catalogue import condition
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.trace_schema import EventKind
 from profsight.model.findings import Evidence, Finding, Severity
+from profsight.stats import unique
 
 CONV = "aten::convolution"
 BATCH_NORM = (
@@ -108,7 +109,7 @@ def optimizer_implementation(ctx: Context) -> list[Finding]:
     ops = rows[in_optimizer & (ev.kind[rows] == EventKind.CPU_OP)].tolist()
     if not ops:
         return []
-    names = [ev.strings[n] for n in np.unique(ev.name[ops]).tolist()]
+    names = [ev.strings[n] for n in unique(ev.name[ops]).tolist()]
     if any("_foreach_" in n or "_fused_" in n for n in names):
         return []
     per_step = len(ops) / ctx.steps

@@ -12,6 +12,7 @@ import numpy as np
 
 from profsight.analyses.replay.engine import Edit
 from profsight.model.events import F64, I64
+from profsight.stats import union, unique
 
 
 def both(a: Edit, b: Edit) -> Edit | None:
@@ -31,7 +32,7 @@ def both(a: Edit, b: Edit) -> Edit | None:
         host=_host(a.host + b.host),
         drop_removed_work=a.drop_removed_work,
         device=_device(a.device, b.device),
-        free_waits=np.union1d(*waits) if len(waits) == 2 else (waits[0] if waits else None),
+        free_waits=union(*waits) if len(waits) == 2 else (waits[0] if waits else None),
         no_latency=no_latency,
         release_held=a.release_held or b.release_held,
     )
@@ -42,7 +43,7 @@ def _host(sets: tuple[tuple[I64, I64, F64], ...]) -> tuple[tuple[I64, I64, F64],
     time at the smallest factor any set gives it."""
     if len(sets) <= 1:
         return sets
-    cuts = np.unique(np.concatenate([np.concatenate([s, e]) for s, e, _ in sets]))
+    cuts = unique(np.concatenate([np.concatenate([s, e]) for s, e, _ in sets]))
     if len(cuts) < 2:
         return ()
     lo, hi = cuts[:-1], cuts[1:]

@@ -57,7 +57,7 @@ from profsight.model.events import F64, I64, Bool
 from profsight.model.findings import REPLAYED
 from profsight.model.profile import Profile
 from profsight.model.step_windows import step_time
-from profsight.stats import median
+from profsight.stats import median, union
 
 _NEVER = -1e30
 
@@ -266,7 +266,7 @@ def _waits(profile: Profile, items: I64, end: F64, lo: int, hi: int) -> tuple[I6
     those launched before it ended."""
     ev = profile.events
     blocked = launch_queue(profile).blocked
-    calls = np.union1d(wait_calls(profile), blocked)
+    calls = union(wait_calls(profile), blocked)
     calls = calls[(ev.start[calls] >= lo) & (ev.start[calls] < hi)]
     calls = calls[np.argsort(ev.start[calls], kind="stable")]
     if len(calls) == 0 or len(items) == 0:

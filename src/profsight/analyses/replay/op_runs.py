@@ -11,6 +11,7 @@ from profsight.knowledge import advice
 from profsight.knowledge.ops import EVALUATE_FUNCTION_PREFIX
 from profsight.knowledge.trace_schema import EventKind
 from profsight.model.events import F64, I8, I32, I64, Indices
+from profsight.stats import unique
 
 
 def holding(ctx: Context, ops: Indices, calls: I64) -> np.ndarray:
@@ -93,7 +94,7 @@ def runs(
     name = ev.name[ops[pos]].astype(np.int64)
     length = np.bincount(run) if len(run) else np.zeros(0, np.int64)
     width = len(ev.strings) + 1
-    kinds = np.bincount(np.unique(run * width + name) // width, minlength=len(length))
+    kinds = np.bincount(unique(run * width + name) // width, minlength=len(length))
     repeats = (length > 1) & (kinds < length)
     keep = repeats[run]
     pos, run, name = pos[keep], run[keep], name[keep]
@@ -108,7 +109,7 @@ def runs(
         start[pos[first]].astype(np.int64),
         end[pos[last]].astype(np.int64),
         factor[run[first]].astype(np.float64),
-        {forward_name(ev.strings[k]) for k in np.unique(name).tolist()},
+        {forward_name(ev.strings[k]) for k in unique(name).tolist()},
     )
 
 
@@ -127,7 +128,7 @@ def until_next_event(ctx: Context, instants: I64) -> tuple[I64, I64]:
     ev = ctx.profile.events
     host = np.flatnonzero(ev.mask(frozenset({EventKind.CPU_OP, EventKind.ANNOTATION})))
     starts, ends = [], []
-    for track in np.unique(ev.track[instants]).tolist():
+    for track in unique(ev.track[instants]).tolist():
         mine = instants[ev.track[instants] == track]
         on = np.sort(ev.start[host[ev.track[host] == track]])
         k = np.searchsorted(on, ev.start[mine], side="right")

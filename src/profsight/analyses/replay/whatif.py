@@ -45,7 +45,7 @@ from profsight.model.findings import (
 )
 from profsight.model.module_table import innermost_module, module_rows
 from profsight.model.step_windows import phase_code
-from profsight.stats import median
+from profsight.stats import median, setdiff, unique
 
 _MODEL = (Phase.FORWARD, Phase.BACKWARD, Phase.OPTIMIZER, Phase.ZERO_GRAD)
 #: No intervals.
@@ -111,7 +111,7 @@ def _syncs(ctx: Context, graph: StepGraph, f: Finding) -> Edit:
         "no host-device syncs in the step"
         + (", each read-back loop made one read" if len(loops[0]) else ""),
         host=(loops,) if len(loops[0]) else (),
-        free_waits=np.setdiff1d(graph.waits, pageable),
+        free_waits=setdiff(graph.waits, pageable),
     )
 
 
@@ -438,7 +438,7 @@ def _churn(ctx: Context, graph: StepGraph, f: Finding) -> Edit | None:
     inside = intervals.overlaps(
         ev.start[memory], ev.start[memory] + 1, intervals.union(ev.start[events], ev.end_of(events))
     )
-    sizes = np.unique(ev.nbytes[memory[inside & (ev.nbytes[memory] > 0)]])
+    sizes = unique(ev.nbytes[memory[inside & (ev.nbytes[memory] > 0)]])
     frees = memory[np.isin(-ev.nbytes[memory], sizes)]
     release_s, release_e = until_next_event(ctx, frees)
     spans = intervals.union(

@@ -46,6 +46,7 @@ from profsight.model.nesting import nest
 from profsight.model.profile import Profile
 from profsight.model.step_windows import PHASES, Breakdown, StepBreakdown, phase_code
 from profsight.model.table import kind_label
+from profsight.stats import union, unique
 
 
 def _step_track(profile: Profile, rows: I64) -> int:
@@ -418,7 +419,7 @@ def _phases(profile: Profile, main: I64, parent: I32, depth: I32) -> I8:
         aten = of_kind(RowKind.ATEN) | of_kind(RowKind.RUNTIME)
         fallback[aten] = phase_code(Phase.OPTIMIZER)
     inherited = declared
-    for d in np.unique(depth).tolist():
+    for d in unique(depth).tolist():
         level = np.flatnonzero((depth == d) & (inherited < 0) & (parent >= 0))
         inherited[level] = inherited[parent[level]]
     step = of_kind(RowKind.STEP)
@@ -501,7 +502,7 @@ def _device_sets(profile: Profile, ahead: I64) -> _DeviceSets | None:
     # a copy call that reads back to the host (.item(), .cpu()) is a sync
     blocking = host_read_calls(profile)
     copies = copies[~np.isin(copies, blocking)]
-    sync = np.union1d(sync, blocking)
+    sync = union(sync, blocking)
     return _DeviceSets(
         busy=intervals.union(ev.start[steps], ev.end_of(steps)),
         sync=intervals.union(ev.start[sync], ev.end_of(sync)),
@@ -520,7 +521,7 @@ def host_read_calls(profile: Profile) -> I64:
     names = [i for i, s in enumerate(ev.strings) if HOST_READ_NAME.search(s)]
     copies = np.flatnonzero((ev.kind == EventKind.MEMCPY) & np.isin(ev.name, names))
     launchers = profile.attribution.launcher[copies]
-    return np.unique(launchers[launchers >= 0])
+    return unique(launchers[launchers >= 0])
 
 
 def _device_times(sets: _DeviceSets, lo: int, hi: int) -> tuple[float, dict[str, float]]:

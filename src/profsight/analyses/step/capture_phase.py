@@ -33,6 +33,7 @@ from profsight.knowledge.trace_schema import (
 )
 from profsight.model.events import I64, Bool
 from profsight.model.profile import Profile
+from profsight.stats import unique
 
 #: Host events whose span makes the window without profiler steps.
 _HOST_KINDS = frozenset({EventKind.CPU_OP, EventKind.ANNOTATION, EventKind.PYTHON})
@@ -110,7 +111,7 @@ def _captures(profile: Profile) -> Captures | None:
     starts, stops = [], []
     # a recording is one thread's: its begin to the first end after it on that thread; an
     # end missing (the window stopped first) leaves it open to the window's last call
-    for track in np.unique(ev.track[begins]).tolist():
+    for track in unique(ev.track[begins]).tolist():
         closing = np.sort(ev.end_of(ends[ev.track[ends] == track]))
         opened = np.sort(ev.start[begins[ev.track[begins] == track]])
         at = np.searchsorted(closing, opened, side="left")

@@ -44,6 +44,7 @@ from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS
 from profsight.model.events import F64, I64, Bool
 from profsight.model.profile import Profile
 from profsight.model.step_windows import DEVICE_CLOCK, HOST_CLOCK, clock_bound, step_time
+from profsight.stats import unique
 
 
 @dataclass(frozen=True)
@@ -160,7 +161,7 @@ def backlog_end(
         return float("nan")
     ahead = np.zeros(len(lane), bool)
     queued = (launch_at < lo) & (end > lo)
-    for key in np.unique(lane[first]).tolist():
+    for key in unique(lane[first]).tolist():
         on = lane == key
         ahead |= on & queued & (start < start[first & on].min())
     return float(end[ahead].max()) if ahead.any() else float("nan")
@@ -175,7 +176,7 @@ def queued_ahead(start: I64 | F64, launch_at: I64, lane: I64, first: Bool, lo: i
     transfer, a trace whose exporter dropped the links) cannot be told apart and stays."""
     ahead: Bool = (launch_at >= 0) & (launch_at < lo)
     unlinked = launch_at < 0
-    for key in np.unique(lane[first]).tolist():
+    for key in unique(lane[first]).tolist():
         on = lane == key
         ahead |= on & unlinked & (start < start[first & on].min())
     return ahead

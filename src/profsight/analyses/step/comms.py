@@ -35,6 +35,7 @@ from profsight.model.collectives_seen import (
 )
 from profsight.model.events import I32, I64, Bool, EventStore
 from profsight.model.profile import Profile
+from profsight.stats import unique
 
 if TYPE_CHECKING:
     from profsight.model.step_windows import Breakdown
@@ -127,7 +128,7 @@ def _collectives(
     declared = str(profile.meta.distributed.get("backend", ""))
     rocm = _on_rocm(profile)
     backend: dict[int, str] = {}
-    for n in np.unique(ev.name[chosen]).tolist():
+    for n in unique(ev.name[chosen]).tolist():
         b = backend_of(ev.strings[n], declared)
         backend[n] = "RCCL" if b == "NCCL" and rocm else b  # RCCL keeps NCCL's names
     strings = ev.strings

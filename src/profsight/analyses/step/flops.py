@@ -27,6 +27,7 @@ from profsight.knowledge.flop_ops import ATTENTION_BACKWARD_FACTOR, Attention, f
 from profsight.knowledge.flop_ops import MATMULS as MATMULS  # re-exported: findings.setup
 from profsight.model.events import I64
 from profsight.model.profile import Profile
+from profsight.stats import unique
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ class OpFlops:
 def op_flops(profile: Profile) -> OpFlops:
     ev = profile.events
     rows = profile.attribution.is_row
-    ids = [i for i in np.unique(ev.name[rows]).tolist() if formula_of(ev.strings[i])]
+    ids = [i for i in unique(ev.name[rows]).tolist() if formula_of(ev.strings[i])]
     candidates = np.flatnonzero(np.isin(ev.name, ids) & rows)
     recorded = recording_mask(profile, candidates)
     candidates = candidates[~recorded]
@@ -104,11 +105,11 @@ def covered_by_inner(
 def _ancestors(events: I64, parent: np.ndarray[Any, Any]) -> I64:
     """Every op above `events`, climbed one level at a time."""
     found: list[I64] = []
-    up = np.unique(parent[events])
+    up = unique(parent[events])
     while len(up := up[up >= 0]):
         found.append(up)
-        up = np.unique(parent[up])
-    return np.unique(np.concatenate(found)) if found else np.zeros(0, np.int64)
+        up = unique(parent[up])
+    return unique(np.concatenate(found)) if found else np.zeros(0, np.int64)
 
 
 def _under_any(events: I64, marked: I64, parent: np.ndarray[Any, Any]) -> Any:

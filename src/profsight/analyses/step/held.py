@@ -19,6 +19,7 @@ from profsight.knowledge.rows import HOST_READ_NAME
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS
 from profsight.model.events import I64
 from profsight.model.profile import Profile
+from profsight.stats import unique
 
 
 def ready_waits(profile: Profile, startup: I64) -> tuple[I64, I64, I64]:
@@ -49,7 +50,7 @@ def ready_waits(profile: Profile, startup: I64) -> tuple[I64, I64, I64]:
     previous = np.full(len(work), np.iinfo(np.int64).min)
     device = ev.device[work]
     every = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS))
-    for d in np.unique(device).tolist():
+    for d in unique(device).tolist():
         on = every[ev.device[every] == d]
         b_s, b_e = intervals.union(ev.start[on], ev.end_of(on))
         mine = device == d

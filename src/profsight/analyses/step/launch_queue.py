@@ -27,6 +27,7 @@ from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS
 from profsight.model.events import I64
 from profsight.model.profile import Profile
 from profsight.model.step_windows import QueueSummary
+from profsight.stats import unique
 
 #: Below this share of a stream's items linked to a launch call, its depth cannot be
 #: counted (a trace without correlation ids): its queue is not judged.
@@ -64,14 +65,14 @@ def launch_queue(profile: Profile) -> LaunchQueue:
     lane = ev.lane(work)
     calls: list[I64] = []
     depths: list[I64] = []
-    for key in np.unique(lane).tolist():
+    for key in unique(lane).tolist():
         items = work[lane == key]
         call = launcher[items].astype(np.int64)
         linked = call >= 0
         if not linked.any() or linked.mean() < _LINKED_SHARE:
             continue
         # one entry per launch: queued when its call returned, gone when its last item ended
-        mine = np.unique(call[linked])
+        mine = unique(call[linked])
         done = np.full(len(mine), np.iinfo(np.int64).min)
         np.maximum.at(done, np.searchsorted(mine, call[linked]), ev.end_of(items[linked]))
         before = ev.end_of(items[~linked])  # queued before the trace began
@@ -93,7 +94,7 @@ def launch_queue(profile: Profile) -> LaunchQueue:
     measured &= held >= _PLATEAU_LAUNCHES
     limit = deepest if measured else LAUNCH_QUEUE_DEPTH
     # at the limit less one: an item that completes in the microsecond the next launch starts
-    blocked = np.unique(all_calls[depth >= limit - 1]) if measured else empty
+    blocked = unique(all_calls[depth >= limit - 1]) if measured else empty
     blocked_us = float(ev.dur[blocked].sum()) / 1000.0
     return LaunchQueue(all_calls, depth, limit, measured, blocked, blocked_us)
 

@@ -35,6 +35,7 @@ from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PR
 from profsight.model.events import I64
 from profsight.model.profile import Profile
 from profsight.stats import median as median_of
+from profsight.stats import unique
 
 #: Op categories whose long calls are waits, not start-up.
 WAIT_CATEGORIES = frozenset({"copy", "memcpy", "sync"})
@@ -82,10 +83,10 @@ def _startup_events(profile: Profile) -> I64:
         # later step than its name's first is no start-up either (a call the machine
         # preempted: on a loaded machine one call in any step can stretch by milliseconds)
         steps = step_of(ev.start[calls])
-        outlier_steps = np.unique(steps[outlying])
+        outlier_steps = unique(steps[outlying])
         if len(outlier_steps) == 1 and outlier_steps[0] == steps.min():
             found.append(calls[outlying])
-    events: I64 = np.unique(np.concatenate(found))
+    events: I64 = unique(np.concatenate(found))
     kept: I64 = events[_mostly_idle_device(profile, events)]
     return kept
 

@@ -1,0 +1,153 @@
+"""Start-up: what a small input's run imports, and the pieces that keep it short.
+
+A 3-event trace's ``explain`` costs start-up and little else; issue 39 asks that it stay
+near ``import numpy, msgspec``. Its time is measured by ``benchmarks/bench_real.py``; here
+the imports that made it slow are held out, so that they do not creep back.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from profsight.lazy import regex
+from profsight.stats import SMALL, median, percentile, setdiff, union, unique
+
+from conftest import DATA
+
+MINIMAL = DATA / "minimal" / "minimal.pt.trace.json"
+#: Modules a trace's explanation as JSON has no use for: the terminal's (rich), the text
+#: loaders, the other commands' and formats', numpy's masked arrays (np.median's NaN check),
+#: importlib.resources' zipfile, and the libraries only tests and integrations use.
+NOT_IMPORTED = (
+    "rich",
+    "pandas",
+    "torch",
+    "numpy.ma",
+    "zipfile",
+    "profsight.loaders.text",
+    "profsight.loaders.table_text",
+    "profsight.loaders.lightning_text",
+    "profsight.compare.diff",
+    "profsight.job",
+    "profsight.renderers.html",
+    "profsight.integrations",
+)
+_PARENTS = tuple(f"{m}." for m in NOT_IMPORTED)
+#: profsight's own modules such a run imports: 168 on 2026-12-05 (173 before the text
+#: loaders were deferred). A new import on this path must be worth its start-up.
+OWN_MODULES = 170
+
+_PROBE = """
+import sys
+from profsight.cli.entry import run
+code = run(["explain", sys.argv[1], "--format", "json", "-o", sys.argv[2]])
+print(code)
+print(" ".join(sorted(sys.modules)))
+"""
+
+
+def test_a_small_trace_imports_only_its_path(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(MINIMAL), str(tmp_path / "report.json")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    code, modules = done.stdout.splitlines()[-2:]
+    assert code == "0"
+    loaded = modules.split()
+    found = [m for m in loaded if m in NOT_IMPORTED or m.startswith(_PARENTS)]
+    assert found == []
+    own = [m for m in loaded if m.split(".")[0] == "profsight"]
+    assert 100 < len(own) <= OWN_MODULES, len(own)
+
+
+def test_output_cut_short_ends_quietly() -> None:
+    """The console script exits at once after flushing (no teardown): a reader that stops
+    early (``| head -1``) gets its line and no "Exception ignored" from the interpreter."""
+    script = Path(sys.executable).with_name("profsight")
+    done = subprocess.run(
+        f"'{script}' explain '{MINIMAL}' | head -1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.startswith("Source: ")
+    assert "Exception" not in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("kind", ["float", "int", "nan", "ties"])
+def test_median_is_numpys(kind: str) -> None:
+    rng = np.random.default_rng(7)
+    for n in range(1, 40):
+        if kind == "float":
+            values = rng.random(n) * 10.0 ** rng.integers(-6, 13)
+        elif kind == "int":
+            values = rng.integers(-(10**15), 10**15, n)
+        elif kind == "ties":
+            values = rng.integers(0, 3, n).astype(np.float64)
+        else:
+            values = rng.random(n)
+            values[rng.integers(0, n)] = np.nan
+        expected = float(np.median(values))
+        got = median(values)
+        assert got == expected or (np.isnan(got) and np.isnan(expected)), (values, got)
+    assert np.isnan(median(np.array([])))
+
+
+def test_a_lazy_regex_is_a_compiled_one() -> None:
+    lazy = regex(r"^(?P<arch>sm\d+)_", re.IGNORECASE)
+    assert repr(lazy) == "regex('^(?P<arch>sm\\\\d+)_')"
+    assert lazy.pattern == r"^(?P<arch>sm\d+)_"  # known before it is compiled
+    # copied and pickled before compiling (a dunder probe must not compile or recurse)
+    assert copy.copy(lazy).pattern == lazy.pattern
+    again = pickle.loads(pickle.dumps(lazy))
+    match = lazy.search("SM80_xmma_gemm")
+    assert match is not None and match["arch"] == "SM80"
+    assert lazy.flags == re.compile(lazy.pattern, re.IGNORECASE).flags
+    assert lazy.sub("", "sm90_gemm") == "gemm"
+    assert again.match("sm75_x") is not None
+    assert pickle.loads(pickle.dumps(lazy)).groupindex == {"arch": 1}
+
+
+@pytest.mark.parametrize("size", [0, 5, 3000, 9000])
+def test_set_operations_are_numpys(size: int) -> None:
+    """`profsight.stats`' unique, setdiff and union give numpy's arrays (values and dtype),
+    on both sides of `SMALL`."""
+    rng = np.random.default_rng(size)
+    for a, b in (
+        (rng.integers(0, size + 3, size), rng.integers(0, size + 3, size // 2)),
+        (rng.random(size).round(2), rng.random(size // 3).round(2)),
+    ):
+        if size:
+            a[0] = b[0] if len(b) else a[0]
+        for ours, theirs in (
+            (unique(a), np.unique(a)),
+            (setdiff(a, b), np.setdiff1d(a, b)),
+            (union(a, b), np.union1d(a, b)),
+        ):
+            assert ours.dtype == theirs.dtype
+            assert np.array_equal(ours, theirs)
+    assert SMALL in range(1000, 9000)
+
+
+def test_percentile_is_numpys() -> None:
+    rng = np.random.default_rng(3)
+    for n in range(1, 60):
+        for values in (
+            rng.random(n) * 10.0 ** rng.integers(-3, 9),
+            rng.integers(-(10**9), 10**9, n),
+            rng.integers(0, 4, n).astype(np.float64),
+        ):
+            for q in (10, 50, 90, 99):
+                assert percentile(values, q) == float(np.percentile(values, q)), (values, q)
+    assert np.isnan(percentile(np.array([1.0, np.nan]), 90))
