@@ -151,3 +151,18 @@ def test_percentile_is_numpys() -> None:
             for q in (10, 50, 90, 99):
                 assert percentile(values, q) == float(np.percentile(values, q)), (values, q)
     assert np.isnan(percentile(np.array([1.0, np.nan]), 90))
+
+
+def test_the_parser_imports_no_numpy() -> None:
+    """``profsight --help`` and a usage error answer before numpy and the model load: each
+    command imports its own path when it runs."""
+    probe = (
+        "import sys\n"
+        "from profsight.cli.main import build_parser\n"
+        "build_parser()\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    loaded = done.stdout.split()
+    assert "numpy" not in loaded
+    assert not [m for m in loaded if m.startswith(("profsight.loaders", "profsight.model"))]

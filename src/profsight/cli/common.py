@@ -1,4 +1,7 @@
-"""What every subcommand shares: loading with a progress bar, writing output, warnings."""
+"""What every subcommand shares: loading with a progress bar, writing output, warnings.
+
+It imports the loaders when a command loads (the parser, `--help` and the commands that read
+no profile do without numpy and the model)."""
 
 from __future__ import annotations
 
@@ -9,15 +12,15 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from profsight.errors import ProfsightError, UsageError
 from profsight.lazy import regex
-from profsight.loaders import load
-from profsight.loaders.progress import Progress, no_progress
-from profsight.model.diagnostics import Level
-from profsight.model.profile import Profile
-from profsight.model.text_profile import TextProfile
+
+if TYPE_CHECKING:
+    from profsight.loaders.progress import Progress
+    from profsight.model.profile import Profile
+    from profsight.model.text_profile import TextProfile
 
 #: Files larger than this get a progress bar while they load.
 PROGRESS_THRESHOLD = 32 << 20
@@ -53,6 +56,8 @@ def rich_bar(count: Any) -> Iterator[Any]:
 @contextmanager
 def progress_bar(path: str, enabled: bool) -> Iterator[Progress]:
     if not enabled:
+        from profsight.loaders.progress import no_progress
+
         yield no_progress
         return
     from rich.progress import DownloadColumn
@@ -70,6 +75,8 @@ def progress_bar(path: str, enabled: bool) -> Iterator[Progress]:
 
 
 def load_profile(path: str, args: argparse.Namespace) -> Profile | TextProfile:
+    from profsight.loaders import load
+
     show = getattr(args, "progress", None)
     if show is None:
         try:
@@ -87,6 +94,8 @@ def warn_analysis(path: str, profile: Profile | TextProfile) -> None:
     """Print the warnings the analysis adds about the input (ranges that overlap without
     nesting, device work linked to no op) beyond what loading printed; its info notes stay
     in the reports."""
+    from profsight.model.diagnostics import Level
+
     for diag in profile.warnings[len(profile.diagnostics) :]:
         if diag.level is Level.WARNING:
             warn(f"{path}: {diag}")
