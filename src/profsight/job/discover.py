@@ -14,8 +14,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from profsight.errors import InputError
 
@@ -28,8 +29,7 @@ _LIGHTNING = re.compile(r"^(?:fit|validate|test|predict|tune)-(?:.*?-)?(\d+)(?:-
 _HANDLER_TIME = re.compile(r"\.(\d{6,})\.pt\.trace\.json(?:\.gz)?$")
 
 
-@dataclass(frozen=True)
-class TraceFile:
+class TraceFile(msgspec.Struct, frozen=True):
     path: str
     name_rank: int | None
     """The rank the file's name gives, if any."""
