@@ -6,14 +6,14 @@ what its formula needs (the formulas are `analyses.step.flops`'). The loader kee
 from __future__ import annotations
 
 import re
-
-import msgspec
+from dataclasses import dataclass
 
 MATMULS = {"aten::mm": (0, 1), "aten::addmm": (1, 2), "aten::bmm": (0, 1), "aten::baddbmm": (1, 2)}
 CONVOLUTIONS = ("aten::convolution", "aten::convolution_backward")
 
 
-class Attention(msgspec.Struct, frozen=True):
+@dataclass(frozen=True)
+class Attention:
     """Where a fused attention op holds what its FLOPs need: the query's position in
     ``Input Dims`` (key and value follow it), the layout of the three, the causal flag's
     position in ``Concrete Inputs``."""

@@ -12,12 +12,12 @@ then by compute capability.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any, Final
 
-import msgspec
 
-
-class Accelerator(msgspec.Struct, frozen=True):
+@dataclass(frozen=True)
+class Accelerator:
     name: str
     vendor: str
     arch: str
@@ -47,7 +47,8 @@ class Accelerator(msgspec.Struct, frozen=True):
         return Peak(self.name, used, rated * self.max_clock_ratio, rated)
 
 
-class Peak(msgspec.Struct, frozen=True):
+@dataclass(frozen=True)
+class Peak:
     """A device's peak for one precision (`Accelerator.peak`)."""
 
     device: str

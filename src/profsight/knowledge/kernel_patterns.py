@@ -30,9 +30,8 @@ Two kinds of table, read by one small loop in ``kernels.py``:
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Final
-
-import msgspec
 
 from profsight.knowledge.collectives import DEVICE_COMM_LIBRARIES
 
@@ -43,7 +42,8 @@ def _rules(*pairs: tuple[str, str]) -> tuple[Rule, ...]:
     return tuple((re.compile(pattern), value) for pattern, value in pairs)
 
 
-class Family(msgspec.Struct, frozen=True):
+@dataclass(frozen=True)
+class Family:
     """A naming scheme: which names belong to it, what it implies, where its fields are."""
 
     match: re.Pattern[str]

@@ -41,9 +41,8 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Final
-
-import msgspec
 
 from profsight.knowledge import kernel_codes as codes
 from profsight.knowledge import kernel_patterns as kp
@@ -101,7 +100,8 @@ ALGORITHM_LABELS: Final[dict[str, str]] = {
 }
 
 
-class KernelInfo(msgspec.Struct, frozen=True):
+@dataclass(frozen=True)
+class KernelInfo:
     """The fields a kernel name encodes; None where the name does not say."""
 
     name: str
@@ -163,7 +163,8 @@ class KernelInfo(msgspec.Struct, frozen=True):
 _TENSOR_CORE_LABELS: Final = {True: "tensor cores", False: "no tensor cores"}
 
 
-class _Found(msgspec.Struct):
+@dataclass
+class _Found:
     library: str | None = None
     operation: str | None = None
     precision: str | None = None

@@ -24,10 +24,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
-
-import msgspec
 
 from profsight.knowledge.kernels import inductor_ops
 from profsight.knowledge.ops_table import (
@@ -80,7 +79,8 @@ CATEGORIES: Final[tuple[str, ...]] = (
 )
 
 
-class OpInfo(msgspec.Struct, frozen=True):
+@dataclass(frozen=True)
+class OpInfo:
     """What one op name means, for someone reading a profiler table."""
 
     category: str

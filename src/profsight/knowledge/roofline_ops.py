@@ -16,9 +16,8 @@ Inputs`` of the reductions and normalisations (their dimensions, `needs_concrete
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final
-
-import msgspec
 
 from profsight.knowledge import flop_ops
 
@@ -159,7 +158,8 @@ SOFTMAX: Final = frozenset(
 SOFTMAX_FLOPS_PER_ELEMENT: Final = 5.0
 
 
-class Norm(msgspec.Struct, frozen=True):
+@dataclass(frozen=True)
+class Norm:
     """Where a normalisation op keeps its operands in ``Input Dims``."""
 
     x_at: int

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import enum
 import re
+from dataclasses import dataclass
 from typing import Final
-
-import msgspec
 
 from profsight.knowledge.collectives import DEVICE_COMM_LIBRARIES
 from profsight.knowledge.lightning_names import (
@@ -45,7 +44,8 @@ class RowKind(enum.Enum):
     OTHER = "other"
 
 
-class KindInfo(msgspec.Struct, frozen=True):
+@dataclass(frozen=True)
+class KindInfo:
     layer: str
     """The layer of the stack, as a reader would name it."""
     meaning: str

@@ -19,9 +19,8 @@ measures; the catalogue page lists the table (`threshold_rows`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final, Literal
-
-import msgspec
 
 from profsight.knowledge import advice
 
@@ -40,7 +39,8 @@ SEVERITY: Final = "(severity)"
 TABLE: Final = "(reading tables)"
 
 
-class Threshold(msgspec.Struct, frozen=True):
+@dataclass(frozen=True)
+class Threshold:
     """One threshold: its constant, what it gates and on what it rests."""
 
     name: str
