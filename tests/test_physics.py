@@ -16,10 +16,10 @@ collective's bus bandwidth under the fastest link of its GPU.
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 import profsight
 from profsight.analyses.device_work import device_work

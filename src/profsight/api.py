@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import fields
 from typing import Any
+
+from msgspec.structs import asdict
 
 from profsight.compare.saved_report import SavedReport
 from profsight.errors import InputError
@@ -31,13 +32,13 @@ from profsight.report.snapshot import SnapshotReport
 from profsight.report.snapshot import explain_snapshot as _explain_snapshot
 
 
-class Report(ReportData):
+class Report(ReportData, frozen=True):
     """One profile explained: its table, call tree, findings and verdict, and its renderings
     (``print(report)``, ``.markdown()``, ``.json()``, ``.html()``; Jupyter shows the page)."""
 
     @classmethod
     def of(cls, data: ReportData) -> Report:
-        return cls(**{f.name: getattr(data, f.name) for f in fields(data)})
+        return cls(**asdict(data))
 
     def text(self, width: int = 120, color: bool = False) -> str:
         return render_terminal(self, width=width, color=color)
@@ -97,7 +98,7 @@ def explain_profile(source: Any) -> Report:
     return report
 
 
-class SavedReportView(SavedReport):
+class SavedReportView(SavedReport, frozen=True):
     """A report profsight saved (``--format json``), read back, with its renderings: the
     JSON as saved, its verdict and findings as text, Markdown or a plain page."""
 
@@ -120,12 +121,12 @@ class SavedReportView(SavedReport):
         return self.text()
 
 
-class JobReport(JobData):
+class JobReport(JobData, frozen=True):
     """A job of several ranks explained (`explain_job`), with its renderings."""
 
     @classmethod
     def of(cls, data: JobData) -> JobReport:
-        return cls(**{f.name: getattr(data, f.name) for f in fields(data)})
+        return cls(**asdict(data))
 
     def text(self, width: int = 120, color: bool = False) -> str:
         return render_job_text(self, width=width, color=color)
@@ -166,13 +167,13 @@ def explain_job(
     return JobReport.of(data)
 
 
-class MemorySnapshotReport(SnapshotReport):
+class MemorySnapshotReport(SnapshotReport, frozen=True):
     """A memory snapshot explained (`explain_snapshot`): each device's peak and what holds
     it, with its renderings."""
 
     @classmethod
     def of(cls, data: SnapshotReport) -> MemorySnapshotReport:
-        return cls(**{f.name: getattr(data, f.name) for f in fields(data)})
+        return cls(**asdict(data))
 
     def text(self) -> str:
         return render_snapshot_text(self)

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
+
+import msgspec
 
 from profsight.compare.saved_report import load_saved, saved_schema
 from profsight.lazy import resolve
@@ -52,8 +53,7 @@ EXPLAINERS: Final = {
 Loader: TypeAlias = Callable[[str], Profile | TextProfile]
 
 
-@dataclass(frozen=True)
-class JobOptions:
+class JobOptions(msgspec.Struct, frozen=True):
     """Where a job's ranks are analysed (`profsight.job.explain_job`)."""
 
     executor: str = "process"
@@ -63,8 +63,7 @@ class JobOptions:
     on_rank: RankListener | None = None
 
 
-@dataclass(frozen=True)
-class Opened:
+class Opened(msgspec.Struct, frozen=True):
     """An input explained: the report, and the profile it was built from (None for a job,
     a snapshot or a saved report), whose warnings the analysis may have added to."""
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
+
+import msgspec
 
 from profsight.analyses.roofline import Roofline, roofline
 from profsight.analyses.step.breakdown import breakdown
@@ -22,8 +23,7 @@ from profsight.model.step_windows import Breakdown, StepBreakdown
 from profsight.model.table import ProfilerTable, Row
 
 
-@dataclass
-class Context:
+class Context(msgspec.Struct, dict=True):
     profile: Profile
     table: ProfilerTable
     breakdown: Breakdown

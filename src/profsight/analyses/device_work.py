@@ -23,8 +23,7 @@ out of the delays and the short kernels: their items wait on each other, not on 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import numpy as np
 
 from profsight.analyses.step import intervals
@@ -41,8 +40,7 @@ NS_PER_US = 1000.0
 LAUNCHERS_SHOWN = 5
 
 
-@dataclass(frozen=True)
-class Launcher:
+class Launcher(msgspec.Struct, frozen=True):
     """An op that launched short kernels."""
 
     op: str
@@ -50,8 +48,7 @@ class Launcher:
     device_us: float
 
 
-@dataclass(frozen=True)
-class ShortKernels:
+class ShortKernels(msgspec.Struct, frozen=True):
     count: int
     """Kernels shorter than their launch call."""
     kernels: int
@@ -71,8 +68,7 @@ class ShortKernels:
         return 100.0 * self.device_us / self.kernel_us if self.kernel_us > 0 else 0.0
 
 
-@dataclass(frozen=True)
-class LaunchDelays:
+class LaunchDelays(msgspec.Struct, frozen=True):
     items: int
     """Device items with a launch call of their own."""
     median_us: float
@@ -86,8 +82,7 @@ class LaunchDelays:
     """The rest (the stream free, the item not started): the launch path's own cost."""
 
 
-@dataclass(frozen=True)
-class CopyRate:
+class CopyRate(msgspec.Struct, frozen=True):
     direction: str
     """``HtoD Pinned``, ``DtoH Pageable``, ``DtoD``, ``PtoP``, as the copy's name says."""
     copies: int
@@ -110,8 +105,7 @@ class CopyRate:
         return self.nbytes / (self.rate_busy_us * 1e3) if self.rate_busy_us > 0 else 0.0
 
 
-@dataclass(frozen=True)
-class DeviceWork:
+class DeviceWork(msgspec.Struct, frozen=True):
     short: ShortKernels | None
     delays: LaunchDelays | None
     copies: tuple[CopyRate, ...]

@@ -15,8 +15,7 @@ trace does not say which op launched which kernel.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import numpy as np
 
 from profsight.knowledge.advice import MEASURED_BESIDE_COUNTED, MEASURED_FLOPS, UNNAMED_KERNEL
@@ -30,8 +29,7 @@ _NAMED = 3
 _MISSING_NAME = "__missing__"
 
 
-@dataclass(frozen=True)
-class MeasuredFlops:
+class MeasuredFlops(msgspec.Struct, frozen=True):
     """The counted FLOPs of a range-profiled trace."""
 
     kernels: int

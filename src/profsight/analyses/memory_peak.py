@@ -14,9 +14,9 @@ profiler's peak also carries torch's own categories (`loaders.live.memory_catego
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
+import msgspec
 import numpy as np
+from msgspec.structs import replace
 
 from profsight.analyses.step.breakdown import work_intervals
 from profsight.knowledge.memory_blocks import (
@@ -38,15 +38,13 @@ from profsight.model.profile import Profile
 from profsight.model.step_windows import Breakdown
 
 
-@dataclass(frozen=True)
-class HeldBy:
+class HeldBy(msgspec.Struct, frozen=True):
     op: str
     bytes: int
     blocks: int
 
 
-@dataclass(frozen=True)
-class MemoryPeak:
+class MemoryPeak(msgspec.Struct, frozen=True):
     memory: str
     """``cpu`` or ``device``."""
     peak_bytes: int

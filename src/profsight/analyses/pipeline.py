@@ -7,7 +7,9 @@ share of step time at stake.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+
+import msgspec
+from msgspec.structs import replace
 
 from profsight.analyses.context import Context, context
 from profsight.analyses.findings import (
@@ -76,8 +78,7 @@ ANALYSES: tuple[Callable[[Context], list[Finding]], ...] = (
 )
 
 
-@dataclass(frozen=True)
-class Diagnosis:
+class Diagnosis(msgspec.Struct, frozen=True):
     breakdown: Breakdown
     findings: tuple[Finding, ...]
     verdict: Verdict | None

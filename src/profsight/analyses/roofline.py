@@ -33,10 +33,11 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass, replace
 from typing import Any
 
+import msgspec
 import numpy as np
+from msgspec.structs import replace
 
 from profsight.analyses.op_costs import cost, element_bytes, numel
 from profsight.analyses.step.capture_phase import captures
@@ -54,8 +55,7 @@ from profsight.stats import unique
 _LINK_COPIES = ("HtoD", "DtoH", "PtoP")
 
 
-@dataclass(frozen=True)
-class RooflineRow:
+class RooflineRow(msgspec.Struct, frozen=True):
     """One op and input shape (and dtypes), over its calls that ran on the device."""
 
     op: str
@@ -123,8 +123,7 @@ class RooflineRow:
         return bandwidth is not None and not self.link and self.tbps * 1e3 > bandwidth
 
 
-@dataclass(frozen=True)
-class Roofline:
+class Roofline(msgspec.Struct, frozen=True):
     device: str | None
     """The device the ceilings are of (None: not known, rates only)."""
     bandwidth_gbs: float | None

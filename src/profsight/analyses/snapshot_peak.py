@@ -20,9 +20,10 @@ temporaries), in the optimizer's step (its frames under ``torch/optim``, or torc
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
 from functools import cache
 from itertools import accumulate
+
+import msgspec
 
 from profsight.knowledge.snapshot_sites import (
     AUTOGRAD_ENGINE,
@@ -50,8 +51,7 @@ _FREES = frozenset({"free_completed", "free"})
 _REQUESTED = "free_requested"
 
 
-@dataclass(frozen=True)
-class PeakSite:
+class PeakSite(msgspec.Struct, frozen=True):
     label: str
     """``model.py:382 forward``, ``autograd node MmBackward0``, a library's frame, or
     `NO_PYTHON_FRAME`."""
@@ -66,8 +66,7 @@ class PeakSite:
     """The holder most of its bytes have."""
 
 
-@dataclass(frozen=True)
-class DevicePeak:
+class DevicePeak(msgspec.Struct, frozen=True):
     device: int
     events: int
     peak_bytes: int
@@ -196,8 +195,7 @@ def _frame_label(f: Frame, library: bool = False) -> str:
     return f"{shown}:{f.line} {f.name}"
 
 
-@dataclass
-class _Alloc:
+class _Alloc(msgspec.Struct):
     size: int
     stack: int
     index: int
@@ -324,13 +322,12 @@ def _sorted_sites(tally: dict[tuple[str, str, int], _Tally]) -> tuple[PeakSite, 
     return tuple(sorted(found, key=lambda s: (-s.bytes, s.label)))
 
 
-@dataclass
-class _Tally:
+class _Tally(msgspec.Struct):
     kind: str
     function: str
     bytes: int = 0
     blocks: int = 0
-    shares: dict[str, int] = field(default_factory=dict)
+    shares: dict[str, int] = msgspec.field(default_factory=dict)
 
     def add(self, size: int, holder: str) -> None:
         self.bytes += size

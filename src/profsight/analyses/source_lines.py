@@ -15,9 +15,9 @@ it ran.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from profsight.knowledge.source_frames import SOURCE_LINE_ROWS, is_user_frame
@@ -29,8 +29,7 @@ from profsight.model.profile import Profile
 from profsight.stats import unique
 
 
-@dataclass(frozen=True)
-class SourceLine:
+class SourceLine(msgspec.Struct, frozen=True):
     frame: str
     """``path(line): function`` as ``with_stack`` names it (the function's first line)."""
     calls: int
@@ -43,8 +42,7 @@ class SourceLine:
     backward_device_us: float = 0.0
 
 
-@dataclass(frozen=True)
-class SourceLines:
+class SourceLines(msgspec.Struct, frozen=True):
     rows: tuple[SourceLine, ...]
     """The functions with the most total time (the larger of CPU and device), at most
     `SOURCE_LINE_ROWS`."""

@@ -3,10 +3,11 @@ starved by its data for this hardware?"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from typing import Any
 
+import msgspec
 import numpy as np
+from msgspec.structs import replace
 
 from profsight.analyses.context import Context
 from profsight.analyses.device_work import moves_data
@@ -53,8 +54,7 @@ from profsight.units import short_flops, short_time
 NOT_JUDGED = "not_judged"
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(msgspec.Struct, frozen=True):
     bound: str
     """``input``, ``host``, ``compute``, ``memory``, ``communication`` or ``sync``."""
     judgement: str
@@ -65,7 +65,7 @@ class Verdict:
     data_wait_pct: float
     step_us: float
     mfu_pct: float | None = None
-    evidence: tuple[str, ...] = field(default_factory=tuple)
+    evidence: tuple[str, ...] = msgspec.field(default_factory=tuple)
 
     def to_dict(self) -> dict[str, Any]:
         return {

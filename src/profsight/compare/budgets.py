@@ -17,8 +17,9 @@ severity gate), each with a one-line message.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
+
+import msgspec
 
 from profsight.compare.facts import RunFacts
 from profsight.errors import UsageError
@@ -44,8 +45,7 @@ _FAIL_ON = regex(r"^\s*(?:severity\s*(?:>=|:)\s*)?(\w+)\s*$")
 _GATES = {s.name.lower(): s for s in Severity if s is not Severity.INFO}
 
 
-@dataclass(frozen=True)
-class Budget:
+class Budget(msgspec.Struct, frozen=True):
     bound: Bound
     metric: Metric
     name: str
@@ -56,8 +56,7 @@ class Budget:
     """The limit as given (``120ms``)."""
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(msgspec.Struct, frozen=True):
     holds: bool
     message: str
 

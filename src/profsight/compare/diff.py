@@ -14,8 +14,9 @@ under the noise floor).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
+
+import msgspec
 
 from profsight.compare.facts import FindingFacts, RowTimes, RunFacts
 from profsight.errors import UsageError
@@ -58,8 +59,7 @@ LIKE_SHARE_PCT = 50.0
 Noise = Literal["beyond", "within", "unknown"]
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(msgspec.Struct, frozen=True):
     """One number before and after (None where a side lacks it)."""
 
     before: float | None
@@ -92,8 +92,7 @@ class Change:
 _TIMES = ("self_cpu_us", "cpu_total_us", "self_device_us", "device_total_us")
 
 
-@dataclass(frozen=True)
-class RowChange:
+class RowChange(msgspec.Struct, frozen=True):
     name: str
     event_kind: str
     is_device: bool
@@ -128,8 +127,7 @@ class RowChange:
         }
 
 
-@dataclass(frozen=True)
-class FindingChange:
+class FindingChange(msgspec.Struct, frozen=True):
     category: str
     title: str
     """The title in the run that has it (the after run's when both have it)."""
@@ -153,8 +151,7 @@ class FindingChange:
         }
 
 
-@dataclass(frozen=True)
-class RunDiff:
+class RunDiff(msgspec.Struct, frozen=True):
     before: RunFacts
     after: RunFacts
     by: By
@@ -171,7 +168,7 @@ class RunDiff:
     """Findings in both runs (matched by category and title, numbers aside)."""
     verdict: tuple[tuple[str | None, str | None], tuple[str | None, str | None]]
     """(bound, judgement) before and after."""
-    memory_peaks: dict[str, Change] = field(default_factory=dict)
+    memory_peaks: dict[str, Change] = msgspec.field(default_factory=dict)
     """Memory (``cpu``, ``device``) -> its peak in bytes, where either run recorded it."""
     noise_us: float | None = None
     """What the step can move between recordings of one run: `NOISE_SPREADS` standard

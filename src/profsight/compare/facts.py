@@ -8,8 +8,9 @@ and compare equal.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from profsight.compare.saved_report import checked_document
 from profsight.knowledge.lightning_names import action_of
@@ -37,8 +38,7 @@ def as_document(source: ReportData | Mapping[str, Any], label: str = "<report>")
     return report_document(source)
 
 
-@dataclass(frozen=True)
-class RowTimes:
+class RowTimes(msgspec.Struct, frozen=True):
     """One table row, per profiled step. Times in microseconds."""
 
     name: str
@@ -51,8 +51,7 @@ class RowTimes:
     device_total_us: float
 
 
-@dataclass(frozen=True)
-class FindingFacts:
+class FindingFacts(msgspec.Struct, frozen=True):
     category: str
     title: str
     severity: str
@@ -69,8 +68,7 @@ class FindingFacts:
         return self.category, _NUMBER.sub("#", self.title)
 
 
-@dataclass(frozen=True)
-class RunFacts:
+class RunFacts(msgspec.Struct, frozen=True):
     source: str
     format: str
     steps: int
@@ -85,7 +83,7 @@ class RunFacts:
     findings: tuple[FindingFacts, ...]
     bound: str | None = None
     judgement: str | None = None
-    memory_peaks: dict[str, float] = field(default_factory=dict)
+    memory_peaks: dict[str, float] = msgspec.field(default_factory=dict)
     """Memory (``cpu``, ``device``) -> its peak, bytes (traces with ``profile_memory``)."""
     step_walls: tuple[float, ...] = ()
     """Each profiled step's time (µs), where the report breaks the run into steps."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 import gzip
 import re
 import zlib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,8 +41,7 @@ def saved_schema(path: str | Path) -> str | None:
     return match.group(1).decode("utf-8", "replace") if match else None
 
 
-@dataclass(frozen=True)
-class SavedReport:
+class SavedReport(msgspec.Struct, frozen=True):
     """A report profsight saved (``--format json``), read back as its document: the findings
     and verdict of the run it was made from, as they were then."""
 

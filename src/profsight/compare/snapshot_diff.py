@@ -3,16 +3,16 @@ site, the sites that changed most first."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from profsight.analyses.snapshot_peak import DevicePeak
 from profsight.knowledge.snapshot_sites import HOLDERS
 from profsight.report.snapshot import SnapshotReport
 
 
-@dataclass(frozen=True)
-class SiteChange:
+class SiteChange(msgspec.Struct, frozen=True):
     site: str
     before: int
     after: int
@@ -22,8 +22,7 @@ class SiteChange:
         return self.after - self.before
 
 
-@dataclass(frozen=True)
-class DeviceChange:
+class DeviceChange(msgspec.Struct, frozen=True):
     device: int
     peak_before: int
     peak_after: int
@@ -35,8 +34,7 @@ class DeviceChange:
     """Sites by the size of their change, largest first (unchanged ones left out)."""
 
 
-@dataclass(frozen=True)
-class SnapshotDiff:
+class SnapshotDiff(msgspec.Struct, frozen=True):
     before: str
     after: str
     devices: tuple[DeviceChange, ...]

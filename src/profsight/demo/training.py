@@ -15,11 +15,11 @@ from __future__ import annotations
 import importlib
 import time
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import lightning as L
+import msgspec
 import torch
 import torchmetrics
 from torch import nn
@@ -75,8 +75,7 @@ class DemoClassifier(L.LightningModule):
         return torch.optim.SGD(self.parameters(), lr=0.1, momentum=0.9, foreach=True)
 
 
-@dataclass(frozen=True)
-class DemoResult:
+class DemoResult(msgspec.Struct, frozen=True):
     out: Path
     device: str
     backbone: str

@@ -40,11 +40,11 @@ import re
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import torch
 from lightning.pytorch.profilers import PyTorchProfiler
 from lightning.pytorch.utilities import rank_zero_info, rank_zero_only
@@ -85,8 +85,7 @@ def default_schedule() -> Any:
     return torch.profiler.schedule(wait=_WAIT, warmup=_WARMUP, active=_ACTIVE, repeat=1)
 
 
-@dataclass(frozen=True)
-class StageReport:
+class StageReport(msgspec.Struct, frozen=True):
     """What `ExplainingProfiler` produced at the end of one stage."""
 
     stage: str

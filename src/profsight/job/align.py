@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from dataclasses import dataclass
+
+import msgspec
 
 from profsight.job.summary import RankSummary
 from profsight.model.collectives_seen import Collective
@@ -31,8 +32,7 @@ Key = tuple[int | None, str, str, int]
 the step)."""
 
 
-@dataclass(frozen=True)
-class MatchedCollective:
+class MatchedCollective(msgspec.Struct, frozen=True):
     step: int | None
     operation: str
     order: int
@@ -60,8 +60,7 @@ class MatchedCollective:
         return (self.end_ns[rank] - self.arrival_ns[rank]) / 1000.0
 
 
-@dataclass(frozen=True)
-class Alignment:
+class Alignment(msgspec.Struct, frozen=True):
     steps: tuple[int | None, ...]
     """The step numbers every rank profiled (one None: whole-trace windows)."""
     offsets_ns: dict[int, int]

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import asdict, replace
 
 from profsight.job.align import Alignment, MatchedCollective, align
 from profsight.job.device_window import held_note
@@ -74,7 +75,7 @@ def analyse(
     if len(ranks) == 1:  # nothing to compare: the rank's own findings are the job's
         findings = next(iter(ranks.values())).findings
     return JobData(
-        **{**report.__dict__, "findings": findings, "summary": job_summary(report, findings)}
+        **{**asdict(report), "findings": findings, "summary": job_summary(report, findings)}
     )
 
 

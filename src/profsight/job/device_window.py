@@ -16,9 +16,8 @@ given (None) and the rank's own findings say nothing about idle time; a note say
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
+from msgspec.structs import replace
 
 from profsight.analyses.step import intervals
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, HOST_KINDS

@@ -14,8 +14,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from profsight.errors import InputError
 from profsight.lazy import regex
@@ -29,8 +30,7 @@ _LIGHTNING = regex(r"^(?:fit|validate|test|predict|tune)-(?:.*?-)?(\d+)(?:-|\.|$
 _HANDLER_TIME = regex(r"\.(\d{6,})\.pt\.trace\.json(?:\.gz)?$")
 
 
-@dataclass(frozen=True)
-class TraceFile:
+class TraceFile(msgspec.Struct, frozen=True):
     path: str
     name_rank: int | None
     """The rank the file's name gives, if any."""

@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 import re
 import time
-from dataclasses import dataclass
+
+import msgspec
 
 from profsight.analyses.pipeline import diagnose
 from profsight.analyses.verdict import Verdict
@@ -38,8 +39,7 @@ TOP_ROWS = 40
 _STEP_NUMBER = regex(re.escape(PROFILER_STEP_PREFIX) + r"(\d+)")
 
 
-@dataclass(frozen=True)
-class StepSummary:
+class StepSummary(msgspec.Struct, frozen=True):
     number: int | None
     """N of ``ProfilerStep#N``; None for a trace without steps (one whole-trace window)."""
     start_ns: int
@@ -65,8 +65,7 @@ class StepSummary:
         return self.wall_us if self.interval_us is None else self.interval_us
 
 
-@dataclass(frozen=True)
-class RowSummary:
+class RowSummary(msgspec.Struct, frozen=True):
     name: str
     kind: str
     self_us: float
@@ -74,8 +73,7 @@ class RowSummary:
     on_device: bool
 
 
-@dataclass(frozen=True)
-class RankSummary:
+class RankSummary(msgspec.Struct, frozen=True):
     path: str
     rank: int | None
     """From the trace's ``distributedInfo``; None when it has none."""
@@ -105,8 +103,7 @@ class RankSummary:
         return [s.number for s in self.steps]
 
 
-@dataclass(frozen=True)
-class RankFailure:
+class RankFailure(msgspec.Struct, frozen=True):
     """A trace of the job that could not be read (the job goes on without it)."""
 
     path: str

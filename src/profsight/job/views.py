@@ -4,15 +4,15 @@ it, `job.findings` reads it, the renderers draw it."""
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from profsight.job.summary import RowSummary
 from profsight.model.findings import Evidence, Finding
 
 
-@dataclass(frozen=True)
-class RankView:
+class RankView(msgspec.Struct, frozen=True):
     rank: int
     path: str
     host: str
@@ -49,8 +49,7 @@ class RankView:
         return self.step_us - (self.wait_us or 0.0)
 
 
-@dataclass(frozen=True)
-class OperationView:
+class OperationView(msgspec.Struct, frozen=True):
     operation: str
     backend: str
     calls_per_step: float
@@ -62,8 +61,7 @@ class OperationView:
     bus_gbps: float | None
 
 
-@dataclass(frozen=True)
-class Straggler:
+class Straggler(msgspec.Struct, frozen=True):
     rank: int
     last_at: int
     collectives: int
@@ -83,8 +81,7 @@ class Straggler:
     job)."""
 
 
-@dataclass(frozen=True)
-class JobData:
+class JobData(msgspec.Struct, frozen=True):
     sources: tuple[str, ...]
     world_size: int | None
     ranks: tuple[RankView, ...]
@@ -96,7 +93,7 @@ class JobData:
     findings: tuple[Finding, ...]
     summary: str
     diagnostics: tuple[str, ...] = ()
-    run: dict[str, Any] = field(default_factory=dict)
+    run: dict[str, Any] = msgspec.field(default_factory=dict)
     """How the job was analysed: executor, workers, seconds."""
     not_one_job: str = ""
     """Why the traces are not the ranks of one job (separate runs), or "": then no rank is

@@ -12,9 +12,11 @@ import os
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
+
+import msgspec
+from msgspec.structs import replace
 
 from profsight.errors import InputError
 from profsight.loaders.progress import Progress, no_progress
@@ -31,8 +33,7 @@ MIN_READ = 64 << 10
 the decoder's window is the only copy of the bytes it has not decoded yet."""
 
 
-@dataclass(frozen=True)
-class RawInput:
+class RawInput(msgspec.Struct, frozen=True):
     data: bytearray
     """The (decompressed) content. Mutable so that the decoder can frame chunks in place."""
     compressed: bool

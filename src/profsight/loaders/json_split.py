@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import msgspec
 
@@ -27,8 +26,7 @@ _NON_WS = re.compile(rb"[^ \t\r\n]")
 _AFTER_END = re.compile(rb'[ \t\r\n]*(?:,[ \t\r\n]*"|\}|\Z)')
 
 
-@dataclass(frozen=True)
-class Layout:
+class Layout(msgspec.Struct, frozen=True):
     """Where the events start in the buffer, and what comes before them."""
 
     events_start: int

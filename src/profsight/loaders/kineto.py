@@ -10,11 +10,11 @@ large plain file is decoded by two processes, each reading its own half of the f
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from typing import Any
 
 import msgspec
 import numpy as np
+from msgspec.structs import replace
 
 from profsight.errors import InputError
 from profsight.knowledge.trace_schema import HOST_KINDS, TABLE_DEVICE_KINDS, EventKind

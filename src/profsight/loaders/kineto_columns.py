@@ -14,12 +14,12 @@ import json
 import math
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from functools import partial
 from itertools import islice
 from operator import attrgetter
 from typing import Any, TypeVar
 
+import msgspec
 import numpy as np
 
 from profsight.knowledge.collectives import COMMUNICATION_NAME
@@ -139,31 +139,30 @@ _FWD_THREAD = attrgetter("fwd_thread")
 _UTF8 = partial(str, encoding="utf-8", errors="replace")
 
 
-@dataclass
-class ColumnBuilder:
+class ColumnBuilder(msgspec.Struct):
     """Accumulates the columns of every chunk, and the interning tables they share."""
 
-    strings: _Interner = field(default_factory=_Interner)
-    raw_tracks: _Interner = field(default_factory=_Interner)
-    shapes: _Interner = field(default_factory=_Interner)
-    columns: dict[str, list[np.ndarray[Any, Any]]] = field(default_factory=dict)
-    flow_columns: dict[str, list[np.ndarray[Any, Any]]] = field(default_factory=dict)
-    thread_names: dict[tuple[int | str, int | str], str] = field(default_factory=dict)
-    process_names: dict[int | str, str] = field(default_factory=dict)
-    skipped: dict[str, int] = field(default_factory=dict)
-    kind_of_string: list[int] = field(default_factory=list)
+    strings: _Interner = msgspec.field(default_factory=_Interner)
+    raw_tracks: _Interner = msgspec.field(default_factory=_Interner)
+    shapes: _Interner = msgspec.field(default_factory=_Interner)
+    columns: dict[str, list[np.ndarray[Any, Any]]] = msgspec.field(default_factory=dict)
+    flow_columns: dict[str, list[np.ndarray[Any, Any]]] = msgspec.field(default_factory=dict)
+    thread_names: dict[tuple[int | str, int | str], str] = msgspec.field(default_factory=dict)
+    process_names: dict[int | str, str] = msgspec.field(default_factory=dict)
+    skipped: dict[str, int] = msgspec.field(default_factory=dict)
+    kind_of_string: list[int] = msgspec.field(default_factory=list)
     """`EventKind` of each interned string, read as a category."""
-    is_memory_name: list[bool] = field(default_factory=list)
-    is_comm_name: list[bool] = field(default_factory=list)
+    is_memory_name: list[bool] = msgspec.field(default_factory=list)
+    is_comm_name: list[bool] = msgspec.field(default_factory=list)
     """Whether each interned string names a collective (`COMMUNICATION_NAME`)."""
-    keeps_concrete: list[bool] = field(default_factory=list)
+    keeps_concrete: list[bool] = msgspec.field(default_factory=list)
     """Whether each interned string names an op whose scalar arguments (``Concrete Inputs``:
     stride, padding, is_causal; a reduction's dimensions) are kept, for FLOPs and bytes
     (`roofline_ops.needs_concrete`)."""
-    keeps_types: list[bool] = field(default_factory=list)
+    keeps_types: list[bool] = msgspec.field(default_factory=list)
     """Whether each interned string names an op whose ``Input type`` is kept, for the bytes
     it moves (`roofline_ops.needs_types`)."""
-    launch_flow: _FlowCategories = field(default_factory=lambda: _FlowCategories())
+    launch_flow: _FlowCategories = msgspec.field(default_factory=lambda: _FlowCategories())
     """Whether each flow category seen links a launch to its device work."""
     chunks: int = 0
     """Chunks added (for `LoadStats`)."""

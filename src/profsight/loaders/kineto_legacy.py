@@ -14,9 +14,9 @@ the same name, which settles an op and its child starting at the same microsecon
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import replace
 
 import numpy as np
+from msgspec.structs import replace
 
 from profsight.knowledge.trace_schema import LEGACY_EXPORTER, LEGACY_PROCESS_KINDS, EventKind
 from profsight.model.diagnostics import Diagnostic, Level

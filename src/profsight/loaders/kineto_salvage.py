@@ -9,7 +9,6 @@ where it cannot be read. An unterminated last chunk keeps its longest run of who
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from itertools import pairwise
 
 import msgspec
@@ -71,16 +70,14 @@ _UNQUOTED_NA = re.compile(rb'("\s*:\s*)N/A(?=\s*[,}\]])')
 _CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 
-@dataclass
-class Salvage:
+class Salvage(msgspec.Struct):
     events: list[Event] | None
     """The events read, or None when not one piece could be read."""
     dropped: int = 0
     repaired: int = 0
 
 
-@dataclass
-class Salvaged:
+class Salvaged(msgspec.Struct):
     """The chunks of one pass that were read event by event, reported as one diagnostic
     (the first place, how many there were, and the events lost and repaired in all)."""
 

@@ -15,7 +15,6 @@ framed as a JSON array by overwriting that byte and the one after its last event
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import msgspec
 
@@ -57,8 +56,7 @@ class NeedsSequential(Exception):
     """A worker met something only the sequential pass handles (damage, a cut)."""
 
 
-@dataclass
-class Window:
+class Window(msgspec.Struct):
     """The undecoded bytes of the event array, read from `source` as needed."""
 
     source: Input
@@ -85,13 +83,12 @@ class Window:
         self.offset += n
 
 
-@dataclass
-class Pass:
+class Pass(msgspec.Struct):
     """What a decoding pass found besides the events."""
 
     tail: bytes | bytearray | None = None
     """What follows the event array, once its end was found."""
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = msgspec.field(default_factory=list)
     end: int = 0
     """Position in the document where the pass stopped reading."""
     salvaged: Salvaged | None = None
@@ -99,8 +96,7 @@ class Pass:
     salvaged_at: int = -1
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(msgspec.Struct, frozen=True):
     """How a pass reads (progress is reported by the `Input`, as bytes read from disk)."""
 
     source: str
@@ -203,8 +199,7 @@ def _decode_rest(
         i += 1
 
 
-@dataclass(frozen=True)
-class _Rescue:
+class _Rescue(msgspec.Struct, frozen=True):
     """What a pass does with a chunk that failed to decode (`builder`'s, under `plan`;
     diagnostics go to `outcome`)."""
 

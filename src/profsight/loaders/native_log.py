@@ -8,8 +8,9 @@ pasting a table often pastes the warning printed above it.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import NamedTuple
+
+import msgspec
 
 from profsight.knowledge.torch_warnings import (
     C10_LINE,
@@ -31,11 +32,10 @@ class NativeMessage(NamedTuple):
     """The C++ source file and line (``collection.cpp:1116``)."""
 
 
-@dataclass
-class NativeLog:
+class NativeLog(msgspec.Struct):
     """The distinct warnings read so far, with how often each was printed."""
 
-    counts: Counter[NativeMessage] = field(default_factory=Counter)
+    counts: Counter[NativeMessage] = msgspec.field(default_factory=Counter)
 
     def read(self, text: str) -> list[str]:
         """Count the warnings among `text`'s lines; the lines that are no log line of torch's

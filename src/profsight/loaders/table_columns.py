@@ -11,8 +11,9 @@ from __future__ import annotations
 import enum
 import math
 import re
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from profsight.lazy import regex
 
@@ -36,8 +37,7 @@ EXTRA: Final = ""
 DERIVED: Final = "derived"
 
 
-@dataclass(frozen=True)
-class ColumnSpec:
+class ColumnSpec(msgspec.Struct, frozen=True):
     field: str
     """The `Row` field the column fills, `EXTRA` or `DERIVED`."""
     kind: CellKind
@@ -115,8 +115,7 @@ FLOPS_SCALE: Final[dict[str, float]] = {
 NO_FLOPS: Final = "--"
 
 
-@dataclass(frozen=True)
-class Column:
+class Column(msgspec.Struct, frozen=True):
     title: str
     spec: ColumnSpec
     device_name: str = ""

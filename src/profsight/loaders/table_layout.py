@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from profsight.lazy import regex
 from profsight.loaders.table_columns import CPU_TITLES, NAME_TITLE, is_device_title
@@ -43,8 +44,7 @@ TOP_LEVEL_NOTE: Final = "This report only display top-level ops statistics"
 _TITLE_LOOKBACK: Final = 6
 
 
-@dataclass(frozen=True)
-class Header:
+class Header(msgspec.Struct, frozen=True):
     prefix: str
     """What every line of the table starts with (``> ``, indentation); often ""."""
     titles: tuple[str, ...]

@@ -11,8 +11,9 @@ odd but readable (a fragment cut mid-row, unreadable rows, negative times) becom
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Any, Final
+
+from msgspec.structs import replace
 
 from profsight.errors import InputError
 from profsight.lazy import regex

@@ -21,9 +21,9 @@ All arrays are indexed by event (`EventStore` position) and hold microseconds or
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+import msgspec
 import numpy as np
 
 from profsight.knowledge.trace_schema import (
@@ -55,8 +55,7 @@ CHUNK = 1 << 20
 T = TypeVar("T", bound=np.ndarray[Any, Any])
 
 
-@dataclass
-class Attribution:
+class Attribution(msgspec.Struct):
     is_row: Bool
     """Host events that are rows of torch's table (not filtered, not dropped as duplicates)."""
     is_async: Bool
@@ -98,7 +97,7 @@ class Attribution:
     """``[memory]`` events covered by no host event: they are rows of their own."""
     order: I32
     """Host rows in torch's order (thread, start, -end)."""
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = msgspec.field(default_factory=list)
 
     def cpu_total_of(self, index: I32 | I64 | Bool) -> F64:
         """CPU total (µs) of the events at `index` (positions or a mask): a row's duration

@@ -5,7 +5,8 @@ each operation's calls, bytes and bus bandwidth; `analyses.step.comms` finds the
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+
+import msgspec
 
 from profsight.knowledge.collectives import (
     bus_factor,
@@ -17,8 +18,7 @@ TIMED_ON_HOST = "host ranges"
 ENQUEUE_ONLY = "enqueue calls only"
 
 
-@dataclass(frozen=True)
-class Collective:
+class Collective(msgspec.Struct, frozen=True):
     operation: str
     """Canonical id (`knowledge.collectives.OPERATIONS`): ``all_reduce``, ``all_gather``, ..."""
     name: str
@@ -47,8 +47,7 @@ class Collective:
         return self.nbytes / (self.end_ns - self.start_ns) * factor
 
 
-@dataclass(frozen=True)
-class StepComms:
+class StepComms(msgspec.Struct, frozen=True):
     busy_us: float
     """Time in the window during which some collective runs."""
     exposed_us: float
@@ -59,8 +58,7 @@ class StepComms:
         return max(self.busy_us - self.exposed_us, 0.0)
 
 
-@dataclass(frozen=True)
-class OperationStats:
+class OperationStats(msgspec.Struct, frozen=True):
     operation: str
     backend: str
     calls: int
@@ -71,8 +69,7 @@ class OperationStats:
     """Median bus bandwidth of the calls whose size is known."""
 
 
-@dataclass(frozen=True)
-class Communication:
+class Communication(msgspec.Struct, frozen=True):
     timed_on: str
     """`TIMED_ON_DEVICE`, `TIMED_ON_HOST` or `ENQUEUE_ONLY`."""
     backend: str

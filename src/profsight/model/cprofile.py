@@ -14,7 +14,8 @@ outer actions read near zero. `nests` tells which a report is.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from profsight.knowledge.advice import HOT_FUNCTION_SHARE, NESTED_HOLDS
 from profsight.knowledge.lightning_names import (
@@ -27,8 +28,7 @@ from profsight.knowledge.lightning_names import (
 )
 
 
-@dataclass(frozen=True)
-class CProfileEntry:
+class CProfileEntry(msgspec.Struct, frozen=True):
     """One line of a pstats listing. Times in seconds, summed over the action's calls."""
 
     calls: int
@@ -53,8 +53,7 @@ class CProfileEntry:
         return self.location.endswith(">)")
 
 
-@dataclass(frozen=True)
-class ActionProfile:
+class ActionProfile(msgspec.Struct, frozen=True):
     """One action's cProfile listing."""
 
     action: str

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+
+import msgspec
 
 
 class Level(enum.Enum):
@@ -11,8 +12,7 @@ class Level(enum.Enum):
     WARNING = "warning"
 
 
-@dataclass(frozen=True)
-class Diagnostic:
+class Diagnostic(msgspec.Struct, frozen=True):
     """One kind of oddity, with how often it occurred and what to do about it."""
 
     code: str

@@ -8,9 +8,9 @@ comparisons exact (a trace's fractional microseconds carry nanosecond precision)
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, overload
 
+import msgspec
 import numpy as np
 import numpy.typing as npt
 
@@ -29,8 +29,7 @@ Indices = I32 | I64
 MISSING = -1
 
 
-@dataclass(frozen=True)
-class Track:
+class Track(msgspec.Struct, frozen=True):
     """A timeline of the trace: a host thread, or a device stream."""
 
     pid: int | str
@@ -43,8 +42,7 @@ class Track:
         return self.name or f"pid {self.pid} tid {self.tid}"
 
 
-@dataclass
-class EventStore:
+class EventStore(msgspec.Struct):
     """All timed events of one trace, as parallel numpy arrays (one entry per event).
 
     The columns are not changed after loading. A column whose every value is the same (a
@@ -82,51 +80,51 @@ class EventStore:
     tracks: list[Track]
     origin_us: float = 0.0
     """Absolute trace time (µs, as in the file) of ``start == 0``."""
-    category: I8 | I16 | I32 = field(default_factory=lambda: np.zeros(0, np.int32))
+    category: I8 | I16 | I32 = msgspec.field(default_factory=lambda: np.zeros(0, np.int32))
     """Index into `strings` of the raw trace category (kept for reporting; in the smallest
     integer type that holds them all)."""
-    allocated: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
+    allocated: I64 = msgspec.field(default_factory=lambda: np.zeros(0, np.int64))
     """``Total Allocated`` on the device of a ``[memory]`` event after it, or MISSING."""
-    reserved: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
+    reserved: I64 = msgspec.field(default_factory=lambda: np.zeros(0, np.int64))
     """``Total Reserved`` (the caching allocator's hold) of a ``[memory]`` event, or MISSING."""
-    concrete: I16 | I32 = field(default_factory=lambda: np.zeros(0, np.int32))
+    concrete: I16 | I32 = msgspec.field(default_factory=lambda: np.zeros(0, np.int32))
     """Index into `strings` of the ``Concrete Inputs`` of the ops whose FLOPs or bytes need
     them (`knowledge.roofline_ops.needs_concrete`), or MISSING."""
-    block: I16 | I32 = field(default_factory=lambda: np.zeros(0, np.int32))
+    block: I16 | I32 = msgspec.field(default_factory=lambda: np.zeros(0, np.int32))
     """The memory block a ``[memory]`` record allocates or frees (its ``Addr``, as a dense
     id: the same id for an allocation and the free of its block), or MISSING."""
-    types: I16 | I32 = field(default_factory=lambda: np.zeros(0, np.int32))
+    types: I16 | I32 = msgspec.field(default_factory=lambda: np.zeros(0, np.int32))
     """Index into `strings` of the ``Input type`` of the ops placed on the roofline
     (`knowledge.roofline_ops.needs_types`), or MISSING."""
-    sequence: I16 | I32 | I64 = field(default_factory=lambda: np.zeros(0, np.int32))
+    sequence: I16 | I32 | I64 = msgspec.field(default_factory=lambda: np.zeros(0, np.int32))
     """An op's autograd ``Sequence number`` (a backward node carries its forward op's), or
     MISSING; kept in traces with Python frames or call stacks only (empty otherwise)."""
-    fwd_thread: I8 | I16 | I32 | I64 = field(default_factory=lambda: np.zeros(0, np.int32))
+    fwd_thread: I8 | I16 | I32 | I64 = msgspec.field(default_factory=lambda: np.zeros(0, np.int32))
     """An op's ``Fwd thread id`` (above 0 on the backward side's ops), or MISSING; kept in
     traces with Python frames or call stacks only."""
-    stack: I16 | I32 = field(default_factory=lambda: np.zeros(0, np.int32))
+    stack: I16 | I32 = msgspec.field(default_factory=lambda: np.zeros(0, np.int32))
     """Index into `strings` of a host event's ``Call stack`` (``;``-separated frames,
     innermost first; traces recorded with ``_ExperimentalConfig(verbose=True)``), or
     MISSING."""
-    comm_bytes: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
+    comm_bytes: I64 = msgspec.field(default_factory=lambda: np.zeros(0, np.int64))
     """Message bytes of a collective (`knowledge.collectives`), or MISSING."""
-    collective: I32 = field(default_factory=lambda: np.zeros(0, np.int32))
+    collective: I32 = msgspec.field(default_factory=lambda: np.zeros(0, np.int32))
     """Index into `strings` of a collective's ``Collective name``, or MISSING."""
-    group_size: I32 = field(default_factory=lambda: np.zeros(0, np.int32))
+    group_size: I32 = msgspec.field(default_factory=lambda: np.zeros(0, np.int32))
     """``Group size`` of a collective, or MISSING."""
-    process_group: I32 = field(default_factory=lambda: np.zeros(0, np.int32))
+    process_group: I32 = msgspec.field(default_factory=lambda: np.zeros(0, np.int32))
     """Index into `strings` of a collective's ``Process Group Name``, or MISSING."""
-    wait_stream: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
+    wait_stream: I64 = msgspec.field(default_factory=lambda: np.zeros(0, np.int64))
     """A device-side ``Stream Wait Event`` (`EventKind.SYNC`): the stream the awaited event
     was recorded on, or MISSING."""
-    wait_record: I32 | I64 = field(default_factory=lambda: np.zeros(0, np.int64))
+    wait_record: I32 | I64 = msgspec.field(default_factory=lambda: np.zeros(0, np.int64))
     """... and the correlation of the ``cudaEventRecord`` call that recorded it, or MISSING."""
-    measured_flops_half: F64 = field(default_factory=lambda: np.zeros(0, np.float64))
+    measured_flops_half: F64 = msgspec.field(default_factory=lambda: np.zeros(0, np.float64))
     """Half-precision FLOPs CUPTI's range profiler counted in a kernel (`EventKind.COUNTERS`,
     `knowledge.flop_counters`); 0 on every other event."""
-    measured_flops_single: F64 = field(default_factory=lambda: np.zeros(0, np.float64))
+    measured_flops_single: F64 = msgspec.field(default_factory=lambda: np.zeros(0, np.float64))
     """... single precision."""
-    measured_flops_double: F64 = field(default_factory=lambda: np.zeros(0, np.float64))
+    measured_flops_double: F64 = msgspec.field(default_factory=lambda: np.zeros(0, np.float64))
     """... double precision."""
 
     def __len__(self) -> int:
@@ -179,8 +177,7 @@ class EventStore:
         )
 
 
-@dataclass
-class Flows:
+class Flows(msgspec.Struct):
     """Flow events (``ph`` ``s``/``f``) that link a host launch to device activity."""
 
     flow_id: I64

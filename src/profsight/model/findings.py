@@ -9,8 +9,10 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from typing import Any, Final
+
+import msgspec
+from msgspec.structs import force_setattr, replace
 
 from profsight.knowledge.advice import HIGH_SEVERITY_PCT, MEDIUM_SEVERITY_PCT, MINOR_PCT
 from profsight.knowledge.catalogue import RULES_BY_CATEGORY
@@ -53,8 +55,7 @@ NOT_ESTIMATED = "not_estimated"
 """Nothing prices the fix: the finding says so, and ranks after every priced one."""
 
 
-@dataclass(frozen=True)
-class Evidence:
+class Evidence(msgspec.Struct, frozen=True):
     """One number behind a finding, and the rows or nodes it comes from."""
 
     label: str
@@ -62,8 +63,7 @@ class Evidence:
     rows: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(msgspec.Struct, frozen=True):
     category: str
     severity: Severity
     title: str
@@ -96,11 +96,11 @@ class Finding:
 
     def __post_init__(self) -> None:
         # figures are plain floats whatever computed them (a NumPy scalar is no JSON number)
-        object.__setattr__(self, "at_stake_pct", float(self.at_stake_pct))
+        force_setattr(self, "at_stake_pct", float(self.at_stake_pct))
         if self.gain_pct is not None:
-            object.__setattr__(self, "gain_pct", float(self.gain_pct))
+            force_setattr(self, "gain_pct", float(self.gain_pct))
         if self.gain_spread_pct is not None:
-            object.__setattr__(self, "gain_spread_pct", float(self.gain_spread_pct))
+            force_setattr(self, "gain_spread_pct", float(self.gain_spread_pct))
 
     @property
     def priced(self) -> str:

@@ -7,11 +7,10 @@ thousands of allocations come from a few hundred call sites.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
 
 
-@dataclass(frozen=True, slots=True)
-class Frame:
+class Frame(msgspec.Struct, frozen=True):
     name: str
     """The function (C++: its signature)."""
     filename: str
@@ -19,8 +18,7 @@ class Frame:
     line: int
 
 
-@dataclass(frozen=True, slots=True)
-class AllocatorEvent:
+class AllocatorEvent(msgspec.Struct, frozen=True):
     action: str
     """``alloc``, ``free_requested``, ``free_completed``, ``segment_alloc``, ``segment_free``,
     ``segment_map``, ``segment_unmap``, ``snapshot``, ``oom``."""
@@ -32,8 +30,7 @@ class AllocatorEvent:
     """The wall clock in µs (torch ≥ 2.1 records it); None before."""
 
 
-@dataclass(frozen=True, slots=True)
-class HeldBlock:
+class HeldBlock(msgspec.Struct, frozen=True):
     """A block the snapshot's segments held allocated when it was taken."""
 
     addr: int
@@ -41,8 +38,7 @@ class HeldBlock:
     stack: int
 
 
-@dataclass(frozen=True)
-class DeviceSnapshot:
+class DeviceSnapshot(msgspec.Struct, frozen=True):
     device: int
     events: tuple[AllocatorEvent, ...]
     held: tuple[HeldBlock, ...]
@@ -51,8 +47,7 @@ class DeviceSnapshot:
     """The segments' total size at the end: what the allocator had from the driver."""
 
 
-@dataclass(frozen=True)
-class Annotation:
+class Annotation(msgspec.Struct, frozen=True):
     """A range torch marked while recording (``external_annotations``: the optimizer's step
     and other ``record_function`` ranges)."""
 
@@ -61,11 +56,10 @@ class Annotation:
     end_us: int
 
 
-@dataclass(frozen=True)
-class MemorySnapshot:
+class MemorySnapshot(msgspec.Struct, frozen=True):
     source: str
     devices: tuple[DeviceSnapshot, ...]
     stacks: tuple[tuple[Frame, ...], ...]
     """Index 0 is the empty stack."""
     annotations: tuple[Annotation, ...] = ()
-    diagnostics: list[str] = field(default_factory=list)
+    diagnostics: list[str] = msgspec.field(default_factory=list)

@@ -16,9 +16,9 @@ algorithm, so the result equals torch's in every case; the count is reported.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 import numpy as np
 import numpy.typing as npt
 
@@ -30,8 +30,7 @@ _CHUNK = 1 << 20
 NO_PARENT = -1
 
 
-@dataclass(frozen=True)
-class Nesting:
+class Nesting(msgspec.Struct, frozen=True):
     parent: I32
     """Per input event: index (into the inputs) of its parent, or NO_PARENT."""
     depth: I32

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import msgspec
 import numpy as np
 
 from profsight.knowledge.trace_schema import (
@@ -20,8 +20,7 @@ if TYPE_CHECKING:
     from profsight.model.profile import Profile
 
 
-@dataclass(frozen=True)
-class Overview:
+class Overview(msgspec.Struct, frozen=True):
     source: str
     format: str
     events: int

@@ -3,15 +3,14 @@ input (the loaders in `profsight.loaders` fill them; `TextProfile` reads them)."
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
 
 from profsight.model.cprofile import ActionProfile
 from profsight.model.diagnostics import Diagnostic
 from profsight.model.table import ProfilerTable
 
 
-@dataclass(frozen=True)
-class ParsedTable:
+class ParsedTable(msgspec.Struct, frozen=True):
     """One printed table: its rows as `ProfilerTable` and what the printout said around them."""
 
     table: ProfilerTable
@@ -30,7 +29,7 @@ class ParsedTable:
     diagnostics: tuple[Diagnostic, ...]
     flops: tuple[float | None, ...] = ()
     """Per row, the ``Total FLOPs`` cell in FLOPs (``--`` is None); empty without it."""
-    extra_cells: tuple[dict[str, str], ...] = field(default=())
+    extra_cells: tuple[dict[str, str], ...] = msgspec.field(default=())
     """Per row, the cells of columns no `Row` field holds (``Overload Name``, ``Node ID``,
     ``Source Location`` with its continuation lines)."""
     total_from_shares: bool = False
@@ -39,8 +38,7 @@ class ParsedTable:
     window's time."""
 
 
-@dataclass(frozen=True)
-class ActionRow:
+class ActionRow(msgspec.Struct, frozen=True):
     """One ``SimpleProfiler`` row: an action's mean, calls, total and share of the run."""
 
     action: str
@@ -51,8 +49,7 @@ class ActionRow:
     percent: float | None
 
 
-@dataclass(frozen=True)
-class LightningReport:
+class LightningReport(msgspec.Struct, frozen=True):
     kind: str
     """``simple`` or ``advanced``."""
     stage: str

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, TypeVar
+
+import msgspec
 
 from profsight.errors import UsageError
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS
@@ -23,8 +24,7 @@ from profsight.model.tree import CallTree
 T = TypeVar("T")
 
 
-@dataclass
-class Profile:
+class Profile(msgspec.Struct, dict=True):
     """One profiled process: its events, the trace's metadata and what was odd about it."""
 
     source: str
@@ -33,9 +33,9 @@ class Profile:
     """The input format, e.g. ``kineto``."""
     events: EventStore
     flows: Flows
-    meta: TraceMeta = field(default_factory=TraceMeta)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    load_stats: LoadStats = field(default_factory=LoadStats)
+    meta: TraceMeta = msgspec.field(default_factory=TraceMeta)
+    diagnostics: list[Diagnostic] = msgspec.field(default_factory=list)
+    load_stats: LoadStats = msgspec.field(default_factory=LoadStats)
     memory_categories: dict[str, dict[str, int]] | None = None
     """A live profiler's memory at its own peak, by torch's categories (``parameter``,
     ``gradient``, ``optimizer_state``, ...), per memory (``cpu``, ``device``): torch's
@@ -44,10 +44,12 @@ class Profile:
     """The model's parameters, per memory: the least torch's memory profiler counts as
     parameters over the window (it can count a copy made in the optimizer's step as one
     too, 70 KB against the model's 37 KB at the peak of a small Adam step)."""
-    _tables: dict[tuple[str, int], ProfilerTable] = field(
-        default_factory=dict, init=False, repr=False, compare=False
-    )
-    _derived: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # caches, not fields: no argument, no part of equality or the repr (instance
+        # attributes of its __dict__, like the cached properties)
+        self._tables: dict[tuple[str, int], ProfilerTable] = {}
+        self._derived: dict[str, Any] = {}
 
     def derived(self, key: str, make: Callable[[], T]) -> T:
         """What `make` computes from this profile, once (an analysis several others read,

@@ -13,7 +13,6 @@ the ranks it states (``RANK 3 - GPU``, ``args.rank``), never by its device numbe
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Sequence
 from typing import Any, overload
@@ -201,9 +200,9 @@ def _part(profile: Profile, keep: np.ndarray, rank: int, world: int) -> Profile:
     ev = profile.events
     n = len(ev)
     fields: dict[str, Any] = {}
-    for f in dataclasses.fields(EventStore):
-        value = getattr(ev, f.name)
-        fields[f.name] = value[keep] if isinstance(value, np.ndarray) and len(value) == n else value
+    for name in EventStore.__struct_fields__:
+        value = getattr(ev, name)
+        fields[name] = value[keep] if isinstance(value, np.ndarray) and len(value) == n else value
     flows = profile.flows
     tracks = unique(ev.track[keep])
     on = np.isin(flows.track, tracks)

@@ -6,8 +6,8 @@ analyses.step.breakdown computes them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
+import msgspec
 import numpy as np
 
 from profsight.knowledge.advice import BORDERLINE_FRACTION
@@ -40,8 +40,7 @@ def step_time(host: Sequence[float] | F64 | I64, interval: Sequence[float] | F64
     return float(max(np.mean(host), np.mean(interval)))
 
 
-@dataclass(frozen=True)
-class QueueSummary:
+class QueueSummary(msgspec.Struct, frozen=True):
     """What a report says of the launch queues (no per-call arrays)."""
 
     limit: int
@@ -51,8 +50,7 @@ class QueueSummary:
     """Host time in launches made with a full queue, over the whole trace."""
 
 
-@dataclass(frozen=True)
-class StepBreakdown:
+class StepBreakdown(msgspec.Struct, frozen=True):
     name: str
     start_us: float
     wall_us: float
@@ -64,7 +62,7 @@ class StepBreakdown:
     device_busy_us: float | None
     """The union of device work inside the window (None when the trace has no device
     activity at all)."""
-    device_idle_us: dict[str, float] = field(default_factory=dict)
+    device_idle_us: dict[str, float] = msgspec.field(default_factory=dict)
     """Idle device time by cause: ``startup``, ``held``, ``sync``, ``copy``, ``input``,
     ``host``."""
     host_start_us: float | None = None
@@ -112,34 +110,52 @@ _NO_ROWS: I32 = np.zeros(0, np.int32)
 _NO_PHASES: I8 = np.zeros(0, np.int8)
 
 
-@dataclass(frozen=True)
-class Breakdown:
+class Breakdown(msgspec.Struct, frozen=True):
     steps: tuple[StepBreakdown, ...]
     thread: str
     """Label of the step's thread."""
     windows: str
     """``profiler steps`` or ``whole trace`` (no ProfilerStep ranges)."""
-    row_events: I32 = field(default_factory=lambda: _NO_ROWS, compare=False, repr=False)
+    row_events: I32 = msgspec.field(default_factory=lambda: _NO_ROWS)
     """Events of the step thread's rows (steps excluded) ..."""
-    row_phase: I8 = field(default_factory=lambda: _NO_PHASES, compare=False, repr=False)
+    row_phase: I8 = msgspec.field(default_factory=lambda: _NO_PHASES)
     """... and the phase each belongs to (`phase_code`; one byte a row: a huge trace has tens
     of millions; `rows_in` tests them)."""
     scope: str = ""
     """What the steps are, when not one window each (a table's: an average of its totals)."""
-    segments: tuple[I64, I64, I8, I32] | None = field(default=None, compare=False, repr=False)
+    segments: tuple[I64, I64, I8, I32] | None = None
     """The step thread's self segments in order of start (start, end in ns), the
     `phase_code` of each (-1: a row of no phase) and the event each is the self time of:
     where each phase's time lies, for the what-if replay."""
-    backward_elsewhere: tuple[I64, I64] | None = field(default=None, compare=False, repr=False)
+    backward_elsewhere: tuple[I64, I64] | None = None
     """Where backward ran on autograd's own thread (GPU runs), for the replay."""
     queue: QueueSummary | None = None
     """The device's launch queues (None without device work)."""
-    ahead: I64 = field(default_factory=lambda: np.zeros(0, np.int64), compare=False, repr=False)
+    ahead: I64 = msgspec.field(default_factory=lambda: np.zeros(0, np.int64))
     """Device items queued ahead of the steps (`clocks.queued_ahead`): no step's work."""
-    collective_waits: tuple[I64, I64] | None = field(default=None, compare=False, repr=False)
+    collective_waits: tuple[I64, I64] | None = None
     """Where the step thread waited for a collective on a worker thread (gloo), outside any
     op (sorted disjoint ns intervals): the ``communication`` time no segment carries, for
     the replay."""
+
+    def _compared(self) -> tuple[object, ...]:
+        # the arrays are the replay's working data, not the breakdown's value: equality, the
+        # hash and the repr leave them out (as the dataclass's compare=False, repr=False did)
+        return (self.steps, self.thread, self.windows, self.scope, self.queue)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Breakdown) or type(other) is not type(self):
+            return NotImplemented
+        return self._compared() == other._compared()
+
+    def __hash__(self) -> int:
+        return hash(self._compared())
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(steps={self.steps!r}, thread={self.thread!r}, "
+            f"windows={self.windows!r}, scope={self.scope!r}, queue={self.queue!r})"
+        )
 
     @property
     def span_ns(self) -> tuple[int, int]:

@@ -14,8 +14,10 @@ not inside a nested module.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
+
+import msgspec
+from msgspec.structs import asdict, replace
 
 from profsight.errors import UsageError
 from profsight.knowledge.trace_schema import (
@@ -27,8 +29,7 @@ GroupBy = Literal["name", "shape", "module"]
 GROUP_BYS: tuple[GroupBy, ...] = ("name", "shape", "module")
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(msgspec.Struct, frozen=True):
     """One row of the profiler table. Times in microseconds, memory in bytes."""
 
     name: str
@@ -68,8 +69,8 @@ class Row:
         return self.device_total_us / self.calls if self.calls else 0.0
 
     def to_dict_fields(self) -> dict[str, Any]:
-        """The dataclass fields only (``Row(**row.to_dict_fields())`` copies a row)."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        """The struct fields only (``Row(**row.to_dict_fields())`` copies a row)."""
+        return asdict(self)
 
     def to_dict(self) -> dict[str, Any]:
         data = self.to_dict_fields()
@@ -122,8 +123,7 @@ SORT_KEYS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, repr=False)
-class ProfilerTable:
+class ProfilerTable(msgspec.Struct, frozen=True):
     rows: tuple[Row, ...]
     group_by: GroupBy
     self_cpu_total_us: float

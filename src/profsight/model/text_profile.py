@@ -7,8 +7,10 @@ what cannot be known from them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from typing import NoReturn
+
+import msgspec
+from msgspec.structs import replace
 
 from profsight.errors import UsageError
 from profsight.knowledge.rows import LIGHTNING_ACTION_EVENT as LIGHTNING_ACTION
@@ -19,8 +21,7 @@ from profsight.model.printed import LightningReport, ParsedTable
 from profsight.model.table import ProfilerTable, Row
 
 
-@dataclass(frozen=True)
-class PrintedRun:
+class PrintedRun(msgspec.Struct, frozen=True):
     """The rows of one run as printed, for the diagnosis."""
 
     table: ProfilerTable
@@ -38,14 +39,13 @@ class PrintedRun:
     sums the inclusive times of nested ops): device work cannot be read from it."""
 
 
-@dataclass
-class TextProfile:
+class TextProfile(msgspec.Struct):
     source: str
     format: str
     """``torch_table``, ``lightning_simple`` or ``lightning_advanced``."""
-    tables: list[ParsedTable] = field(default_factory=list)
+    tables: list[ParsedTable] = msgspec.field(default_factory=list)
     lightning: LightningReport | None = None
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = msgspec.field(default_factory=list)
 
     @property
     def warnings(self) -> list[Diagnostic]:

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 
-@dataclass(frozen=True)
-class TraceMeta:
+
+class TraceMeta(msgspec.Struct, frozen=True):
     """The trace's top-level fields (everything except the events)."""
 
-    header: dict[str, Any] = field(default_factory=dict)
+    header: dict[str, Any] = msgspec.field(default_factory=dict)
 
     @property
     def schema_version(self) -> int | None:
@@ -41,8 +41,7 @@ class TraceMeta:
         return None if value is None else bool(value)
 
 
-@dataclass(frozen=True)
-class LoadStats:
+class LoadStats(msgspec.Struct, frozen=True):
     """How the input was read (for ``--verbose`` output and tests)."""
 
     size: int = 0

@@ -17,8 +17,8 @@ thread), each thread is a node of its own under the root.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
+import msgspec
 import numpy as np
 
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, EventKind
@@ -34,8 +34,7 @@ ROOT_NAME = "(all threads)"
 CHUNK = 1 << 20
 
 
-@dataclass
-class TreeNode:
+class TreeNode(msgspec.Struct):
     name: str
     kind: str
     calls: int = 0
@@ -44,7 +43,7 @@ class TreeNode:
     device_self_us: float = 0.0
     device_total_us: float = 0.0
     is_device: bool = False
-    children: list[TreeNode] = field(default_factory=list)
+    children: list[TreeNode] = msgspec.field(default_factory=list)
 
     def walk(self) -> Iterator[TreeNode]:
         """Every node, depth first, parents before children (iterative: traces nest deep)."""
@@ -113,14 +112,14 @@ class TreeNode:
 MAX_TREE_DEPTH = 100
 
 
-@dataclass
-class CallTree:
+class CallTree(msgspec.Struct, dict=True):
     root: TreeNode
     cut_at: int | None = None
     """The depth this view was cut at although deeper nodes exist (see `MAX_TREE_DEPTH`)."""
-    _callees: dict[str, dict[str, float]] | None = field(
-        default=None, init=False, repr=False, compare=False
-    )
+
+    def __post_init__(self) -> None:
+        # a cache, not a field: no argument, no part of equality or the repr
+        self._callees: dict[str, dict[str, float]] | None = None
 
     @classmethod
     def build(cls, profile: Attributed) -> CallTree:

@@ -36,7 +36,7 @@ def render_json(table: ProfilerTable, roof: RooflineFields | None = None) -> str
 def render_csv(table: ProfilerTable, roof: RooflineFields | None = None) -> str:
     buf = io.StringIO()
     records = table_records(table, roof)
-    columns = list(records[0]) if records else list(Row.__dataclass_fields__)
+    columns = list(records[0]) if records else list(Row.__struct_fields__)
     writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
     for record in records:

@@ -7,7 +7,7 @@ about its name (ATen ops, kernels, Lightning actions and modules) and its own nu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from profsight.knowledge.kernels import decode_kernel
 from profsight.knowledge.lightning_names import (
@@ -45,8 +45,7 @@ CHILDREN_WORK = 0.2
 MATTERS_PCT = 1.0
 
 
-@dataclass(frozen=True)
-class RowExplanation:
+class RowExplanation(msgspec.Struct, frozen=True):
     kind: RowKind
     layer: str
     meaning: str

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from profsight.analyses.device_work import DeviceWork
 from profsight.analyses.memory_peak import MemoryPeak
@@ -41,8 +42,7 @@ REPORT_MIN_SHARE = 2.0
 REPORT_DEPTH = 8
 
 
-@dataclass(frozen=True)
-class ExplainedRow:
+class ExplainedRow(msgspec.Struct, frozen=True):
     row: Row
     explanation: RowExplanation
     called_from: str | None = None
@@ -50,8 +50,7 @@ class ExplainedRow:
     trace recorded ``with_stack=True`` (`analyses.source_lines`)."""
 
 
-@dataclass(frozen=True)
-class ReportData:
+class ReportData(msgspec.Struct, frozen=True):
     """Everything a renderer shows about one profile, computed once (`api.Report` adds the
     renderings)."""
 
@@ -72,7 +71,7 @@ class ReportData:
     notes: tuple[str, ...]
     diagnostics: tuple[Diagnostic, ...]
     device_name: str = "CUDA"
-    sections: dict[str, Any] = field(default_factory=dict)
+    sections: dict[str, Any] = msgspec.field(default_factory=dict)
     """Input-specific extras (e.g. a Lightning report's advanced profiles)."""
     breakdown: Breakdown | None = None
     findings: tuple[Finding, ...] = ()
@@ -83,7 +82,7 @@ class ReportData:
     """The trace's collectives (distributed runs)."""
     walkthrough: tuple[str, ...] = ()
     """The table read step by step, as the tutorial reads it, ending with the verdict."""
-    views: dict[str, Any] = field(default_factory=dict)
+    views: dict[str, Any] = msgspec.field(default_factory=dict)
     """What each registered section computed (`report.sections.SECTIONS`), by its name."""
 
     @property

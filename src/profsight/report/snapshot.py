@@ -4,8 +4,9 @@ first, as data the renderers draw (`renderers.snapshot_report`)."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from profsight.analyses.snapshot_peak import DevicePeak, PeakSite, snapshot_peaks
 from profsight.knowledge.snapshot_sites import HOLDER_ADVICE, HOLDER_PHRASE, NO_TRACE, PHASE_PHRASE
@@ -14,8 +15,7 @@ from profsight.model.memory_snapshot import MemorySnapshot
 from profsight.units import short_bytes, short_time
 
 
-@dataclass(frozen=True)
-class SnapshotReport:
+class SnapshotReport(msgspec.Struct, frozen=True):
     source: str
     peaks: tuple[DevicePeak, ...]
     summary: tuple[str, ...]

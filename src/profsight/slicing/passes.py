@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -94,13 +93,12 @@ def _span(event: _Event) -> tuple[float, float] | None:
     return ts, ts + (_number(event.dur) or 0.0)
 
 
-@dataclass
-class Scan:
+class Scan(msgspec.Struct):
     """One pass over the events of `path`; `count` and `header` are set once it is done."""
 
     path: str
     count: int = 0
-    header: dict[str, Any] = field(default_factory=dict)
+    header: dict[str, Any] = msgspec.field(default_factory=dict)
 
     def chunks(self) -> Iterator[tuple[list[_Event | None], list[msgspec.Raw]]]:
         with open_input(Path(self.path)) as stream:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import gzip
 import re
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -33,8 +32,7 @@ from profsight.slicing import passes as slice_passes
 FINDINGS_PID = "profsight"
 
 
-@dataclass(frozen=True)
-class Slice:
+class Slice(msgspec.Struct, frozen=True):
     document: dict[str, Any]
     steps: tuple[int, int]
     window_us: tuple[float, float]

@@ -8,9 +8,8 @@ graph) is a note: one-time set-up beside the steps.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
+from msgspec.structs import replace
 
 from profsight.analyses.context import Context
 from profsight.analyses.findings.setup import setup_finding

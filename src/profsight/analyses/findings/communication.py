@@ -11,7 +11,7 @@ the framework's (`framework_syncs`), and removing an ``.item()`` does not remove
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from profsight.analyses.context import Context
 from profsight.analyses.step.printed_parts import PrintedStep

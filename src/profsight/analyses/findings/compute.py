@@ -10,9 +10,10 @@ spends its time on when nothing else dominates, and what makes that work cheaper
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
 
+import msgspec
 import numpy as np
+from msgspec.structs import replace
 
 from profsight.analyses.context import Context
 from profsight.analyses.findings.filling import TABLE, TRACE, Filling
@@ -335,8 +336,7 @@ def compute_finding(
 # ------------------------------------------------------------------ precision
 
 
-@dataclass(frozen=True)
-class Fp32Matrix:
+class Fp32Matrix(msgspec.Struct, frozen=True):
     """FP32 matrix math (GEMM, convolution, attention) not on tensor cores, on a GPU that
     has them."""
 

@@ -8,8 +8,8 @@ copies are `sync_copies`; FP32 math on tensor cores is `compute`; device memory 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
+import msgspec
 import numpy as np
 
 from profsight.analyses.context import Context
@@ -28,8 +28,7 @@ from profsight.stats import unique
 from profsight.units import short_time
 
 
-@dataclass(frozen=True)
-class DeviceIdle:
+class DeviceIdle(msgspec.Struct, frozen=True):
     """The device's share of the step, and what kept it idle."""
 
     busy_pct: float

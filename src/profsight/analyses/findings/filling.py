@@ -9,13 +9,12 @@ Lightning report fills what its rows allow: its `Filling` says what the rows cou
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from profsight.knowledge.advice import NO_TIMELINE
 
 
-@dataclass(frozen=True)
-class Filling:
+class Filling(msgspec.Struct, frozen=True):
     note: str = ""
     """What the input could not show, said with the finding; empty for a trace."""
     estimated: bool = False

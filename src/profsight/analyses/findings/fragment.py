@@ -18,7 +18,8 @@ its percentages do:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from profsight.analyses.findings.communication import fragment_communication
 from profsight.analyses.findings.setup import setup_finding

@@ -9,7 +9,7 @@ unknown.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from profsight.analyses.findings import communication, compute, modules, sync_copies
 from profsight.analyses.findings import device as idle

@@ -3,8 +3,7 @@ ops such as a skip connection), and many tiny ops in the forward pass."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import numpy as np
 
 from profsight.analyses.context import Context
@@ -58,8 +57,7 @@ def _candidates(ctx: Context) -> list[Row]:
     return rows
 
 
-@dataclass(frozen=True)
-class ModuleTime:
+class ModuleTime(msgspec.Struct, frozen=True):
     """One module's own time: outside its child modules."""
 
     label: str
@@ -138,8 +136,7 @@ def _is_layer(label: str) -> bool:
 _INSTANCE = regex(r"_\d+$")
 
 
-@dataclass(frozen=True)
-class TinyOps:
+class TinyOps(msgspec.Struct, frozen=True):
     """Ops of a few microseconds each: a Python loop over tensors."""
 
     per_step: float

@@ -8,8 +8,7 @@ give the waits' host time and the device's total work, not when either ran).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import numpy as np
 
 from profsight.analyses.context import Context
@@ -28,8 +27,7 @@ from profsight.model.findings import UPPER_BOUND, Evidence, Finding, Severity, s
 from profsight.units import short_time
 
 
-@dataclass(frozen=True)
-class SyncWaits:
+class SyncWaits(msgspec.Struct, frozen=True):
     """How long the device idled while the host waited for it."""
 
     idle_pct: float
@@ -151,8 +149,7 @@ def syncs_from_table(step: PrintedStep, device: PrintedDevice) -> SyncWaits:
     return SyncWaits(share, least, evidence, TABLE.noted(note))
 
 
-@dataclass(frozen=True)
-class HostCopies:
+class HostCopies(msgspec.Struct, frozen=True):
     """Copies between host and device that the host waits for."""
 
     share_pct: float

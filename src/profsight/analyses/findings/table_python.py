@@ -15,7 +15,7 @@ self time (`hot_function_findings`): the function of most tottime is where its t
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from profsight.analyses.step.printed_parts import PrintedStep
 from profsight.knowledge import advice

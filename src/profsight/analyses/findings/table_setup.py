@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from profsight.analyses.findings.from_table import idle_causes
 from profsight.analyses.findings.setup import profiler_cost_finding, setup_finding

@@ -35,8 +35,8 @@ change reproduces the measured span exactly; an edit moves only what depends on 
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
 
+import msgspec
 import numpy as np
 
 from profsight.analyses.step import intervals
@@ -62,8 +62,7 @@ from profsight.stats import median, union
 _NEVER = -1e30
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(msgspec.Struct, frozen=True):
     """One change to replay."""
 
     label: str
@@ -88,8 +87,7 @@ class Edit:
     changes the batch, `UPPER_BOUND` for a best case)."""
 
 
-@dataclass(frozen=True)
-class StepGraph:
+class StepGraph(msgspec.Struct, frozen=True):
     lo: int
     hi: int
     """The profiled steps' span on the host (ns)."""
@@ -122,16 +120,16 @@ class StepGraph:
     wait_end: F64
     wait_target: I64
     """Position (into `items`) of the item each wait waited for."""
-    step_lo: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
-    step_hi: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
+    step_lo: I64 = msgspec.field(default_factory=lambda: np.zeros(0, np.int64))
+    step_hi: I64 = msgspec.field(default_factory=lambda: np.zeros(0, np.int64))
     """The steps' host ranges (ns; none: [lo, hi) is one step)."""
-    item_step: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
+    item_step: I64 = msgspec.field(default_factory=lambda: np.zeros(0, np.int64))
     """The step each item was launched in (-1: none)."""
-    dep: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
+    dep: I64 = msgspec.field(default_factory=lambda: np.zeros(0, np.int64))
     """Per item, the item of another stream it waited for (`stream_waits`; -1: none)..."""
-    dep_lag: F64 = field(default_factory=lambda: np.zeros(0))
+    dep_lag: F64 = msgspec.field(default_factory=lambda: np.zeros(0))
     """... and how long after that item's end it started (ns)."""
-    queue_waits: Bool = field(default_factory=lambda: np.zeros(0, bool))
+    queue_waits: Bool = msgspec.field(default_factory=lambda: np.zeros(0, bool))
     """Which waits are launches made with their stream's queue full (no sync to remove)."""
     backlog: float = float("nan")
     """When the work queued ahead of the first step's ended (`clocks.backlog_end`)."""

@@ -5,9 +5,8 @@ as a share of the measured step, with the replay's resolution of it (`engine.sav
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
+from msgspec.structs import replace
 
 from profsight.analyses.context import Context
 from profsight.analyses.replay.combine import both

@@ -26,8 +26,8 @@ data, anything else (the device waits for the host to launch work).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
+import msgspec
 import numpy as np
 
 from profsight.analyses.step import intervals
@@ -470,8 +470,7 @@ def _phase_times(seg_s: I64, seg_e: I64, seg_phase: I8, lo: int, hi: int) -> dic
     return times
 
 
-@dataclass(frozen=True)
-class _DeviceSets:
+class _DeviceSets(msgspec.Struct, frozen=True):
     busy: tuple[I64, I64]
     sync: tuple[I64, I64]
     copy: tuple[I64, I64]

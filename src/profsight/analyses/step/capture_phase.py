@@ -12,8 +12,8 @@ the profiled steps (or the window, without steps), the profile shows a capture, 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
+import msgspec
 import numpy as np
 
 from profsight.analyses.step import intervals
@@ -40,8 +40,7 @@ _HOST_KINDS = frozenset({EventKind.CPU_OP, EventKind.ANNOTATION, EventKind.PYTHO
 _RANGE_KINDS = frozenset({EventKind.ANNOTATION, EventKind.CPU_OP})
 
 
-@dataclass(frozen=True)
-class Captures:
+class Captures(msgspec.Struct, frozen=True):
     """The window's graph captures."""
 
     recording: tuple[I64, I64]

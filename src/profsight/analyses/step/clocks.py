@@ -36,8 +36,7 @@ what a fix saves is in the same currency.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+import msgspec
 import numpy as np
 
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS
@@ -47,8 +46,7 @@ from profsight.model.step_windows import DEVICE_CLOCK, HOST_CLOCK, clock_bound, 
 from profsight.stats import unique
 
 
-@dataclass(frozen=True)
-class StepClocks:
+class StepClocks(msgspec.Struct, frozen=True):
     """Each step's device end and its interval on the device's clock (ns)."""
 
     device_hi: F64
@@ -56,7 +54,7 @@ class StepClocks:
     lo: I64
     hi: I64
     """The step's interval on the device's clock (`windows`)."""
-    ahead: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
+    ahead: I64 = msgspec.field(default_factory=lambda: np.zeros(0, np.int64))
     """The device items queued ahead of the steps (`queued_ahead`): no step's work, wherever
     they run."""
 

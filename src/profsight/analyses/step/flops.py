@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from profsight.analyses.step.capture_phase import recording_mask
@@ -30,8 +30,7 @@ from profsight.model.profile import Profile
 from profsight.stats import unique
 
 
-@dataclass(frozen=True)
-class OpFlops:
+class OpFlops(msgspec.Struct, frozen=True):
     events: I64
     """The ops counted (and those with shapes but no formula that fits them, at 0): one per
     call chain, the innermost with a formula."""

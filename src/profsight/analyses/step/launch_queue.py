@@ -18,8 +18,7 @@ more than one launch.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import numpy as np
 
 from profsight.knowledge.hardware import LAUNCH_QUEUE_DEPTH, QUEUE_PLATEAU_FRACTION
@@ -36,8 +35,7 @@ _LINKED_SHARE = 0.5
 _PLATEAU_LAUNCHES = 2
 
 
-@dataclass(frozen=True)
-class LaunchQueue:
+class LaunchQueue(msgspec.Struct, frozen=True):
     calls: I64
     """Launch calls of device items (event indices, a call once per item it queued)."""
     depth: I64

@@ -5,7 +5,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+
+import msgspec
+from msgspec.structs import replace
 
 from profsight.knowledge import advice
 from profsight.knowledge.lightning_names import (
@@ -36,8 +38,7 @@ RESIDUAL = "the step less its named phases and its own self time"
 DEVICE_ONLY_BASIS = "the device's time total (the table prints no host columns)"
 
 
-@dataclass(frozen=True)
-class PhasePart:
+class PhasePart(msgspec.Struct, frozen=True):
     """How much of a step one phase takes, and the rows that say so."""
 
     phase: str
@@ -48,8 +49,7 @@ class PhasePart:
     """How the figure was derived from the rows."""
 
 
-@dataclass(frozen=True)
-class PrintedStep:
+class PrintedStep(msgspec.Struct, frozen=True):
     steps: int
     """Steps the rows cover (1 when the table names none: the whole window is one)."""
     step_us: float
@@ -71,7 +71,7 @@ class PrintedStep:
     """Backward ran on autograd's own thread (a device run without Lightning's ranges)."""
     model_us: float = 0.0
     """Per step, the totals of the model's top-level module rows (0 without module rows)."""
-    limits: tuple[str, ...] = field(default_factory=tuple)
+    limits: tuple[str, ...] = msgspec.field(default_factory=tuple)
 
     @property
     def phases(self) -> dict[str, float]:

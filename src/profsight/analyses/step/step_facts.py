@@ -3,15 +3,14 @@ step model fill alike (`analyses.verdict.trace_facts`, `findings.table_setup.pri
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from profsight.knowledge import advice
 from profsight.knowledge.advice import CPU_ONLY
 from profsight.knowledge.phases import Phase
 
 
-@dataclass(frozen=True)
-class StepFacts:
+class StepFacts(msgspec.Struct, frozen=True):
     """What the verdict reads about the step, from a trace's timeline or a table's rows."""
 
     step_us: float

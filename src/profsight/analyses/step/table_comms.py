@@ -14,7 +14,7 @@ which they exceed all other device work is exposed; at most all of it is.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from profsight.analyses.step.printed_parts import PrintedStep
 from profsight.analyses.step.table_device import PrintedDevice, is_device_label
@@ -24,8 +24,7 @@ from profsight.model.row_kind import row_kind
 from profsight.model.table import ProfilerTable, Row
 
 
-@dataclass(frozen=True)
-class PrintedComms:
+class PrintedComms(msgspec.Struct, frozen=True):
     device_us: float
     """Device time per step of the collectives (the largest of the three forms' sums)."""
     rows: tuple[Row, ...]

@@ -11,7 +11,7 @@ and a full launch queue.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from profsight.analyses.step.printed_parts import PrintedStep
 from profsight.analyses.step.table_legacy import (
@@ -45,8 +45,7 @@ QUEUE_FULL = "queue_full"
 _ARCH_ORDER = ("maxwell", "pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell")
 
 
-@dataclass(frozen=True)
-class PrintedDevice:
+class PrintedDevice(msgspec.Struct, frozen=True):
     name: str
     """``CUDA``, ``XPU``, ... as the table's columns name it."""
     work_us: float

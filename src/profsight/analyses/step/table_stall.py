@@ -18,7 +18,7 @@ which makes the reading "not judged", never a wrong cause.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from profsight.knowledge.catalogue import limit
 from profsight.knowledge.rows import RowKind
@@ -31,8 +31,7 @@ _RANGES = frozenset({RowKind.USER, RowKind.STEP})
 STALL_GAP_US = limit("profiler_setup", "STALL_GAP_US")
 
 
-@dataclass(frozen=True)
-class Stall:
+class Stall(msgspec.Struct, frozen=True):
     """The largest one-pass range whose own time no per-op cost explains."""
 
     row: Row

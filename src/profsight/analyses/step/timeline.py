@@ -4,9 +4,9 @@ downsampled to a fixed number of buckets so that a page stays small for any trac
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from profsight.analyses.step import intervals
@@ -23,18 +23,17 @@ from profsight.model.step_windows import Breakdown
 BUCKETS = 400
 
 
-@dataclass(frozen=True)
-class Timelines:
+class Timelines(msgspec.Struct, frozen=True):
     start_us: float
     bucket_us: float
-    device_busy: list[float] = field(default_factory=list)
+    device_busy: list[float] = msgspec.field(default_factory=list)
     """Share (0..1) of each bucket in which the device ran work; empty without device work."""
-    memory: dict[str, list[float]] = field(default_factory=dict)
+    memory: dict[str, list[float]] = msgspec.field(default_factory=dict)
     """``cpu``/``device`` -> bytes allocated at the end of each bucket (from ``[memory]``)."""
-    steps: list[tuple[str, float, float, float, float]] = field(default_factory=list)
+    steps: list[tuple[str, float, float, float, float]] = msgspec.field(default_factory=list)
     """(name, start µs, end µs, host start µs, host end µs) of each profiled step, relative
     to `start_us`: its window on the slower clock (`analyses.clocks`) and its host range."""
-    queue_depth: list[float] = field(default_factory=list)
+    queue_depth: list[float] = msgspec.field(default_factory=list)
     """Deepest launch queue of a stream at a launch in each bucket (empty: none counted)."""
     queue_limit: int = 0
 

@@ -5,8 +5,9 @@ the same way and none of them imports the analysis behind it."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from profsight.analyses.pipeline import Diagnosis
 from profsight.model.profile import Profile
@@ -16,8 +17,7 @@ from profsight.model.profile import Profile
 Number = int | float
 
 
-@dataclass(frozen=True)
-class Section:
+class Section(msgspec.Struct, frozen=True):
     """One section of a trace's report."""
 
     name: str
