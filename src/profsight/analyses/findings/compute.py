@@ -106,7 +106,7 @@ def _where_it_goes(ctx: Context) -> list[Finding]:
         # kernels of one family that run at once (on several streams, or several GPUs of
         # one process) hold the step for the time they run, not for the sum of their runs
         names = unique(ev.name[ops]).tolist()
-        named = [n for n in names if n not in by_kernels and _category(ev.strings[n]) == top]
+        named = [n for n in names if n not in by_kernels and compute_category(ev.strings[n]) == top]
         us = _running_us(ctx, ops[np.isin(ev.name[ops], named)], ops, by_kernels, top)
     share = ctx.share(us)
     if share < COMPUTE_PCT:
@@ -178,7 +178,7 @@ def _classified(
             # launches kernels itself: those kernels are classed by their own names
             by_kernels.append(name)
             continue
-        category = _category(text)
+        category = compute_category(text)
         if category is not None:
             by_category.setdefault(category, []).append((text, c, n))
     if by_kernels:
@@ -237,8 +237,12 @@ def _matrix_precision(rows: Iterable[Row]) -> str | None:
     return matrix_precision((r.name, r.self_device_us) for r in rows)
 
 
-def _category(text: str) -> str | None:
-    """The compute category an op's device time is filed in (None: skipped)."""
+def compute_category(text: str) -> str | None:
+    """The compute category an op's time is filed in (None: skipped). A compiled region's
+    range (`COMPILED_REGION_ROWS`) is no op: its own time is generated code's, its kernels
+    are classed by their names on the device."""
+    if COMPILED_REGION_ROWS.match(text):
+        return None
     op = lookup_op(text)
     if op is not None and op.category in SKIPPED_OP_CATEGORIES:
         return None
