@@ -12,7 +12,8 @@ import profsight
 import scenarios
 from profsight.analyses.context import context
 from profsight.analyses.pipeline import diagnose
-from profsight.analyses.replay.engine import Edit, replay, step_graph
+from profsight.analyses.replay import engine
+from profsight.analyses.replay.engine import Edit, replay, replay_steps, step_graph
 from profsight.analyses.replay.savings import graph_of
 from profsight.analyses.replay.whatif import edit_for
 from profsight.analyses.step.breakdown import phase_intervals
@@ -286,3 +287,37 @@ def test_group_medians_equal_numpys_per_group() -> None:
     values = rng.random(10_001)
     expected = [np.median(values[group == k]) for k in range(37)]
     assert np.allclose(group_medians(group, values, 37), expected)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        # its NCCL and compute streams wait on each other ~4,000 times per replayed span,
+        # one edge resolvable at a time among thousands ahead
+        "shared/traces/hta/df_index_resolver/df_index_resolver.json.gz",
+        # 236 waits for another stream, found ready dozens in a row (the doubling chunks)
+        "shared/traces/kineto_tb_plugin/2021-01/resnet50_autograd_api_num_workers_0/"
+        "worker0.pt.trace.json.gz",
+    ],
+    ids=["hta-nccl", "resnet50-2021"],
+)
+def test_waits_between_streams_replay_the_same_item_by_item(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The waits between streams are looked at one by one for the first few, then in
+    doubling chunks, so that a call costs what it resolves; with every stretch and every
+    wait taken one by one instead (the scalar path alone), the steps replay to the same
+    floats, with no change and with each fix's edit."""
+    profile = profsight.load(DATA / name)
+    ctx = context(profile)
+    graph = graph_of(ctx)
+    assert graph is not None and int((graph.dep >= 0).sum()) > 200
+    edits = [edit_for(ctx, graph, f) for f in diagnose(profile).findings]
+    runs = [None, *(e for e in edits if e is not None)]
+    assert len(runs) > 1
+    fast = [replay_steps(graph, edit) for edit in runs]
+    monkeypatch.setattr(engine, "_SHORT", 10**9)
+    slow = [replay_steps(graph, edit) for edit in runs]
+    for (a, steps_a), (b, steps_b) in zip(fast, slow, strict=True):
+        assert a == b
+        assert np.array_equal(steps_a, steps_b)

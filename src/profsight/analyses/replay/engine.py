@@ -546,24 +546,30 @@ class _LaneRun:
     def _resolve(self, k0: int, k1: int) -> tuple[int, int, int]:
         """Edges `k0`..`k1`: the earliest end each allows, up to the first whose awaited
         item is not computed yet. Returns how many were resolved and that edge's waiting
-        and awaited items (-1, -1: all were)."""
+        and awaited items (-1, -1: all were).
+
+        Two streams that wait on each other in turn leave one or two edges resolvable per
+        call, of thousands ahead: the edges are looked at a few first, one by one, then in
+        chunks that double, so a call costs what it resolves, not what is left."""
         g = self.g
-        if k1 - k0 > _SHORT:
-            xs = np.array(self.edges[k0:k1], np.int64)
-            ys = g.dep[xs]
-            blocked = np.flatnonzero(self.done[self.lane_of[ys]] <= ys)
-            ready = int(blocked[0]) if len(blocked) else len(xs)
-            x_ok = xs[:ready]
-            self.after_dep[x_ok] = self.out_end[ys[:ready]] + g.dep_lag[x_ok] + self.dur[x_ok]
-            if ready == len(xs):
-                return ready, -1, -1
-            return ready, int(xs[ready]), int(ys[ready])
-        for k in range(k0, k1):
+        first = min(k1, k0 + _SHORT)
+        for k in range(k0, first):
             x = self.edges[k]
             y = int(g.dep[x])
             if self.done[self.lane_of[y]] <= y:
                 return k - k0, x, y
             self.after_dep[x] = float(self.out_end[y]) + float(g.dep_lag[x]) + float(self.dur[x])
+        k, size = first, 2 * _SHORT
+        while k < k1:
+            xs = np.array(self.edges[k : min(k1, k + size)], np.int64)
+            ys = g.dep[xs]
+            blocked = np.flatnonzero(self.done[self.lane_of[ys]] <= ys)
+            ready = int(blocked[0]) if len(blocked) else len(xs)
+            x_ok = xs[:ready]
+            self.after_dep[x_ok] = self.out_end[ys[:ready]] + g.dep_lag[x_ok] + self.dur[x_ok]
+            if ready < len(xs):
+                return k - k0 + ready, int(xs[ready]), int(ys[ready])
+            k, size = k + len(xs), 2 * size
         return k1 - k0, -1, -1
 
 
