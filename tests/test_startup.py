@@ -130,13 +130,15 @@ def test_set_operations_are_numpys(size: int) -> None:
     ):
         if size:
             a[0] = b[0] if len(b) else a[0]
+        if size > 2 and a.dtype.kind == "f":  # NaNs: numpy keeps one, at the end
+            a[1] = a[2] = np.nan
         for ours, theirs in (
             (unique(a), np.unique(a)),
             (setdiff(a, b), np.setdiff1d(a, b)),
             (union(a, b), np.union1d(a, b)),
         ):
             assert ours.dtype == theirs.dtype
-            assert np.array_equal(ours, theirs)
+            assert np.array_equal(ours, theirs, equal_nan=True)
     assert 3000 < SMALL < 9000  # the sizes above take both of unique's paths
 
 

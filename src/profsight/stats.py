@@ -1,9 +1,10 @@
 """What numpy computes through `numpy.ma` (~7 ms of imports at its first use), without it:
-a median, a percentile, and the distinct values of a small array (with the set operations
-built on them)."""
+a median, a percentile, and the distinct values of an array (with the set operations built
+on them)."""
 
 from __future__ import annotations
 
+import importlib
 import math
 from typing import Any
 
@@ -47,17 +48,27 @@ def percentile(values: Any, q: float) -> float:
 
 
 #: Below this many values, `unique` takes np.unique's sorting path (the one that counts),
-#: which skips its masked-array check: a small input's run then never imports `numpy.ma`.
-#: Above it, np.unique's own path (a hash table in numpy >= 2.3) is the faster one.
+#: which skips its masked-array check. Above it, the hash table np.unique itself uses for
+#: plain distinct values (numpy >= 2.3), called as np.unique calls it, minus that check: a
+#: plain array is never masked, and the check imports `numpy.ma`.
 SMALL = 4096
+
+try:
+    _unique_hash: Any = importlib.import_module("numpy._core._multiarray_umath")._unique_hash
+except (ImportError, AttributeError):  # numpy < 2.3: the sorting path for every size
+    _unique_hash = None
 
 
 def unique(values: npt.ArrayLike) -> npt.NDArray[Any]:
     """`numpy.unique(values)`: the sorted distinct values, the same array either way."""
     a = np.asarray(values)
-    if a.size < SMALL:
-        return np.unique(a, return_counts=True)[0]
-    return np.unique(a)
+    if a.size >= SMALL and _unique_hash is not None and type(a) is np.ndarray:
+        found = _unique_hash(a.ravel(), equal_nan=True)
+        if found is not NotImplemented:  # (a dtype the table does not take: sorted below)
+            found.sort()
+            out: npt.NDArray[Any] = found
+            return out
+    return np.unique(a, return_counts=True)[0]
 
 
 def setdiff(a: npt.ArrayLike, b: npt.ArrayLike) -> npt.NDArray[Any]:
