@@ -51,6 +51,9 @@ class Run:
     pages (0: not sampled)."""
     pss_peak: int = 0
     """Bytes: the largest sampled sum of PSS over the child and its descendants."""
+    descendant_peak: int = 0
+    """Bytes: the largest sampled RSS of any one descendant (a pool's or a cluster's worker;
+    0: none seen, or not sampled)."""
     inner: dict[str, object] = field(default_factory=dict)
     """What the task printed about itself (`_task.py`: its own time, what failed)."""
     failed: list[str] = field(default_factory=list)
@@ -96,6 +99,7 @@ def run_process(
         run = Run(wall, maxrss=usage.ru_maxrss * 1024)
         if sampler is not None:
             run.tree_peak, run.pss_peak = sampler.tree_peak, sampler.pss_peak
+            run.descendant_peak = sampler.descendant_peak
         run.timed_out = expired.is_set()
         out.seek(0)
         err.seek(0)
@@ -144,6 +148,7 @@ class _Sampler:
         self.pid = pid
         self.tree_peak = 0
         self.pss_peak = 0
+        self.descendant_peak = 0
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
         self._thread.start()
@@ -155,22 +160,25 @@ class _Sampler:
     def _loop(self) -> None:
         while not self._done.is_set():
             began = time.perf_counter()
-            tree, pss = tree_memory(self.pid)
+            tree, pss, one = tree_memory(self.pid)
             self.tree_peak = max(self.tree_peak, tree)
             self.pss_peak = max(self.pss_peak, pss)
+            self.descendant_peak = max(self.descendant_peak, one)
             spent = time.perf_counter() - began
             self._done.wait(max(SAMPLE_PERIOD_S, 2 * spent))
 
 
-def tree_memory(root: int) -> tuple[int, int]:
-    """Bytes: `root`'s RSS plus its descendants' private pages, and the tree's summed PSS
-    (a process gone counts 0)."""
-    tree = pss = 0
+def tree_memory(root: int) -> tuple[int, int, int]:
+    """Bytes: `root`'s RSS plus its descendants' private pages, the tree's summed PSS, and
+    the largest RSS of one descendant (a process gone counts 0)."""
+    tree = pss = one = 0
     for i, pid in enumerate(descendants(root)):
         rollup = _rollup(pid)
         tree += rollup.get(b"Rss", 0) if i == 0 else _private(rollup)
         pss += rollup.get(b"Pss", 0)
-    return tree, pss
+        if i:
+            one = max(one, rollup.get(b"Rss", 0))
+    return tree, pss, one
 
 
 def _private(rollup: dict[bytes, int]) -> int:

@@ -1,8 +1,11 @@
 """Analysing a job of 16 ranks: serially, in a process pool of 2 and 4, and on a local Dask
-cluster; with ``--big``, 64 ranks of 500 MB each within a memory budget per worker.
+cluster; with ``--big``, 64 ranks of 500 MB each within a memory budget per worker; with
+``--real``, real GPU traces as whole processes (`_job_real`, issue 39: 16 ranks of 10 MB and
+8 of 54 MB, each worker's peak memory, Dask's break-even, a 1,000-rank x 1 GB projection).
 
     python benchmarks/bench_job.py [--ranks 16] [--steps 150] [--repeat 2]
     python benchmarks/bench_job.py --big [--ranks 64] [--worker-memory 2GB]
+    python benchmarks/bench_job.py --real [--repeat 3]
 
 1. records a real 2-process DDP job on the CPU (gloo, tests/ddp_job.py, rank 1 slowed by
    20 ms) and replicates its two traces into a job of --ranks ranks, each copy with its
@@ -78,7 +81,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--big", action="store_true")
     parser.add_argument("--worker-memory", default="2GB")
+    parser.add_argument("--real", action="store_true")
     args = parser.parse_args()
+    if args.real:
+        real_jobs(args.repeat)
+        return
     if args.big:
         big_job(args.ranks or 64, args.worker_memory)
         return
@@ -138,6 +145,22 @@ def main() -> None:
         f"one rank's summary: {sent / 1e3:.1f} KB pickled, "
         f"{raw / 2 / sent:.0f}x smaller than its trace's JSON"
     )
+
+
+def real_jobs(repeat: int) -> None:
+    """`_job_real`'s runs; the Markdown to benchmarks/out/bench_job.md."""
+    import tempfile
+
+    sys.path.insert(0, str(HERE))
+    from _job_real import report, run_jobs
+    from _report import header
+    from bench_real import DATA, TINY, profsight_command, task_env
+
+    with tempfile.TemporaryDirectory() as scratch:
+        fixed, rows = run_jobs(DATA, TINY, profsight_command(), task_env(), Path(scratch), repeat)
+    text = report(fixed, rows, header(REPO, repeat))
+    (OUT / "bench_job.md").write_text(text)
+    print("\n" + text)
 
 
 def big_ranks(ranks: int) -> Path:

@@ -12,11 +12,14 @@ import pickle
 import re
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from profsight.job.executors import in_dask_worker
+from profsight.job.summary import summarize
 from profsight.lazy import regex
 from profsight.stats import SMALL, median, percentile, setdiff, union, unique
 
@@ -168,3 +171,47 @@ def test_the_parser_imports_no_numpy() -> None:
     loaded = done.stdout.split()
     assert "numpy" not in loaded
     assert not [m for m in loaded if m.startswith(("profsight.loaders", "profsight.model"))]
+
+
+#: What a job's worker has no use for: the report's and the command line's modules, the
+#: text loaders, and the libraries of the terminal, of tests and of the cluster itself.
+WORKER_NOT_IMPORTED = (
+    "rich",
+    "pandas",
+    "torch",
+    "numpy.ma",
+    "profsight.cli",
+    "profsight.report",
+    "profsight.renderers",
+    "profsight.compare",
+    "profsight.integrations",
+    "profsight.loaders.text",
+    "profsight.loaders.table_text",
+)
+#: profsight's modules a worker imports for its first rank: 136 on 2026-12-05.
+WORKER_OWN_MODULES = 140
+
+_WORKER_PROBE = """
+import pickle, sys
+task = pickle.loads(sys.stdin.buffer.read())
+print(type(task(sys.argv[1])).__name__)
+print(" ".join(sorted(sys.modules)))
+"""
+
+
+def test_a_job_worker_imports_only_a_ranks_analysis() -> None:
+    """A spawned pool worker or a Dask worker gets the task pickled, as Dask sends it: it
+    imports what loading and diagnosing a rank needs, and nothing of the report's."""
+    done = subprocess.run(
+        [sys.executable, "-c", _WORKER_PROBE, str(MINIMAL)],
+        input=pickle.dumps(partial(in_dask_worker, summarize)),
+        capture_output=True,
+        check=True,
+    )
+    kind, modules = done.stdout.decode().splitlines()[-2:]
+    assert kind == "RankSummary"
+    loaded = modules.split()
+    parents = tuple(f"{m}." for m in WORKER_NOT_IMPORTED)
+    assert [m for m in loaded if m in WORKER_NOT_IMPORTED or m.startswith(parents)] == []
+    own = [m for m in loaded if m.split(".")[0] == "profsight"]
+    assert 100 < len(own) <= WORKER_OWN_MODULES, len(own)
