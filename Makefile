@@ -49,6 +49,7 @@ benchmark: setup-dev
 	cd benchmarks && ../.venv/bin/python bench_large.py
 	.venv/bin/python benchmarks/bench_job.py
 	.venv/bin/python benchmarks/bench_job.py --big
+	.venv/bin/python benchmarks/bench_job.py --real --repeat 3
 
 benchmark-real: setup-dev
 	cd benchmarks && ../.venv/bin/python bench_real.py
@@ -58,6 +59,7 @@ benchmark-large: setup-dev
 
 benchmark-job: setup-dev
 	.venv/bin/python benchmarks/bench_job.py
+	.venv/bin/python benchmarks/bench_job.py --real --repeat 3
 
 clean:
 	rm -rf .venv .pytest_cache .mypy_cache .ruff_cache .site benchmarks/out
