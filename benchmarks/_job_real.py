@@ -144,8 +144,8 @@ def report(fixed: dict[str, Result], rows: list[JobRow], head: str) -> str:
         )
     lines += [
         "",
-        "| job | serial | process pool, 2 | Dask, 2 workers | largest worker's peak "
-        "(serial / pool / Dask) | all processes' peak (serial / pool / Dask) |",
+        "| job | serial | process pool, 2 | Dask, 2 workers | one worker's peak, x a rank's "
+        "trace (serial ¹ / pool / Dask) | all processes' peak (serial / pool / Dask) |",
         "|---|---:|---:|---:|---:|---:|",
     ]
     for row in rows:
@@ -162,7 +162,16 @@ def report(fixed: dict[str, Result], rows: list[JobRow], head: str) -> str:
             f"| {row.label} x {row.ranks} ({_mb(row.rank_bytes * row.ranks)}) | "
             f"{' | '.join(times)} | {per} | {every} |"
         )
-    lines += ["", *break_even(fixed, rows), "", *projection(fixed, rows)]
+    lines += [
+        "",
+        "Times are whole `profsight job DIR --format json` processes, ratios the serial run's "
+        "over each; a worker's peak is the largest RSS of one of the run's processes (¹ the "
+        "serial run's: its one process, with its forked decoding worker's private pages).",
+        "",
+        *break_even(fixed, rows),
+        "",
+        *projection(fixed, rows),
+    ]
     return "\n".join(lines) + "\n"
 
 
