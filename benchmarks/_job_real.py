@@ -27,6 +27,7 @@ from pathlib import Path
 
 from _rounds import Result, Task, measure
 from bench_load import OUT, PY
+from bench_real import plain
 
 #: (label, trace under tests/data, ranks): issue 39's 16 ranks of 10 MB and 8 of 55 MB.
 _DF_INDEX = "shared/traces/hta/df_index_resolver/df_index_resolver.json.gz"
@@ -108,8 +109,6 @@ def fixed_tasks(tiny: Path, profsight: list[str], env: dict[str, str], scratch: 
 def run_jobs(
     data: Path, tiny: Path, profsight: list[str], env: dict[str, str], scratch: Path, repeat: int
 ) -> tuple[dict[str, Result], list[JobRow]]:
-    from bench_real import plain
-
     print("fixed costs ...", flush=True)
     fixed = measure(fixed_tasks(tiny, profsight, env, scratch), repeat, float("inf"))
     rows = []
