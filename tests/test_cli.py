@@ -512,3 +512,22 @@ def test_commands_import_only_what_they_use() -> None:
     explain = _modules_after("explain", "--format", "json", MINIMAL)
     assert "profsight.analyses.pipeline" in explain
     assert not {m for m in explain if m.startswith("rich") or m == "profsight.renderers.html"}
+
+
+def test_the_command_list_has_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    """A command named first declares only its own arguments; ``--help``, a missing or a
+    misspelt command still list them all."""
+    commands = ("explain", "job", "table", "tree", "diff", "check", "slice", "demo", "mcp")
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert done.value.code == 0
+    listed = capsys.readouterr().out
+    assert all(f"    {name}" in listed for name in commands), listed
+    with pytest.raises(SystemExit) as done:
+        main(["expain", MINIMAL])
+    assert done.value.code == EXIT_USAGE
+    assert "invalid choice: 'expain' (choose from 'explain', 'job'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as done:
+        main(["table", "--help"])
+    assert done.value.code == 0
+    assert "usage: profsight table" in capsys.readouterr().out

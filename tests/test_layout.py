@@ -114,6 +114,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "profsight.errors",
             "profsight.malloc_trim",
             "profsight.lazy",
+            "profsight.regex_needle",
             "profsight.stats",
         ),
     ),

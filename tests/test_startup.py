@@ -8,24 +8,29 @@ the imports that made it slow are held out, so that they do not creep back.
 from __future__ import annotations
 
 import copy
+import gc
+import importlib
 import pickle
 import re
 import subprocess
 import sys
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from profsight.job.executors import in_dask_worker
 from profsight.job.summary import summarize
-from profsight.lazy import regex
+from profsight.lazy import _LazyPattern, regex
+from profsight.regex_needle import _branches, _inline_flags, needle
 from profsight.stats import SMALL, median, percentile, setdiff, union, unique
 
 from conftest import DATA
 
 MINIMAL = DATA / "minimal" / "minimal.pt.trace.json"
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "profsight"
 #: Modules a trace's explanation as JSON has no use for: the terminal's (rich), the text
 #: loaders, the other commands' and formats', numpy's masked arrays (np.median's NaN check),
 #: importlib.resources' zipfile, and the libraries only tests and integrations use.
@@ -120,6 +125,105 @@ def test_a_lazy_regex_is_a_compiled_one() -> None:
     assert lazy.sub("", "sm90_gemm") == "gemm"
     assert again.match("sm75_x") is not None
     assert pickle.loads(pickle.dumps(lazy)).groupindex == {"arch": 1}
+
+
+def _top_level_branches(source: str, flags: int) -> list[list[str]]:
+    """For each top-level alternative the scan splits a pattern into, `re`'s own parse of it
+    alone: its runs of literals at the top level, each of which every match contains. A
+    split inside a group, a class or an escape would leave a piece `re` cannot compile."""
+    start, inline = _inline_flags(source)
+    pieces = _branches(source, start)
+    return [_literal_runs(list(re._parser.parse(p, flags | inline))) for p in pieces]  # type: ignore[attr-defined]
+
+
+def _literal_runs(items: list[tuple[Any, Any]]) -> list[str]:
+    """Adjacent literals; a literal repeated at least once (``a+``) ends its run."""
+    constants = re._constants  # type: ignore[attr-defined]
+    runs, run = [], ""
+    for op, value in items:
+        if op is constants.LITERAL:
+            run += chr(value)
+            continue
+        repeated = op in (constants.MAX_REPEAT, constants.MIN_REPEAT)
+        if repeated and value[0] >= 1 and [i[0] for i in value[2]] == [constants.LITERAL]:
+            run += chr(value[2][0][1])
+        runs.append(run)
+        run = ""
+    return [r for r in (*runs, run) if r]
+
+
+def _package_patterns() -> list[tuple[str, int]]:
+    """Every lazy pattern in the package's modules."""
+    for module in sorted(p for p in PACKAGE.rglob("*.py")):
+        dotted = ".".join(module.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if "__main__" not in dotted and ".integrations" not in dotted:
+            importlib.import_module(dotted.removesuffix(".__init__"))
+    return [(p.pattern, p._flags) for p in gc.get_objects() if type(p) is _LazyPattern]
+
+
+def test_every_needle_is_text_each_match_holds() -> None:
+    """A lazy pattern rules a string out, uncompiled, when it lacks the pattern's needle
+    (`regex_needle`). Each of the package's needles lies inside a run of literals that `re`'s
+    own parser finds at the pattern's top level, so no string it rules out could match."""
+    patterns = _package_patterns()
+    assert len(patterns) > 250
+    screened = 0
+    for source, flags in patterns:
+        found = needle(source, flags)
+        if found is None:
+            continue
+        needles, folded = found
+        branches = _top_level_branches(source, flags)
+        assert len(branches) == len(needles), (source, needles)
+        for text, runs in zip(needles, branches, strict=True):
+            assert any(text in (r.lower() if folded else r) for r in runs), (source, text, runs)
+        screened += 1
+    assert screened > 150  # most of the kernel and collective tables
+
+
+@pytest.mark.parametrize(
+    ("source", "flags", "expected"),
+    [
+        (r"ab?c", 0, (("a",), False)),  # b may be absent: "ac" would rule out "abc"
+        (r"xyab*c", 0, (("xya",), False)),
+        (r"ab+cd", 0, (("ab",), False)),  # b repeats: "abcd" would rule out "abbcd"
+        (r"abc{2}def", 0, (("def",), False)),
+        (r"(?i)FooBar_x", 0, (("foobar_x",), True)),
+        (r"FooBar", re.IGNORECASE, (("foobar",), True)),
+        (r"lib\.so\d", 0, (("lib.so",), False)),
+        (r"[)(|]abc(?:x|yz)_d", 0, (("abc",), False)),
+        (r"^Memset\b", 0, (("Memset",), False)),
+        (r"abc|x\|yz|(?:a|b)cd", 0, (("abc", "x|yz", "cd"), False)),
+        (r"abc|[ab]", 0, None),
+        (r"abc", re.VERBOSE, None),
+        (r"foo{bar}", 0, None),
+        (r"(?:a|b)[0-9]", 0, None),
+    ],
+)
+def test_a_needle_is_what_every_match_holds(
+    source: str, flags: int, expected: tuple[tuple[str, ...], bool] | None
+) -> None:
+    assert needle(source, flags) == expected
+
+
+def test_a_screened_pattern_answers_as_the_compiled_one() -> None:
+    """Before and after the first compile, on strings with and without the needle, and
+    under ignore-case on a string `re` folds to ASCII ("\u017f" matches "s")."""
+    cases = [
+        ("cutlass_(?P<sm>\\d+)_", 0),
+        ("Sgemm_(?P<t>\\d+)", re.IGNORECASE),
+        ("^volta_|cutlass_|\\u017f", 0),
+    ]
+    strings = ["sm80_cutlass_80_x", "nothing", "volta_SGEMM_128", "\u017fgemm_1", "cutlass_"]
+    for source, flags in cases:
+        compiled = re.compile(source, flags)
+        lazy = regex(source, flags)
+        for string in [*strings, *strings]:  # the second pass runs on the compiled pattern
+            for method in ("search", "match", "fullmatch"):
+                ours, theirs = getattr(lazy, method)(string), getattr(compiled, method)(string)
+                assert (ours and ours.span()) == (theirs and theirs.span()), (source, string)
+        bounded = (lazy.search("xx_cutlass_7_", 2), compiled.search("xx_cutlass_7_", 2))
+        assert [m and m.span() for m in bounded] == [(3, 13), (3, 13)] or source != cases[0][0]
 
 
 @pytest.mark.parametrize("size", [0, 5, 3000, 9000])

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import importlib
 import re
+from collections.abc import Callable
 from typing import Any, cast
+
+from profsight.regex_needle import needle
 
 
 def resolve(target: str) -> Any:
@@ -38,16 +41,25 @@ _COMPILED = (
     "groupindex",
 )
 
+#: A pattern's needle before its source is scanned (`_LazyPattern._found`).
+_UNSCANNED: tuple[tuple[str, ...], bool] = ((), False)
+
 
 class _LazyPattern:
     """A regular expression compiled when first used: the package holds about 500 (the kernel
     and collective tables), and compiling them at import was ~20 ms of every run's start-up,
     most of them for kernel names a CPU trace never has. The first use sets the compiled
-    pattern's bound methods on the instance, so later calls go straight to them."""
+    pattern's bound methods on the instance, so later calls go straight to them.
+
+    A search, match or full match first asks whether the string holds the pattern's needle
+    (`regex_needle`: plain text every match contains). Where it does not, the answer is None
+    and nothing is compiled: a kernel name tried against the ~150 library patterns compiles
+    the few whose library it names."""
 
     def __init__(self, source: str, flags: int) -> None:
         self.pattern = source
         self._flags = flags
+        self._needle: tuple[tuple[str, ...], bool] | None = _UNSCANNED
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") or name not in _COMPILED:  # (copy and pickle probe dunders)
@@ -55,13 +67,70 @@ class _LazyPattern:
         compiled = re.compile(self.pattern, self._flags)
         for attr in _COMPILED:
             setattr(self, attr, getattr(compiled, attr))
-        return getattr(compiled, name)
+        found = self._found()
+        if found is not None:
+            for attr in ("search", "match", "fullmatch"):
+                setattr(self, attr, _screened(getattr(compiled, attr), *found))
+        return getattr(self, name)
+
+    def search(self, string: str, *bounds: int) -> re.Match[str] | None:
+        return self._screen("search", string, bounds)
+
+    def match(self, string: str, *bounds: int) -> re.Match[str] | None:
+        return self._screen("match", string, bounds)
+
+    def fullmatch(self, string: str, *bounds: int) -> re.Match[str] | None:
+        return self._screen("fullmatch", string, bounds)
+
+    def _screen(self, method: str, string: str, bounds: tuple[int, ...]) -> re.Match[str] | None:
+        """Before the first compile: None where the string lacks the needle, else compile."""
+        found = self._found()
+        if found is not None and not _holds(string, *found):
+            return None
+        return cast("re.Match[str] | None", self.__getattr__(method)(string, *bounds))
+
+    def _found(self) -> tuple[tuple[str, ...], bool] | None:
+        """The pattern's needle, scanned on first use."""
+        if self._needle is _UNSCANNED:
+            self._needle = needle(self.pattern, self._flags)
+        return self._needle
 
     def __reduce__(self) -> tuple[type[_LazyPattern], tuple[str, int]]:
         return (_LazyPattern, (self.pattern, self._flags))  # (not the compiled methods)
 
     def __repr__(self) -> str:
         return f"regex({self.pattern!r})"
+
+
+def _holds(string: str, needles: tuple[str, ...], ignore_case: bool) -> bool:
+    """Whether `string` holds one of the needles; a non-ASCII string under ignore-case is
+    let through (`re` folds some of its letters to ASCII ones: "\\u017f" matches "s")."""
+    if not ignore_case:
+        return any(text in string for text in needles)
+    if not string.isascii():
+        return True
+    folded = string.lower()
+    return any(text in folded for text in needles)
+
+
+def _screened(
+    method: Callable[..., re.Match[str] | None], needles: tuple[str, ...], ignore_case: bool
+) -> Callable[..., re.Match[str] | None]:
+    """`method` (a compiled pattern's search, match or full match) behind the needle test."""
+    if len(needles) == 1 and not ignore_case:
+        (text,) = needles
+
+        def screened(string: str, *bounds: int) -> re.Match[str] | None:
+            return None if text not in string else method(string, *bounds)
+
+        return screened
+
+    def screened_any(string: str, *bounds: int) -> re.Match[str] | None:
+        if not _holds(string, needles, ignore_case):
+            return None
+        return method(string, *bounds)
+
+    return screened_any
 
 
 def regex(source: str, flags: int = 0) -> re.Pattern[str]:

@@ -6,7 +6,6 @@ starts with it), so that telling a report from a trace reads only the head of th
 
 from __future__ import annotations
 
-import gzip
 import re
 import zlib
 from pathlib import Path
@@ -33,6 +32,8 @@ def saved_schema(path: str | Path) -> str | None:
         with open(path, "rb") as fh:
             head = fh.read(_HEAD)
         if head[:2] == GZIP_MAGIC:
+            import gzip  # (here: a plain file's run has no use for it)
+
             with gzip.open(path, "rb") as gz:
                 head = gz.read(_HEAD)
     except (OSError, EOFError, zlib.error):

@@ -8,7 +8,6 @@ rules, and the table equals ``key_averages()`` (see tests/test_fidelity.py).
 from __future__ import annotations
 
 import os
-import tempfile
 from typing import Any
 
 from profsight.errors import UsageError
@@ -23,6 +22,8 @@ def is_profiler(obj: Any) -> bool:
 
 
 def load_live(profiler: Any, progress: Progress = no_progress) -> Profile:
+    import tempfile  # (here: it brings shutil, bz2, lzma and random, ~3 ms of a file's run)
+
     fd, path = tempfile.mkstemp(suffix=".pt.trace.json", prefix="profsight-")
     os.close(fd)
     try:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -42,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    from profsight.cli.common import terminal_width
     from profsight.demo.training import run_demo
     from profsight.renderers.terminal import render_terminal
 
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         out=Path(args.out), device=args.device, steps=args.steps, batch_size=args.batch_size
     )
     tty = sys.stdout.isatty()
-    width = shutil.get_terminal_size((120, 24)).columns if tty else 120
+    width = terminal_width() if tty else 120
     sys.stdout.write(render_terminal(result.fit.report, width=width, color=tty))
     html = next(p for p in result.fit.files if p.suffix == ".html")
     others = ", ".join(p.name for p in result.fit.files if p != html)

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import shutil
 
 from profsight.cli.choices import DIFF_BYS, DIFF_FORMATS, DIFF_SUFFIXES, SNAPSHOT_DIFF_SUFFIXES
-from profsight.cli.common import add_output_arguments, format_from, percent
+from profsight.cli.common import add_output_arguments, format_from, percent, terminal_width
 
 HELP = "compare two runs: step time, phases, rows that got faster or slower, findings"
 _INPUT = "a trace, a printed table or Lightning report, a saved JSON report, or a memory snapshot"
@@ -64,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     fmt = format_from(args, DIFF_SUFFIXES, "text")
     limit = ROWS_SHOWN if args.limit is None else max(args.limit, 0)
     if fmt == "text":
-        width = shutil.get_terminal_size((120, 24)).columns if args.output is None else 120
+        width = terminal_width() if args.output is None else 120
         text = render_diff_text(diff, limit, width)
     elif fmt == "markdown":
         text = render_diff_markdown(diff, limit)

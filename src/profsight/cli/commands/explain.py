@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from profsight.cli.choices import REPORT_FORMATS, REPORT_SUFFIXES
-from profsight.cli.common import add_output_arguments, format_from
+from profsight.cli.common import add_output_arguments, format_from, terminal_width
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -52,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
             for note in report.diagnostics:
                 warn(f"{prefix}{note}")
     to_terminal = args.output is None
-    width = shutil.get_terminal_size((120, 24)).columns if to_terminal else 120
+    width = terminal_width() if to_terminal else 120
     color = to_terminal and fmt == "text" and sys.stdout.isatty()
     sources = list(opened.sources or (path,))
     text = render_explained(report, opened.kind, fmt, width, color)

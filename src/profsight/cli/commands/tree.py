@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import shutil
 
 from profsight.cli.choices import TREE_FORMATS, TREE_SUFFIXES
-from profsight.cli.common import add_output_arguments, format_from, non_negative_int, percent
+from profsight.cli.common import (
+    add_output_arguments,
+    format_from,
+    non_negative_int,
+    percent,
+    terminal_width,
+)
 
 HELP = "print the call tree of a trace: steps, Lightning actions, modules, ops, kernels"
 
@@ -42,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     if fmt == "json":
         text = render_tree_json(tree)
     else:
-        width = shutil.get_terminal_size((120, 24)).columns if args.output is None else 160
+        width = terminal_width() if args.output is None else 160
         text = render_tree_text(tree, width=width, device_name=device_label(profile))
     write_output(text, args.output, [args.path], args.force)
     return 0
