@@ -135,7 +135,7 @@ def cli_page() -> str:
     from profsight.cli.main import build_parser
 
     os.environ["COLUMNS"] = "88"  # argparse wraps usage lines at the terminal's width
-    parser = build_parser()
+    parser = build_parser([])
     out = ["```", parser.format_usage().strip(), "```", ""]
     for name, summary, sub in _subcommands(parser):
         out += [

@@ -76,7 +76,10 @@ def test_no_function_imports_a_module_of_the_package() -> None:
 #: imports included. The longest matching prefix names a module's layer.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cli", ("profsight", "profsight.__main__", "profsight.cli")),
-    ("integrations", ("profsight.integrations", "profsight.lightning", "profsight.demo")),
+    (
+        "integrations",
+        ("profsight.integrations", "profsight.lightning", "profsight.demo", "profsight.tune"),
+    ),
     ("api", ("profsight.api", "profsight.front_door")),
     ("renderers", ("profsight.renderers",)),
     ("job", ("profsight.job", "profsight.slicing")),

@@ -1,9 +1,7 @@
 """The ``profsight`` console script: configure the process, then run `main`.
 
-The command line uses no BLAS, and a BLAS thread pool started by numpy would keep the loader
-from forking a second decoding process (see `profsight.loaders.parallel`); so, for this
-process only and unless the user set them, BLAS libraries are told to use one thread.
-This must happen before numpy is imported, which is why this module imports nothing else.
+BLAS libraries are told to use one thread (`cli.threads`) before numpy is imported, which is
+why this module imports nothing that loads numpy.
 
 Once the command has returned and its output is flushed, the process ends at once
 (`os._exit`): the interpreter's teardown (freeing every module, numpy's included) took
@@ -18,12 +16,11 @@ import os
 import sys
 from collections.abc import Sequence
 
-_BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+from profsight.cli.threads import one_blas_thread
 
 
 def run(argv: Sequence[str] | None = None) -> int:
-    for var in _BLAS_THREADS:
-        os.environ.setdefault(var, "1")
+    one_blas_thread()
     from profsight.cli.main import main
 
     return main(argv)

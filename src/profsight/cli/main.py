@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from profsight import __version__
-from profsight.cli.commands import check, demo, diff, explain, job, mcp, slice, table, tree
+from profsight.cli.commands import check, demo, diff, explain, job, mcp, slice, table, tree, tune
 from profsight.cli.common import OutputError
 from profsight.cli.exit_codes import (
     EXIT_INPUT,
@@ -34,6 +34,7 @@ COMMANDS: Final = {
     "check": check,
     "slice": slice,
     "demo": demo,
+    "tune": tune,
     "mcp": mcp,
 }
 

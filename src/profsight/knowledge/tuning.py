@@ -1,0 +1,129 @@
+"""The fixes `profsight tune` can apply without the user's code changing: for each finding
+category, the settings that its catalogue rule (`catalogue.RULES_BY_CATEGORY`) recommends and
+that live in a constructor argument or a process-wide switch.
+
+A candidate is one fix: the settings it changes together, where each goes (the loader's or
+the optimizer's arguments, the model, torch's backend switches), whether it needs a GPU to
+help, and whether it changes the numerics (a precision change is measured and reported with
+its loss, never applied unasked). Categories whose fix needs the user's code (a ``.item()``
+in the loop, a Python loop in ``forward``) have no candidate: `tune` gives their advice.
+
+This module is knowledge: it imports the stdlib only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+#: Where a setting goes.
+LOADER: Final = "loader"
+"""A keyword argument of the user's loader factory (``DataLoader(...)``'s)."""
+OPTIMIZER: Final = "optimizer"
+"""A keyword argument of the user's optimizer factory (``Adam(params, ...)``'s)."""
+BACKEND: Final = "backend"
+"""A process-wide torch switch, set before the model is built."""
+MODEL: Final = "model"
+"""A change to the built model (``torch.compile``)."""
+BATCH: Final = "batch"
+"""The loader's batch size, scaled: compared per sample."""
+
+#: Values computed when the plan is made: the cores a loader's workers may use.
+WORKERS: Final = "workers"
+
+#: How much a trial's final loss may differ from the baseline's, relative, for a fix that
+#: should leave the arithmetic alone (a fused optimizer reorders its float operations).
+LOSS_TOLERANCE: Final = 0.01
+
+
+@dataclass(frozen=True)
+class Setting:
+    key: str
+    """The argument's or switch's name: ``num_workers``, ``fused``, ``cudnn.benchmark``."""
+    value: object
+    """Its value; `WORKERS` is replaced by the cores the plan may use."""
+    target: str
+    """`LOADER`, `OPTIMIZER`, `BACKEND`, `MODEL` or `BATCH`."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    name: str
+    """What the fix is, for the report: "background loader workers"."""
+    settings: tuple[Setting, ...]
+    needs_gpu: bool = False
+    """It helps only with a GPU (pinned memory, cuDNN's autotuner, TF32): not tried on CPU."""
+    changes_numerics: bool = False
+    """A precision change: its loss is reported beside its time, and it is never combined."""
+    note: str = ""
+    """What the user must know before taking it (the learning rate of a larger batch)."""
+
+
+_WORKERS = Candidate(
+    "background loader workers",
+    (
+        Setting("num_workers", WORKERS, LOADER),
+        Setting("persistent_workers", True, LOADER),
+        Setting("prefetch_factor", 2, LOADER),
+    ),
+)
+_PINNED = Candidate("pinned host memory", (Setting("pin_memory", True, LOADER),), needs_gpu=True)
+_FUSED = Candidate("fused optimizer", (Setting("fused", True, OPTIMIZER),))
+_FOREACH = Candidate("multi-tensor optimizer", (Setting("foreach", True, OPTIMIZER),))
+_CUDNN = Candidate("cuDNN autotuner", (Setting("cudnn.benchmark", True, BACKEND),), needs_gpu=True)
+_TF32 = Candidate(
+    "TF32 matmuls",
+    (Setting("cuda.matmul.allow_tf32", True, BACKEND), Setting("cudnn.allow_tf32", True, BACKEND)),
+    needs_gpu=True,
+    changes_numerics=True,
+)
+_COMPILE = Candidate(
+    "torch.compile",
+    (Setting("compile", True, MODEL),),
+    note="its first steps compile (tens of seconds); the measured steps come after",
+)
+_LARGER_BATCH = Candidate(
+    "a 4x larger batch",
+    (Setting("batch_size", 4, BATCH),),
+    changes_numerics=True,
+    note="the learning rate is yours to scale (linearly, or by the square root, with warm-up)",
+)
+
+#: The candidates each finding category's rule recommends, first the likeliest to help.
+CANDIDATES: Final[dict[str, tuple[Candidate, ...]]] = {
+    "data_loading": (_WORKERS, _PINNED),
+    "host_lead_in": (_WORKERS,),
+    "memcpy": (_PINNED,),
+    "optimizer": (_FUSED, _FOREACH),
+    "compute_conv": (_CUDNN,),
+    "compute_matmul": (_TF32,),
+    "compute_other": (_COMPILE,),
+    "launch_overhead": (_COMPILE,),
+    "per_step_overhead": (_LARGER_BATCH, _COMPILE),
+}
+"""(``model_complexity`` has none: its finding says "too small" or "too heavy", and only the
+first asks for a larger batch, which `per_step_overhead` already tries.)"""
+
+#: What the change looks like in the user's code, by target: the constructor whose arguments
+#: change, the switches' module, the model's line.
+CODE_FORMS: Final[dict[str, str]] = {
+    LOADER: "DataLoader",
+    OPTIMIZER: "torch.optim.<your optimizer>",
+    BACKEND: "torch.backends",
+    MODEL: "model = torch.compile(model)",
+    BATCH: "DataLoader",
+}
+
+__all__ = [
+    "BACKEND",
+    "BATCH",
+    "CANDIDATES",
+    "CODE_FORMS",
+    "LOADER",
+    "LOSS_TOLERANCE",
+    "MODEL",
+    "OPTIMIZER",
+    "WORKERS",
+    "Candidate",
+    "Setting",
+]

@@ -1,0 +1,217 @@
+"""One trial: the user's training with one set of settings, in a process of its own, from a
+fixed seed: warm-up steps, then measured steps, each timed on the wall clock (the device
+synchronised after each step on a GPU, so a step's time is what the run waits for).
+
+`run_isolated` starts a fresh spawned process per trial: a trial that raises, runs out of
+memory or kills its process is that trial's result, and the next starts clean (no cuDNN
+autotuning, compiled graph or allocator state carried over).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from multiprocessing import get_context
+from typing import Any
+
+import msgspec
+import torch
+from torch.profiler import ProfilerActivity, schedule
+
+from profsight.errors import UsageError
+from profsight.integrations.native_capture import CapturingProfile
+from profsight.knowledge.tuning import BACKEND, BATCH, LOADER, MODEL, OPTIMIZER, Setting
+from profsight.tune.loop import Training, build
+
+SEED = 0
+#: Steps of the profiled pass after the baseline's timing: torch.profiler's schedule of one
+#: wait, one warm-up and three recorded steps, and one more to end the cycle.
+PROFILED_STEPS = 6
+
+
+class Steps(msgspec.Struct, frozen=True):
+    warmup: int = 3
+    """Steps run before timing: loader workers start, allocators and caches settle."""
+    measured: int = 12
+    """Steps timed, each on its own."""
+
+
+class TrialResult(msgspec.Struct, frozen=True):
+    seconds: tuple[float, ...] = ()
+    """Each measured step's wall time, batch fetch included."""
+    loss: float | None = None
+    """The loss of the last measured step."""
+    batch_size: int | None = None
+    """The batch the trial trained on (a larger-batch fix changes it)."""
+    steps_per_epoch: int | None = None
+    """``len(loader)`` where the loader has a length."""
+    failed: str = ""
+    """Why the trial has no figures (one line); "" when it ran."""
+    trace: str = ""
+    """The profiled pass's trace (the baseline's)."""
+    device: str = ""
+    """Where it trained (`Training.device`)."""
+
+
+def run_isolated(
+    target: str,
+    settings: tuple[Setting, ...],
+    steps: Steps,
+    timeout_s: float,
+    trace: str = "",
+) -> TrialResult:
+    """`run_trial` in a fresh spawned process; a crash, a timeout or an error is the result."""
+    context = get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        future = pool.submit(run_trial, target, settings, steps, trace)
+        try:
+            return future.result(timeout=timeout_s)
+        except BrokenProcessPool:
+            return TrialResult(failed="its process died (killed, or out of memory)")
+        except TimeoutError:
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.kill()  # a hung trial: the budget goes on without it
+            return TrialResult(failed=f"it ran past its {timeout_s:.0f} s")
+
+
+def run_trial(target: str, settings: tuple[Setting, ...], steps: Steps, trace: str) -> TrialResult:
+    """The trial itself, in the process it runs in."""
+    try:
+        return _run(target, settings, steps, trace)
+    except UsageError as exc:
+        return TrialResult(failed=str(exc))
+    except torch.cuda.OutOfMemoryError:
+        return TrialResult(failed="out of memory on the device")
+    except Exception as exc:  # the user's training raised under these settings: say what
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        return TrialResult(failed=f"{type(exc).__name__}: {first}"[:300])
+
+
+def _run(target: str, settings: tuple[Setting, ...], steps: Steps, trace: str) -> TrialResult:
+    _seed()
+    training = build(target)
+    by_target = _by_target(settings)
+    for key, value in by_target[BACKEND].items():
+        _set_backend(key, value)
+    model = training.model()
+    if hasattr(model, "to"):
+        model = model.to(training.device)
+    if by_target[MODEL].get("compile"):
+        model = torch.compile(model)
+    optimizer = training.optimizer(model.parameters(), **by_target[OPTIMIZER])
+    loader_settings = dict(by_target[LOADER])
+    batch_size = training.batch_size
+    if BATCH_SIZE in by_target[BATCH]:
+        if batch_size is None:
+            raise UsageError("a larger batch needs Training.batch_size")
+        batch_size *= int(str(by_target[BATCH][BATCH_SIZE]))
+        loader_settings[BATCH_SIZE] = batch_size
+    loader = training.loader(**loader_settings)
+    batches = _cycle(loader)
+    sync = _synchronize(training.device)
+    step = _stepper(training, model, optimizer, batches, sync)
+    for _ in range(steps.warmup):
+        step()
+    seconds, loss = [], None
+    for _ in range(steps.measured):
+        start = time.perf_counter()
+        loss = step()
+        seconds.append(time.perf_counter() - start)
+    if trace:
+        _profile(step, training.device, trace)
+    return TrialResult(
+        seconds=tuple(seconds),
+        loss=_as_float(loss),
+        batch_size=batch_size,
+        steps_per_epoch=len(loader) if hasattr(loader, "__len__") else None,  # type: ignore[arg-type]
+        trace=trace,
+        device=training.device,
+    )
+
+
+BATCH_SIZE = "batch_size"
+
+
+def _seed() -> None:
+    random.seed(SEED)
+    torch.manual_seed(SEED)
+    try:
+        import numpy as np
+
+        np.random.seed(SEED)
+    except ImportError:  # pragma: no cover (numpy is a dependency of profsight)
+        pass
+
+
+def _by_target(settings: tuple[Setting, ...]) -> dict[str, dict[str, object]]:
+    grouped: dict[str, dict[str, object]] = {
+        t: {} for t in (LOADER, OPTIMIZER, BACKEND, MODEL, BATCH)
+    }
+    for setting in settings:
+        grouped[setting.target][setting.key] = setting.value
+    return grouped
+
+
+def _set_backend(key: str, value: object) -> None:
+    """``cudnn.benchmark`` -> ``torch.backends.cudnn.benchmark = value``."""
+    *path, name = key.split(".")
+    owner: Any = torch.backends
+    for part in path:
+        owner = getattr(owner, part)
+    setattr(owner, name, value)
+
+
+def _cycle(loader: Any) -> Iterator[Any]:
+    """The loader's batches, epoch after epoch."""
+    while True:
+        empty = True
+        for batch in loader:
+            empty = False
+            yield batch
+        if empty:
+            raise UsageError("the loader gave no batch")
+
+
+def _synchronize(device: str) -> Callable[[], None]:
+    if device.startswith("cuda"):
+        return torch.cuda.synchronize
+    return lambda: None
+
+
+def _stepper(
+    training: Training, model: Any, optimizer: Any, batches: Iterator[Any], sync: Callable[[], None]
+) -> Callable[[], Any]:
+    def step() -> Any:
+        loss = training.step(model, optimizer, next(batches))
+        sync()
+        return loss
+
+    return step
+
+
+def _profile(step: Callable[[], Any], device: str, trace: str) -> None:
+    """The profiled pass: torch.profiler's schedule, one cycle, exported to `trace`."""
+    activities = [ProfilerActivity.CPU]
+    if device.startswith("cuda"):
+        activities.append(ProfilerActivity.CUDA)
+    with CapturingProfile(  # torch's native start and stop lines kept off the terminal
+        activities=activities,
+        schedule=schedule(wait=1, warmup=1, active=3, repeat=1),
+        record_shapes=True,
+        on_trace_ready=lambda p: p.export_chrome_trace(trace),
+    ) as prof:
+        for _ in range(PROFILED_STEPS):
+            step()
+            prof.step()
+
+
+def _as_float(loss: Any) -> float | None:
+    if loss is None:
+        return None
+    try:
+        return float(loss.detach() if hasattr(loss, "detach") else loss)
+    except (TypeError, ValueError, RuntimeError):
+        return None

@@ -1,0 +1,147 @@
+"""``profsight tune`` on training loops with one planted cause each (`tune_targets`): the
+trials run the user's loop for real, each in a process of its own, and the tests assert what
+they measure."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from profsight.cli.exit_codes import EXIT_USAGE
+from profsight.cli.main import main
+from profsight.tune import tune
+from profsight.tune.plan import usable_cores
+from profsight.tune.render import render_tune
+from profsight.tune.result import Outcome, TuneReport
+from profsight.tune.trial import Steps
+
+STEPS = Steps(warmup=2, measured=10)
+#: Fixes the planted loops do not ask for and that take long on a CPU.
+SLOW = ("torch.compile", "a 4x larger batch")
+
+
+def _outcome(report: TuneReport, name: str) -> Outcome:
+    return next(o for o in report.outcomes if o.name == name)
+
+
+@pytest.fixture(scope="module")
+def starved(tmp_path_factory: pytest.TempPathFactory) -> TuneReport:
+    folder = tmp_path_factory.mktemp("starved")
+    return tune("tune_targets:starved", steps=STEPS, skip=SLOW, workdir=folder)
+
+
+@pytest.fixture(scope="module")
+def unfused(tmp_path_factory: pytest.TempPathFactory) -> TuneReport:
+    folder = tmp_path_factory.mktemp("unfused")
+    return tune("tune_targets:unfused", steps=STEPS, skip=SLOW, workdir=folder)
+
+
+def test_a_starved_loop_gets_loader_workers_measured_beyond_the_noise(
+    starved: TuneReport,
+) -> None:
+    """3 ms per sample in the main process: the profile finds the wait on data, and the
+    workers' trial measures the step shorter, beyond both runs' noise, with the same loss
+    (the workers load the same batches in the same order)."""
+    assert starved.findings[0].startswith("data_loading")
+    workers = _outcome(starved, "background loader workers")
+    assert workers.comparison is not None and workers.comparison.beyond_noise
+    assert workers.comparison.saving_pct > 25
+    assert workers.numerics_ok is True and workers.loss_change == 0.0
+    assert _outcome(starved, "pinned host memory").skipped == "needs a GPU"
+    assert workers.predicted_pct is not None and workers.predicted_pct > 25
+    assert starved.combined is not None and starved.combined.name == workers.name
+    cores = max(1, min(4, usable_cores()))
+    assert starved.diff == (
+        f"+ DataLoader(..., num_workers={cores}, persistent_workers=True, prefetch_factor=2)",
+    )
+    assert starved.drift_pct is not None and starved.drift_pct < workers.comparison.saving_pct
+    assert starved.cost_after is not None
+    assert starved.cost_after.hours_per_1000_steps < starved.cost_before.hours_per_1000_steps
+    assert starved.cost_before.hours_per_epoch == pytest.approx(
+        starved.baseline.median_s * 32 / 3600
+    )
+
+
+def test_an_unfused_optimizer_gets_the_fused_one_measured(unfused: TuneReport) -> None:
+    """Adam one parameter at a time over 300 parameters: the fused and the multi-tensor
+    forms each measure beyond the noise, with the loss within the tolerance; one fix per
+    finding goes into the change, the one that measured best."""
+    assert unfused.findings[0].startswith("optimizer")
+    fused = _outcome(unfused, "fused optimizer")
+    assert fused.comparison is not None and fused.comparison.beyond_noise, fused
+    assert fused.comparison.saving_pct > 30  # one op over all parameters, not ~10 per row
+    foreach = _outcome(unfused, "multi-tensor optimizer")
+    assert foreach.comparison is not None  # measured (its saving varies more between runs)
+    for outcome in (fused, foreach):
+        assert outcome.numerics_ok is True and outcome.loss_change is not None
+        assert outcome.loss_change <= 0.01
+    assert unfused.combined is not None
+    helped = [o for o in (fused, foreach) if o.helped]
+    best = max(helped, key=lambda o: o.comparison.saving_pct if o.comparison else 0)
+    assert unfused.combined.name == best.name
+    key = "fused" if best is fused else "foreach"
+    assert unfused.diff == (f"+ torch.optim.<your optimizer>(..., {key}=True)",)
+
+
+def test_a_failing_trial_does_not_stop_the_others(tmp_path: Path) -> None:
+    report = tune("tune_targets:unfused_no_fused", steps=STEPS, skip=SLOW, workdir=tmp_path)
+    fused = _outcome(report, "fused optimizer")
+    assert fused.failed == "RuntimeError: this optimizer has no fused form"
+    assert fused.step is None and not fused.helped
+    foreach = _outcome(report, "multi-tensor optimizer")
+    assert foreach.failed == "" and foreach.step is not None and foreach.comparison is not None
+    assert report.drift_pct is not None  # the baseline ran again after both
+
+
+def test_every_format_says_what_was_measured(unfused: TuneReport) -> None:
+    fused = _outcome(unfused, "fused optimizer")
+    assert fused.comparison is not None
+    text = render_tune(unfused, "text")
+    assert f"{fused.comparison.saving_pct:+.0f}% ± {fused.comparison.band_pct:.0f}%" in text
+    assert "Combined, and the change to make" in text
+    markdown = render_tune(unfused, "markdown")
+    assert markdown.startswith("# profsight tune") and "```diff\n+ torch.optim." in markdown
+    document = json.loads(render_tune(unfused, "json"))
+    assert document["schema"] == "profsight/tune/1"
+    names = [o["name"] for o in document["outcomes"]]
+    assert names[:2] == ["fused optimizer", "multi-tensor optimizer"]
+    assert document["baseline"]["median_s"] == unfused.baseline.median_s
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["tune", "no_such_module_here:f"], "no_such_module_here does not import"),
+        (["tune", "tune_targets:missing"], "tune_targets has no function 'missing'"),
+        (["tune", "tune_targets"], "name the factory as MODULE:FUNCTION"),
+        (
+            ["tune", "tune_targets:not_a_training"],
+            "the factory returned int, not profsight.tune.Training",
+        ),
+        (["tune", "tune_targets:unfused", "--budget", "0.5s"], "is too small for one trial"),
+        (["tune"], "name a target (MODULE:FUNCTION) or --demo"),
+    ],
+)
+def test_bad_input_gets_one_line(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    code = main([*argv, "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == EXIT_USAGE
+    assert message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_the_demo_tunes_the_seed_model(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """``profsight tune --demo``: the seed's ResNet-18 in a plain loop, every trial measured
+    or said why not, the report written only where asked."""
+    out = tmp_path / "tune.json"
+    argv = ["tune", "--demo", "--warmup", "1", "--steps", "4", "--skip", "torch.compile"]
+    assert main([*argv, "-o", str(out), "--no-progress"]) == 0
+    document = json.loads(out.read_text())
+    assert document["target"] == "profsight.demo.tune_target:training"
+    assert document["baseline"]["median_s"] > 0
+    assert document["findings"], document
+    for outcome in document["outcomes"]:
+        assert outcome["step"] or outcome["skipped"] or outcome["failed"], outcome

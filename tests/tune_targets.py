@@ -1,0 +1,111 @@
+"""Training loops for ``profsight tune``'s tests, each with one planted cause that a setting
+fixes (the planted runs of `scenarios`, as `profsight.tune.Training` factories)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, Dataset
+
+from profsight.tune import Training
+
+BATCH = 8
+SAMPLES = 256
+SLEEP_S = 0.003
+
+
+class SlowDataset(Dataset[tuple[torch.Tensor, torch.Tensor]]):
+    """3 ms per sample, as a decode from disk would take: `scenarios`' slow_dataset."""
+
+    def __init__(self) -> None:
+        generator = torch.Generator().manual_seed(0)
+        self.x = torch.randn(SAMPLES, 32, generator=generator)
+        self.y = torch.randint(0, 4, (SAMPLES,), generator=generator)
+
+    def __len__(self) -> int:
+        return SAMPLES
+
+    def __getitem__(self, i: int) -> tuple[torch.Tensor, torch.Tensor]:
+        time.sleep(SLEEP_S)
+        return self.x[i], self.y[i]
+
+
+def _classify(model: nn.Module, optimizer: torch.optim.Optimizer, batch: Any) -> torch.Tensor:
+    x, y = batch
+    loss = nn.functional.cross_entropy(model(x), y)
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()  # type: ignore[no-untyped-call]
+    optimizer.step()
+    return loss
+
+
+def starved() -> Training:
+    """A small MLP fed by a loader in the main process: the step waits on `SlowDataset`."""
+
+    def loader(**settings: Any) -> DataLoader[Any]:
+        return DataLoader(SlowDataset(), **{"batch_size": BATCH, **settings})
+
+    return Training(
+        lambda: nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 4)),
+        lambda params, **settings: torch.optim.SGD(params, lr=0.01, **settings),
+        loader,
+        _classify,
+        batch_size=BATCH,
+    )
+
+
+class ManyParameters(nn.Module):
+    """300 separate one-row parameters: an unfused optimizer runs ~10 ops on each."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows = nn.ParameterList(nn.Parameter(torch.randn(1, 16)) for _ in range(300))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        weight = torch.cat(list(self.rows)).sum(0)
+        return x * weight
+
+
+def _regress(model: nn.Module, optimizer: torch.optim.Optimizer, batch: Any) -> torch.Tensor:
+    (x,) = batch
+    loss = model(x).pow(2).mean()
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()  # type: ignore[no-untyped-call]
+    optimizer.step()
+    return loss
+
+
+def _inputs(**settings: Any) -> DataLoader[Any]:
+    data = torch.utils.data.TensorDataset(torch.randn(SAMPLES, 16))
+    return DataLoader(data, **{"batch_size": 32, **settings})
+
+
+def unfused() -> Training:
+    """Adam over `ManyParameters`, one parameter at a time (``foreach=False``)."""
+    return Training(
+        ManyParameters,
+        lambda params, **settings: torch.optim.Adam(
+            params, lr=1e-3, **{"foreach": False, **settings}
+        ),
+        _inputs,
+        _regress,
+        batch_size=32,
+    )
+
+
+def unfused_no_fused() -> Training:
+    """`unfused`, with an optimizer factory that refuses ``fused`` (a trial that fails)."""
+
+    def optimizer(params: Any, **settings: Any) -> torch.optim.Optimizer:
+        if settings.get("fused"):
+            raise RuntimeError("this optimizer has no fused form")
+        return torch.optim.Adam(params, lr=1e-3, **{"foreach": False, **settings})
+
+    return Training(ManyParameters, optimizer, _inputs, _regress, batch_size=32)
+
+
+def not_a_training() -> int:
+    return 3
