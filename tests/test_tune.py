@@ -17,7 +17,9 @@ from profsight.tune.render import render_tune
 from profsight.tune.result import Outcome, TuneReport
 from profsight.tune.trial import Steps
 
-STEPS = Steps(warmup=2, measured=10)
+#: 30 steps timed: on a loaded machine a few steps in ten are stretched by the scheduler,
+#: and the quartiles of ten move with them.
+STEPS = Steps(warmup=3, measured=30)
 #: Fixes the planted loops do not ask for and that take long on a CPU.
 SLOW = ("torch.compile", "a 4x larger batch")
 

@@ -35,8 +35,9 @@ PROFILED_STEPS = 6
 class Steps(msgspec.Struct, frozen=True):
     warmup: int = 3
     """Steps run before timing: loader workers start, allocators and caches settle."""
-    measured: int = 12
-    """Steps timed, each on its own."""
+    measured: int = 20
+    """Steps timed, each on its own (the quartiles of fewer move with a stretched step or
+    two on a busy machine)."""
 
 
 class TrialResult(msgspec.Struct, frozen=True):

@@ -25,7 +25,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     p.add_argument("--demo", action="store_true", help="tune the demo's ResNet-18 (plain loop)")
     p.add_argument("--warmup", type=int, default=3, help="steps before timing (default 3)")
-    p.add_argument("--steps", type=int, default=12, help="steps timed per trial (default 12)")
+    p.add_argument("--steps", type=int, default=20, help="steps timed per trial (default 20)")
     p.add_argument("--budget", type=_duration, default=None, help="time for all trials: 90s, 10m")
     p.add_argument("--price", type=float, default=None, help="price of one device-hour")
     p.add_argument(
