@@ -1,5 +1,5 @@
 # profsight: the two commands of the README, and the checks they run.
-.PHONY: demo sample test check lint types unit docs setup setup-demo setup-dev benchmark benchmark-real benchmark-large benchmark-job clean
+.PHONY: demo sample test check lint types unit docs setup setup-demo setup-dev benchmark benchmark-real benchmark-large benchmark-job benchmark-tune clean
 
 # Set up torch 2.13 (CPU build) and Lightning, then profile a short ResNet-18 training and
 # explain it (profsight-demo/fit-report.html).
@@ -60,6 +60,9 @@ benchmark-large: setup-dev
 benchmark-job: setup-dev
 	.venv/bin/python benchmarks/bench_job.py
 	.venv/bin/python benchmarks/bench_job.py --real --repeat 3
+
+benchmark-tune: setup-dev
+	.venv/bin/python benchmarks/bench_tune.py
 
 clean:
 	rm -rf .venv .pytest_cache .mypy_cache .ruff_cache .site benchmarks/out

@@ -14,10 +14,10 @@ SECONDS_PER_HOUR = 3600.0
 def cost_of(step: Step, steps_per_epoch: int | None, price: float | None) -> Cost:
     """One device's hours (and money, at `price` per device-hour) for `step`; a larger-batch
     step covers more samples, so an epoch takes fewer of them."""
-    per_1000 = step.median_s * 1000 / SECONDS_PER_HOUR
+    per_1000 = step.mean_s * 1000 / SECONDS_PER_HOUR
     epoch = None
     if steps_per_epoch:
-        epoch = step.median_s * steps_per_epoch / SECONDS_PER_HOUR
+        epoch = step.mean_s * steps_per_epoch / SECONDS_PER_HOUR
     return Cost(
         hours_per_1000_steps=per_1000,
         hours_per_epoch=epoch,

@@ -1,10 +1,13 @@
 """A trial's step against the baseline's: the saving, its noise band, and whether the steps
 resolve it at all.
 
-The step time is the median of the measured steps; the noise of a run is half its
-interquartile range, relative to its median. A saving counts ("beyond the noise") only where
-the two runs' interquartile ranges do not overlap: the trial's slower quarter is faster than
-the baseline's faster quarter. A fix that changes the batch is compared per sample.
+The step is the mean of the measured steps: what a run of them takes, each step over. A
+loader with workers hands out batches in bursts (some steps find one ready, some wait), so
+the median step says little and single steps are noisy; the measured steps are cut into
+`BLOCKS` blocks of consecutive steps, and a run's spread is the interquartile range of the
+blocks' means. A saving counts ("beyond the noise") only where the two runs' ranges do not
+overlap: the trial's slower quarter of blocks is faster than the baseline's faster quarter.
+A fix that changes the batch is compared per sample.
 """
 
 from __future__ import annotations
@@ -16,24 +19,27 @@ import msgspec
 
 from profsight.tune.trial import TrialResult
 
+#: Blocks of consecutive steps a run's spread is read from.
+BLOCKS = 5
+
 
 class Step(msgspec.Struct, frozen=True):
-    median_s: float
-    """The median measured step, in seconds (per sample: divide by `batch_size`)."""
+    mean_s: float
+    """The mean measured step, in seconds (per sample: divide by `batch_size`)."""
     low_s: float
-    """The 25th percentile."""
+    """The 25th percentile of the blocks' mean steps."""
     high_s: float
-    """The 75th percentile."""
+    """Their 75th percentile."""
     batch_size: int | None = None
 
     @property
     def noise_pct(self) -> float:
-        """Half the interquartile range, in % of the median."""
-        return 50.0 * (self.high_s - self.low_s) / self.median_s if self.median_s else 0.0
+        """Half the blocks' interquartile range, in % of the mean."""
+        return 50.0 * (self.high_s - self.low_s) / self.mean_s if self.mean_s else 0.0
 
     def per_sample(self) -> Step:
         size = self.batch_size or 1
-        return Step(self.median_s / size, self.low_s / size, self.high_s / size, 1)
+        return Step(self.mean_s / size, self.low_s / size, self.high_s / size, 1)
 
 
 class Comparison(msgspec.Struct, frozen=True):
@@ -48,19 +54,23 @@ class Comparison(msgspec.Struct, frozen=True):
 
 
 def step_of(result: TrialResult) -> Step | None:
-    if not result.seconds:
+    seconds = result.seconds
+    if not seconds:
         return None
-    if len(result.seconds) < 2:
-        only = result.seconds[0]
-        return Step(only, only, only, result.batch_size)
-    q1, _, q3 = statistics.quantiles(result.seconds, n=4, method="inclusive")
-    return Step(statistics.median(result.seconds), q1, q3, result.batch_size)
+    mean = statistics.fmean(seconds)
+    size = len(seconds) // BLOCKS
+    if size < 1:
+        return Step(mean, min(seconds), max(seconds), result.batch_size)
+    tail = seconds[len(seconds) - size * BLOCKS :]  # the earliest steps left over
+    blocks = [statistics.fmean(tail[i : i + size]) for i in range(0, len(tail), size)]
+    q1, _, q3 = statistics.quantiles(blocks, n=4, method="inclusive")
+    return Step(mean, q1, q3, result.batch_size)
 
 
 def compare(base: Step, trial: Step) -> Comparison:
     if base.batch_size != trial.batch_size:
         base, trial = base.per_sample(), trial.per_sample()
-    saving = 100.0 * (1.0 - trial.median_s / base.median_s)
+    saving = 100.0 * (1.0 - trial.mean_s / base.mean_s)
     band = math.hypot(base.noise_pct, trial.noise_pct)
     return Comparison(saving, band, trial.high_s < base.low_s, trial.low_s > base.high_s)
 

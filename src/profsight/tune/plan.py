@@ -44,21 +44,31 @@ def plan(findings: Sequence[Finding], gpu: bool, cores: int) -> tuple[list[Plann
                 continue
             seen.add(candidate.name)
             skipped = "needs a GPU" if candidate.needs_gpu and not gpu else ""
-            planned.append(
-                Planned(
-                    _resolved(candidate, cores),
-                    finding.category,
-                    finding.gain_pct,
-                    finding.basis,
-                    skipped,
-                )
-            )
+            resolved = _resolved(candidate, cores)
+            predicted, basis = _predicted(resolved, finding, cores)
+            planned.append(Planned(resolved, finding.category, predicted, basis, skipped))
     return planned, advice
+
+
+def _predicted(candidate: Candidate, finding: Finding, cores: int) -> tuple[float | None, str]:
+    """The finding's saving, as the fix can reach it. Loader workers pipeline the loading
+    behind the step: with N of them a batch is ready every load/N, so the step becomes the
+    longer of the rest of the step and load/N (the replay's saving is the wait gone whole)."""
+    workers = any(s.key == "num_workers" for s in candidate.settings)
+    if finding.gain_pct is None or not workers:
+        return finding.gain_pct, finding.basis
+    load = finding.gain_pct / 100.0
+    step = max(1.0 - load, load / _workers(cores))
+    return 100.0 * (1.0 - step), f"{finding.basis}, loading / {_workers(cores)} workers"
+
+
+def _workers(cores: int) -> int:
+    return max(1, min(4, cores))
 
 
 def _resolved(candidate: Candidate, cores: int) -> Candidate:
     """The candidate with `WORKERS` replaced by the loader workers the cores allow."""
-    workers = max(1, min(4, cores))
+    workers = _workers(cores)
     settings = tuple(
         dataclasses.replace(s, value=workers) if s.value == WORKERS else s
         for s in candidate.settings

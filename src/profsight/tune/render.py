@@ -27,7 +27,7 @@ def _measured(o: Outcome) -> str:
         return "-"
     c = o.comparison
     verdict = "beyond the noise" if c.beyond_noise else "slower" if c.slower else "within the noise"
-    return f"{c.saving_pct:+.0f}% ± {c.band_pct:.0f}% ({verdict}; step {_ms(o.step.median_s)})"
+    return f"{c.saving_pct:+.0f}% ± {c.band_pct:.0f}% ({verdict}; step {_ms(o.step.mean_s)})"
 
 
 def _predicted(o: Outcome) -> str:
@@ -60,7 +60,7 @@ def _lines(report: TuneReport) -> list[tuple[str, list[str]]]:
     """(heading, lines) of each section, shared by text and Markdown."""
     b = report.baseline
     head = [
-        f"{report.target} on {report.device}: baseline step {_ms(b.median_s)} "
+        f"{report.target} on {report.device}: baseline step {_ms(b.mean_s)} "
         f"(noise ±{b.noise_pct:.0f}%), {report.steps.measured} steps measured after "
         f"{report.steps.warmup} of warm-up, in {report.seconds:.0f} s",
     ]

@@ -193,7 +193,7 @@ def _drift(
     first, second = step_of(baseline), step_of(again)
     if first is None or second is None:
         return None
-    return 100.0 * abs(second.median_s - first.median_s) / first.median_s
+    return 100.0 * abs(second.mean_s - first.mean_s) / first.mean_s
 
 
 def _with_drift(outcome: Outcome, drift: float) -> Outcome:

@@ -36,8 +36,8 @@ class Steps(msgspec.Struct, frozen=True):
     warmup: int = 3
     """Steps run before timing: loader workers start, allocators and caches settle."""
     measured: int = 20
-    """Steps timed, each on its own (the quartiles of fewer move with a stretched step or
-    two on a busy machine)."""
+    """Steps timed, each on its own (`measure` reads five blocks of them: fewer steps, and
+    a stretched step or two on a busy machine moves a block)."""
 
 
 class TrialResult(msgspec.Struct, frozen=True):
