@@ -517,7 +517,7 @@ def test_commands_import_only_what_they_use() -> None:
 def test_the_command_list_has_every_command(capsys: pytest.CaptureFixture[str]) -> None:
     """A command named first declares only its own arguments; ``--help``, a missing or a
     misspelt command still list them all."""
-    commands = ("explain", "job", "table", "tree", "diff", "check", "slice", "demo", "mcp")
+    commands = ("explain", "job", "table", "tree", "diff", "check", "slice", "demo", "tune", "mcp")
     with pytest.raises(SystemExit) as done:
         main(["--help"])
     assert done.value.code == 0
