@@ -174,6 +174,7 @@ def test_imports_go_down_the_layers() -> None:
 def test_lazy_targets_resolve_and_go_down_the_layers() -> None:
     """The registries of lazily imported targets (`profsight.lazy`) declare their
     dependencies: each target exists, and none lies in a layer above its registry's."""
+    from profsight.cli.main import COMMANDS
     from profsight.front_door import EXPLAINERS
     from profsight.lazy import resolve
     from profsight.loaders import TEXT_LOADER
@@ -183,6 +184,7 @@ def test_lazy_targets_resolve_and_go_down_the_layers() -> None:
         "profsight.front_door": list(EXPLAINERS.values()),
         "profsight.loaders": [TEXT_LOADER],
         "profsight.renderers.explained": [t for t, _ in RENDERERS.values()],
+        "profsight.cli.main": list(COMMANDS.values()),
     }
     kinds = {kind for kind, _ in RENDERERS}
     assert set(RENDERERS) == {(k, f) for k in kinds for f in FORMATS}

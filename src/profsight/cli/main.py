@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from typing import Final
 
 from profsight import __version__
-from profsight.cli.commands import check, demo, diff, explain, job, mcp, slice, table, tree, tune
 from profsight.cli.common import OutputError
 from profsight.cli.exit_codes import (
     EXIT_INPUT,
@@ -24,25 +23,20 @@ from profsight.cli.exit_codes import (
     EXIT_USAGE,
 )
 from profsight.errors import InputError, UsageError
+from profsight.lazy import resolve
 
+#: Each command's module (``add_parser(subparsers)``, ``run(args)``), imported when the command
+#: line names it, or all of them for the list of commands.
 COMMANDS: Final = {
-    "explain": explain,
-    "job": job,
-    "table": table,
-    "tree": tree,
-    "diff": diff,
-    "check": check,
-    "slice": slice,
-    "demo": demo,
-    "tune": tune,
-    "mcp": mcp,
+    name: f"profsight.cli.commands.{name}:add_parser"
+    for name in ("explain", "job", "table", "tree", "diff", "check", "slice", "demo", "tune", "mcp")
 }
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The command line's parser. Where `argv` starts with a command, only that command's
-    arguments are declared (the others' cost a small input's run ~3 ms); the list of
-    commands, for ``--help`` or a misspelt one, has them all."""
+    module is imported and its arguments declared (the others' cost a small input's run
+    ~3 ms); the list of commands, for ``--help`` or a misspelt one, has them all."""
     parser = argparse.ArgumentParser(
         prog="profsight",
         description="Explains PyTorch / Lightning profiler output.",
@@ -51,8 +45,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     words = list(sys.argv[1:] if argv is None else argv)
     named = COMMANDS.get(words[0]) if words else None
-    for command in (named,) if named is not None else COMMANDS.values():
-        command.add_parser(sub)
+    for target in (named,) if named is not None else COMMANDS.values():
+        resolve(target)(sub)
     return parser
 
 
