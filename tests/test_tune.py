@@ -11,7 +11,7 @@ import pytest
 
 from profsight.cli.exit_codes import EXIT_USAGE
 from profsight.cli.main import main
-from profsight.tune import tune
+from profsight.tune import Tuned, tune
 from profsight.tune.plan import usable_cores
 from profsight.tune.render import render_tune
 from profsight.tune.result import Outcome, TuneReport
@@ -113,6 +113,12 @@ def test_every_format_says_what_was_measured(unfused: TuneReport) -> None:
     names = [o["name"] for o in document["outcomes"]]
     assert names[:2] == ["fused optimizer", "multi-tensor optimizer"]
     assert document["baseline"]["mean_s"] == unfused.baseline.mean_s
+    page = render_tune(unfused, "html")
+    assert page.startswith("<!doctype html>") and "<h2>Fixes tried, one at a time</h2>" in page
+    assert "<pre>+ torch.optim.&lt;your optimizer&gt;(..., " in page
+    assert isinstance(unfused, Tuned)  # what tune returns renders itself, in a notebook too
+    assert unfused.markdown() == markdown and str(unfused) == text
+    assert unfused._repr_html_() in page
 
 
 @pytest.mark.parametrize(

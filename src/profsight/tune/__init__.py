@@ -9,5 +9,6 @@ from __future__ import annotations
 
 from profsight.tune.loop import Training
 from profsight.tune.session import tune
+from profsight.tune.view import Tuned
 
-__all__ = ["Training", "tune"]
+__all__ = ["Training", "Tuned", "tune"]

@@ -2,16 +2,49 @@
 
 from __future__ import annotations
 
+import html
+
 import msgspec
 
 from profsight.knowledge.tuning import LOSS_TOLERANCE
 from profsight.tune.result import Cost, Outcome, TuneReport
 
+#: The formats `render_tune` writes.
+FORMATS = ("text", "markdown", "json", "html")
+_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>profsight tune: {title}</title>
+<style>body{{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}}
+pre{{background:#f4f4f4;padding:.6rem;overflow-x:auto}}li ul{{margin:0}}</style>
+</head><body>
+{body}
+</body></html>
+"""
+
 
 def render_tune(report: TuneReport, fmt: str) -> str:
     if fmt == "json":
         return msgspec.json.format(msgspec.json.encode(report).decode(), indent=1) + "\n"
+    if fmt == "html":
+        return _PAGE.format(title=html.escape(report.target), body=tune_fragment(report))
     return _markdown(report) if fmt == "markdown" else _text(report)
+
+
+def tune_fragment(report: TuneReport) -> str:
+    """The report as an HTML fragment (a notebook's cell, the page's body)."""
+    out: list[str] = []
+    for i, (heading, lines) in enumerate(_lines(report)):
+        out.append(f"<h{1 if i == 0 else 2}>{html.escape(heading)}</h{1 if i == 0 else 2}>")
+        diff = [line for line in lines if line.startswith("+ ")]
+        items = [line for line in lines if not line.startswith("+ ")]
+        out.append("<ul>")
+        for line in items:
+            inner = "  " if line.startswith("  ") else ""
+            text = html.escape(line.strip())
+            out.append(f"<li>{text}</li>" if not inner else f"<ul><li>{text}</li></ul>")
+        out.append("</ul>")
+        if diff:
+            out.append(f"<pre>{html.escape(chr(10).join(diff))}</pre>")
+    return "\n".join(out)
 
 
 def _ms(seconds: float) -> str:

@@ -16,8 +16,9 @@ from profsight.tune.costs import cost_of, diff_lines
 from profsight.tune.loop import build
 from profsight.tune.measure import compare, loss_change, step_of
 from profsight.tune.plan import Planned, plan, usable_cores
-from profsight.tune.result import Outcome, TuneReport
+from profsight.tune.result import Outcome
 from profsight.tune.trial import Steps, TrialResult, run_isolated
+from profsight.tune.view import Tuned
 
 #: A trial may take this many times the baseline's own time before it is stopped (a fix
 #: that compiles takes longer to start).
@@ -34,14 +35,15 @@ def tune(
     steps: Steps | None = None,
     budget_s: float | None = None,
     price: float | None = None,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
     workdir: str | Path | None = None,
     skip: tuple[str, ...] = (),
-) -> TuneReport:
+) -> Tuned:
     """Profile `target`'s training (``module:function`` returning a `Training`), try the
     fixes its findings ask for, each in its own process, and measure them. `skip` names
     fixes (``torch.compile``) or finding categories not to try."""
-    say = progress or (lambda _: None)
+    counted = Progress(progress)
+    say = counted.say
     steps = steps or Steps()
     start = time.perf_counter()
     build(target)  # a module that does not import, a factory of the wrong shape: one line,
@@ -66,6 +68,7 @@ def tune(
         else p
         for p in planned
     ]
+    counted.total = 3 + sum(not p.skipped for p in planned)  # + baseline, again, combined
     outcomes: list[Outcome] = []
     for i, item in enumerate(planned, 1):
         left = None if budget_s is None else budget_s - (time.perf_counter() - start)
@@ -79,7 +82,7 @@ def tune(
         outcomes = [_with_drift(o, drift) for o in outcomes]
     combined = _combined(target, outcomes, steps, baseline, one_trial, budget_s, start, say)
     after = combined.step if combined is not None and combined.helped else None
-    return TuneReport(
+    return Tuned(
         target=target,
         device=device,
         steps=steps,
@@ -202,3 +205,17 @@ def _with_drift(outcome: Outcome, drift: float) -> Outcome:
     if c is None or not c.beyond_noise or abs(c.saving_pct) > drift:
         return outcome
     return replace(outcome, comparison=replace(c, beyond_noise=False, slower=False))
+
+
+class Progress:
+    """Counts the runs for a caller's progress callback: (what runs now, its number, of)."""
+
+    def __init__(self, callback: Callable[[str, int, int], None] | None) -> None:
+        self.callback = callback
+        self.done = 0
+        self.total = 1
+
+    def say(self, line: str) -> None:
+        if self.callback is not None:
+            self.callback(line, self.done, max(self.total, self.done + 1))
+        self.done += 1

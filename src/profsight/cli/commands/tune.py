@@ -6,13 +6,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
-from profsight.cli.common import add_output_arguments, format_from, write_output
+from profsight.cli.common import add_output_arguments, format_from, rich_bar, write_output
 from profsight.errors import UsageError
 
 HELP = "try the fixes a profile of your training asks for, each in its own run, and measure them"
 DEMO_TARGET = "profsight.demo.tune_target:training"
-_SUFFIXES = {".txt": "text", ".md": "markdown", ".json": "json"}
+_SUFFIXES = {".txt": "text", ".md": "markdown", ".json": "json", ".html": "html"}
 _UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
 
 
@@ -35,7 +37,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         metavar="FIX",
         help="a fix (torch.compile) or finding category (optimizer) not to try; repeatable",
     )
-    p.add_argument("--format", choices=["text", "markdown", "json"], default=None)
+    p.add_argument("--format", choices=["text", "markdown", "json", "html"], default=None)
     add_output_arguments(p)
     p.set_defaults(run=run)
 
@@ -71,19 +73,40 @@ def run(args: argparse.Namespace) -> int:
 
     if os.getcwd() not in sys.path:  # MODULE:FUNCTION of the folder it is run in
         sys.path.insert(0, os.getcwd())
-    show = args.progress is not False
-
-    def progress(line: str) -> None:
-        if show:
-            print(f"profsight tune: {line}", file=sys.stderr, flush=True)
-
-    report = tune(
-        DEMO_TARGET if args.demo else args.target,
-        steps=Steps(warmup=args.warmup, measured=args.steps),
-        budget_s=args.budget,
-        price=args.price,
-        progress=progress,
-        skip=tuple(args.skip),
-    )
+    with _progress(args.progress) as progress:
+        report = tune(
+            DEMO_TARGET if args.demo else args.target,
+            steps=Steps(warmup=args.warmup, measured=args.steps),
+            budget_s=args.budget,
+            price=args.price,
+            progress=progress,
+            skip=tuple(args.skip),
+        )
     write_output(render_tune(report, fmt), args.output, [], args.force)
     return 0
+
+
+@contextmanager
+def _progress(wanted: bool | None) -> Iterator[Callable[[str, int, int], None] | None]:
+    """A bar over the runs on a terminal, a line per run elsewhere; none with
+    ``--no-progress``."""
+    if wanted is False:
+        yield None
+        return
+    if not sys.stderr.isatty() and not wanted:
+
+        def line(text: str, done: int, total: int) -> None:
+            print(f"profsight tune: {text}", file=sys.stderr, flush=True)
+
+        yield line
+        return
+    from rich.progress import MofNCompleteColumn
+
+    with rich_bar(MofNCompleteColumn()) as bar:
+        task = bar.add_task("tune", total=None)
+
+        def update(text: str, done: int, total: int) -> None:
+            bar.update(task, description=text, completed=done, total=total)
+            bar.refresh()
+
+        yield update
