@@ -179,12 +179,14 @@ def test_lazy_targets_resolve_and_go_down_the_layers() -> None:
     from profsight.lazy import resolve
     from profsight.loaders import TEXT_LOADER
     from profsight.renderers.explained import FORMATS, RENDERERS
+    from profsight.tune.trial import LIGHTNING_TRIAL
 
     registries = {
         "profsight.front_door": list(EXPLAINERS.values()),
         "profsight.loaders": [TEXT_LOADER],
         "profsight.renderers.explained": [t for t, _ in RENDERERS.values()],
         "profsight.cli.main": list(COMMANDS.values()),
+        "profsight.tune.trial": [LIGHTNING_TRIAL],
     }
     kinds = {kind for kind, _ in RENDERERS}
     assert set(RENDERERS) == {(k, f) for k in kinds for f in FORMATS}

@@ -90,6 +90,20 @@ def test_an_unfused_optimizer_gets_the_fused_one_measured(unfused: TuneReport) -
     assert unfused.diff == (f"+ torch.optim.<your optimizer>(..., {key}=True)",)
 
 
+def test_a_lightning_setup_is_tuned_through_its_trainer(tmp_path: Path) -> None:
+    """The starved loop under Lightning's Trainer: its profile (Lightning's PyTorchProfiler)
+    finds the wait on data, and the workers' trial, timed batch end to batch end inside
+    ``Trainer.fit``, measures it shorter beyond the noise, with the same loss."""
+    report = tune("tune_targets:starved_lightning", steps=STEPS, skip=SLOW, workdir=tmp_path)
+    assert report.findings[0].startswith("data_loading"), report.findings
+    workers = _outcome(report, "background loader workers")
+    assert workers.comparison is not None and workers.comparison.beyond_noise, workers
+    assert workers.comparison.saving_pct > 25
+    assert workers.numerics_ok is True
+    assert report.diff[0].startswith("+ DataLoader(..., num_workers=")
+    assert report.cost_before.hours_per_epoch == pytest.approx(report.baseline.mean_s * 32 / 3600)
+
+
 def test_a_failing_trial_does_not_stop_the_others(tmp_path: Path) -> None:
     report = tune("tune_targets:unfused_no_fused", steps=STEPS, skip=SLOW, workdir=tmp_path)
     fused = _outcome(report, "fused optimizer")
@@ -151,7 +165,7 @@ def test_the_demo_tunes_the_seed_model(capsys: pytest.CaptureFixture[str], tmp_p
     argv = ["tune", "--demo", "--warmup", "1", "--steps", "4", "--skip", "torch.compile"]
     assert main([*argv, "-o", str(out), "--no-progress"]) == 0
     document = json.loads(out.read_text())
-    assert document["target"] == "profsight.demo.tune_target:training"
+    assert document["target"] == "profsight.demo.tune_target:lightning"
     assert document["baseline"]["mean_s"] > 0
     assert document["findings"], document
     for outcome in document["outcomes"]:

@@ -6,11 +6,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import lightning as L
 import torch
 from torch import nn
 from torch.utils.data import DataLoader, Dataset
 
-from profsight.tune import Training
+from profsight.tune import LightningTraining, Training
 
 BATCH = 8
 SAMPLES = 256
@@ -58,6 +59,31 @@ def starved() -> Training:
 
 
 ROWS = 1000
+
+
+class Classifier(L.LightningModule):
+    """`starved`'s MLP as a LightningModule whose SGD takes a fix's optimizer settings."""
+
+    def __init__(self, **optimizer_settings: Any) -> None:
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 4))
+        self.optimizer_settings = optimizer_settings
+
+    def training_step(self, batch: Any, i: int) -> torch.Tensor:
+        x, y = batch
+        return nn.functional.cross_entropy(self.net(x), y)
+
+    def configure_optimizers(self) -> torch.optim.Optimizer:
+        return torch.optim.SGD(self.parameters(), lr=0.01, **self.optimizer_settings)
+
+
+def starved_lightning() -> LightningTraining:
+    """`starved` under Lightning's Trainer: the loader in the main process."""
+
+    def loader(**settings: Any) -> DataLoader[Any]:
+        return DataLoader(SlowDataset(), **{"batch_size": BATCH, **settings})
+
+    return LightningTraining(Classifier, loader, batch_size=BATCH)
 
 
 class ManyParameters(nn.Module):

@@ -1,6 +1,8 @@
-"""The demo's training as a plain loop for ``profsight tune --demo``: the seed's ResNet-18
-features and a linear classifier on synthetic CIFAR-sized images, loaded in the main
-process (the demo's setting, as the seed's tutorial has it), Adam without its fused form."""
+"""The demo's training for ``profsight tune --demo``: the seed's Lightning classifier
+(ResNet-18 features, a linear classifier, torchmetrics accuracy; `demo.training`) on
+synthetic CIFAR-sized images loaded in the main process, as ``profsight demo`` trains it
+(`lightning`); and the same model as a plain loop with Adam, one parameter at a time
+(`training`)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,8 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from profsight.demo.resnet import resnet18_backbone
-from profsight.tune.loop import Training
+from profsight.demo.training import DemoClassifier, synthetic_loader
+from profsight.tune.loop import LightningTraining, Training
 
 BATCH = 32
 SAMPLES = 512
@@ -45,3 +48,25 @@ def _step(model: nn.Module, optimizer: torch.optim.Optimizer, batch: Any) -> tor
 
 def training() -> Training:
     return Training(_model, _optimizer, _loader, _step, batch_size=BATCH)
+
+
+class TunableClassifier(DemoClassifier):
+    """`DemoClassifier`, its SGD taking the optimizer settings of a fix."""
+
+    def __init__(self, **optimizer_settings: Any) -> None:
+        super().__init__(resnet18_backbone())
+        self.optimizer_settings = optimizer_settings
+
+    def configure_optimizers(self) -> torch.optim.Optimizer:
+        settings = {"foreach": True, **self.optimizer_settings}
+        return torch.optim.SGD(self.parameters(), lr=0.1, momentum=0.9, **settings)
+
+
+def _train_loader(**settings: Any) -> DataLoader[Any]:
+    loader = synthetic_loader(SAMPLES, settings.pop("batch_size", BATCH), seed=0)
+    return DataLoader(loader.dataset, batch_size=loader.batch_size, **settings)
+
+
+def lightning() -> LightningTraining:
+    """``profsight demo``'s Lightning training (without its validation: a step's cost)."""
+    return LightningTraining(TunableClassifier, _train_loader, batch_size=BATCH)

@@ -27,6 +27,8 @@ MODEL: Final = "model"
 """A change to the built model (``torch.compile``)."""
 BATCH: Final = "batch"
 """The loader's batch size, scaled: compared per sample."""
+TRAINER: Final = "trainer"
+"""A keyword argument of Lightning's ``Trainer`` (a plain loop has none: not tried there)."""
 
 #: Values computed when the plan is made: the cores a loader's workers may use.
 WORKERS: Final = "workers"
@@ -68,7 +70,11 @@ _WORKERS = Candidate(
     ),
 )
 _PINNED = Candidate("pinned host memory", (Setting("pin_memory", True, LOADER),), needs_gpu=True)
-_FUSED = Candidate("fused optimizer", (Setting("fused", True, OPTIMIZER),))
+_FUSED = Candidate(
+    "fused optimizer",
+    # foreach off with it: torch refuses both on, and a factory may turn foreach on itself
+    (Setting("fused", True, OPTIMIZER), Setting("foreach", False, OPTIMIZER)),
+)
 _FOREACH = Candidate("multi-tensor optimizer", (Setting("foreach", True, OPTIMIZER),))
 _CUDNN = Candidate("cuDNN autotuner", (Setting("cudnn.benchmark", True, BACKEND),), needs_gpu=True)
 _TF32 = Candidate(
@@ -82,6 +88,12 @@ _COMPILE = Candidate(
     (Setting("compile", True, MODEL),),
     note="its first steps compile (tens of seconds); the measured steps come after",
 )
+_LESS_VALIDATION = Candidate(
+    "fewer validation batches",
+    (Setting("limit_val_batches", 0.25, TRAINER),),
+    note="validation then reads a quarter of its batches: a noisier validation metric",
+)
+_LESS_LOGGING = Candidate("logging every 50 steps", (Setting("log_every_n_steps", 50, TRAINER),))
 _LARGER_BATCH = Candidate(
     "a 4x larger batch",
     (Setting("batch_size", 4, BATCH),),
@@ -100,6 +112,8 @@ CANDIDATES: Final[dict[str, tuple[Candidate, ...]]] = {
     "compute_other": (_COMPILE,),
     "launch_overhead": (_COMPILE,),
     "per_step_overhead": (_LARGER_BATCH, _COMPILE),
+    "validation": (_LESS_VALIDATION,),
+    "callbacks_logging": (_LESS_LOGGING,),
 }
 """(``model_complexity`` has none: its finding says "too small" or "too heavy", and only the
 first asks for a larger batch, which `per_step_overhead` already tries.)"""
@@ -112,6 +126,7 @@ CODE_FORMS: Final[dict[str, str]] = {
     BACKEND: "torch.backends",
     MODEL: "model = torch.compile(model)",
     BATCH: "DataLoader",
+    TRAINER: "Trainer",
 }
 
 __all__ = [
@@ -123,6 +138,7 @@ __all__ = [
     "LOSS_TOLERANCE",
     "MODEL",
     "OPTIMIZER",
+    "TRAINER",
     "WORKERS",
     "Candidate",
     "Setting",

@@ -7,8 +7,8 @@ Needs torch. ``profsight.tune`` is imported only by the ``tune`` command and by 
 
 from __future__ import annotations
 
-from profsight.tune.loop import Training
+from profsight.tune.loop import LightningTraining, Training
 from profsight.tune.session import tune
 from profsight.tune.view import Tuned
 
-__all__ = ["Training", "Tuned", "tune"]
+__all__ = ["LightningTraining", "Training", "Tuned", "tune"]

@@ -7,7 +7,7 @@ import importlib
 import importlib.util
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,29 @@ class Training:
     """The loader's batch size as built without settings (a larger-batch fix scales it)."""
 
 
-def load_factory(target: str) -> Callable[[], Training]:
+@dataclass(frozen=True)
+class LightningTraining:
+    """A Lightning setup, as factories ``tune`` can call with the settings of a fix.
+
+    ``module(**settings)`` builds the ``LightningModule`` (optimizer settings such as
+    ``fused`` come as keywords: its ``configure_optimizers`` passes them on);
+    ``train_loader(**settings)`` and ``val_loader(**settings)`` build the loaders (the
+    loader settings come as keywords); ``trainer`` holds your ``Trainer`` arguments
+    (``precision``, ``log_every_n_steps``, ``val_check_interval``, ...)."""
+
+    module: Callable[..., Any]
+    train_loader: Callable[..., Iterable[Any]]
+    val_loader: Callable[..., Iterable[Any]] | None = None
+    trainer: dict[str, Any] = field(default_factory=dict)
+    device: str = "cpu"
+    """``Trainer(accelerator=...)``: ``"cpu"`` or ``"cuda"``."""
+    batch_size: int | None = None
+
+
+Setup = Training | LightningTraining
+
+
+def load_factory(target: str) -> Callable[[], Setup]:
     """The factory ``target`` names; one clear line for a module that does not import or a
     name that is not a function returning a `Training`."""
     module_name, sep, attr = target.rpartition(":")
@@ -47,12 +69,13 @@ def load_factory(target: str) -> Callable[[], Training]:
     return factory  # type: ignore[no-any-return]
 
 
-def build(target: str) -> Training:
-    """The `Training` ``target``'s factory returns (in a trial's process)."""
+def build(target: str) -> Setup:
+    """The `Training` or `LightningTraining` ``target``'s factory returns."""
     built = load_factory(target)()
-    if not isinstance(built, Training):
+    if not isinstance(built, (Training, LightningTraining)):
         raise UsageError(
             f"{target}: the factory returned {type(built).__name__}, not profsight.tune.Training"
+            " or LightningTraining"
         )
     return built
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import msgspec
 
-from profsight.knowledge.tuning import CANDIDATES, WORKERS, Candidate
+from profsight.knowledge.tuning import CANDIDATES, TRAINER, WORKERS, Candidate
 from profsight.model.findings import Finding
 
 
@@ -29,8 +29,11 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-def plan(findings: Sequence[Finding], gpu: bool, cores: int) -> tuple[list[Planned], list[str]]:
-    """(the candidates to try, the advice for findings no setting fixes)."""
+def plan(
+    findings: Sequence[Finding], gpu: bool, cores: int, lightning: bool = False
+) -> tuple[list[Planned], list[str]]:
+    """(the candidates to try, the advice for findings no setting fixes). A `Trainer`
+    setting is tried on a Lightning setup only."""
     planned: list[Planned] = []
     advice: list[str] = []
     seen: set[str] = set()
@@ -44,6 +47,8 @@ def plan(findings: Sequence[Finding], gpu: bool, cores: int) -> tuple[list[Plann
                 continue
             seen.add(candidate.name)
             skipped = "needs a GPU" if candidate.needs_gpu and not gpu else ""
+            if not lightning and any(s.target == TRAINER for s in candidate.settings):
+                skipped = "needs a Lightning Trainer"
             resolved = _resolved(candidate, cores)
             predicted, basis = _predicted(resolved, finding, cores)
             planned.append(Planned(resolved, finding.category, predicted, basis, skipped))

@@ -13,7 +13,7 @@ from profsight.api import explain_profile
 from profsight.errors import UsageError
 from profsight.knowledge.tuning import LOSS_TOLERANCE, Setting
 from profsight.tune.costs import cost_of, diff_lines
-from profsight.tune.loop import build
+from profsight.tune.loop import LightningTraining, build
 from profsight.tune.measure import compare, loss_change, step_of
 from profsight.tune.plan import Planned, plan, usable_cores
 from profsight.tune.result import Outcome
@@ -46,8 +46,9 @@ def tune(
     say = counted.say
     steps = steps or Steps()
     start = time.perf_counter()
-    build(target)  # a module that does not import, a factory of the wrong shape: one line,
-    # before any process starts (the factory only names the user's factories: nothing is built)
+    # a module that does not import, a factory of the wrong shape: one line, before any
+    # process starts (the factory only names the user's factories: nothing is built)
+    lightning = isinstance(build(target), LightningTraining)
     folder = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="profsight-tune-"))
     trace = str(folder / "baseline.pt.trace.json")
     say("baseline: timing and profiling")
@@ -61,7 +62,7 @@ def tune(
     assert base_step is not None
     one_trial = time.perf_counter() - start
     report = explain_profile(trace)
-    planned, advice = plan(report.findings, device.startswith("cuda"), usable_cores())
+    planned, advice = plan(report.findings, device.startswith("cuda"), usable_cores(), lightning)
     planned = [
         Planned(p.candidate, p.category, p.predicted_pct, p.basis, "skipped as asked")
         if p.candidate.name in skip or p.category in skip

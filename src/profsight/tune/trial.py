@@ -23,10 +23,21 @@ from torch.profiler import ProfilerActivity, schedule
 
 from profsight.errors import UsageError
 from profsight.integrations.native_capture import CapturingProfile
-from profsight.knowledge.tuning import BACKEND, BATCH, LOADER, MODEL, OPTIMIZER, Setting
-from profsight.tune.loop import Training, build
+from profsight.knowledge.tuning import (
+    BACKEND,
+    BATCH,
+    LOADER,
+    MODEL,
+    OPTIMIZER,
+    TRAINER,
+    Setting,
+)
+from profsight.lazy import resolve
+from profsight.tune.loop import LightningTraining, Training, build
 
 SEED = 0
+#: A `LightningTraining`'s trial (`lazy.resolve`: a plain loop's runs without Lightning).
+LIGHTNING_TRIAL = "profsight.tune.lightning_trial:run_lightning"
 #: Steps of the profiled pass after the baseline's timing: torch.profiler's schedule of one
 #: wait, one warm-up and three recorded steps, and one more to end the cycle.
 PROFILED_STEPS = 6
@@ -97,6 +108,12 @@ def _run(target: str, settings: tuple[Setting, ...], steps: Steps, trace: str) -
     by_target = _by_target(settings)
     for key, value in by_target[BACKEND].items():
         _set_backend(key, value)
+    if isinstance(training, LightningTraining):
+        run_lightning = resolve(LIGHTNING_TRIAL)  # Lightning imported by its trials only
+        seconds, loss, batch, per_epoch = run_lightning(
+            training, by_target, steps.warmup, steps.measured, trace
+        )
+        return TrialResult(tuple(seconds), loss, batch, per_epoch, "", trace, training.device)
     model = training.model()
     if hasattr(model, "to"):
         model = model.to(training.device)
@@ -149,7 +166,7 @@ def _seed() -> None:
 
 def _by_target(settings: tuple[Setting, ...]) -> dict[str, dict[str, object]]:
     grouped: dict[str, dict[str, object]] = {
-        t: {} for t in (LOADER, OPTIMIZER, BACKEND, MODEL, BATCH)
+        t: {} for t in (LOADER, OPTIMIZER, BACKEND, MODEL, BATCH, TRAINER)
     }
     for setting in settings:
         grouped[setting.target][setting.key] = setting.value

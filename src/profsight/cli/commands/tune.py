@@ -13,7 +13,7 @@ from profsight.cli.common import add_output_arguments, format_from, rich_bar, wr
 from profsight.errors import UsageError
 
 HELP = "try the fixes a profile of your training asks for, each in its own run, and measure them"
-DEMO_TARGET = "profsight.demo.tune_target:training"
+DEMO_TARGET = "profsight.demo.tune_target:lightning"
 _SUFFIXES = {".txt": "text", ".md": "markdown", ".json": "json", ".html": "html"}
 _UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
 
@@ -23,9 +23,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument(
         "target",
         nargs="?",
-        help="MODULE:FUNCTION or FILE.py:FUNCTION returning a profsight.tune.Training",
+        help="MODULE:FUNCTION or FILE.py:FUNCTION returning a profsight.tune.Training or "
+        "LightningTraining",
     )
-    p.add_argument("--demo", action="store_true", help="tune the demo's ResNet-18 (plain loop)")
+    p.add_argument(
+        "--demo",
+        action="store_true",
+        help="tune the demo's Lightning training of a ResNet-18 on synthetic data",
+    )
     p.add_argument("--warmup", type=int, default=3, help="steps before timing (default 3)")
     p.add_argument("--steps", type=int, default=20, help="steps timed per trial (default 20)")
     p.add_argument("--budget", type=_duration, default=None, help="time for all trials: 90s, 10m")

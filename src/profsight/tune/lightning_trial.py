@@ -1,0 +1,136 @@
+"""A trial of a `LightningTraining`: ``Trainer.fit`` for the warm-up and measured steps, each
+step timed from one training batch's end to the next (the batch's fetch, its step, the
+callbacks, logging and any validation the Trainer runs meanwhile), then a second, short fit
+under Lightning's ``PyTorchProfiler`` for the baseline's trace."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import lightning as L
+import torch
+from lightning.pytorch.profilers import PyTorchProfiler
+
+from profsight.errors import UsageError
+from profsight.integrations.native_capture import captured_stderr
+from profsight.knowledge.tuning import BATCH, LOADER, OPTIMIZER, TRAINER
+from profsight.loaders.native_log import NativeLog
+from profsight.tune.loop import LightningTraining
+
+#: Training batches of the profiled fit: one wait, one warm-up, three recorded, one more.
+PROFILED_BATCHES = 6
+_QUIET = {
+    "logger": False,
+    "enable_checkpointing": False,
+    "enable_progress_bar": False,
+    "enable_model_summary": False,
+    "num_sanity_val_steps": 0,
+    "devices": 1,
+}
+
+
+class StepTimer(L.Callback):
+    """Each training step's time, batch end to batch end, after the warm-up; the last loss."""
+
+    def __init__(self, warmup: int, device: str) -> None:
+        self.warmup = warmup
+        self.sync = torch.cuda.synchronize if device.startswith("cuda") else None
+        self.seconds: list[float] = []
+        self.loss: float | None = None
+        self._last: float | None = None
+        self._ends = 0
+        self.steps_per_epoch: int | None = None
+
+    def on_train_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        batches = trainer.num_training_batches
+        self.steps_per_epoch = int(batches) if batches != float("inf") else None
+
+    def on_train_batch_end(
+        self, trainer: L.Trainer, pl_module: L.LightningModule, outputs: Any, batch: Any, i: int
+    ) -> None:
+        if self.sync is not None:
+            self.sync()
+        now = time.perf_counter()
+        if self._last is not None and self._ends > self.warmup:
+            self.seconds.append(now - self._last)
+        self._last, self._ends = now, self._ends + 1
+        loss = outputs.get("loss") if isinstance(outputs, dict) else outputs
+        if isinstance(loss, torch.Tensor):
+            self.loss = float(loss.detach())
+
+
+def run_lightning(
+    training: LightningTraining,
+    by_target: dict[str, dict[str, object]],
+    warmup: int,
+    measured: int,
+    trace: str,
+) -> tuple[list[float], float | None, int | None, int | None]:
+    """(each measured step's seconds, the last loss, the batch size, the steps per epoch)."""
+    logging.getLogger("lightning.pytorch").setLevel(logging.ERROR)
+    loader_settings = dict(by_target[LOADER])
+    batch_size = training.batch_size
+    if by_target[BATCH]:
+        if batch_size is None:
+            raise UsageError("a larger batch needs LightningTraining.batch_size")
+        batch_size *= int(str(next(iter(by_target[BATCH].values()))))
+        loader_settings["batch_size"] = batch_size
+    timer = StepTimer(warmup, training.device)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Lightning's advice on the user's setup: not ours
+        _fit(training, by_target, loader_settings, warmup + measured + 1, [timer], None)
+        if trace:
+            _profiled(training, by_target, loader_settings, trace)
+    return timer.seconds, timer.loss, batch_size, timer.steps_per_epoch
+
+
+def _fit(
+    training: LightningTraining,
+    by_target: dict[str, dict[str, object]],
+    loader_settings: dict[str, object],
+    steps: int,
+    callbacks: list[L.Callback],
+    profiler: Any,
+) -> None:
+    val = training.val_loader(**loader_settings) if training.val_loader else None
+    options: dict[str, Any] = {**_QUIET, **training.trainer, **by_target[TRAINER]}
+    options.update(max_steps=steps, max_epochs=-1, callbacks=callbacks)
+    options.setdefault("accelerator", training.device)
+    if val is None:
+        options["limit_val_batches"] = 0
+    if profiler is not None:
+        options.update(profiler=profiler, max_steps=-1, max_epochs=1)
+        options["limit_train_batches"] = steps
+    trainer = L.Trainer(**options)
+    module = training.module(**by_target[OPTIMIZER])
+    trainer.fit(
+        module, train_dataloaders=training.train_loader(**loader_settings), val_dataloaders=val
+    )
+
+
+def _profiled(
+    training: LightningTraining,
+    by_target: dict[str, dict[str, object]],
+    loader_settings: dict[str, object],
+    trace: str,
+) -> None:
+    """A short fit under ``PyTorchProfiler``; its training-step trace copied to `trace`."""
+    folder = Path(trace).parent / "lightning"
+    folder.mkdir(parents=True, exist_ok=True)
+    profiler = PyTorchProfiler(
+        dirpath=str(folder),
+        filename="tune",
+        record_shapes=True,
+        schedule=torch.profiler.schedule(wait=1, warmup=1, active=3, repeat=1),
+    )
+    with captured_stderr(NativeLog()):  # torch's native lines while it profiles: kept off
+        _fit(training, by_target, loader_settings, PROFILED_BATCHES, [], profiler)
+    found = sorted(folder.glob("*training_step*.pt.trace.json"), key=lambda p: p.stat().st_mtime)
+    if not found:
+        raise UsageError("Lightning's profiler wrote no training-step trace")
+    shutil.copyfile(found[-1], trace)
