@@ -86,8 +86,8 @@ def test_an_unfused_optimizer_gets_the_fused_one_measured(unfused: TuneReport) -
     helped = [o for o in (fused, foreach) if o.helped]
     best = max(helped, key=lambda o: o.comparison.saving_pct if o.comparison else 0)
     assert unfused.combined.name == best.name
-    key = "fused" if best is fused else "foreach"
-    assert unfused.diff == (f"+ torch.optim.<your optimizer>(..., {key}=True)",)
+    arguments = "fused=True, foreach=False" if best is fused else "foreach=True"
+    assert unfused.diff == (f"+ torch.optim.<your optimizer>(..., {arguments})",)
 
 
 def test_a_lightning_setup_is_tuned_through_its_trainer(tmp_path: Path) -> None:
