@@ -54,7 +54,7 @@ def tune(
     say("baseline: timing and profiling")
     baseline = run_isolated(target, (), steps, budget_s or BASELINE_TIMEOUT_S, trace)
     if baseline.failed and budget_s is not None and baseline.failed.startswith("it ran past"):
-        raise UsageError(f"{target}: a budget of {budget_s:.0f} s is too small for one trial")
+        raise UsageError(f"{target}: a budget of {budget_s:g} s is too small for one trial")
     if baseline.failed:
         raise UsageError(f"{target}: the baseline run failed: {baseline.failed}")
     device = baseline.device
