@@ -4,10 +4,12 @@ and the demo, the replay's prediction beside the saving measured, and the gap.
     python benchmarks/bench_tune.py [--steps 30] [--repeat 1]
 
 The planted loops are `tests/tune_targets.py` (a loader starved by a 3 ms-per-sample
-dataset; Adam one parameter at a time over 1000 one-row parameters); the demo is
-``profsight tune --demo``'s ResNet-18. A fix counts as predicted when the measured saving is
-within 25% of the prediction (issue 40: 8 of 10). Prints Markdown: paste it into the docs
-with the date and commit it prints. The machines are noisy: read one run's figures.
+dataset, plain and under Lightning; Adam one parameter at a time over 1000 one-row
+parameters; batch 4 on a small MLP); the demo is the ResNet-18 of ``profsight tune --demo``
+as a plain loop with Adam one parameter at a time. A fix counts as predicted when the
+measured saving is within 25% of the prediction (issue 40: 8 of 10). Prints Markdown: paste
+it into the docs with the date and commit it prints. The machines are noisy: read one run's
+figures.
 """
 
 from __future__ import annotations
@@ -27,7 +29,9 @@ from profsight.tune.trial import Steps  # noqa: E402
 
 TARGETS = (
     "tune_targets:starved",
+    "tune_targets:starved_lightning",
     "tune_targets:unfused",
+    "tune_targets:tiny_batch",
     "profsight.demo.tune_target:training",
 )
 SKIP = ("torch.compile",)

@@ -61,6 +61,27 @@ def starved() -> Training:
 ROWS = 1000
 
 
+def tiny_batch() -> Training:
+    """Batch 4 on a 32-64-10 MLP, data in memory: the step's fixed cost (dispatch, the
+    optimizer's ops, the loader's collate) dwarfs its compute (`scenarios`' tiny_batch)."""
+
+    def loader(**settings: Any) -> DataLoader[Any]:
+        generator = torch.Generator().manual_seed(0)
+        data = torch.utils.data.TensorDataset(
+            torch.randn(4096, 32, generator=generator),
+            torch.randint(0, 10, (4096,), generator=generator),
+        )
+        return DataLoader(data, **{"batch_size": 4, **settings})
+
+    return Training(
+        lambda: nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 10)),
+        lambda params, **settings: torch.optim.Adam(params, lr=1e-3, **settings),
+        loader,
+        _classify,
+        batch_size=4,
+    )
+
+
 class Classifier(L.LightningModule):
     """`starved`'s MLP as a LightningModule whose SGD takes a fix's optimizer settings."""
 
