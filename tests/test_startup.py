@@ -174,6 +174,7 @@ def test_every_needle_is_text_each_match_holds() -> None:
         if found is None:
             continue
         needles, folded = found
+        assert folded == bool(re.compile(source, flags).flags & re.IGNORECASE), source
         branches = _top_level_branches(source, flags)
         assert len(branches) == len(needles), (source, needles)
         for text, runs in zip(needles, branches, strict=True):
@@ -196,6 +197,10 @@ def test_every_needle_is_text_each_match_holds() -> None:
         (r"^Memset\b", 0, (("Memset",), False)),
         (r"abc|x\|yz|(?:a|b)cd", 0, (("abc", "x|yz", "cd"), False)),
         (r"abc|[ab]", 0, None),
+        (r"(?s)(?i)NCCL", 0, (("nccl",), True)),  # every leading flag group read
+        (r"(?s)(?x) abc # c", 0, None),
+        (r"ab(?#c)?", 0, None),  # a comment: its quantifier applies to the b
+        ("(?x:a#)xyz\n)bc", 0, None),  # verbose inside a group
         (r"abc", re.VERBOSE, None),
         (r"foo{bar}", 0, None),
         (r"(?:a|b)[0-9]", 0, None),

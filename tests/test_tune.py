@@ -16,6 +16,7 @@ from profsight.tune.plan import usable_cores
 from profsight.tune.render import render_tune
 from profsight.tune.result import Outcome, TuneReport
 from profsight.tune.trial import Steps
+from tune_targets import BATCH, SAMPLES
 
 #: 30 steps timed: on a loaded machine a few steps in ten are stretched by the scheduler,
 #: and the quartiles of ten move with them.
@@ -66,7 +67,9 @@ def test_a_starved_loop_gets_loader_workers_measured_beyond_the_noise(
     assert starved.drift_pct is not None and starved.drift_pct < workers.comparison.saving_pct
     assert starved.cost_after is not None
     assert starved.cost_after.hours_per_1000_steps < starved.cost_before.hours_per_1000_steps
-    assert starved.cost_before.hours_per_epoch == pytest.approx(starved.baseline.mean_s * 32 / 3600)
+    assert starved.cost_before.hours_per_epoch == pytest.approx(
+        starved.baseline.mean_s * (SAMPLES // BATCH) / 3600
+    )
 
 
 def test_an_unfused_optimizer_gets_the_fused_one_measured(unfused: TuneReport) -> None:
@@ -101,7 +104,9 @@ def test_a_lightning_setup_is_tuned_through_its_trainer(tmp_path: Path) -> None:
     assert workers.comparison.saving_pct > 25
     assert workers.numerics_ok is True
     assert report.diff[0].startswith("+ DataLoader(..., num_workers=")
-    assert report.cost_before.hours_per_epoch == pytest.approx(report.baseline.mean_s * 32 / 3600)
+    assert report.cost_before.hours_per_epoch == pytest.approx(
+        report.baseline.mean_s * (SAMPLES // BATCH) / 3600
+    )
 
 
 def test_a_failing_trial_does_not_stop_the_others(tmp_path: Path) -> None:
@@ -147,6 +152,11 @@ def test_every_format_says_what_was_measured(unfused: TuneReport) -> None:
         ),
         (["tune", "tune_targets:unfused", "--budget", "0.5s"], "is too small for one trial"),
         (["tune"], "name a target (MODULE:FUNCTION) or --demo"),
+        (
+            ["tune", "tune_targets:factory_raises"],
+            "the factory raised FileNotFoundError: data/train.csv",
+        ),
+        (["tune", "tune_targets:unfused", "--skip", "fusedd"], "--skip fusedd: no such fix"),
     ],
 )
 def test_bad_input_gets_one_line(

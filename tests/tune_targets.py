@@ -14,7 +14,8 @@ from torch.utils.data import DataLoader, Dataset
 from profsight.tune import LightningTraining, Training
 
 BATCH = 8
-SAMPLES = 256
+SAMPLES = 512
+"""64 batches: a trial's 33 steps stay in the first epoch."""
 SLEEP_S = 0.003
 
 
@@ -162,3 +163,8 @@ def unfused_no_fused() -> Training:
 
 def not_a_training() -> int:
     return 3
+
+
+def factory_raises() -> Training:
+    """A factory whose own code fails (its data is missing): the user's error, one line."""
+    raise FileNotFoundError("data/train.csv")

@@ -19,6 +19,9 @@ _OPTIONAL = frozenset("?*{")
 _ARGUED = frozenset("xuUN0123456789")
 _COUNT = re.compile(r"\{\d*(?:,\d*)?\}")
 _GLOBAL_FLAGS = re.compile(r"\(\?([aiLmsux]+)\)")
+#: What the scan does not follow: a comment group (its text is no pattern, and a quantifier
+#: after it applies to the atom before), and verbose mode anywhere (scoped ``(?x:...)``).
+_UNFOLLOWED = re.compile(r"\(\?#|\(\?[aiLmsux-]*x")
 
 
 def needle(source: str, flags: int = 0) -> tuple[tuple[str, ...], bool] | None:
@@ -27,7 +30,7 @@ def needle(source: str, flags: int = 0) -> tuple[tuple[str, ...], bool] | None:
     cannot tell: verbose mode, or a branch with nothing plain at its top level."""
     start, inline = _inline_flags(source)
     flags |= inline
-    if flags & re.VERBOSE:
+    if flags & re.VERBOSE or _UNFOLLOWED.search(source):
         return None
     ignore_case = bool(flags & re.IGNORECASE)
     needles = []
@@ -43,13 +46,13 @@ def needle(source: str, flags: int = 0) -> tuple[tuple[str, ...], bool] | None:
 
 
 def _inline_flags(source: str) -> tuple[int, int]:
-    """Where the pattern proper starts, and the flags a leading ``(?i)`` sets."""
-    found = _GLOBAL_FLAGS.match(source)
-    if found is None:
-        return 0, 0
-    letters = found.group(1)
-    flags = (re.IGNORECASE if "i" in letters else 0) | (re.VERBOSE if "x" in letters else 0)
-    return found.end(), flags
+    """Where the pattern proper starts, and the flags its leading groups (``(?s)(?i)``) set."""
+    start, flags = 0, 0
+    while (found := _GLOBAL_FLAGS.match(source, start)) is not None:
+        letters = found.group(1)
+        flags |= (re.IGNORECASE if "i" in letters else 0) | (re.VERBOSE if "x" in letters else 0)
+        start = found.end()
+    return start, flags
 
 
 def _branches(source: str, i: int) -> list[str]:

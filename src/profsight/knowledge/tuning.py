@@ -59,15 +59,21 @@ class Candidate:
     """A precision change: its loss is reported beside its time, and it is never combined."""
     note: str = ""
     """What the user must know before taking it (the learning rate of a larger batch)."""
+    reorders_after_first_epoch: bool = False
+    """A shuffled loader gives other batches from its second epoch on (persistent workers
+    keep their own sampler state): a loss after the first epoch is not comparable."""
 
 
 _WORKERS = Candidate(
     "background loader workers",
+    # persistent: without, each epoch's end shuts the workers down and starts new ones (4 s
+    # for two workers in a measured trial on this repository's CPU machine)
     (
         Setting("num_workers", WORKERS, LOADER),
         Setting("persistent_workers", True, LOADER),
         Setting("prefetch_factor", 2, LOADER),
     ),
+    reorders_after_first_epoch=True,
 )
 _PINNED = Candidate("pinned host memory", (Setting("pin_memory", True, LOADER),), needs_gpu=True)
 _FUSED = Candidate(

@@ -97,9 +97,12 @@ def _fit(
     callbacks: list[L.Callback],
     profiler: Any,
 ) -> None:
-    val = training.val_loader(**loader_settings) if training.val_loader else None
+    val_settings = {k: v for k, v in loader_settings.items() if k != "batch_size"}
+    val = training.val_loader(**val_settings) if training.val_loader else None
     options: dict[str, Any] = {**_QUIET, **training.trainer, **by_target[TRAINER]}
-    options.update(max_steps=steps, max_epochs=-1, callbacks=callbacks)
+    own = options.get("callbacks") or []
+    own = list(own) if isinstance(own, (list, tuple)) else [own]
+    options.update(max_steps=steps, max_epochs=-1, callbacks=[*own, *callbacks])
     options.setdefault("accelerator", training.device)
     if val is None:
         options["limit_val_batches"] = 0

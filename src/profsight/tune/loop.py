@@ -71,7 +71,13 @@ def load_factory(target: str) -> Callable[[], Setup]:
 
 def build(target: str) -> Setup:
     """The `Training` or `LightningTraining` ``target``'s factory returns."""
-    built = load_factory(target)()
+    try:
+        built = load_factory(target)()
+    except UsageError:
+        raise
+    except Exception as exc:  # the user's factory raised: say what, in one line
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        raise UsageError(f"{target}: the factory raised {type(exc).__name__}: {first}") from None
     if not isinstance(built, (Training, LightningTraining)):
         raise UsageError(
             f"{target}: the factory returned {type(built).__name__}, not profsight.tune.Training"

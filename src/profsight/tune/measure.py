@@ -72,12 +72,16 @@ def compare(base: Step, trial: Step) -> Comparison:
         base, trial = base.per_sample(), trial.per_sample()
     saving = 100.0 * (1.0 - trial.mean_s / base.mean_s)
     band = math.hypot(base.noise_pct, trial.noise_pct)
-    return Comparison(saving, band, trial.high_s < base.low_s, trial.low_s > base.high_s)
+    # the blocks' ranges and the means agree, or the runs do not resolve it (one stalled
+    # step can lengthen a run's mean while most of its blocks are faster)
+    faster = trial.high_s < base.low_s and saving > 0
+    return Comparison(saving, band, faster, trial.low_s > base.high_s and saving < 0)
 
 
 def loss_change(base: TrialResult, trial: TrialResult) -> float | None:
     """The trial's final loss against the baseline's, relative; None where either has none
-    or the batches differ (a different batch trains on different samples)."""
+    or the batches differ (a different batch trains on different samples; the session drops
+    the loss of a trial whose loader reorders after an epoch it crossed)."""
     if base.loss is None or trial.loss is None or base.batch_size != trial.batch_size:
         return None
     if not (math.isfinite(base.loss) and math.isfinite(trial.loss)):

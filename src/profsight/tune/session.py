@@ -11,7 +11,7 @@ from msgspec.structs import replace
 
 from profsight.api import explain_profile
 from profsight.errors import UsageError
-from profsight.knowledge.tuning import LOSS_TOLERANCE, Setting
+from profsight.knowledge.tuning import CANDIDATES, LOSS_TOLERANCE, Setting
 from profsight.tune.costs import cost_of, diff_lines
 from profsight.tune.loop import LightningTraining, build
 from profsight.tune.measure import compare, loss_change, step_of
@@ -23,6 +23,9 @@ from profsight.tune.view import Tuned
 #: A trial may take this many times the baseline's own time before it is stopped (a fix
 #: that compiles takes longer to start).
 TRIAL_TIMEOUT_FACTOR = 10.0
+#: What ``skip`` may name: a fix, or a finding category that has fixes.
+SKIPPABLE = frozenset({c.name for group in CANDIDATES.values() for c in group} | set(CANDIDATES))
+SKIP_HINT = "for example torch.compile, 'fused optimizer', optimizer"
 #: The baseline's limit without a budget.
 BASELINE_TIMEOUT_S = 3600.0
 #: The findings a report lists, at most.
@@ -42,6 +45,9 @@ def tune(
     """Profile `target`'s training (``module:function`` returning a `Training`), try the
     fixes its findings ask for, each in its own process, and measure them. `skip` names
     fixes (``torch.compile``) or finding categories not to try."""
+    unknown = [name for name in skip if name not in SKIPPABLE]
+    if unknown:
+        raise UsageError(f"--skip {unknown[0]}: no such fix or finding category ({SKIP_HINT})")
     counted = Progress(progress)
     say = counted.say
     steps = steps or Steps()
@@ -59,7 +65,8 @@ def tune(
         raise UsageError(f"{target}: the baseline run failed: {baseline.failed}")
     device = baseline.device
     base_step = step_of(baseline)
-    assert base_step is not None
+    if base_step is None:
+        raise UsageError(f"{target}: the baseline timed no step (a fast_dev_run, no batch?)")
     one_trial = time.perf_counter() - start
     report = explain_profile(trace)
     planned, advice = plan(report.findings, device.startswith("cuda"), usable_cores(), lightning)
@@ -77,7 +84,7 @@ def tune(
             item = Planned(item.candidate, item.category, item.predicted_pct, item.basis, "budget")
         if not item.skipped:
             say(f"trial {i}/{len(planned)}: {item.candidate.name}")
-        outcomes.append(_trial(target, item, steps, baseline, one_trial))
+        outcomes.append(_trial(target, item, steps, baseline, _timeout(one_trial, budget_s, start)))
     drift = _drift(target, steps, baseline, one_trial, budget_s, start, say)
     if drift is not None:
         outcomes = [_with_drift(o, drift) for o in outcomes]
@@ -105,7 +112,7 @@ def tune(
 
 
 def _trial(
-    target: str, item: Planned, steps: Steps, baseline: TrialResult, one_trial: float
+    target: str, item: Planned, steps: Steps, baseline: TrialResult, timeout_s: float
 ) -> Outcome:
     candidate = item.candidate
     common: dict[str, object] = dict(
@@ -119,9 +126,10 @@ def _trial(
     )
     if item.skipped:
         return Outcome(**common, skipped=item.skipped)  # type: ignore[arg-type]
-    result = run_isolated(
-        target, candidate.settings, steps, one_trial * TRIAL_TIMEOUT_FACTOR + 60.0
-    )
+    result = run_isolated(target, candidate.settings, steps, timeout_s)
+    epoch = baseline.steps_per_epoch
+    if candidate.reorders_after_first_epoch and epoch and steps.warmup + steps.measured > epoch:
+        result = replace(result, loss=None)  # (its last batches are other samples)
     return _measured(common, baseline, result)
 
 
@@ -129,7 +137,8 @@ def _measured(common: dict[str, object], baseline: TrialResult, result: TrialRes
     if result.failed:
         return Outcome(**common, failed=result.failed)  # type: ignore[arg-type]
     base_step, step = step_of(baseline), step_of(result)
-    assert base_step is not None and step is not None
+    if base_step is None or step is None:
+        return Outcome(**common, failed="it timed no step")  # type: ignore[arg-type]
     change = loss_change(baseline, result)
     return Outcome(
         **common,  # type: ignore[arg-type]
@@ -174,7 +183,7 @@ def _combined(
     if left is not None and left < one_trial:
         return Outcome(**common, skipped="budget")  # type: ignore[arg-type]
     say("trial: the fixes combined")
-    result = run_isolated(target, settings, steps, one_trial * TRIAL_TIMEOUT_FACTOR + 60.0)
+    result = run_isolated(target, settings, steps, _timeout(one_trial, budget_s, start))
     return _measured(common, baseline, result)
 
 
@@ -193,7 +202,7 @@ def _drift(
     if left is not None and left < one_trial:
         return None
     say("baseline again: how far the machine drifted")
-    again = run_isolated(target, (), steps, one_trial * TRIAL_TIMEOUT_FACTOR + 60.0)
+    again = run_isolated(target, (), steps, _timeout(one_trial, budget_s, start))
     first, second = step_of(baseline), step_of(again)
     if first is None or second is None:
         return None
@@ -220,3 +229,12 @@ class Progress:
         if self.callback is not None:
             self.callback(line, self.done, max(self.total, self.done + 1))
         self.done += 1
+
+
+def _timeout(one_trial: float, budget_s: float | None, start: float) -> float:
+    """A trial's limit: ten baselines and a minute (a fix that compiles starts slowly), and
+    never past the budget."""
+    limit = one_trial * TRIAL_TIMEOUT_FACTOR + 60.0
+    if budget_s is None:
+        return limit
+    return max(1.0, min(limit, budget_s - (time.perf_counter() - start)))

@@ -13,6 +13,7 @@ import random
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from typing import Any
@@ -83,7 +84,7 @@ def run_isolated(
             return future.result(timeout=timeout_s)
         except BrokenProcessPool:
             return TrialResult(failed="its process died (killed, or out of memory)")
-        except TimeoutError:
+        except FutureTimeout:  # (not the builtin TimeoutError before Python 3.11)
             for process in list(getattr(pool, "_processes", {}).values()):
                 process.kill()  # a hung trial: the budget goes on without it
             return TrialResult(failed=f"it ran past its {timeout_s:.0f} s")
