@@ -12,8 +12,9 @@ SECONDS_PER_HOUR = 3600.0
 
 
 def cost_of(step: Step, steps_per_epoch: int | None, price: float | None) -> Cost:
-    """One device's hours (and money, at `price` per device-hour) for `step`; a larger-batch
-    step covers more samples, so an epoch takes fewer of them."""
+    """One device's hours (and money, at `price` per device-hour) for `step`, an epoch being
+    `steps_per_epoch` of them (the baseline's batch: a fix that changes the batch is never
+    combined, so no "after" cost has another)."""
     per_1000 = step.mean_s * 1000 / SECONDS_PER_HOUR
     epoch = None
     if steps_per_epoch:

@@ -79,8 +79,7 @@ def tune(
     counted.total = 3 + sum(not p.skipped for p in planned)  # + baseline, again, combined
     outcomes: list[Outcome] = []
     for i, item in enumerate(planned, 1):
-        left = None if budget_s is None else budget_s - (time.perf_counter() - start)
-        if not item.skipped and left is not None and left < one_trial:
+        if not item.skipped and not _fits(one_trial, budget_s, start):
             item = Planned(item.candidate, item.category, item.predicted_pct, item.basis, "budget")
         if not item.skipped:
             say(f"trial {i}/{len(planned)}: {item.candidate.name}")
@@ -179,8 +178,7 @@ def _combined(
     common: dict[str, object] = dict(
         name="combined: " + " + ".join(o.name for o in chosen), category="", settings=settings
     )
-    left = None if budget_s is None else budget_s - (time.perf_counter() - start)
-    if left is not None and left < one_trial:
+    if not _fits(one_trial, budget_s, start):
         return Outcome(**common, skipped="budget")  # type: ignore[arg-type]
     say("trial: the fixes combined")
     result = run_isolated(target, settings, steps, _timeout(one_trial, budget_s, start))
@@ -198,8 +196,7 @@ def _drift(
 ) -> float | None:
     """The baseline run again after the trials: how far the machine's speed moved meanwhile,
     in % of the first baseline's step (None: no time left to measure it)."""
-    left = None if budget_s is None else budget_s - (time.perf_counter() - start)
-    if left is not None and left < one_trial:
+    if not _fits(one_trial, budget_s, start):
         return None
     say("baseline again: how far the machine drifted")
     again = run_isolated(target, (), steps, _timeout(one_trial, budget_s, start))
@@ -238,3 +235,8 @@ def _timeout(one_trial: float, budget_s: float | None, start: float) -> float:
     if budget_s is None:
         return limit
     return max(1.0, min(limit, budget_s - (time.perf_counter() - start)))
+
+
+def _fits(one_trial: float, budget_s: float | None, start: float) -> bool:
+    """Whether one more trial of the baseline's length fits in what is left of the budget."""
+    return budget_s is None or budget_s - (time.perf_counter() - start) >= one_trial
