@@ -9,8 +9,18 @@ from collections.abc import Sequence
 
 import msgspec
 
-from profsight.knowledge.tuning import CANDIDATES, TRAINER, WORKERS, Candidate
+from profsight.knowledge.tuning import (
+    CANDIDATES,
+    CPU_FALLBACK,
+    PREDICTED_SLOWER,
+    TRAINER,
+    WORKERS,
+    WORKERS_BASIS,
+    Candidate,
+)
 from profsight.model.findings import Finding
+from profsight.tune.handover import HandOver, pipelined_step
+from profsight.units import short_time
 
 
 class Planned(msgspec.Struct, frozen=True):
@@ -29,11 +39,23 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
+class Measured(msgspec.Struct, frozen=True):
+    """What the baseline measured beside its trace."""
+
+    step_s: float
+    handover: HandOver | None = None
+
+
 def plan(
-    findings: Sequence[Finding], gpu: bool, cores: int, lightning: bool = False
+    findings: Sequence[Finding],
+    gpu: bool,
+    cores: int,
+    lightning: bool = False,
+    measured: Measured | None = None,
 ) -> tuple[list[Planned], list[str]]:
     """(the candidates to try, the advice for findings no setting fixes). A `Trainer`
-    setting is tried on a Lightning setup only."""
+    setting is tried on a Lightning setup only; a fix predicted to slow the step is not
+    tried."""
     planned: list[Planned] = []
     advice: list[str] = []
     seen: set[str] = set()
@@ -50,21 +72,42 @@ def plan(
             if not lightning and any(s.target == TRAINER for s in candidate.settings):
                 skipped = "needs a Lightning Trainer"
             resolved = _resolved(candidate, cores)
-            predicted, basis = _predicted(resolved, finding, cores)
+            predicted, basis = _predicted(resolved, finding, cores, gpu, measured)
+            if not skipped and predicted is not None and predicted < 0:
+                skipped = PREDICTED_SLOWER.format(pct=predicted)
             planned.append(Planned(resolved, finding.category, predicted, basis, skipped))
     return planned, advice
 
 
-def _predicted(candidate: Candidate, finding: Finding, cores: int) -> tuple[float | None, str]:
+def _predicted(
+    candidate: Candidate, finding: Finding, cores: int, gpu: bool, measured: Measured | None
+) -> tuple[float | None, str]:
     """The finding's saving, as the fix can reach it. Loader workers pipeline the loading
-    behind the step: with N of them a batch is ready every load/N, so the step becomes the
-    longer of the rest of the step and load/N (the replay's saving is the wait gone whole)."""
+    behind the step: the step becomes the rest of it plus receiving a batch from a worker,
+    or the workers' pace where that is longer (`handover`, measured after the baseline;
+    without it, loading / N). The replay's saving is the loading gone whole."""
+    if candidate.cpu_fallback_for and not gpu:
+        return None, CPU_FALLBACK
     workers = any(s.key == "num_workers" for s in candidate.settings)
     if finding.gain_pct is None or not workers:
         return finding.gain_pct, finding.basis
     load = finding.gain_pct / 100.0
-    step = max(1.0 - load, load / _workers(cores))
-    return 100.0 * (1.0 - step), f"{finding.basis}, loading / {_workers(cores)} workers"
+    handover = measured.handover if measured is not None else None
+    if measured is None or handover is None:
+        step = max(1.0 - load, load / _workers(cores))
+        return 100.0 * (1.0 - step), f"{finding.basis}, loading / {_workers(cores)} workers"
+    after = pipelined_step(measured.step_s, load, handover)
+    basis = WORKERS_BASIS.format(
+        workers=handover.workers,
+        interval=short_time(handover.interval_s * 1e6),
+        take=short_time(handover.take_s * 1e6),
+    )
+    return 100.0 * (1.0 - after / measured.step_s), f"{finding.basis}, {basis}"
+
+
+def workers_for(cores: int) -> int:
+    """The loader workers the workers' fix sets."""
+    return _workers(cores)
 
 
 def _workers(cores: int) -> int:

@@ -8,6 +8,7 @@ import msgspec
 
 from profsight.knowledge.tuning import LOSS_TOLERANCE
 from profsight.tune.result import Cost, Outcome, TuneReport
+from profsight.units import short_time
 
 #: The formats `render_tune` writes.
 FORMATS = ("text", "markdown", "json", "html")
@@ -100,7 +101,15 @@ def _lines(report: TuneReport) -> list[tuple[str, list[str]]]:
     if report.drift_pct is not None:
         head.append(
             f"the baseline measured again after the trials moved {report.drift_pct:.0f}%: "
-            "a saving within that is not counted"
+            "the trials are judged against both runs pooled, and a change within that is "
+            "not counted"
+        )
+    if report.handover is not None:
+        h = report.handover
+        head.append(
+            f"the loader with {h.workers} workers, measured beside the baseline: a batch "
+            f"every {short_time(h.interval_s * 1e6)}, {short_time(h.take_s * 1e6)} to receive one"
+            " that is ready"
         )
     head += [f"finding: {f}" for f in report.findings]
     trials = []

@@ -6,6 +6,7 @@ from __future__ import annotations
 import msgspec
 
 from profsight.knowledge.tuning import Setting
+from profsight.tune.handover import HandOver
 from profsight.tune.measure import Comparison, Step
 from profsight.tune.trial import Steps
 
@@ -61,6 +62,8 @@ class TuneReport(msgspec.Struct, frozen=True):
     device: str
     steps: Steps
     baseline: Step
+    """The step the trials are judged against: the baseline's runs before and after the
+    trials, pooled (the first alone where the second did not run)."""
     baseline_loss: float | None
     findings: tuple[str, ...]
     """The baseline's findings, ranked: "category: title"."""
@@ -83,4 +86,7 @@ class TuneReport(msgspec.Struct, frozen=True):
     budget_s: float | None
     trace: str
     """The baseline's profiled trace."""
+    handover: HandOver | None = None
+    """The loader with background workers, measured after the baseline (None: not
+    measured, or too few batches)."""
     schema: str = SCHEMA

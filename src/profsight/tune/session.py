@@ -11,11 +11,11 @@ from msgspec.structs import replace
 
 from profsight.api import explain_profile
 from profsight.errors import UsageError
-from profsight.knowledge.tuning import CANDIDATES, LOSS_TOLERANCE, Setting
+from profsight.knowledge.tuning import CANDIDATES, CPU_FALLBACK_SKIPPED, LOSS_TOLERANCE, Setting
 from profsight.tune.costs import cost_of, diff_lines
 from profsight.tune.loop import LightningTraining, build
-from profsight.tune.measure import compare, loss_change, step_of
-from profsight.tune.plan import Planned, plan, usable_cores
+from profsight.tune.measure import Step, compare, loss_change, step_of
+from profsight.tune.plan import Measured, Planned, plan, usable_cores, workers_for
 from profsight.tune.result import Outcome
 from profsight.tune.trial import Steps, TrialResult, run_isolated
 from profsight.tune.view import Tuned
@@ -58,7 +58,10 @@ def tune(
     folder = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="profsight-tune-"))
     trace = str(folder / "baseline.pt.trace.json")
     say("baseline: timing and profiling")
-    baseline = run_isolated(target, (), steps, budget_s or BASELINE_TIMEOUT_S, trace)
+    cores = usable_cores()
+    baseline = run_isolated(
+        target, (), steps, budget_s or BASELINE_TIMEOUT_S, trace, probe_workers=workers_for(cores)
+    )
     if baseline.failed and budget_s is not None and baseline.failed.startswith("it ran past"):
         raise UsageError(f"{target}: a budget of {budget_s:g} s is too small for one trial")
     if baseline.failed:
@@ -69,7 +72,9 @@ def tune(
         raise UsageError(f"{target}: the baseline timed no step (a fast_dev_run, no batch?)")
     one_trial = time.perf_counter() - start
     report = explain_profile(trace)
-    planned, advice = plan(report.findings, device.startswith("cuda"), usable_cores(), lightning)
+    gpu = device.startswith("cuda")
+    measured = Measured(base_step.mean_s, baseline.handover)
+    planned, advice = plan(report.findings, gpu, cores, lightning, measured)
     planned = [
         Planned(p.candidate, p.category, p.predicted_pct, p.basis, "skipped as asked")
         if p.candidate.name in skip or p.category in skip
@@ -80,34 +85,46 @@ def tune(
     outcomes: list[Outcome] = []
     for i, item in enumerate(planned, 1):
         if not item.skipped and not _fits(one_trial, budget_s, start):
-            item = Planned(item.candidate, item.category, item.predicted_pct, item.basis, "budget")
+            item = replace(item, skipped="budget")
+        if not item.skipped and not gpu and _helped(outcomes, item.candidate.cpu_fallback_for):
+            fix = item.candidate.cpu_fallback_for
+            item = replace(item, skipped=CPU_FALLBACK_SKIPPED.format(fix=fix))
         if not item.skipped:
             say(f"trial {i}/{len(planned)}: {item.candidate.name}")
         outcomes.append(_trial(target, item, steps, baseline, _timeout(one_trial, budget_s, start)))
-    drift = _drift(target, steps, baseline, one_trial, budget_s, start, say)
-    if drift is not None:
-        outcomes = [_with_drift(o, drift) for o in outcomes]
-    combined = _combined(target, outcomes, steps, baseline, one_trial, budget_s, start, say)
+    again = _again(target, steps, one_trial, budget_s, start, say)
+    reference, drift = _reference(baseline, again)
+    outcomes = [_against(o, reference, drift) for o in outcomes]
+    judged = (baseline, reference)
+    combined = _combined(target, outcomes, steps, judged, one_trial, budget_s, start, say)
+    if combined is not None:
+        combined = _against(combined, reference, drift)
     after = combined.step if combined is not None and combined.helped else None
     return Tuned(
         target=target,
         device=device,
         steps=steps,
-        baseline=base_step,
+        baseline=reference,
         baseline_loss=baseline.loss,
         findings=tuple(f"{f.category}: {f.title}" for f in report.findings[:FINDINGS_LISTED]),
         outcomes=tuple(outcomes),
         combined=combined,
         advice=tuple(advice),
         diff=diff_lines(combined.settings if after is not None and combined else ()),
-        cost_before=cost_of(base_step, baseline.steps_per_epoch, price),
+        cost_before=cost_of(reference, baseline.steps_per_epoch, price),
         cost_after=cost_of(after, baseline.steps_per_epoch, price) if after else None,
         price=price,
         drift_pct=drift,
         seconds=time.perf_counter() - start,
         budget_s=budget_s,
         trace=trace,
+        handover=baseline.handover,
     )
+
+
+def _helped(outcomes: list[Outcome], name: str) -> bool:
+    """Whether the fix `name` was measured and helped."""
+    return bool(name) and any(o.name == name and o.helped for o in outcomes)
 
 
 def _trial(
@@ -129,14 +146,21 @@ def _trial(
     epoch = baseline.steps_per_epoch
     if candidate.reorders_after_first_epoch and epoch and steps.warmup + steps.measured > epoch:
         result = replace(result, loss=None)  # (its last batches are other samples)
-    return _measured(common, baseline, result)
+    base_step = step_of(baseline)
+    assert base_step is not None  # (the session refuses a baseline without one)
+    return _measured(common, (baseline, base_step), result)
 
 
-def _measured(common: dict[str, object], baseline: TrialResult, result: TrialResult) -> Outcome:
+def _measured(
+    common: dict[str, object], judged: tuple[TrialResult, Step], result: TrialResult
+) -> Outcome:
+    """The trial against `judged`: the baseline's run (its loss) and the step to compare
+    with."""
     if result.failed:
         return Outcome(**common, failed=result.failed)  # type: ignore[arg-type]
-    base_step, step = step_of(baseline), step_of(result)
-    if base_step is None or step is None:
+    baseline, base_step = judged
+    step = step_of(result)
+    if step is None:
         return Outcome(**common, failed="it timed no step")  # type: ignore[arg-type]
     change = loss_change(baseline, result)
     return Outcome(
@@ -153,7 +177,7 @@ def _combined(
     target: str,
     outcomes: list[Outcome],
     steps: Steps,
-    baseline: TrialResult,
+    judged: tuple[TrialResult, Step],
     one_trial: float,
     budget_s: float | None,
     start: float,
@@ -182,36 +206,50 @@ def _combined(
         return Outcome(**common, skipped="budget")  # type: ignore[arg-type]
     say("trial: the fixes combined")
     result = run_isolated(target, settings, steps, _timeout(one_trial, budget_s, start))
-    return _measured(common, baseline, result)
+    return _measured(common, judged, result)
 
 
-def _drift(
+def _again(
     target: str,
     steps: Steps,
-    baseline: TrialResult,
     one_trial: float,
     budget_s: float | None,
     start: float,
     say: Callable[[str], None],
-) -> float | None:
-    """The baseline run again after the trials: how far the machine's speed moved meanwhile,
-    in % of the first baseline's step (None: no time left to measure it)."""
+) -> TrialResult | None:
+    """The baseline run again after the trials (None: no time left for it)."""
     if not _fits(one_trial, budget_s, start):
         return None
     say("baseline again: how far the machine drifted")
-    again = run_isolated(target, (), steps, _timeout(one_trial, budget_s, start))
-    first, second = step_of(baseline), step_of(again)
-    if first is None or second is None:
-        return None
-    return 100.0 * abs(second.mean_s - first.mean_s) / first.mean_s
+    return run_isolated(target, (), steps, _timeout(one_trial, budget_s, start))
 
 
-def _with_drift(outcome: Outcome, drift: float) -> Outcome:
-    """A saving within the machine's drift is not one the runs resolve."""
-    c = outcome.comparison
-    if c is None or not c.beyond_noise or abs(c.saving_pct) > drift:
+def _reference(baseline: TrialResult, again: TrialResult | None) -> tuple[Step, float | None]:
+    """The step the trials are judged against, and the drift: with the baseline run before
+    and after the trials, both runs' steps pooled (the trials ran between them: a machine
+    that sped up or slowed down meanwhile moves the reference half-way, and the pooled
+    blocks' spread holds the drift), and how far the second run's mean moved from the
+    first's, in %. Two runs of one loop in two processes differ by more than one run's
+    steps do (issue 38: 15% sd between recordings)."""
+    first = step_of(baseline)
+    assert first is not None  # (the session refuses a baseline without one)
+    second = step_of(again) if again is not None and not again.failed else None
+    if again is None or second is None:
+        return first, None
+    pooled = step_of(replace(baseline, seconds=baseline.seconds + again.seconds))
+    assert pooled is not None
+    return pooled, 100.0 * abs(second.mean_s - first.mean_s) / first.mean_s
+
+
+def _against(outcome: Outcome, reference: Step, drift: float | None) -> Outcome:
+    """The trial judged against `reference`; a change within the machine's drift is not
+    one the runs resolve."""
+    if outcome.step is None or outcome.comparison is None:
         return outcome
-    return replace(outcome, comparison=replace(c, beyond_noise=False, slower=False))
+    c = compare(reference, outcome.step)
+    if drift is not None and abs(c.saving_pct) <= drift:
+        c = replace(c, beyond_noise=False, slower=False)
+    return replace(outcome, comparison=c)
 
 
 class Progress:

@@ -20,6 +20,7 @@ from typing import Any
 
 import msgspec
 import torch
+from msgspec.structs import replace
 from torch.profiler import ProfilerActivity, schedule
 
 from profsight.errors import UsageError
@@ -34,6 +35,7 @@ from profsight.knowledge.tuning import (
     Setting,
 )
 from profsight.lazy import resolve
+from profsight.tune.handover import HandOver, probe
 from profsight.tune.loop import LightningTraining, Training, build
 
 SEED = 0
@@ -67,6 +69,8 @@ class TrialResult(msgspec.Struct, frozen=True):
     """The profiled pass's trace (the baseline's)."""
     device: str = ""
     """Where it trained (`Training.device`)."""
+    handover: HandOver | None = None
+    """The loader with background workers, measured after the baseline (`handover`)."""
 
 
 def run_isolated(
@@ -75,11 +79,13 @@ def run_isolated(
     steps: Steps,
     timeout_s: float,
     trace: str = "",
+    probe_workers: int = 0,
 ) -> TrialResult:
-    """`run_trial` in a fresh spawned process; a crash, a timeout or an error is the result."""
+    """`run_trial` in a fresh spawned process; a crash, a timeout or an error is the result.
+    `probe_workers`: after the steps, measure the loader with that many workers (`handover`)."""
     context = get_context("spawn")
     with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
-        future = pool.submit(run_trial, target, settings, steps, trace)
+        future = pool.submit(run_trial, target, settings, steps, trace, probe_workers)
         try:
             return future.result(timeout=timeout_s)
         except BrokenProcessPool:
@@ -90,10 +96,21 @@ def run_isolated(
             return TrialResult(failed=f"it ran past its {timeout_s:.0f} s")
 
 
-def run_trial(target: str, settings: tuple[Setting, ...], steps: Steps, trace: str) -> TrialResult:
+def run_trial(
+    target: str, settings: tuple[Setting, ...], steps: Steps, trace: str, probe_workers: int = 0
+) -> TrialResult:
     """The trial itself, in the process it runs in."""
     try:
-        return _run(target, settings, steps, trace)
+        result = _run(target, settings, steps, trace)
+        if probe_workers and not result.failed:
+            training = build(target)
+            factory = (
+                training.train_loader
+                if isinstance(training, LightningTraining)
+                else training.loader
+            )
+            result = replace(result, handover=probe(factory, probe_workers))
+        return result
     except UsageError as exc:
         return TrialResult(failed=str(exc))
     except torch.cuda.OutOfMemoryError:
