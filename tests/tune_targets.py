@@ -4,6 +4,7 @@ fixes (the planted runs of `scenarios`, as `profsight.tune.Training` factories).
 from __future__ import annotations
 
 import time
+import zlib
 from typing import Any
 
 import lightning as L
@@ -159,6 +160,73 @@ def unfused_no_fused() -> Training:
         return torch.optim.Adam(params, lr=1e-3, **{"foreach": False, **settings})
 
     return Training(ManyParameters, optimizer, _inputs, _regress, batch_size=32)
+
+
+#: Bytes each `CompressedDataset` sample decompresses to (about 1 ms of zlib on one core).
+DECODED = 256 * 1024
+
+
+class CompressedDataset(Dataset[tuple[torch.Tensor, torch.Tensor]]):
+    """Samples stored compressed and decoded per item, as images stored as PNG are: the
+    loading is CPU work (zlib), not a wait, so workers share the cores with the training."""
+
+    def __init__(self) -> None:
+        generator = torch.Generator().manual_seed(0)
+        raw = torch.randint(0, 16, (DECODED,), generator=generator, dtype=torch.uint8)
+        self.blob = zlib.compress(raw.numpy().tobytes(), 6)
+        self.y = torch.randint(0, 4, (SAMPLES,), generator=generator)
+
+    def __len__(self) -> int:
+        return SAMPLES
+
+    def __getitem__(self, i: int) -> tuple[torch.Tensor, torch.Tensor]:
+        pixels = torch.frombuffer(bytearray(zlib.decompress(self.blob)), dtype=torch.uint8)
+        return pixels[:32].float() + float(i % 7), self.y[i]
+
+
+def decoding() -> Training:
+    """`starved`'s MLP fed by `CompressedDataset` in the main process: the step waits on
+    CPU-bound decoding."""
+
+    def loader(**settings: Any) -> DataLoader[Any]:
+        return DataLoader(CompressedDataset(), **{"batch_size": BATCH, **settings})
+
+    return Training(
+        lambda: nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 4)),
+        lambda params, **settings: torch.optim.SGD(params, lr=0.01, **settings),
+        loader,
+        _classify,
+        batch_size=BATCH,
+    )
+
+
+def mid_adamw() -> Training:
+    """Sixteen 256-wide layers under AdamW one parameter at a time: 32 parameters of up to
+    65k elements, where the optimizer's time is part dispatch, part passes over memory."""
+
+    def loader(**settings: Any) -> DataLoader[Any]:
+        generator = torch.Generator().manual_seed(0)
+        data = torch.utils.data.TensorDataset(
+            torch.randn(SAMPLES, 256, generator=generator),
+            torch.randint(0, 4, (SAMPLES,), generator=generator),
+        )
+        return DataLoader(data, **{"batch_size": 16, **settings})
+
+    def model() -> nn.Module:
+        layers: list[nn.Module] = []
+        for _ in range(15):
+            layers += [nn.Linear(256, 256), nn.ReLU()]
+        return nn.Sequential(*layers, nn.Linear(256, 4))
+
+    return Training(
+        model,
+        lambda params, **settings: torch.optim.AdamW(
+            params, lr=1e-3, **{"foreach": False, **settings}
+        ),
+        loader,
+        _classify,
+        batch_size=16,
+    )
 
 
 def not_a_training() -> int:

@@ -11,9 +11,11 @@ in-memory tensor: 30 µs to load, 740 µs to receive from a worker, on this repo
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -22,6 +24,9 @@ import msgspec
 PREFETCH = 2
 #: Ready batches timed one at a time, their median the take's cost.
 TAKES = 5
+#: Batches per worker timed back to back for the workers' pace (and their CPU time, read
+#: in clock ticks of 10 ms: a longer window reads it closer).
+PACED_PER_WORKER = 4
 
 
 class HandOver(msgspec.Struct, frozen=True):
@@ -31,6 +36,10 @@ class HandOver(msgspec.Struct, frozen=True):
     interval_s: float
     """Time per batch when the main process does nothing but receive them: the workers'
     own pace, loading and sending included."""
+    cpu_s: float | None = None
+    """The workers' CPU time per batch (None: not measurable here). Loading that waits
+    (a disk, a sleep) costs little CPU; decoding costs its whole time, and shares the
+    cores with the training."""
 
 
 def probe(make_loader: Callable[..., Iterable[Any]], workers: int) -> HandOver | None:
@@ -41,7 +50,7 @@ def probe(make_loader: Callable[..., Iterable[Any]], workers: int) -> HandOver |
         length = len(loader) if hasattr(loader, "__len__") else None  # type: ignore[arg-type]
     except Exception:  # the user's factory refuses workers: the trial will say so
         return None
-    drain, paced = 1 + workers * PREFETCH, 2 * workers
+    drain, paced = 1 + workers * PREFETCH, PACED_PER_WORKER * workers
     if length is not None and length < drain + paced + TAKES:
         return None
     batches = iter(loader)
@@ -56,6 +65,8 @@ def probe(make_loader: Callable[..., Iterable[Any]], workers: int) -> HandOver |
 def _measure(batches: Iterator[Any], workers: int, drain: int, paced: int) -> HandOver:
     for _ in range(drain):  # start-up, then the batches prefetched while it started
         next(batches)
+    pids = [w.pid for w in getattr(batches, "_workers", ())]
+    cpu_before = _cpu_of(pids)
     start = time.perf_counter()
     for _ in range(paced):
         next(batches)
@@ -66,7 +77,29 @@ def _measure(batches: Iterator[Any], workers: int, drain: int, paced: int) -> Ha
         start = time.perf_counter()
         next(batches)
         takes.append(time.perf_counter() - start)
-    return HandOver(workers, statistics.median(takes), interval)
+    cpu_after = _cpu_of(pids)
+    cpu = None
+    if cpu_before is not None and cpu_after is not None:
+        # (the workers keep their queue full: they made about as many as were taken)
+        cpu = (cpu_after - cpu_before) / (paced + TAKES)
+    return HandOver(workers, statistics.median(takes), interval, cpu)
+
+
+def _cpu_of(pids: list[int | None]) -> float | None:
+    """The CPU seconds the processes `pids` have used so far, from ``/proc`` (None where
+    there is no ``/proc``, or a process is gone). Their start-up (a spawned worker imports
+    torch again) is before the window this is read over."""
+    if not pids or any(pid is None for pid in pids):
+        return None
+    try:
+        ticks = os.sysconf("SC_CLK_TCK")
+        total = 0
+        for pid in pids:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime (after the name)
+        return total / ticks
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
 
 
 def _busy(seconds: float) -> None:
@@ -81,8 +114,17 @@ def _shut_down(batches: Iterator[Any]) -> None:
         shutdown()
 
 
-def pipelined_step(step_s: float, load_share: float, handover: HandOver) -> float:
+def pipelined_step(
+    step_s: float, load_share: float, handover: HandOver, cores: int, cpu_s: float | None
+) -> float:
     """The step with the loading moved to the workers: the rest of the step plus receiving
-    the batch, or the workers' pace where they are the slower."""
+    the batch; or the workers' pace, where they are the slower; or, where the workers' CPU
+    and the training's need more than the cores give, the time the cores take to supply
+    both. `cpu_s`: the training process's CPU per step in the baseline, all its threads
+    (the loading's own CPU, as the workers spend it, taken off)."""
     rest = step_s * max(1.0 - load_share, 0.0)
-    return max(rest + handover.take_s, handover.interval_s)
+    step = max(rest + handover.take_s, handover.interval_s)
+    if handover.cpu_s is not None and cpu_s is not None:
+        training = max(cpu_s - handover.cpu_s, 0.0)
+        step = max(step, (training + handover.take_s + handover.cpu_s) / max(cores, 1))
+    return step

@@ -44,6 +44,9 @@ class StepTimer(L.Callback):
         self.loss: float | None = None
         self._last: float | None = None
         self._ends = 0
+        self._cpu_start: float | None = None
+        self.cpu_s: float | None = None
+        """The process's CPU time over the measured steps (all its threads)."""
         self.steps_per_epoch: int | None = None
 
     def on_train_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
@@ -55,9 +58,13 @@ class StepTimer(L.Callback):
     ) -> None:
         if self.sync is not None:
             self.sync()
-        now = time.perf_counter()
+        now, cpu = time.perf_counter(), time.process_time()
+        if self._ends == self.warmup:
+            self._cpu_start = cpu
         if self._last is not None and self._ends > self.warmup:
             self.seconds.append(now - self._last)
+            if self._cpu_start is not None:
+                self.cpu_s = cpu - self._cpu_start
         self._last, self._ends = now, self._ends + 1
         loss = outputs.get("loss") if isinstance(outputs, dict) else outputs
         if isinstance(loss, torch.Tensor):
@@ -70,8 +77,9 @@ def run_lightning(
     warmup: int,
     measured: int,
     trace: str,
-) -> tuple[list[float], float | None, int | None, int | None]:
-    """(each measured step's seconds, the last loss, the batch size, the steps per epoch)."""
+) -> tuple[list[float], float | None, int | None, int | None, float | None]:
+    """(each measured step's seconds, the last loss, the batch size, the steps per epoch,
+    the process's CPU seconds over the measured steps)."""
     logging.getLogger("lightning.pytorch").setLevel(logging.ERROR)
     loader_settings = dict(by_target[LOADER])
     batch_size = training.batch_size
@@ -86,7 +94,7 @@ def run_lightning(
         _fit(training, by_target, loader_settings, warmup + measured + 1, [timer], None)
         if trace:
             _profiled(training, by_target, loader_settings, trace)
-    return timer.seconds, timer.loss, batch_size, timer.steps_per_epoch
+    return timer.seconds, timer.loss, batch_size, timer.steps_per_epoch, timer.cpu_s
 
 
 def _fit(

@@ -44,6 +44,8 @@ class Measured(msgspec.Struct, frozen=True):
 
     step_s: float
     handover: HandOver | None = None
+    cpu_s: float | None = None
+    """The process's CPU time per step, all its threads."""
 
 
 def plan(
@@ -96,7 +98,7 @@ def _predicted(
     if measured is None or handover is None:
         step = max(1.0 - load, load / _workers(cores))
         return 100.0 * (1.0 - step), f"{finding.basis}, loading / {_workers(cores)} workers"
-    after = pipelined_step(measured.step_s, load, handover)
+    after = pipelined_step(measured.step_s, load, handover, cores, measured.cpu_s)
     basis = WORKERS_BASIS.format(
         workers=handover.workers,
         interval=short_time(handover.interval_s * 1e6),

@@ -73,7 +73,8 @@ def tune(
     one_trial = time.perf_counter() - start
     report = explain_profile(trace)
     gpu = device.startswith("cuda")
-    measured = Measured(base_step.mean_s, baseline.handover)
+    per_step = baseline.cpu_s / len(baseline.seconds) if baseline.cpu_s is not None else None
+    measured = Measured(base_step.mean_s, baseline.handover, per_step)
     planned, advice = plan(report.findings, gpu, cores, lightning, measured)
     planned = [
         Planned(p.candidate, p.category, p.predicted_pct, p.basis, "skipped as asked")

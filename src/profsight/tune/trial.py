@@ -71,6 +71,9 @@ class TrialResult(msgspec.Struct, frozen=True):
     """Where it trained (`Training.device`)."""
     handover: HandOver | None = None
     """The loader with background workers, measured after the baseline (`handover`)."""
+    cpu_s: float | None = None
+    """The process's CPU time over the measured steps, all its threads (a thread pool that
+    spins between ops counts)."""
 
 
 def run_isolated(
@@ -128,10 +131,12 @@ def _run(target: str, settings: tuple[Setting, ...], steps: Steps, trace: str) -
         _set_backend(key, value)
     if isinstance(training, LightningTraining):
         run_lightning = resolve(LIGHTNING_TRIAL)  # Lightning imported by its trials only
-        seconds, loss, batch, per_epoch = run_lightning(
+        seconds, loss, batch, per_epoch, cpu = run_lightning(
             training, by_target, steps.warmup, steps.measured, trace
         )
-        return TrialResult(tuple(seconds), loss, batch, per_epoch, "", trace, training.device)
+        return TrialResult(
+            tuple(seconds), loss, batch, per_epoch, "", trace, training.device, cpu_s=cpu
+        )
     model = training.model()
     if hasattr(model, "to"):
         model = model.to(training.device)
@@ -152,10 +157,12 @@ def _run(target: str, settings: tuple[Setting, ...], steps: Steps, trace: str) -
     for _ in range(steps.warmup):
         step()
     seconds, loss = [], None
+    cpu = time.process_time()
     for _ in range(steps.measured):
         start = time.perf_counter()
         loss = step()
         seconds.append(time.perf_counter() - start)
+    cpu = time.process_time() - cpu
     if trace:
         _profile(step, training.device, trace)
     return TrialResult(
@@ -165,6 +172,7 @@ def _run(target: str, settings: tuple[Setting, ...], steps: Steps, trace: str) -
         steps_per_epoch=len(loader) if hasattr(loader, "__len__") else None,  # type: ignore[arg-type]
         trace=trace,
         device=training.device,
+        cpu_s=cpu,
     )
 
 
