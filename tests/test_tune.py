@@ -5,19 +5,23 @@ they measure."""
 from __future__ import annotations
 
 import json
+import time
+import zlib
 from pathlib import Path
 
 import pytest
 
+import tune_targets
 from profsight.cli.exit_codes import EXIT_USAGE
 from profsight.cli.main import main
 from profsight.knowledge.tuning import CPU_FALLBACK, CPU_FALLBACK_SKIPPED, PREDICTED_SLOWER
 from profsight.tune import Tuned, tune
+from profsight.tune.handover import probe
 from profsight.tune.plan import usable_cores
 from profsight.tune.render import render_tune
 from profsight.tune.result import Outcome, TuneReport
 from profsight.tune.trial import Steps
-from tune_targets import BATCH, SAMPLES, SLEEP_S
+from tune_targets import BATCH, SAMPLES, SLEEP_S, CompressedDataset
 
 #: 30 steps timed: on a loaded machine a few steps in ten are stretched by the scheduler,
 #: and the quartiles of ten move with them.
@@ -197,3 +201,21 @@ def test_the_demo_tunes_the_seed_model(capsys: pytest.CaptureFixture[str], tmp_p
     assert document["findings"], document
     for outcome in document["outcomes"]:
         assert outcome["step"] or outcome["skipped"] or outcome["failed"], outcome
+
+
+def test_the_probe_counts_what_the_workers_spend_on_the_cpu() -> None:
+    """Loader workers that decode (zlib) spend the decoding's CPU per batch; workers that
+    wait (a sleep, as a disk read would) spend little: the workers' prediction shares the
+    cores by these figures, read from ``/proc`` over a window after the workers started."""
+    blob = CompressedDataset().blob
+    start = time.process_time()
+    for _ in range(BATCH):
+        zlib.decompress(blob)
+    decode = time.process_time() - start
+    decoding = probe(tune_targets.decoding().loader, 2)
+    assert decoding is not None and decoding.cpu_s is not None
+    assert decoding.cpu_s >= 0.5 * decode, (decoding, decode)
+    waiting = probe(tune_targets.starved().loader, 2)
+    assert waiting is not None and waiting.cpu_s is not None
+    assert waiting.cpu_s < 0.25 * SLEEP_S * BATCH, waiting
+    assert waiting.interval_s >= 0.9 * SLEEP_S * BATCH / 2
