@@ -5,12 +5,12 @@ and the demo, the replay's prediction beside the saving measured, and the gap.
 
 The planted loops are `tests/tune_targets.py` (a loader starved by a 3 ms-per-sample
 dataset, plain and under Lightning; Adam one parameter at a time over 1000 one-row
-parameters; batch 4 on a small MLP; samples decoded with zlib in the main process; AdamW one
-parameter at a time over sixteen 256-wide layers); the demo is the ResNet-18 of ``profsight tune --demo``
-as a plain loop with Adam one parameter at a time. A fix counts as predicted when the
-measured saving is within 25% of the prediction (issue 40: 8 of 10). Prints Markdown: paste
-it into the docs with the date and commit it prints. The machines are noisy: read one run's
-figures.
+parameters; batch 4 on a small MLP; samples decoded with zlib in the main process; AdamW
+one parameter at a time over sixteen 256-wide layers); the demo is the ResNet-18 of
+``profsight tune --demo`` as a plain loop with Adam one parameter at a time. A fix counts
+as predicted when the measured saving is within 25% of the prediction (issue 40: 8 of 10).
+Prints Markdown: paste it into the docs with the date and commit it prints. The machines are
+noisy: read one run's figures.
 """
 
 from __future__ import annotations

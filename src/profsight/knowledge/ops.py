@@ -317,6 +317,12 @@ def _overload(name: str) -> OpInfo | None:
     return OpInfo(info.category, info.meaning + OUT_NOTE)
 
 
+def is_in_place(name: str) -> bool:
+    """An op's in-place form (``aten::add_``): it overwrites its first operand, with no new
+    tensor to allocate."""
+    return "::" in name and _IN_PLACE.match(name) is not None
+
+
 def _in_place(name: str) -> OpInfo | None:
     if _IN_PLACE.match(name) is None or "::" not in name:
         return None

@@ -97,7 +97,9 @@ CPU_FALLBACK: Final = (
     " Python between them only, which the fused form saves too; the replay cannot tell that"
     " Python from the profiler's own cost per op, so it is not priced"
 )
-CPU_FALLBACK_SKIPPED: Final = "on a CPU the multi-tensor form is tried only where {fix} did not help"
+CPU_FALLBACK_SKIPPED: Final = (
+    "on a CPU the multi-tensor form is tried only where {fix} did not help"
+)
 #: A fix whose prediction is a slower step is not tried (its time is the user's budget).
 PREDICTED_SLOWER: Final = "predicted slower ({pct:+.0f}%): not tried"
 #: The workers' prediction, beside the replay's basis.
@@ -159,19 +161,19 @@ CODE_FORMS: Final[dict[str, str]] = {
 
 __all__ = [
     "BACKEND",
-    "CPU_FALLBACK",
-    "CPU_FALLBACK_SKIPPED",
-    "PREDICTED_SLOWER",
-    "WORKERS_BASIS",
     "BATCH",
     "CANDIDATES",
     "CODE_FORMS",
+    "CPU_FALLBACK",
+    "CPU_FALLBACK_SKIPPED",
     "LOADER",
     "LOSS_TOLERANCE",
     "MODEL",
     "OPTIMIZER",
+    "PREDICTED_SLOWER",
     "TRAINER",
     "WORKERS",
+    "WORKERS_BASIS",
     "Candidate",
     "Setting",
 ]

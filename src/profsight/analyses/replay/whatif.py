@@ -33,6 +33,7 @@ from profsight.knowledge import advice
 from profsight.knowledge.hardware import PEER_LINKS_GBS, tensor_core_speedup
 from profsight.knowledge.kernels import decode_kernel
 from profsight.knowledge.lightning_names import module_label
+from profsight.knowledge.ops import is_in_place
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.knowledge.precedence import PROFILE_CATEGORY
 from profsight.knowledge.trace_schema import EventKind
@@ -374,12 +375,13 @@ def _fused_on_host(ctx: Context) -> Edit | None:
     """The fused optimizer of a CPU run, whose ops do the parameters' arithmetic themselves
     (on a GPU their kernels do): an op's fastest call in the phase is its dispatch, and the
     rest of each call is work on the parameter's elements. The fused form keeps one dispatch
-    per name and one pass over the parameters' state, priced as the name whose work beyond
-    its dispatch is the largest; the Python between the ops, the other passes and their
-    temporaries go. (ResNet-18 under Adam one tensor at a time, on 2 cores: ``sqrt`` and
-    ``div`` each took 24 ms of a 63 ms phase beyond their dispatch, allocating new tensors;
-    the one-op-per-name runs alone left those out and priced 14-20% against 29-31%
-    measured.)"""
+    per name and one pass over the parameters' state, priced as the in-place op name whose
+    work beyond its dispatch is the largest (an in-place op is a pass over memory with no
+    temporary to allocate; a fused kernel allocates none); the Python between the ops, the
+    other passes and the temporaries go. (ResNet-18 under Adam one tensor at a time, on 2
+    cores: the out-of-place ``sqrt`` and ``div`` took 8-24 ms each of a 35-63 ms phase
+    beyond their dispatch, the in-place ones 1-3 ms; the one-op-per-name runs alone left the
+    large tensors out and priced 14-20% against 29-31% measured.)"""
     ops, phase = top_ops(ctx)
     mine = ops[phase == phase_code(Phase.OPTIMIZER)]
     spans = phase_intervals(ctx.breakdown, Phase.OPTIMIZER)
@@ -390,7 +392,10 @@ def _fused_on_host(ctx: Context) -> Edit | None:
     fastest = np.full(len(ids), np.inf)
     np.minimum.at(fastest, inverse, dur)
     beyond = np.bincount(inverse, weights=dur - fastest[inverse], minlength=len(ids))
-    kept = float(fastest.sum()) * ctx.steps + float(beyond.max())
+    strings = ctx.profile.events.strings
+    in_place = np.array([is_in_place(strings[n]) for n in ids.tolist()], bool)
+    one_pass = beyond[in_place] if in_place.any() else beyond
+    kept = float(fastest.sum()) * ctx.steps + float(one_pass.max())
     total = float((spans[1] - spans[0]).sum())
     if kept >= total:
         return None
