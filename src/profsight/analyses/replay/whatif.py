@@ -386,8 +386,8 @@ def _fused_on_host(ctx: Context) -> Edit | None:
     mine = ops[phase == phase_code(Phase.OPTIMIZER)]
     spans = phase_intervals(ctx.breakdown, Phase.OPTIMIZER)
     ids, inverse = np.unique(ctx.profile.events.name[mine], return_inverse=True)
-    if len(ids) == len(mine) or not len(spans[0]):
-        return None  # one call per name already: nothing to fuse
+    if len(mine) <= len(ids) * ctx.steps or not len(spans[0]):
+        return None  # about one call per name and step already: nothing to fuse
     dur = ctx.profile.events.dur[mine].astype(np.float64)
     fastest = np.full(len(ids), np.inf)
     np.minimum.at(fastest, inverse, dur)
