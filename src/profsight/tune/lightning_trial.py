@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import lightning as L
+import msgspec
 import torch
 from lightning.pytorch.profilers import PyTorchProfiler
 
@@ -34,6 +35,15 @@ _QUIET = {
 }
 
 
+class Fitted(msgspec.Struct, frozen=True):
+    seconds: tuple[float, ...]
+    loss: float | None
+    batch_size: int | None
+    steps_per_epoch: int | None
+    cpu_s: float | None
+    early: tuple[float, ...]
+
+
 class StepTimer(L.Callback):
     """Each training step's time, batch end to batch end, after the warm-up; the last loss."""
 
@@ -42,6 +52,8 @@ class StepTimer(L.Callback):
         self.sync = torch.cuda.synchronize if device.startswith("cuda") else None
         self.seconds: list[float] = []
         self.loss: float | None = None
+        self.early: list[float] = []
+        """The warm-up steps' losses, in order."""
         self._last: float | None = None
         self._ends = 0
         self._cpu_start: float | None = None
@@ -69,6 +81,8 @@ class StepTimer(L.Callback):
         loss = outputs.get("loss") if isinstance(outputs, dict) else outputs
         if isinstance(loss, torch.Tensor):
             self.loss = float(loss.detach())
+            if self._ends <= self.warmup:
+                self.early.append(self.loss)
 
 
 def run_lightning(
@@ -77,9 +91,8 @@ def run_lightning(
     warmup: int,
     measured: int,
     trace: str,
-) -> tuple[list[float], float | None, int | None, int | None, float | None]:
-    """(each measured step's seconds, the last loss, the batch size, the steps per epoch,
-    the process's CPU seconds over the measured steps)."""
+) -> Fitted:
+    """What the timed fit measured, and the baseline's trace written to `trace`."""
     logging.getLogger("lightning.pytorch").setLevel(logging.ERROR)
     loader_settings = dict(by_target[LOADER])
     batch_size = training.batch_size
@@ -94,7 +107,14 @@ def run_lightning(
         _fit(training, by_target, loader_settings, warmup + measured + 1, [timer], None)
         if trace:
             _profiled(training, by_target, loader_settings, trace)
-    return timer.seconds, timer.loss, batch_size, timer.steps_per_epoch, timer.cpu_s
+    return Fitted(
+        tuple(timer.seconds),
+        timer.loss,
+        batch_size,
+        timer.steps_per_epoch,
+        timer.cpu_s,
+        tuple(timer.early),
+    )
 
 
 def _fit(

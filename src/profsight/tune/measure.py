@@ -17,6 +17,7 @@ import statistics
 
 import msgspec
 
+from profsight.knowledge.tuning import EARLY_LOSS_TOLERANCE, LOSS_TOLERANCE
 from profsight.tune.trial import TrialResult
 
 #: Blocks of consecutive steps a run's spread is read from.
@@ -76,6 +77,31 @@ def compare(base: Step, trial: Step) -> Comparison:
     # step can lengthen a run's mean while most of its blocks are faster)
     faster = trial.high_s < base.low_s and saving > 0
     return Comparison(saving, band, faster, trial.low_s > base.high_s and saving < 0)
+
+
+def numerics(
+    base: TrialResult, trial: TrialResult
+) -> tuple[float | None, float | None, bool | None]:
+    """(the final loss's relative change, the warm-up losses' largest, whether the trial
+    kept the arithmetic): the final loss within `LOSS_TOLERANCE`, or off by more with the
+    warm-up losses within `EARLY_LOSS_TOLERANCE`, which is rounding grown apart over the
+    steps, not new arithmetic. None: not compared."""
+    change, early = loss_change(base, trial), early_loss_change(base, trial)
+    same = None if change is None else change <= LOSS_TOLERANCE
+    if same is False and early is not None and early <= EARLY_LOSS_TOLERANCE:
+        same = True
+    return change, early, same
+
+
+def early_loss_change(base: TrialResult, trial: TrialResult) -> float | None:
+    """The largest relative difference of the warm-up steps' losses (None where either has
+    fewer than two, or the batches differ)."""
+    pairs = list(zip(base.early, trial.early, strict=False))
+    if len(pairs) < 2 or base.batch_size != trial.batch_size:
+        return None
+    if not all(math.isfinite(a) and math.isfinite(b) for a, b in pairs):
+        return math.inf
+    return max(abs(b - a) / max(abs(a), 1e-12) for a, b in pairs)
 
 
 def loss_change(base: TrialResult, trial: TrialResult) -> float | None:

@@ -75,7 +75,13 @@ def _numerics(o: Outcome) -> str:
         return "not compared" if o.step is not None else "-"
     mark = "same" if o.numerics_ok else "CHANGED"
     off = f"{o.loss_change * 100:.2f}% off"
-    return f"{mark} (loss {o.loss:.4g}, {off}; tolerance {LOSS_TOLERANCE:.0%})"
+    line = f"{mark} (loss {o.loss:.4g}, {off}; tolerance {LOSS_TOLERANCE:.0%})"
+    if o.numerics_ok and o.loss_change > LOSS_TOLERANCE and o.early_loss_change is not None:
+        line += (
+            f"; the warm-up steps' losses {o.early_loss_change:.0e} apart: rounding grown"
+            " over the steps, not new arithmetic"
+        )
+    return line
 
 
 def _cost(cost: Cost, price: float | None) -> str:

@@ -27,9 +27,13 @@ class Outcome(msgspec.Struct, frozen=True):
     comparison: Comparison | None = None
     loss: float | None = None
     loss_change: float | None = None
+    early_loss_change: float | None = None
+    """The warm-up steps' losses against the baseline's, the largest relative difference."""
     """Final loss against the baseline's, relative (None: not comparable)."""
     numerics_ok: bool | None = None
-    """The loss within `knowledge.tuning.LOSS_TOLERANCE`; None: not compared."""
+    """The final loss within `knowledge.tuning.LOSS_TOLERANCE`, or the warm-up steps'
+    losses within `EARLY_LOSS_TOLERANCE` (the same arithmetic, rounded apart over the
+    steps); None: not compared."""
     changes_numerics: bool = False
     failed: str = ""
     """Why the trial has no figures; "" when it ran."""

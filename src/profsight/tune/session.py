@@ -11,10 +11,10 @@ from msgspec.structs import replace
 
 from profsight.api import explain_profile
 from profsight.errors import UsageError
-from profsight.knowledge.tuning import CANDIDATES, CPU_FALLBACK_SKIPPED, LOSS_TOLERANCE, Setting
+from profsight.knowledge.tuning import CANDIDATES, CPU_FALLBACK_SKIPPED, Setting
 from profsight.tune.costs import cost_of, diff_lines
 from profsight.tune.loop import LightningTraining, build
-from profsight.tune.measure import Step, compare, loss_change, step_of
+from profsight.tune.measure import Step, compare, numerics, step_of
 from profsight.tune.plan import Measured, Planned, plan, usable_cores, workers_for
 from profsight.tune.result import Outcome
 from profsight.tune.trial import Steps, TrialResult, run_isolated
@@ -163,14 +163,15 @@ def _measured(
     step = step_of(result)
     if step is None:
         return Outcome(**common, failed="it timed no step")  # type: ignore[arg-type]
-    change = loss_change(baseline, result)
+    change, early, same = numerics(baseline, result)
     return Outcome(
         **common,  # type: ignore[arg-type]
         step=step,
         comparison=compare(base_step, step),
         loss=result.loss,
         loss_change=change,
-        numerics_ok=None if change is None else change <= LOSS_TOLERANCE,
+        early_loss_change=early,
+        numerics_ok=same,
     )
 
 

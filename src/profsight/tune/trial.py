@@ -59,6 +59,9 @@ class TrialResult(msgspec.Struct, frozen=True):
     """Each measured step's wall time, batch fetch included."""
     loss: float | None = None
     """The loss of the last measured step."""
+    early: tuple[float, ...] = ()
+    """The warm-up steps' losses, in order: the first after one update, before rounding
+    differences have grown (a deep net's losses part exponentially over steps)."""
     batch_size: int | None = None
     """The batch the trial trained on (a larger-batch fix changes it)."""
     steps_per_epoch: int | None = None
@@ -131,11 +134,16 @@ def _run(target: str, settings: tuple[Setting, ...], steps: Steps, trace: str) -
         _set_backend(key, value)
     if isinstance(training, LightningTraining):
         run_lightning = resolve(LIGHTNING_TRIAL)  # Lightning imported by its trials only
-        seconds, loss, batch, per_epoch, cpu = run_lightning(
-            training, by_target, steps.warmup, steps.measured, trace
-        )
+        fit = run_lightning(training, by_target, steps.warmup, steps.measured, trace)
         return TrialResult(
-            tuple(seconds), loss, batch, per_epoch, "", trace, training.device, cpu_s=cpu
+            fit.seconds,
+            fit.loss,
+            fit.early,
+            fit.batch_size,
+            fit.steps_per_epoch,
+            trace=trace,
+            device=training.device,
+            cpu_s=fit.cpu_s,
         )
     model = training.model()
     if hasattr(model, "to"):
@@ -154,8 +162,7 @@ def _run(target: str, settings: tuple[Setting, ...], steps: Steps, trace: str) -
     batches = _cycle(loader)
     sync = _synchronize(training.device)
     step = _stepper(training, model, optimizer, batches, sync)
-    for _ in range(steps.warmup):
-        step()
+    early = tuple(_as_float(step()) for _ in range(steps.warmup))
     seconds, loss = [], None
     cpu = time.process_time()
     for _ in range(steps.measured):
@@ -168,6 +175,7 @@ def _run(target: str, settings: tuple[Setting, ...], steps: Steps, trace: str) -
     return TrialResult(
         seconds=tuple(seconds),
         loss=_as_float(loss),
+        early=tuple(x for x in early if x is not None),
         batch_size=batch_size,
         steps_per_epoch=len(loader) if hasattr(loader, "__len__") else None,  # type: ignore[arg-type]
         trace=trace,
