@@ -11,6 +11,7 @@ in-memory tensor: 30 µs to load, 740 µs to receive from a worker, on this repo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import statistics
 import time
@@ -53,13 +54,17 @@ def probe(make_loader: Callable[..., Iterable[Any]], workers: int) -> HandOver |
     drain, paced = 1 + workers * PREFETCH, PACED_PER_WORKER * workers
     if length is not None and length < drain + paced + TAKES:
         return None
-    batches = iter(loader)
+    try:
+        batches = iter(loader)
+    except Exception:  # the workers did not start: no figure, the trial tells
+        return None
     try:
         return _measure(batches, workers, drain, paced)
     except Exception:  # a worker died or the loader ran out: no figure, the trial tells
         return None
     finally:
-        _shut_down(batches)
+        with contextlib.suppress(Exception):  # a dead worker is reported by the stop too
+            _shut_down(batches)
 
 
 def _measure(batches: Iterator[Any], workers: int, drain: int, paced: int) -> HandOver:

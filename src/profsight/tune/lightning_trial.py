@@ -21,6 +21,7 @@ from profsight.errors import UsageError
 from profsight.integrations.native_capture import captured_stderr
 from profsight.knowledge.tuning import BATCH, LOADER, OPTIMIZER, TRAINER
 from profsight.loaders.native_log import NativeLog
+from profsight.tune.handover import HandOver, probe
 from profsight.tune.loop import LightningTraining
 
 #: Training batches of the profiled fit: one wait, one warm-up, three recorded, one more.
@@ -42,6 +43,7 @@ class Fitted(msgspec.Struct, frozen=True):
     steps_per_epoch: int | None
     cpu_s: float | None
     early: tuple[float, ...]
+    handover: HandOver | None = None
 
 
 class StepTimer(L.Callback):
@@ -91,6 +93,7 @@ def run_lightning(
     warmup: int,
     measured: int,
     trace: str,
+    probe_workers: int = 0,
 ) -> Fitted:
     """What the timed fit measured, and the baseline's trace written to `trace`."""
     logging.getLogger("lightning.pytorch").setLevel(logging.ERROR)
@@ -105,6 +108,8 @@ def run_lightning(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Lightning's advice on the user's setup: not ours
         _fit(training, by_target, loader_settings, warmup + measured + 1, [timer], None)
+        # (before the profiled fit: a worker forked after Kineto's threads started can abort)
+        handover = probe(training.train_loader, probe_workers) if probe_workers else None
         if trace:
             _profiled(training, by_target, loader_settings, trace)
     return Fitted(
@@ -114,6 +119,7 @@ def run_lightning(
         timer.steps_per_epoch,
         timer.cpu_s,
         tuple(timer.early),
+        handover,
     )
 
 

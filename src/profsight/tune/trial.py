@@ -20,7 +20,6 @@ from typing import Any
 
 import msgspec
 import torch
-from msgspec.structs import replace
 from torch.profiler import ProfilerActivity, schedule
 
 from profsight.errors import UsageError
@@ -107,16 +106,7 @@ def run_trial(
 ) -> TrialResult:
     """The trial itself, in the process it runs in."""
     try:
-        result = _run(target, settings, steps, trace)
-        if probe_workers and not result.failed:
-            training = build(target)
-            factory = (
-                training.train_loader
-                if isinstance(training, LightningTraining)
-                else training.loader
-            )
-            result = replace(result, handover=probe(factory, probe_workers))
-        return result
+        return _run(target, settings, steps, trace, probe_workers)
     except UsageError as exc:
         return TrialResult(failed=str(exc))
     except torch.cuda.OutOfMemoryError:
@@ -126,7 +116,9 @@ def run_trial(
         return TrialResult(failed=f"{type(exc).__name__}: {first}"[:300])
 
 
-def _run(target: str, settings: tuple[Setting, ...], steps: Steps, trace: str) -> TrialResult:
+def _run(
+    target: str, settings: tuple[Setting, ...], steps: Steps, trace: str, probe_workers: int
+) -> TrialResult:
     _seed()
     training = build(target)
     by_target = _by_target(settings)
@@ -134,7 +126,7 @@ def _run(target: str, settings: tuple[Setting, ...], steps: Steps, trace: str) -
         _set_backend(key, value)
     if isinstance(training, LightningTraining):
         run_lightning = resolve(LIGHTNING_TRIAL)  # Lightning imported by its trials only
-        fit = run_lightning(training, by_target, steps.warmup, steps.measured, trace)
+        fit = run_lightning(training, by_target, steps.warmup, steps.measured, trace, probe_workers)
         return TrialResult(
             fit.seconds,
             fit.loss,
@@ -144,6 +136,7 @@ def _run(target: str, settings: tuple[Setting, ...], steps: Steps, trace: str) -
             trace=trace,
             device=training.device,
             cpu_s=fit.cpu_s,
+            handover=fit.handover,
         )
     model = training.model()
     if hasattr(model, "to"):
@@ -170,6 +163,9 @@ def _run(target: str, settings: tuple[Setting, ...], steps: Steps, trace: str) -
         loss = step()
         seconds.append(time.perf_counter() - start)
     cpu = time.process_time() - cpu
+    # the workers forked before the profiler ran: a process forked after Kineto's threads
+    # started can abort in the child
+    handover = probe(training.loader, probe_workers) if probe_workers else None
     if trace:
         _profile(step, training.device, trace)
     return TrialResult(
@@ -181,6 +177,7 @@ def _run(target: str, settings: tuple[Setting, ...], steps: Steps, trace: str) -
         trace=trace,
         device=training.device,
         cpu_s=cpu,
+        handover=handover,
     )
 
 
