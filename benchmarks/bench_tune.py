@@ -60,7 +60,13 @@ def main() -> int:
         for target in TARGETS:
             report = tune(target, steps=Steps(warmup=3, measured=args.steps), skip=SKIP)
             loop = f"`{target.split(':')[-1]}`"
-            drifts.append(f"{loop} {report.drift_pct:.0f}%" if report.drift_pct is not None else "")
+            drift = f"{report.drift_pct:.0f}%" if report.drift_pct is not None else "-"
+            stretch = (
+                f"{report.profiled_step_s / report.baseline.mean_s:.1f}x"
+                if report.profiled_step_s is not None
+                else "-"
+            )
+            drifts.append(f"{loop} {drift}, {stretch}")
             for o in report.outcomes:
                 if o.skipped.startswith("predicted slower"):
                     print(f"| {loop} | {o.name} | {o.predicted_pct:.0f}% | not tried | | | |")
@@ -90,7 +96,10 @@ def main() -> int:
     print(f"\n{hits} of {total} measured savings within 25% of their prediction")
     print(f"{resolved_hits} of the {resolved} the runs resolve")
     print(f"tried and not priced: {', '.join(unpriced) or 'none'}")
-    print(f"the baseline's drift between its two runs: {', '.join(d for d in drifts if d)}")
+    print(
+        "the baseline's drift between its two runs, and its profiled step against its timed"
+        f" one: {'; '.join(drifts)}"
+    )
     return 0
 
 

@@ -82,6 +82,9 @@ def test_a_starved_loop_gets_loader_workers_measured_beyond_the_noise(
     assert f"loading / {cores} workers, a batch every" in workers.basis
     document = json.loads(render_tune(starved, "json"))
     assert document["handover"]["interval_s"] == handover.interval_s
+    # the profiled steps (3 ms per sample slept, in both) are about the timed ones
+    assert starved.profiled_step_s is not None
+    assert 0.5 < starved.profiled_step_s / starved.baseline.mean_s < 2.0
     assert f"a batch every {short_time(handover.interval_s * 1e6)}" in render_tune(starved, "text")
     assert starved.combined is not None and starved.combined.name == workers.name
     assert starved.diff == (
@@ -158,6 +161,12 @@ def test_every_format_says_what_was_measured(unfused: TuneReport) -> None:
     text = render_tune(unfused, "text")
     assert f"{fused.comparison.saving_pct:+.0f}% ± {fused.comparison.band_pct:.0f}%" in text
     assert "Combined, and the change to make" in text
+    # ~36,000 ops a step under the profiler, each recorded at a cost of its own: the profiled
+    # step is longer than the timed one, and the report says what that does to the shares
+    assert unfused.profiled_step_s is not None
+    stretch = unfused.profiled_step_s / unfused.baseline.mean_s
+    assert stretch > 1.25
+    assert f"the profiled steps took {stretch:.1f}x the timed ones" in text
     markdown = render_tune(unfused, "markdown")
     assert markdown.startswith("# profsight tune") and "```diff\n+ torch.optim." in markdown
     document = json.loads(render_tune(unfused, "json"))

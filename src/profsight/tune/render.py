@@ -10,6 +10,8 @@ from profsight.knowledge.tuning import LOSS_TOLERANCE
 from profsight.tune.result import Cost, Outcome, TuneReport
 from profsight.units import short_time
 
+#: From this profiled-to-timed step ratio on the report says the profiler stretched it.
+STRETCH_NOTED = 1.25
 #: The formats `render_tune` writes.
 FORMATS = ("text", "markdown", "json", "html")
 _PAGE = """<!doctype html>
@@ -110,6 +112,13 @@ def _lines(report: TuneReport) -> list[tuple[str, list[str]]]:
             "the trials are judged against both runs pooled, and a change within that is "
             "not counted"
         )
+    stretch = _stretch(report)
+    if stretch is not None and stretch >= STRETCH_NOTED:
+        head.append(
+            f"the profiled steps took {stretch:.1f}x the timed ones (the profiler's own cost"
+            " per op): the trace's shares, and the predictions read from them, lean toward"
+            " the phases dense in ops"
+        )
     if report.handover is not None:
         h = report.handover
         head.append(
@@ -141,6 +150,13 @@ def _lines(report: TuneReport) -> list[tuple[str, list[str]]]:
     if report.advice:
         sections.append(("Needs your code (advice only)", list(report.advice)))
     return sections
+
+
+def _stretch(report: TuneReport) -> float | None:
+    """The profiled step against the timed one."""
+    if report.profiled_step_s is None or report.baseline.mean_s <= 0:
+        return None
+    return report.profiled_step_s / report.baseline.mean_s
 
 
 def _text(report: TuneReport) -> str:

@@ -93,4 +93,7 @@ class TuneReport(msgspec.Struct, frozen=True):
     handover: HandOver | None = None
     """The loader with background workers, measured after the baseline (None: not
     measured, or too few batches)."""
+    profiled_step_s: float | None = None
+    """The baseline's profiled steps, their mean: beside `baseline`, what the profiler's own
+    cost per op added (the trace's shares lean toward the phases dense in ops by as much)."""
     schema: str = SCHEMA

@@ -12,6 +12,7 @@ from msgspec.structs import replace
 from profsight.api import explain_profile
 from profsight.errors import UsageError
 from profsight.knowledge.tuning import CANDIDATES, CPU_FALLBACK_SKIPPED, Setting
+from profsight.model.step_windows import Breakdown
 from profsight.tune.costs import cost_of, diff_lines
 from profsight.tune.loop import LightningTraining, build
 from profsight.tune.measure import Step, compare, numerics, step_of
@@ -120,7 +121,15 @@ def tune(
         budget_s=budget_s,
         trace=trace,
         handover=baseline.handover,
+        profiled_step_s=_profiled_step(report.breakdown),
     )
+
+
+def _profiled_step(breakdown: Breakdown | None) -> float | None:
+    """The profiled steps' mean, in seconds (None: the trace has no step)."""
+    if breakdown is None or not breakdown.steps:
+        return None
+    return breakdown.average().wall_us / 1e6
 
 
 def _helped(outcomes: list[Outcome], name: str) -> bool:
