@@ -15,18 +15,22 @@ import tune_targets
 from profsight.cli.exit_codes import EXIT_USAGE
 from profsight.cli.main import main
 from profsight.knowledge.tuning import (
+    CORES_NOT_LIMITING,
     CPU_FALLBACK,
     CPU_FALLBACK_SKIPPED,
     EARLY_LOSS_TOLERANCE,
     LOSS_TOLERANCE,
+    NOT_ON_GPU_RUN,
     OPTIMIZER,
     PREDICTED_SLOWER,
     Setting,
 )
+from profsight.model.findings import REPLAYED, Finding, Severity
 from profsight.tune import Tuned, tune
-from profsight.tune.handover import probe
+from profsight.tune.costs import diff_lines
+from profsight.tune.handover import HandOver, probe
 from profsight.tune.measure import numerics
-from profsight.tune.plan import usable_cores
+from profsight.tune.plan import Measured, plan, usable_cores
 from profsight.tune.render import render_tune
 from profsight.tune.result import Outcome, TuneReport
 from profsight.tune.trial import Steps, run_isolated
@@ -258,3 +262,39 @@ def test_a_deep_net_rounded_apart_keeps_its_arithmetic() -> None:
     change, early, same = numerics(base, ascent)
     assert early is not None and early > EARLY_LOSS_TOLERANCE
     assert change is not None and change > LOSS_TOLERANCE and same is False
+
+
+def _loading(gain_pct: float) -> Finding:
+    return Finding(
+        "data_loading",
+        Severity.HIGH,
+        "The training loop waits for data",
+        (),
+        "",
+        "",
+        at_stake_pct=gain_pct,
+        gain_pct=gain_pct,
+        basis=REPLAYED,
+    )
+
+
+def test_the_workers_get_cores_of_their_own_where_the_cores_cut_them() -> None:
+    """A 10 ms step that waits 9 ms on decoding: two workers decode a batch every 5 ms on
+    10 ms of CPU each, and the training took 18 ms of CPU per step (torch's pool spinning on
+    both cores). Sharing two cores, the workers' fix saves ~5%; with the training on one
+    thread they keep their pace, and that form is tried, priced at most 50%. Where the
+    workers wait rather than compute (0.5 ms of CPU a batch), only the plain form is, and
+    a GPU run has its own threads' cores to spare."""
+    decoding = HandOver(workers=2, take_s=0.001, interval_s=0.005, cpu_s=0.010)
+    planned, _ = plan([_loading(90.0)], False, 2, measured=Measured(0.010, decoding, 0.018))
+    plain, own = planned[0], planned[1]
+    assert plain.candidate.name == "background loader workers" and not plain.skipped
+    assert plain.predicted_pct == pytest.approx(5.0)
+    assert own.candidate.name == "background loader workers, fewer training threads"
+    assert not own.skipped and own.predicted_pct == pytest.approx(50.0)
+    assert diff_lines(own.candidate.settings)[-1] == "+ torch.set_num_threads(1)"
+    waiting = HandOver(workers=2, take_s=0.001, interval_s=0.005, cpu_s=0.0005)
+    planned, _ = plan([_loading(90.0)], False, 2, measured=Measured(0.010, waiting, 0.002))
+    assert planned[1].skipped == CORES_NOT_LIMITING
+    planned, _ = plan([_loading(90.0)], True, 2, measured=Measured(0.010, decoding, 0.018))
+    assert planned[1].skipped == NOT_ON_GPU_RUN

@@ -29,9 +29,13 @@ BATCH: Final = "batch"
 """The loader's batch size, scaled: compared per sample."""
 TRAINER: Final = "trainer"
 """A keyword argument of Lightning's ``Trainer`` (a plain loop has none: not tried there)."""
+THREADS: Final = "threads"
+"""torch's intra-op threads in the training's process (``torch.set_num_threads``)."""
 
-#: Values computed when the plan is made: the cores a loader's workers may use.
+#: Values computed when the plan is made: the cores a loader's workers may use, and the
+#: cores they leave the training's own threads (at least one).
 WORKERS: Final = "workers"
+CORES_LEFT: Final = "cores left"
 
 #: How much a trial's final loss may differ from the baseline's, relative, for a fix that
 #: should leave the arithmetic alone (a fused optimizer reorders its float operations).
@@ -68,6 +72,9 @@ class Candidate:
     reorders_after_first_epoch: bool = False
     """A shuffled loader gives other batches from its second epoch on (persistent workers
     keep their own sampler state): a loss after the first epoch is not comparable."""
+    frees_cores: bool = False
+    """It gives the loader's workers cores of their own by taking them from the training's
+    threads: tried on a CPU run only, where the workers' prediction is cut by the cores."""
     cpu_fallback_for: str = ""
     """On a CPU, the fix whose fallback this is: tried only where that one did not help,
     and not priced (`CPU_FALLBACK`)."""
@@ -83,6 +90,13 @@ _WORKERS = Candidate(
         Setting("prefetch_factor", 2, LOADER),
     ),
     reorders_after_first_epoch=True,
+)
+_WORKERS_OWN_CORES = Candidate(
+    "background loader workers, fewer training threads",
+    (*_WORKERS.settings, Setting("num_threads", CORES_LEFT, THREADS)),
+    frees_cores=True,
+    reorders_after_first_epoch=True,
+    note="torch's ops in the step then run on fewer threads",
 )
 _PINNED = Candidate("pinned host memory", (Setting("pin_memory", True, LOADER),), needs_gpu=True)
 _FUSED = Candidate(
@@ -108,6 +122,13 @@ CPU_FALLBACK_SKIPPED: Final = (
 )
 #: A fix whose prediction is a slower step is not tried (its time is the user's budget).
 PREDICTED_SLOWER: Final = "predicted slower ({pct:+.0f}%): not tried"
+#: Why the fewer-threads form of the workers is not tried, and its prediction's basis.
+CORES_NOT_LIMITING: Final = "the cores do not limit the workers here"
+NOT_ON_GPU_RUN: Final = "a CPU run's fix"
+OWN_CORES_BASIS: Final = (
+    "at most: the workers at their own pace, the rest of the step as it ran (on fewer"
+    " threads it may take longer)"
+)
 #: The workers' prediction, beside the replay's basis.
 WORKERS_BASIS: Final = (
     "loading / {workers} workers, a batch every {interval} from them, {take} to receive one"
@@ -139,7 +160,7 @@ _LARGER_BATCH = Candidate(
 
 #: The candidates each finding category's rule recommends, first the likeliest to help.
 CANDIDATES: Final[dict[str, tuple[Candidate, ...]]] = {
-    "data_loading": (_WORKERS, _PINNED),
+    "data_loading": (_WORKERS, _WORKERS_OWN_CORES, _PINNED),
     "host_lead_in": (_WORKERS,),
     "memcpy": (_PINNED,),
     "optimizer": (_FUSED, _FOREACH),
@@ -163,6 +184,7 @@ CODE_FORMS: Final[dict[str, str]] = {
     MODEL: "model = torch.compile(model)",
     BATCH: "DataLoader",
     TRAINER: "Trainer",
+    THREADS: "torch.set_num_threads",
 }
 
 __all__ = [
@@ -170,14 +192,19 @@ __all__ = [
     "BATCH",
     "CANDIDATES",
     "CODE_FORMS",
+    "CORES_LEFT",
+    "CORES_NOT_LIMITING",
     "CPU_FALLBACK",
     "CPU_FALLBACK_SKIPPED",
     "EARLY_LOSS_TOLERANCE",
     "LOADER",
     "LOSS_TOLERANCE",
     "MODEL",
+    "NOT_ON_GPU_RUN",
     "OPTIMIZER",
+    "OWN_CORES_BASIS",
     "PREDICTED_SLOWER",
+    "THREADS",
     "TRAINER",
     "WORKERS",
     "WORKERS_BASIS",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from profsight.knowledge.tuning import BACKEND, BATCH, CODE_FORMS, MODEL, Setting
+from profsight.knowledge.tuning import BACKEND, BATCH, CODE_FORMS, MODEL, THREADS, Setting
 from profsight.tune.measure import Step
 from profsight.tune.result import Cost
 
@@ -39,6 +39,8 @@ def diff_lines(settings: Sequence[Setting]) -> tuple[str, ...]:
             lines.append(f"+ {head}")
         elif target == BACKEND:
             lines += [f"+ {head}.{s.key} = {s.value!r}" for s in group]
+        elif target == THREADS:
+            lines += [f"+ {head}({s.value!r})" for s in group]
         elif target == BATCH:
             lines += [f"+ {head}(..., batch_size={s.value} x yours)" for s in group]
         else:

@@ -11,7 +11,11 @@ import msgspec
 
 from profsight.knowledge.tuning import (
     CANDIDATES,
+    CORES_LEFT,
+    CORES_NOT_LIMITING,
     CPU_FALLBACK,
+    NOT_ON_GPU_RUN,
+    OWN_CORES_BASIS,
     PREDICTED_SLOWER,
     TRAINER,
     WORKERS,
@@ -74,7 +78,8 @@ def plan(
             if not lightning and any(s.target == TRAINER for s in candidate.settings):
                 skipped = "needs a Lightning Trainer"
             resolved = _resolved(candidate, cores)
-            predicted, basis = _predicted(resolved, finding, cores, gpu, measured)
+            predicted, basis, why_not = _predicted(resolved, finding, cores, gpu, measured)
+            skipped = skipped or why_not
             if not skipped and predicted is not None and predicted < 0:
                 skipped = PREDICTED_SLOWER.format(pct=predicted)
             planned.append(Planned(resolved, finding.category, predicted, basis, skipped))
@@ -83,28 +88,45 @@ def plan(
 
 def _predicted(
     candidate: Candidate, finding: Finding, cores: int, gpu: bool, measured: Measured | None
-) -> tuple[float | None, str]:
-    """The finding's saving, as the fix can reach it. Loader workers pipeline the loading
-    behind the step: the step becomes the rest of it plus receiving a batch from a worker,
-    or the workers' pace where that is longer (`handover`, measured after the baseline;
-    without it, loading / N). The replay's saving is the loading gone whole."""
+) -> tuple[float | None, str, str]:
+    """(the finding's saving as the fix can reach it, its basis, why the fix is not tried
+    or ""). Loader workers pipeline the loading behind the step: the step becomes the rest
+    of it plus receiving a batch from a worker, or the workers' pace where that is longer,
+    or what the cores supply to both (`handover`, measured beside the baseline; without it,
+    loading / N). The replay's saving is the loading gone whole."""
     if candidate.cpu_fallback_for and not gpu:
-        return None, CPU_FALLBACK
+        return None, CPU_FALLBACK, ""
+    if candidate.frees_cores and gpu:
+        return None, "", NOT_ON_GPU_RUN
     workers = any(s.key == "num_workers" for s in candidate.settings)
     if finding.gain_pct is None or not workers:
-        return finding.gain_pct, finding.basis
+        return finding.gain_pct, finding.basis, ""
     load = finding.gain_pct / 100.0
     handover = measured.handover if measured is not None else None
     if measured is None or handover is None:
+        if candidate.frees_cores:
+            return None, "", CORES_NOT_LIMITING
         step = max(1.0 - load, load / _workers(cores))
-        return 100.0 * (1.0 - step), f"{finding.basis}, loading / {_workers(cores)} workers"
-    after = pipelined_step(measured.step_s, load, handover, cores, measured.cpu_s)
+        basis = f"{finding.basis}, loading / {_workers(cores)} workers"
+        return 100.0 * (1.0 - step), basis, ""
+    step_s = measured.step_s
+    on_cores = pipelined_step(step_s, load, handover, cores, measured.cpu_s)
+    own_pace = pipelined_step(step_s, load, handover, cores, None)
     basis = WORKERS_BASIS.format(
         workers=handover.workers,
         interval=short_time(handover.interval_s * 1e6),
         take=short_time(handover.take_s * 1e6),
     )
-    return 100.0 * (1.0 - after / measured.step_s), f"{finding.basis}, {basis}"
+    if not candidate.frees_cores:
+        return 100.0 * (1.0 - on_cores / step_s), f"{finding.basis}, {basis}", ""
+    # fewer training threads give the workers their pace back, where the cores cut it
+    saving = 100.0 * (1.0 - own_pace / step_s)
+    limiting = on_cores > own_pace and saving > 0
+    return (
+        saving,
+        f"{finding.basis}, {basis}, {OWN_CORES_BASIS}",
+        "" if limiting else (CORES_NOT_LIMITING),
+    )
 
 
 def workers_for(cores: int) -> int:
@@ -117,10 +139,14 @@ def _workers(cores: int) -> int:
 
 
 def _resolved(candidate: Candidate, cores: int) -> Candidate:
-    """The candidate with `WORKERS` replaced by the loader workers the cores allow."""
+    """The candidate with `WORKERS` replaced by the loader workers the cores allow, and
+    `CORES_LEFT` by the cores they leave (at least one)."""
     workers = _workers(cores)
+    values = {WORKERS: workers, CORES_LEFT: max(1, cores - workers)}
     settings = tuple(
-        dataclasses.replace(s, value=workers) if s.value == WORKERS else s
+        dataclasses.replace(s, value=values[s.value])
+        if isinstance(s.value, str) and s.value in values
+        else s
         for s in candidate.settings
     )
     return dataclasses.replace(candidate, settings=settings)

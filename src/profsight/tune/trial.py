@@ -30,6 +30,7 @@ from profsight.knowledge.tuning import (
     LOADER,
     MODEL,
     OPTIMIZER,
+    THREADS,
     TRAINER,
     Setting,
 )
@@ -124,6 +125,8 @@ def _run(
     by_target = _by_target(settings)
     for key, value in by_target[BACKEND].items():
         _set_backend(key, value)
+    if "num_threads" in by_target[THREADS]:
+        torch.set_num_threads(int(str(by_target[THREADS]["num_threads"])))
     if isinstance(training, LightningTraining):
         run_lightning = resolve(LIGHTNING_TRIAL)  # Lightning imported by its trials only
         fit = run_lightning(training, by_target, steps.warmup, steps.measured, trace, probe_workers)
@@ -197,7 +200,7 @@ def _seed() -> None:
 
 def _by_target(settings: tuple[Setting, ...]) -> dict[str, dict[str, object]]:
     grouped: dict[str, dict[str, object]] = {
-        t: {} for t in (LOADER, OPTIMIZER, BACKEND, MODEL, BATCH, TRAINER)
+        t: {} for t in (LOADER, OPTIMIZER, BACKEND, MODEL, BATCH, TRAINER, THREADS)
     }
     for setting in settings:
         grouped[setting.target][setting.key] = setting.value
