@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from msgspec.structs import replace
@@ -12,6 +12,7 @@ from msgspec.structs import replace
 from profsight.api import explain_profile
 from profsight.errors import UsageError
 from profsight.knowledge.tuning import CANDIDATES, CPU_FALLBACK_SKIPPED, Setting
+from profsight.model.findings import Finding
 from profsight.model.step_windows import Breakdown
 from profsight.tune.costs import cost_of, diff_lines
 from profsight.tune.loop import LightningTraining, build
@@ -60,29 +61,12 @@ def tune(
     trace = str(folder / "baseline.pt.trace.json")
     say("baseline: timing and profiling")
     cores = usable_cores()
-    baseline = run_isolated(
-        target, (), steps, budget_s or BASELINE_TIMEOUT_S, trace, probe_workers=workers_for(cores)
-    )
-    if baseline.failed and budget_s is not None and baseline.failed.startswith("it ran past"):
-        raise UsageError(f"{target}: a budget of {budget_s:g} s is too small for one trial")
-    if baseline.failed:
-        raise UsageError(f"{target}: the baseline run failed: {baseline.failed}")
+    baseline, base_step = _baseline(target, steps, budget_s, trace, cores)
     device = baseline.device
-    base_step = step_of(baseline)
-    if base_step is None:
-        raise UsageError(f"{target}: the baseline timed no step (a fast_dev_run, no batch?)")
     one_trial = time.perf_counter() - start
     report = explain_profile(trace)
     gpu = device.startswith("cuda")
-    per_step = baseline.cpu_s / len(baseline.seconds) if baseline.cpu_s is not None else None
-    measured = Measured(base_step.mean_s, baseline.handover, per_step)
-    planned, advice = plan(report.findings, gpu, cores, lightning, measured)
-    planned = [
-        Planned(p.candidate, p.category, p.predicted_pct, p.basis, "skipped as asked")
-        if p.candidate.name in skip or p.category in skip
-        else p
-        for p in planned
-    ]
+    planned, advice = _plan(report.findings, baseline, base_step, cores, lightning, skip)
     counted.total = 3 + sum(not p.skipped for p in planned)  # + baseline, again, combined
     outcomes: list[Outcome] = []
     for i, item in enumerate(planned, 1):
@@ -123,6 +107,46 @@ def tune(
         handover=baseline.handover,
         profiled_step_s=_profiled_step(report.breakdown),
     )
+
+
+def _baseline(
+    target: str, steps: Steps, budget_s: float | None, trace: str, cores: int
+) -> tuple[TrialResult, Step]:
+    """The baseline's run, its trace written to `trace` and the loader's workers measured
+    beside it; one line for a baseline that failed or timed no step."""
+    baseline = run_isolated(
+        target, (), steps, budget_s or BASELINE_TIMEOUT_S, trace, probe_workers=workers_for(cores)
+    )
+    if baseline.failed and budget_s is not None and baseline.failed.startswith("it ran past"):
+        raise UsageError(f"{target}: a budget of {budget_s:g} s is too small for one trial")
+    if baseline.failed:
+        raise UsageError(f"{target}: the baseline run failed: {baseline.failed}")
+    base_step = step_of(baseline)
+    if base_step is None:
+        raise UsageError(f"{target}: the baseline timed no step (a fast_dev_run, no batch?)")
+    return baseline, base_step
+
+
+def _plan(
+    findings: Sequence[Finding],
+    baseline: TrialResult,
+    base_step: Step,
+    cores: int,
+    lightning: bool,
+    skip: tuple[str, ...],
+) -> tuple[list[Planned], list[str]]:
+    """`plan` with what the baseline measured, the fixes `skip` names marked so."""
+    per_step = baseline.cpu_s / len(baseline.seconds) if baseline.cpu_s is not None else None
+    measured = Measured(base_step.mean_s, baseline.handover, per_step)
+    gpu = baseline.device.startswith("cuda")
+    planned, advice = plan(findings, gpu, cores, lightning, measured)
+    planned = [
+        replace(p, skipped="skipped as asked")
+        if p.candidate.name in skip or p.category in skip
+        else p
+        for p in planned
+    ]
+    return planned, advice
 
 
 def _profiled_step(breakdown: Breakdown | None) -> float | None:
