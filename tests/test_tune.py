@@ -5,10 +5,12 @@ they measure."""
 from __future__ import annotations
 
 import json
+import math
 import time
 import zlib
 from pathlib import Path
 
+import msgspec
 import pytest
 
 import tune_targets
@@ -23,6 +25,8 @@ from profsight.knowledge.tuning import (
     NOT_ON_GPU_RUN,
     OPTIMIZER,
     PREDICTED_SLOWER,
+    THREADS_NOT_FEWER,
+    WORKERS_NOT_MEASURED,
     Setting,
 )
 from profsight.model.findings import REPLAYED, Finding, Severity
@@ -33,7 +37,7 @@ from profsight.tune.measure import numerics
 from profsight.tune.plan import Measured, plan, usable_cores
 from profsight.tune.render import render_tune
 from profsight.tune.result import Outcome, TuneReport
-from profsight.tune.trial import Steps, run_isolated
+from profsight.tune.trial import Steps, TrialResult, run_isolated
 from profsight.units import short_time
 from tune_targets import BATCH, SAMPLES, SLEEP_S, CompressedDataset
 
@@ -177,7 +181,7 @@ def test_every_format_says_what_was_measured(unfused: TuneReport) -> None:
     assert document["schema"] == "profsight/tune/1"
     names = [o["name"] for o in document["outcomes"]]
     assert names[:2] == ["fused optimizer", "multi-tensor optimizer"]
-    assert document["handover"] is None  # 16 batches: too few to measure workers on
+    assert document["handover"] == msgspec.to_builtins(unfused.handover)
     assert document["baseline"]["mean_s"] == unfused.baseline.mean_s
     page = render_tune(unfused, "html")
     assert page.startswith("<!doctype html>") and "<h2>Fixes tried, one at a time</h2>" in page
@@ -286,15 +290,33 @@ def test_the_workers_get_cores_of_their_own_where_the_cores_cut_them() -> None:
     workers wait rather than compute (0.5 ms of CPU a batch), only the plain form is, and
     a GPU run has its own threads' cores to spare."""
     decoding = HandOver(workers=2, take_s=0.001, interval_s=0.005, cpu_s=0.010)
-    planned, _ = plan([_loading(90.0)], False, 2, measured=Measured(0.010, decoding, 0.018))
+    measured = Measured(0.010, decoding, 0.018, threads=2)
+    planned, _ = plan([_loading(90.0)], False, 2, measured=measured)
     plain, own = planned[0], planned[1]
     assert plain.candidate.name == "background loader workers" and not plain.skipped
-    assert plain.predicted_pct == pytest.approx(5.0)
+    assert plain.predicted_pct == pytest.approx(5.0)  # 9.5 ms: (8 + 1 + 10 ms) / 2 cores
     assert own.candidate.name == "background loader workers, fewer training threads"
-    assert not own.skipped and own.predicted_pct == pytest.approx(50.0)
+    # on one thread the training takes the rest of the step's CPU: (1 + 1 + 10 ms) / 2
+    assert not own.skipped and own.predicted_pct == pytest.approx(40.0)
     assert diff_lines(own.candidate.settings)[-1] == "+ torch.set_num_threads(1)"
     waiting = HandOver(workers=2, take_s=0.001, interval_s=0.005, cpu_s=0.0005)
-    planned, _ = plan([_loading(90.0)], False, 2, measured=Measured(0.010, waiting, 0.002))
+    planned, _ = plan([_loading(90.0)], False, 2, measured=Measured(0.010, waiting, 0.002, 2))
     assert planned[1].skipped == CORES_NOT_LIMITING
-    planned, _ = plan([_loading(90.0)], True, 2, measured=Measured(0.010, decoding, 0.018))
+    planned, _ = plan([_loading(90.0)], True, 2, measured=measured)
     assert planned[1].skipped == NOT_ON_GPU_RUN
+    one = Measured(0.010, decoding, 0.018, threads=1)  # torch on one thread already
+    planned, _ = plan([_loading(90.0)], False, 2, measured=one)
+    assert planned[1].skipped == THREADS_NOT_FEWER
+    planned, _ = plan([_loading(90.0)], False, 2, measured=Measured(0.010, None, 0.018, 2))
+    assert planned[1].skipped == WORKERS_NOT_MEASURED
+
+
+def test_a_loss_that_blew_up_is_not_rounding() -> None:
+    """Warm-up losses that agree say the arithmetic is the same only while the final loss
+    is still a loss: ten times the baseline's, or NaN, is a run that diverged."""
+    base = TrialResult(seconds=(0.1,), loss=2.0, early=(2.3, 2.2, 2.1), batch_size=8)
+    for final in (2.3, 20.0, math.nan):
+        trial = TrialResult(seconds=(0.1,), loss=final, early=base.early, batch_size=8)
+        _, early, same = numerics(base, trial)
+        assert early == 0.0
+        assert same is (final == 2.3), final

@@ -46,6 +46,9 @@ LOSS_TOLERANCE: Final = 0.01
 #: 1.3e-2 at the twelfth), so a final loss off by more than `LOSS_TOLERANCE` with the early
 #: ones within this is the same arithmetic, rounded apart.
 EARLY_LOSS_TOLERANCE: Final = 1e-4
+#: The most a final loss may be off, relative, and still be read as rounding grown apart
+#: when the warm-up losses agree: beyond it (a loss that blew up, a NaN) the run diverged.
+ROUNDED_APART_MAX: Final = 0.5
 
 
 @dataclass(frozen=True)
@@ -118,16 +121,21 @@ CPU_FALLBACK: Final = (
     " Python from the profiler's own cost per op, so it is not priced"
 )
 CPU_FALLBACK_SKIPPED: Final = (
-    "on a CPU the multi-tensor form is tried only where {fix} did not help"
+    "on a CPU the multi-tensor form is tried only where {fix} did not help; it measured"
+    " faster than the baseline's first run"
 )
 #: A fix whose prediction is a slower step is not tried (its time is the user's budget).
 PREDICTED_SLOWER: Final = "predicted slower ({pct:+.0f}%): not tried"
+#: Below this predicted saving (%, negative) a fix counts as predicted slower.
+SLOWER_BELOW_PCT: Final = -1.0
 #: Why the fewer-threads form of the workers is not tried, and its prediction's basis.
 CORES_NOT_LIMITING: Final = "the cores do not limit the workers here"
+WORKERS_NOT_MEASURED: Final = "the workers could not be measured beside the baseline"
+THREADS_NOT_FEWER: Final = "torch already runs on no more threads than the workers leave"
 NOT_ON_GPU_RUN: Final = "a CPU run's fix"
 OWN_CORES_BASIS: Final = (
-    "at most: the workers at their own pace, the rest of the step as it ran (on fewer"
-    " threads it may take longer)"
+    "the training on one thread taking the rest of the step's CPU and no more, the rest of"
+    " the step as it ran (on fewer threads its ops may take longer)"
 )
 #: The workers' prediction, beside the replay's basis.
 WORKERS_BASIS: Final = (
@@ -204,10 +212,14 @@ __all__ = [
     "OPTIMIZER",
     "OWN_CORES_BASIS",
     "PREDICTED_SLOWER",
+    "ROUNDED_APART_MAX",
+    "SLOWER_BELOW_PCT",
     "THREADS",
+    "THREADS_NOT_FEWER",
     "TRAINER",
     "WORKERS",
     "WORKERS_BASIS",
+    "WORKERS_NOT_MEASURED",
     "Candidate",
     "Setting",
 ]

@@ -27,7 +27,9 @@ PREFETCH = 2
 TAKES = 5
 #: Batches per worker timed back to back for the workers' pace (and their CPU time, read
 #: in clock ticks of 10 ms: a longer window reads it closer).
-PACED_PER_WORKER = 4
+PACED_PER_WORKER = 8
+#: A batch the probe waits longer for is a worker hung in the loader's code: no figure.
+TIMEOUT_S = 60.0
 
 
 class HandOver(msgspec.Struct, frozen=True):
@@ -54,6 +56,8 @@ def probe(make_loader: Callable[..., Iterable[Any]], workers: int) -> HandOver |
     drain, paced = 1 + workers * PREFETCH, PACED_PER_WORKER * workers
     if length is not None and length < drain + paced + TAKES:
         return None
+    if hasattr(loader, "timeout"):
+        loader.timeout = TIMEOUT_S  # a hung worker is an error the probe catches, not a hang
     try:
         batches = iter(loader)
     except Exception:  # the workers did not start: no figure, the trial tells
@@ -71,22 +75,25 @@ def _measure(batches: Iterator[Any], workers: int, drain: int, paced: int) -> Ha
     for _ in range(drain):  # start-up, then the batches prefetched while it started
         next(batches)
     pids = [w.pid for w in getattr(batches, "_workers", ())]
+    if len(pids) != workers:
+        raise ValueError("the loader did not start the workers asked for")
     cpu_before = _cpu_of(pids)
     start = time.perf_counter()
     for _ in range(paced):
         next(batches)
     interval = (time.perf_counter() - start) / paced
+    # (read here: the queue was as empty at the window's start as at its end, so the workers
+    # made about as many batches as were taken)
+    cpu_after = _cpu_of(pids)
     takes = []
     for _ in range(TAKES):
-        _busy(2.0 * interval + 0.001)  # the main process at work (not asleep) meanwhile
+        _busy(3.0 * interval + 0.001)  # the main process at work (not asleep) meanwhile
         start = time.perf_counter()
         next(batches)
         takes.append(time.perf_counter() - start)
-    cpu_after = _cpu_of(pids)
     cpu = None
     if cpu_before is not None and cpu_after is not None:
-        # (the workers keep their queue full: they made about as many as were taken)
-        cpu = (cpu_after - cpu_before) / (paced + TAKES)
+        cpu = (cpu_after - cpu_before) / paced
     return HandOver(workers, statistics.median(takes), interval, cpu)
 
 

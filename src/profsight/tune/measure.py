@@ -17,7 +17,7 @@ import statistics
 
 import msgspec
 
-from profsight.knowledge.tuning import EARLY_LOSS_TOLERANCE, LOSS_TOLERANCE
+from profsight.knowledge.tuning import EARLY_LOSS_TOLERANCE, LOSS_TOLERANCE, ROUNDED_APART_MAX
 from profsight.tune.trial import TrialResult
 
 #: Blocks of consecutive steps a run's spread is read from.
@@ -84,11 +84,13 @@ def numerics(
 ) -> tuple[float | None, float | None, bool | None]:
     """(the final loss's relative change, the warm-up losses' largest, whether the trial
     kept the arithmetic): the final loss within `LOSS_TOLERANCE`, or off by more with the
-    warm-up losses within `EARLY_LOSS_TOLERANCE`, which is rounding grown apart over the
-    steps, not new arithmetic. None: not compared."""
+    warm-up losses within `EARLY_LOSS_TOLERANCE` and the final one finite and within
+    `ROUNDED_APART_MAX`, which is rounding grown apart over the steps, not new arithmetic.
+    None: not compared."""
     change, early = loss_change(base, trial), early_loss_change(base, trial)
     same = None if change is None else change <= LOSS_TOLERANCE
-    if same is False and early is not None and early <= EARLY_LOSS_TOLERANCE:
+    rounded = change is not None and math.isfinite(change) and change <= ROUNDED_APART_MAX
+    if same is False and rounded and early is not None and early <= EARLY_LOSS_TOLERANCE:
         same = True
     return change, early, same
 

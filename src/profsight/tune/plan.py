@@ -17,9 +17,13 @@ from profsight.knowledge.tuning import (
     NOT_ON_GPU_RUN,
     OWN_CORES_BASIS,
     PREDICTED_SLOWER,
+    SLOWER_BELOW_PCT,
+    THREADS,
+    THREADS_NOT_FEWER,
     TRAINER,
     WORKERS,
     WORKERS_BASIS,
+    WORKERS_NOT_MEASURED,
     Candidate,
 )
 from profsight.model.findings import Finding
@@ -50,6 +54,8 @@ class Measured(msgspec.Struct, frozen=True):
     handover: HandOver | None = None
     cpu_s: float | None = None
     """The process's CPU time per step, all its threads."""
+    threads: int | None = None
+    """torch's intra-op threads the baseline ran on."""
 
 
 def plan(
@@ -77,10 +83,10 @@ def plan(
             skipped = "needs a GPU" if candidate.needs_gpu and not gpu else ""
             if not lightning and any(s.target == TRAINER for s in candidate.settings):
                 skipped = "needs a Lightning Trainer"
-            resolved = _resolved(candidate, cores)
+            resolved = _resolved(candidate, cores, measured)
             predicted, basis, why_not = _predicted(resolved, finding, cores, gpu, measured)
             skipped = skipped or why_not
-            if not skipped and predicted is not None and predicted < 0:
+            if not skipped and predicted is not None and predicted < SLOWER_BELOW_PCT:
                 skipped = PREDICTED_SLOWER.format(pct=predicted)
             planned.append(Planned(resolved, finding.category, predicted, basis, skipped))
     return planned, advice
@@ -105,13 +111,14 @@ def _predicted(
     handover = measured.handover if measured is not None else None
     if measured is None or handover is None:
         if candidate.frees_cores:
-            return None, "", CORES_NOT_LIMITING
+            return None, "", WORKERS_NOT_MEASURED
         step = max(1.0 - load, load / _workers(cores))
         basis = f"{finding.basis}, loading / {_workers(cores)} workers"
         return 100.0 * (1.0 - step), basis, ""
     step_s = measured.step_s
-    on_cores = pipelined_step(step_s, load, handover, cores, measured.cpu_s)
-    own_pace = pipelined_step(step_s, load, handover, cores, None)
+    # on a GPU run the step's CPU time holds its wait for the device (a synchronise spins)
+    cpu_s = None if gpu else measured.cpu_s
+    on_cores = pipelined_step(step_s, load, handover, cores, cpu_s)
     basis = WORKERS_BASIS.format(
         workers=handover.workers,
         interval=short_time(handover.interval_s * 1e6),
@@ -119,9 +126,15 @@ def _predicted(
     )
     if not candidate.frees_cores:
         return 100.0 * (1.0 - on_cores / step_s), f"{finding.basis}, {basis}", ""
-    # fewer training threads give the workers their pace back, where the cores cut it
-    saving = 100.0 * (1.0 - own_pace / step_s)
-    limiting = on_cores > own_pace and saving > 0
+    if not any(s.target == THREADS for s in candidate.settings):
+        return None, "", THREADS_NOT_FEWER
+    # fewer training threads stop their pool spinning on the workers' cores: the training
+    # takes the rest of the step's CPU and no more (one thread)
+    rest_s = step_s * max(1.0 - load, 0.0)
+    training_cpu = rest_s + (handover.cpu_s or 0.0)
+    one_thread = pipelined_step(step_s, load, handover, cores, training_cpu)
+    saving = 100.0 * (1.0 - one_thread / step_s)
+    limiting = on_cores > one_thread and saving > 0
     return (
         saving,
         f"{finding.basis}, {basis}, {OWN_CORES_BASIS}",
@@ -138,15 +151,19 @@ def _workers(cores: int) -> int:
     return max(1, min(4, cores))
 
 
-def _resolved(candidate: Candidate, cores: int) -> Candidate:
+def _resolved(candidate: Candidate, cores: int, measured: Measured | None) -> Candidate:
     """The candidate with `WORKERS` replaced by the loader workers the cores allow, and
-    `CORES_LEFT` by the cores they leave (at least one)."""
+    `CORES_LEFT` by the cores they leave (at least one, and fewer than the baseline's
+    threads: a thread setting that would not lower them is dropped)."""
     workers = _workers(cores)
-    values = {WORKERS: workers, CORES_LEFT: max(1, cores - workers)}
+    left = max(1, cores - workers)
+    threads = measured.threads if measured is not None else None
+    values = {WORKERS: workers, CORES_LEFT: left}
     settings = tuple(
         dataclasses.replace(s, value=values[s.value])
         if isinstance(s.value, str) and s.value in values
         else s
         for s in candidate.settings
+        if not (s.value == CORES_LEFT and threads is not None and left >= threads)
     )
     return dataclasses.replace(candidate, settings=settings)

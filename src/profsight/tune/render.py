@@ -68,7 +68,7 @@ def _measured(o: Outcome) -> str:
 
 def _predicted(o: Outcome) -> str:
     if o.predicted_pct is None:
-        return "not priced"
+        return f"not priced ({o.basis})" if o.basis else "not priced"
     return f"{o.predicted_pct:.0f}% ({o.basis})"
 
 

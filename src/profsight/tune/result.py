@@ -27,9 +27,9 @@ class Outcome(msgspec.Struct, frozen=True):
     comparison: Comparison | None = None
     loss: float | None = None
     loss_change: float | None = None
+    """Final loss against the baseline's, relative (None: not comparable)."""
     early_loss_change: float | None = None
     """The warm-up steps' losses against the baseline's, the largest relative difference."""
-    """Final loss against the baseline's, relative (None: not comparable)."""
     numerics_ok: bool | None = None
     """The final loss within `knowledge.tuning.LOSS_TOLERANCE`, or the warm-up steps'
     losses within `EARLY_LOSS_TOLERANCE` (the same arithmetic, rounded apart over the

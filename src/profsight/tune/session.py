@@ -137,16 +137,20 @@ def _plan(
 ) -> tuple[list[Planned], list[str]]:
     """`plan` with what the baseline measured, the fixes `skip` names marked so."""
     per_step = baseline.cpu_s / len(baseline.seconds) if baseline.cpu_s is not None else None
-    measured = Measured(base_step.mean_s, baseline.handover, per_step)
+    measured = Measured(base_step.mean_s, baseline.handover, per_step, baseline.threads)
     gpu = baseline.device.startswith("cuda")
     planned, advice = plan(findings, gpu, cores, lightning, measured)
     planned = [
-        replace(p, skipped="skipped as asked")
-        if p.candidate.name in skip or p.category in skip
-        else p
-        for p in planned
+        replace(p, skipped="skipped as asked") if _asked_to_skip(p, skip) else p for p in planned
     ]
     return planned, advice
+
+
+def _asked_to_skip(planned: Planned, skip: tuple[str, ...]) -> bool:
+    """`skip` names the fix, a fix it is a form of ("background loader workers, fewer
+    training threads" of the workers), or its finding category."""
+    name = planned.candidate.name
+    return planned.category in skip or any(name == n or name.startswith(n + ",") for n in skip)
 
 
 def _profiled_step(breakdown: Breakdown | None) -> float | None:
@@ -261,11 +265,11 @@ def _again(
 
 def _reference(baseline: TrialResult, again: TrialResult | None) -> tuple[Step, float | None]:
     """The step the trials are judged against, and the drift: with the baseline run before
-    and after the trials, both runs' steps pooled (the trials ran between them: a machine
-    that sped up or slowed down meanwhile moves the reference half-way, and the pooled
-    blocks' spread holds the drift), and how far the second run's mean moved from the
-    first's, in %. Two runs of one loop in two processes differ by more than one run's
-    steps do (issue 38: 15% sd between recordings)."""
+    and after the trials, both runs' steps pooled (the trials, not the combined run, ran
+    between them: a machine that sped up or slowed down meanwhile moves the reference
+    half-way, and the pooled blocks' spread holds the drift), and how far the second run's
+    mean moved from the first's, in %. Two runs of one loop in two processes differ by more
+    than one run's steps do (issue 38: 15% sd between recordings)."""
     first = step_of(baseline)
     assert first is not None  # (the session refuses a baseline without one)
     second = step_of(again) if again is not None and not again.failed else None

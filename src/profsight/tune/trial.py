@@ -9,6 +9,7 @@ autotuning, compiled graph or allocator state carried over).
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -60,8 +61,9 @@ class TrialResult(msgspec.Struct, frozen=True):
     loss: float | None = None
     """The loss of the last measured step."""
     early: tuple[float, ...] = ()
-    """The warm-up steps' losses, in order: the first after one update, before rounding
-    differences have grown (a deep net's losses part exponentially over steps)."""
+    """The warm-up steps' losses, in order (NaN where a step gave none): the first before
+    any update, the next after one, before rounding differences have grown (a deep net's
+    losses part exponentially over steps)."""
     batch_size: int | None = None
     """The batch the trial trained on (a larger-batch fix changes it)."""
     steps_per_epoch: int | None = None
@@ -77,6 +79,8 @@ class TrialResult(msgspec.Struct, frozen=True):
     cpu_s: float | None = None
     """The process's CPU time over the measured steps, all its threads (a thread pool that
     spins between ops counts)."""
+    threads: int | None = None
+    """torch's intra-op threads the steps ran on."""
 
 
 def run_isolated(
@@ -140,6 +144,7 @@ def _run(
             device=training.device,
             cpu_s=fit.cpu_s,
             handover=fit.handover,
+            threads=torch.get_num_threads(),
         )
     model = training.model()
     if hasattr(model, "to"):
@@ -174,13 +179,14 @@ def _run(
     return TrialResult(
         seconds=tuple(seconds),
         loss=_as_float(loss),
-        early=tuple(x for x in early if x is not None),
+        early=tuple(math.nan if x is None else x for x in early),
         batch_size=batch_size,
         steps_per_epoch=len(loader) if hasattr(loader, "__len__") else None,  # type: ignore[arg-type]
         trace=trace,
         device=training.device,
         cpu_s=cpu,
         handover=handover,
+        threads=torch.get_num_threads(),
     )
 
 
