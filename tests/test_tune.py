@@ -17,6 +17,7 @@ import tune_targets
 from profsight.cli.exit_codes import EXIT_USAGE
 from profsight.cli.main import main
 from profsight.knowledge.tuning import (
+    CANDIDATES,
     CORES_NOT_LIMITING,
     CPU_FALLBACK,
     CPU_FALLBACK_SKIPPED,
@@ -33,10 +34,11 @@ from profsight.model.findings import REPLAYED, Finding, Severity
 from profsight.tune import Tuned, tune
 from profsight.tune.costs import diff_lines
 from profsight.tune.handover import HandOver, probe
-from profsight.tune.measure import numerics
-from profsight.tune.plan import Measured, plan, usable_cores
+from profsight.tune.measure import Comparison, numerics
+from profsight.tune.plan import Measured, Planned, plan, usable_cores
 from profsight.tune.render import render_tune
 from profsight.tune.result import Outcome, TuneReport
+from profsight.tune.session import _fallbacks_due
 from profsight.tune.trial import Steps, TrialResult, run_isolated
 from profsight.units import short_time
 from tune_targets import BATCH, SAMPLES, SLEEP_S, CompressedDataset
@@ -320,3 +322,19 @@ def test_a_loss_that_blew_up_is_not_rounding() -> None:
         _, early, same = numerics(base, trial)
         assert early == 0.0
         assert same is (final == 2.3), final
+
+
+def test_a_fallback_runs_where_its_fix_saving_is_taken_back() -> None:
+    """On a CPU the multi-tensor optimizer is skipped when the fused form measured faster
+    than the baseline's first run; judged against both baseline runs pooled, that saving
+    can fall within the noise, and then the fallback is due (`session._fallbacks_due`)."""
+    fused, foreach = CANDIDATES["optimizer"]
+    planned = [Planned(fused, "optimizer", 60.0, ""), Planned(foreach, "optimizer", None, "")]
+    skipped = CPU_FALLBACK_SKIPPED.format(fix=fused.name)
+    for beyond, due in ((True, []), (False, [1])):
+        comparison = Comparison(20.0, 5.0, beyond_noise=beyond, slower=False)
+        outcomes = [
+            Outcome(fused.name, "optimizer", fused.settings, comparison=comparison),
+            Outcome(foreach.name, "optimizer", foreach.settings, skipped=skipped),
+        ]
+        assert _fallbacks_due(planned, outcomes) == due

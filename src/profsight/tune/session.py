@@ -81,6 +81,12 @@ def tune(
     again = _again(target, steps, one_trial, budget_s, start, say)
     reference, drift = _reference(baseline, again)
     outcomes = [_against(o, reference, drift) for o in outcomes]
+    for i in _fallbacks_due(planned, outcomes):  # (their fix's saving did not hold)
+        if _fits(one_trial, budget_s, start):
+            say(f"trial: {planned[i].candidate.name}, its fix's saving taken back")
+            timeout = _timeout(one_trial, budget_s, start)
+            tried = _trial(target, replace(planned[i], skipped=""), steps, baseline, timeout)
+            outcomes[i] = _against(tried, reference, drift)
     judged = (baseline, reference)
     combined = _combined(target, outcomes, steps, judged, one_trial, budget_s, start, say)
     if combined is not None:
@@ -158,6 +164,19 @@ def _profiled_step(breakdown: Breakdown | None) -> float | None:
     if breakdown is None or not breakdown.steps:
         return None
     return breakdown.average().wall_us / 1e6
+
+
+def _fallbacks_due(planned: list[Planned], outcomes: list[Outcome]) -> list[int]:
+    """The fallbacks skipped because their fix helped against the baseline's first run, where
+    that fix, judged against both runs pooled, no longer helps (`outcomes` in `planned`'s
+    order)."""
+    due = []
+    for i, (item, outcome) in enumerate(zip(planned, outcomes, strict=True)):
+        fix = item.candidate.cpu_fallback_for
+        skipped_for = bool(fix) and outcome.skipped == CPU_FALLBACK_SKIPPED.format(fix=fix)
+        if skipped_for and not _helped(outcomes, fix):
+            due.append(i)
+    return due
 
 
 def _helped(outcomes: list[Outcome], name: str) -> bool:
