@@ -47,9 +47,14 @@ def _classify(model: nn.Module, optimizer: torch.optim.Optimizer, batch: Any) ->
 
 def starved() -> Training:
     """A small MLP fed by a loader in the main process: the step waits on `SlowDataset`."""
+    return _fed_by(SlowDataset)
+
+
+def _fed_by(dataset: Any) -> Training:
+    """A small MLP under SGD, its batches from `dataset()` in the main process."""
 
     def loader(**settings: Any) -> DataLoader[Any]:
-        return DataLoader(SlowDataset(), **{"batch_size": BATCH, **settings})
+        return DataLoader(dataset(), **{"batch_size": BATCH, **settings})
 
     return Training(
         lambda: nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 4)),
@@ -187,17 +192,7 @@ class CompressedDataset(Dataset[tuple[torch.Tensor, torch.Tensor]]):
 def decoding() -> Training:
     """`starved`'s MLP fed by `CompressedDataset` in the main process: the step waits on
     CPU-bound decoding."""
-
-    def loader(**settings: Any) -> DataLoader[Any]:
-        return DataLoader(CompressedDataset(), **{"batch_size": BATCH, **settings})
-
-    return Training(
-        lambda: nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 4)),
-        lambda params, **settings: torch.optim.SGD(params, lr=0.01, **settings),
-        loader,
-        _classify,
-        batch_size=BATCH,
-    )
+    return _fed_by(CompressedDataset)
 
 
 def mid_adamw() -> Training:

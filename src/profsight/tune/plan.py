@@ -112,8 +112,8 @@ def _predicted(
     if measured is None or handover is None:
         if candidate.frees_cores:
             return None, "", WORKERS_NOT_MEASURED
-        step = max(1.0 - load, load / _workers(cores))
-        basis = f"{finding.basis}, loading / {_workers(cores)} workers"
+        step = max(1.0 - load, load / workers_for(cores))
+        basis = f"{finding.basis}, loading / {workers_for(cores)} workers"
         return 100.0 * (1.0 - step), basis, ""
     step_s = measured.step_s
     # on a GPU run the step's CPU time holds its wait for the device (a synchronise spins)
@@ -144,10 +144,6 @@ def _predicted(
 
 def workers_for(cores: int) -> int:
     """The loader workers the workers' fix sets."""
-    return _workers(cores)
-
-
-def _workers(cores: int) -> int:
     return max(1, min(4, cores))
 
 
@@ -155,7 +151,7 @@ def _resolved(candidate: Candidate, cores: int, measured: Measured | None) -> Ca
     """The candidate with `WORKERS` replaced by the loader workers the cores allow, and
     `CORES_LEFT` by the cores they leave (at least one, and fewer than the baseline's
     threads: a thread setting that would not lower them is dropped)."""
-    workers = _workers(cores)
+    workers = workers_for(cores)
     left = max(1, cores - workers)
     threads = measured.threads if measured is not None else None
     values = {WORKERS: workers, CORES_LEFT: left}
