@@ -15,7 +15,10 @@
   of RSS for ``import numpy, msgspec`` on a busy machine). The sampler costs CPU and may
   miss a peak shorter than its period, so it runs only where asked (bench_real: the untimed
   warm-up run), and the child's ``ru_maxrss`` (the largest RSS of it or of any descendant
-  it reaped, as ``wait4`` reports it) is kept as a floor.
+  it reaped, as ``wait4`` reports it) is kept as a floor. The in-memory files the processes
+  hold open (the worker's result, written to a memfd for the parent to map) are memory no
+  process's RSS shows until mapped: each one's pages count too, unless the measured process
+  maps it (then its RSS holds them).
 
 Linux only (``/proc``, ``wait4``), as are the targets these figures are read against.
 """
@@ -172,13 +175,49 @@ def tree_memory(root: int) -> tuple[int, int, int]:
     """Bytes: `root`'s RSS plus its descendants' private pages, the tree's summed PSS, and
     the largest RSS of one descendant (a process gone counts 0)."""
     tree = pss = one = 0
-    for i, pid in enumerate(descendants(root)):
+    held: dict[int, int] = {}
+    pids = descendants(root)
+    for i, pid in enumerate(pids):
         rollup = _rollup(pid)
         tree += rollup.get(b"Rss", 0) if i == 0 else _private(rollup)
         pss += rollup.get(b"Pss", 0)
         if i:
             one = max(one, rollup.get(b"Rss", 0))
-    return tree, pss, one
+        held |= _memory_files(pid)
+    for inode in _mapped_memory_files(root):
+        held.pop(inode, None)
+    return tree + sum(held.values()), pss, one
+
+
+def _memory_files(pid: int) -> dict[int, int]:
+    """The in-memory files (memfd) `pid` holds open: inode -> bytes allocated."""
+    found: dict[int, int] = {}
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return found
+    for fd in fds:
+        path = f"/proc/{pid}/fd/{fd}"
+        try:
+            if os.readlink(path).startswith("/memfd:"):
+                info = os.stat(path)
+                found[info.st_ino] = info.st_blocks * 512
+        except OSError:
+            continue
+    return found
+
+
+def _mapped_memory_files(pid: int) -> set[int]:
+    """The inodes of the in-memory files `pid` maps (its RSS counts their pages)."""
+    inodes: set[int] = set()
+    try:
+        with open(f"/proc/{pid}/maps", "rb") as fh:
+            for line in fh:
+                if b"/memfd:" in line:
+                    inodes.add(int(line.split()[4]))
+    except (OSError, ValueError, IndexError):
+        pass
+    return inodes
 
 
 def _private(rollup: dict[bytes, int]) -> int:

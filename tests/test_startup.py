@@ -33,9 +33,11 @@ MINIMAL = DATA / "minimal" / "minimal.pt.trace.json"
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "profsight"
 #: Modules a trace's explanation as JSON has no use for: the terminal's (rich), the text
 #: loaders, the other commands' and formats', numpy's masked arrays (np.median's NaN check),
-#: importlib.resources' zipfile, and the libraries only tests and integrations use.
+#: importlib.resources' zipfile, shutil (argparse's and the terminal's width: it brings bz2
+#: and lzma), and the libraries only tests and integrations use.
 NOT_IMPORTED = (
     "rich",
+    "shutil",
     "pandas",
     "torch",
     "numpy.ma",

@@ -55,7 +55,7 @@ from profsight.knowledge.advice import (
 )
 from profsight.knowledge.precedence import HOST_CAUSES
 from profsight.knowledge.rows import STEP_PREFIXES
-from profsight.malloc_trim import release_free_memory
+from profsight.malloc_trim import release_grown_memory
 from profsight.model.collectives_seen import Communication
 from profsight.model.diagnostics import Diagnostic, Level
 from profsight.model.findings import PER_SAMPLE, UPPER_BOUND, Finding, explains, ranked, saving
@@ -133,11 +133,11 @@ def _audited(result: Verdict, audited: list[Diagnostic]) -> Verdict:
 def _run_all(ctx: Context) -> list[Finding]:
     """Every analysis's findings; the memory each freed goes back to the system before the
     next (`heap`)."""
-    release_free_memory()
+    release_grown_memory()
     found: list[Finding] = []
     for analysis in ANALYSES:
         found += analysis(ctx)
-        release_free_memory()
+        release_grown_memory()
     return found
 
 

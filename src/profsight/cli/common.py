@@ -27,11 +27,19 @@ PROGRESS_THRESHOLD = 32 << 20
 
 
 def terminal_width(fallback: int = 120) -> int:
-    """The terminal's columns (``COLUMNS`` first), as `shutil` reads them; `shutil` is
-    imported here, by a run that writes to a terminal (it brings bz2 and lzma: ~2 ms)."""
-    import shutil
-
-    return shutil.get_terminal_size((fallback, 24)).columns
+    """The terminal's columns: ``COLUMNS``, else standard output's terminal, else `fallback`
+    (what ``shutil.get_terminal_size`` reads, without importing `shutil`, which brings bz2
+    and lzma: ~2 ms of every run)."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else fallback
 
 
 class OutputError(ProfsightError):

@@ -11,10 +11,10 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 from profsight import __version__
-from profsight.cli.common import OutputError
+from profsight.cli.common import OutputError, terminal_width
 from profsight.cli.exit_codes import (
     EXIT_INPUT,
     EXIT_INTERNAL,
@@ -33,16 +33,39 @@ COMMANDS: Final = {
 }
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's own, its width read by `terminal_width` (argparse's imports `shutil`, and
+    every parser builds one as it declares its arguments)."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        width = terminal_width(80) - 2 if width is None else width
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser with `_HelpFormatter` by default (the commands' parsers too)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The command line's parser. Where `argv` starts with a command, only that command's
     module is imported and its arguments declared (the others' cost a small input's run
     ~3 ms); the list of commands, for ``--help`` or a misspelt one, has them all."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="profsight",
         description="Explains PyTorch / Lightning profiler output.",
     )
     parser.add_argument("--version", action="version", version=f"profsight {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     words = list(sys.argv[1:] if argv is None else argv)
     named = COMMANDS.get(words[0]) if words else None
     for target in (named,) if named is not None else COMMANDS.values():

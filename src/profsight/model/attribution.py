@@ -42,7 +42,7 @@ from profsight.knowledge.trace_schema import (
     EventKind,
     table_key,
 )
-from profsight.malloc_trim import release_free_memory
+from profsight.malloc_trim import release_grown_memory
 from profsight.model.diagnostics import Diagnostic, Level
 from profsight.model.events import F64, I32, I64, Bool, EventStore
 from profsight.model.nesting import NO_PARENT, nest
@@ -137,7 +137,7 @@ def attribute(events: EventStore) -> Attribution:
     del dur_ns, opened
     host_idx = np.flatnonzero(host & ~is_async)
     parent, depth, order, overlapping = _nested(ev, host_idx, n)
-    release_free_memory()  # the nesting's per-thread temporaries
+    release_grown_memory()  # the nesting's per-thread temporaries
     if overlapping:
         diagnostics.append(
             Diagnostic(

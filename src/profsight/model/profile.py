@@ -10,7 +10,7 @@ import msgspec
 
 from profsight.errors import UsageError
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS
-from profsight.malloc_trim import release_free_memory
+from profsight.malloc_trim import release_grown_memory
 from profsight.model.attribution import Attribution, attribute
 from profsight.model.diagnostics import Diagnostic
 from profsight.model.events import EventStore, Flows
@@ -63,7 +63,7 @@ class Profile(msgspec.Struct, dict=True):
     def attribution(self) -> Attribution:
         """Nesting, CPU -> device links and self/total times of every event."""
         attribution = attribute(self.events)
-        release_free_memory()
+        release_grown_memory()
         return attribution
 
     def table(
@@ -87,7 +87,7 @@ class Profile(msgspec.Struct, dict=True):
             else:
                 built = build_table(self, group_by, stack)
             table = self._tables[key] = built
-            release_free_memory()
+            release_grown_memory()
         if sort_by is not None:
             table = table.sorted(sort_by)
         return table.head(limit) if limit is not None else table
@@ -95,7 +95,7 @@ class Profile(msgspec.Struct, dict=True):
     def tree(self) -> CallTree:
         """The call tree: steps -> Lightning actions -> modules -> ops -> runtime -> kernels."""
         tree = CallTree.build(self)
-        release_free_memory()
+        release_grown_memory()
         return tree
 
     @cached_property

@@ -21,7 +21,7 @@ from profsight.analyses.replay.engine import (
 from profsight.analyses.replay.whatif import edit_for
 from profsight.knowledge import advice
 from profsight.knowledge.precedence import PROFILE_CATEGORY
-from profsight.malloc_trim import release_free_memory
+from profsight.malloc_trim import release_grown_memory
 from profsight.model.findings import Evidence, Finding, Severity, explains, severity_for
 from profsight.units import short_time
 
@@ -41,7 +41,7 @@ def with_savings(ctx: Context, findings: list[Finding]) -> list[Finding]:
     The memory each edit and replay freed goes back to the system before the next
     (`heap`): on a huge trace an edit holds a few floats per event."""
     graph = graph_of(ctx)
-    release_free_memory()
+    release_grown_memory()
     measured, steps = replay_steps(graph) if graph is not None else (0.0, np.zeros(0))
     if graph is None or measured <= 0:
         return [_not_estimated(f) for f in findings]
@@ -50,12 +50,12 @@ def with_savings(ctx: Context, findings: list[Finding]) -> list[Finding]:
     for f in findings:
         # information (where the time goes) is not a change to price
         edit = None if f.severity is Severity.INFO else edit_for(ctx, graph, f)
-        release_free_memory()
+        release_grown_memory()
         if edit is None:
             out.append(_not_estimated(f))
             continue
         after, after_steps = replay_steps(graph, edit)
-        release_free_memory()
+        release_grown_memory()
         saved = (measured - after) * 100.0 / measured
         spread = saving_spread(steps, after_steps)
         spread_pct = None if spread is None else spread * 100.0 / measured

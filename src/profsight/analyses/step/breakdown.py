@@ -40,7 +40,7 @@ from profsight.knowledge.advice import STEP_TRACK_BUSY_FRACTION
 from profsight.knowledge.phases import FALLBACK_PHASES, Phase, declared_phase
 from profsight.knowledge.rows import HOST_READ_NAME, RowKind, classify
 from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PREFIX, EventKind
-from profsight.malloc_trim import release_free_memory
+from profsight.malloc_trim import release_grown_memory
 from profsight.model.events import I8, I32, I64, Bool
 from profsight.model.nesting import nest
 from profsight.model.profile import Profile
@@ -86,7 +86,7 @@ def breakdown(profile: Profile) -> Breakdown:
         return Breakdown((), "", "none")
     main = rows[(ev.track[rows] == track) & ~is_step[rows]]
     seg_s, seg_e, seg_phase, row_phase, seg_owner = _host_segments(profile, main)
-    release_free_memory()  # the nesting's and the sort's temporaries (`heap`)
+    release_grown_memory()  # the nesting's and the sort's temporaries (`heap`)
     # self time of ranges (not ops): where the thread can sit waiting for a collective
     in_range = (ev.kind[main] != EventKind.CPU_OP)[seg_owner]
     host_lo = np.array([w[0] for w in windows], np.int64)
