@@ -12,6 +12,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 import profsight
@@ -349,6 +350,38 @@ def test_a_worker_surfaces_its_errors_and_falls_back_when_asked() -> None:
         assert back.result() is None
     with pytest.raises(WorkerError, match="ValueError: a bug in the worker"), Worker(fails) as bad:
         bad.result()
+
+
+def _open_fds() -> set[str]:
+    return {os.readlink(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")
+            if os.path.exists(f"/proc/self/fd/{fd}")}  # fmt: skip
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork and /proc")
+def test_a_workers_arrays_come_back_whole_and_writable_and_its_file_goes() -> None:
+    """The worker's result comes back through an in-memory file: every array equal, of its
+    dtype and shape, writable, none sharing memory with another; the file is closed."""
+    from profsight.loaders.parallel import Worker
+
+    rng = np.random.default_rng(3)
+    sent = {
+        "ints": rng.integers(0, 2**40, 300_000),
+        "floats": rng.random((1000, 7)),
+        "empty": np.zeros(0, np.int32),
+        "flags": rng.random(5) > 0.5,
+        "text": ["a", "b"] * 3,
+    }
+    before = _open_fds()
+    with Worker(lambda: sent) as worker:
+        got = worker.result()
+    assert got is not None and got.keys() == sent.keys() and got["text"] == sent["text"]
+    arrays = [k for k in sent if k != "text"]
+    for k in arrays:
+        assert got[k].dtype == sent[k].dtype and np.array_equal(got[k], sent[k])
+        assert got[k].flags.writeable
+    got["ints"][0] = -1  # its own memory
+    assert not np.shares_memory(got["ints"], got["floats"])
+    assert not any("memfd:" in fd for fd in _open_fds() - before)
 
 
 @pytest.mark.parametrize("first_id", [1, 2**40])
