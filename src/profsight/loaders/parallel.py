@@ -108,11 +108,11 @@ class Worker(Generic[T]):
         fd, self._read_fd = self._read_fd, -1
         with os.fdopen(fd, "rb") as pipe:
             written = pipe.read(_SIZE.size)
-        status = self._reap(kill=False)
         message = None
-        if len(written) == _SIZE.size:
+        if len(written) == _SIZE.size:  # all written: read it while the child exits
             message = _receive(self._shared, _SIZE.unpack(written)[0])
         self._close_shared()
+        status = self._reap(kill=False)  # (a child exits in tens of ms: its pages go)
         if status != 0 or message is None:
             return None
         kind, value = message
