@@ -28,19 +28,21 @@ def reference(
     return parent
 
 
-@pytest.mark.parametrize("chunk", [nesting._CHUNK, 2])
+@pytest.mark.parametrize(("chunk", "narrow"), [(nesting._CHUNK, nesting._NARROW_DEPTH), (2, 2)])
 @settings(max_examples=400, deadline=None)
 @given(spec=ranges)
 def test_nesting_equals_torchs_stack_algorithm(
-    chunk: int, spec: list[tuple[int, int, int]]
+    chunk: int, narrow: int, spec: list[tuple[int, int, int]]
 ) -> None:
     """Also with the containment test two children at a time (a million on a huge trace): a
-    partial overlap in any chunk sends the thread to the stack algorithm."""
+    partial overlap in any chunk sends the thread to the stack algorithm; and with depths
+    sorted as 64-bit integers from depth 2 (16-bit ones below 2**15)."""
     thread = np.array([t for t, _, _ in spec], np.int64)
     start = np.array([s for _, s, _ in spec], np.int64)
     end = start + np.array([d for _, _, d in spec], np.int64)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(nesting, "_CHUNK", chunk)
+        patch.setattr(nesting, "_NARROW_DEPTH", narrow)
         result = nest(thread, start, end)
     assert np.array_equal(result.parent, reference(thread, start, end, result.order))
 
@@ -120,3 +122,11 @@ def test_first_greater_after_each_position(values: list[int]) -> None:
     n = len(values)
     brute = [next((k for k in range(i + 1, n) if values[k] > values[i]), n) for i in range(n)]
     assert found == brute
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 6), max_size=40))
+def test_last_of_equal_is_the_last_position_of_each_value(values: list[int]) -> None:
+    s = np.sort(np.array(values, np.int64))
+    expected = np.searchsorted(s, s, side="right") - 1
+    assert np.array_equal(nesting._last_of_equal(s), expected)

@@ -26,6 +26,8 @@ from profsight.model.events import I32, I64
 
 #: Children checked at once by the containment test.
 _CHUNK = 1 << 20
+#: Depths below this are sorted as 16-bit integers (numpy's radix sort: ~5x faster).
+_NARROW_DEPTH = 1 << 15
 
 NO_PARENT = -1
 
@@ -80,21 +82,27 @@ def _nest_laminar(s: I64, e: I64) -> tuple[I64, I64, bool]:
     depth: I64 = np.arange(n, dtype=np.int64)
     depth -= np.searchsorted(np.sort(e), s, side="right")
     zero = e == s
-    zcum = np.cumsum(zero, dtype=np.int64)
-    zero_after = zcum[np.searchsorted(s, s, side="right") - 1]
-    zero_after -= zcum
-    del zcum
-    depth += zero_after
-    del zero_after
-    depth += zero
+    if zero.any():
+        zcum = np.cumsum(zero, dtype=np.int64)
+        zero_after = zcum[_last_of_equal(s)]
+        zero_after -= zcum
+        del zcum
+        depth += zero_after
+        del zero_after
+        depth += zero
     del zero
     parent = np.full(n, NO_PARENT, np.int64)
-    nested = np.flatnonzero(depth > 0)
-    if len(nested) == 0:
+    top = int(depth.max()) if n else 0
+    if top <= 0:
         return parent, depth, True
     # parent(j) = the last earlier event one level up: positions grouped by depth (stable,
-    # so in order within a depth) and searched as one key, depth * (n + 1) + position
-    by_depth = np.argsort(depth, kind="stable")
+    # so in order within a depth; a radix sort where depths fit 16 bits) and searched as one
+    # key, depth * (n + 1) + position. The nested events (depth > 0) are the grouping's tail,
+    # so their own keys, one level up, are searched in increasing order.
+    narrow = depth.astype(np.int16) if top < _NARROW_DEPTH else depth
+    by_depth = np.argsort(narrow, kind="stable")
+    del narrow
+    nested = by_depth[n - int(np.count_nonzero(depth)) :]
     sorted_key = depth[by_depth]
     sorted_key *= n + 1
     sorted_key += by_depth
@@ -111,6 +119,14 @@ def _nest_laminar(s: I64, e: I64) -> tuple[I64, I64, bool]:
     del candidate
     laminar = bool(valid.all()) and _contains(s, e, parent, nested)
     return parent, depth, laminar
+
+
+def _last_of_equal(s: I64) -> I64:
+    """Per position of the sorted `s`, the last position holding the same value (what
+    ``np.searchsorted(s, s, side="right") - 1`` gives, without a search per position)."""
+    ends = np.append(np.flatnonzero(np.diff(s)), len(s) - 1)
+    out: I64 = np.repeat(ends, np.diff(ends, prepend=-1))
+    return out
 
 
 def _contains(s: I64, e: I64, parent: I64, nested: I64) -> bool:
