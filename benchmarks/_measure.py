@@ -16,9 +16,9 @@
   miss a peak shorter than its period, so it runs only where asked (bench_real: the untimed
   warm-up run), and the child's ``ru_maxrss`` (the largest RSS of it or of any descendant
   it reaped, as ``wait4`` reports it) is kept as a floor. The in-memory files the processes
-  hold open (the worker's result, written to a memfd for the parent to map) are memory no
-  process's RSS shows until mapped: each one's pages count too, unless the measured process
-  maps it (then its RSS holds them).
+  hold open (the worker's result, written to a memfd for the parent to read) are memory no
+  process's RSS shows: each one's pages count too, unless a process of the run maps it
+  (then that process's pages hold them).
 
 Linux only (``/proc``, ``wait4``), as are the targets these figures are read against.
 """
@@ -184,8 +184,9 @@ def tree_memory(root: int) -> tuple[int, int, int]:
         if i:
             one = max(one, rollup.get(b"Rss", 0))
         held |= _memory_files(pid)
-    for inode in _mapped_memory_files(root):
-        held.pop(inode, None)
+    for pid in pids:
+        for inode in _mapped_memory_files(pid):
+            held.pop(inode, None)
     return tree + sum(held.values()), pss, one
 
 
@@ -208,7 +209,7 @@ def _memory_files(pid: int) -> dict[int, int]:
 
 
 def _mapped_memory_files(pid: int) -> set[int]:
-    """The inodes of the in-memory files `pid` maps (its RSS counts their pages)."""
+    """The inodes of the in-memory files `pid` maps (its own pages count them)."""
     inodes: set[int] = set()
     try:
         with open(f"/proc/{pid}/maps", "rb") as fh:

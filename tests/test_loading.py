@@ -352,15 +352,21 @@ def test_a_worker_surfaces_its_errors_and_falls_back_when_asked() -> None:
         bad.result()
 
 
-def _open_fds() -> set[str]:
-    return {os.readlink(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")
-            if os.path.exists(f"/proc/self/fd/{fd}")}  # fmt: skip
+def _memory_files() -> int:
+    """The in-memory files this process holds open, counted by descriptor."""
+    count = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            count += os.readlink(f"/proc/self/fd/{fd}").startswith("/memfd:")
+        except OSError:
+            continue
+    return count
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork and /proc")
-def test_a_workers_arrays_come_back_whole_and_writable_and_its_file_goes() -> None:
+def test_a_workers_arrays_come_back_whole_and_writable_and_its_own() -> None:
     """The worker's result comes back through an in-memory file: every array equal, of its
-    dtype and shape, writable, none sharing memory with another; the file is closed."""
+    dtype and shape, writable, none sharing memory with another."""
     from profsight.loaders.parallel import Worker
 
     rng = np.random.default_rng(3)
@@ -371,17 +377,42 @@ def test_a_workers_arrays_come_back_whole_and_writable_and_its_file_goes() -> No
         "flags": rng.random(5) > 0.5,
         "text": ["a", "b"] * 3,
     }
-    before = _open_fds()
     with Worker(lambda: sent) as worker:
         got = worker.result()
     assert got is not None and got.keys() == sent.keys() and got["text"] == sent["text"]
-    arrays = [k for k in sent if k != "text"]
-    for k in arrays:
+    for k in ("ints", "floats", "empty", "flags"):
         assert got[k].dtype == sent[k].dtype and np.array_equal(got[k], sent[k])
         assert got[k].flags.writeable
     got["ints"][0] = -1  # its own memory
     assert not np.shares_memory(got["ints"], got["floats"])
-    assert not any("memfd:" in fd for fd in _open_fds() - before)
+
+
+def _killed() -> int:
+    os.kill(os.getpid(), 9)
+    return 0
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork and /proc")
+@pytest.mark.parametrize("ending", ["result", "fallback", "error", "killed", "close only"])
+def test_a_workers_file_is_closed_however_it_ends(ending: str) -> None:
+    from profsight.loaders.parallel import Worker, WorkerError
+
+    def falls_back() -> int:
+        raise KeyError("handled by the caller")
+
+    def fails() -> int:
+        raise ValueError("a bug")
+
+    work = {"fallback": falls_back, "error": fails, "killed": _killed}.get(ending, lambda: 7)
+    before = _memory_files()
+    with Worker(work, fallback=(KeyError,)) as worker:
+        assert _memory_files() == before + 1
+        if ending == "error":
+            with pytest.raises(WorkerError):
+                worker.result()
+        elif ending != "close only":
+            assert worker.result() == (7 if ending == "result" else None)
+    assert _memory_files() == before
 
 
 @pytest.mark.parametrize("first_id", [1, 2**40])

@@ -2,32 +2,74 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from profsight import malloc_trim
 
+MB = 1 << 20
 
-def test_a_trim_is_made_where_the_heap_grew_and_not_again_before_it_grows(
+
+def test_a_trim_is_made_where_the_unused_resident_memory_grew(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """The rule, on scripted sizes (resident and unused, in use): a trim where the unused
+    part grew by a quarter of what is in use (16 MB at least) since the last trim; the
+    growth counts from the lowest point since, so memory reused and freed again counts."""
     heap = malloc_trim._heap()
-    if heap is None or heap.info is None:
-        pytest.skip("glibc >= 2.33 only (mallinfo2)")
+    if heap is None:
+        pytest.skip("glibc only")
+    sizes = iter(
+        [
+            (10 * MB, 100 * MB),  # after the first trim
+            (30 * MB, 100 * MB),  # +20 MB: under a quarter of 100 MB
+            (36 * MB, 100 * MB),  # +26 MB: a trim
+            (12 * MB, 100 * MB),  # after it
+            (5 * MB, 40 * MB),  # reused: the growth counts from here
+            (20 * MB, 40 * MB),  # +15 MB: under the 16 MB floor
+            (22 * MB, 40 * MB),  # +17 MB: a trim
+            (4 * MB, 40 * MB),  # after it
+        ]
+    )
     trims: list[int] = []
-    trim = heap.trim
-    monkeypatch.setattr(heap, "trim", lambda pad: trims.append(pad) or trim(pad))
-    malloc_trim.release_free_memory()  # a known start: trimmed, the free bytes noted
+    monkeypatch.setattr(heap, "sizes", lambda: next(sizes))
+    monkeypatch.setattr(heap, "trim", lambda pad: trims.append(pad) or 1)
+    malloc_trim.release_free_memory()
+    assert (len(trims), heap.free_at_trim) == (1, 10 * MB)
+    malloc_trim.release_grown_memory()
     assert len(trims) == 1
-    blocks = [bytearray(64 << 10) for _ in range(1024)]  # 64 MB in the heap (below mmap's)
-    del blocks[::2]  # 32 MB of holes the live half keeps from the heap's top
     malloc_trim.release_grown_memory()
-    assert len(trims) == 2  # grew by 32 MB, over a quarter of what is in use
+    assert (len(trims), heap.free_at_trim) == (2, 12 * MB)
     malloc_trim.release_grown_memory()
-    assert len(trims) == 2  # nothing grew since
-    freed = heap.info().fordblks
-    more = [bytearray(64 << 10) for _ in range(64)]  # 4 MB taken from the holes
-    del more
-    assert heap.info().fordblks <= freed + (1 << 20)
+    assert (len(trims), heap.free_at_trim) == (2, 5 * MB)
     malloc_trim.release_grown_memory()
-    assert len(trims) == 2  # what a stage freed, the next one reused: no trim
-    del blocks
+    assert len(trims) == 2
+    malloc_trim.release_grown_memory()
+    assert (len(trims), heap.free_at_trim) == (3, 4 * MB)
+
+
+_HOLES = """
+from profsight import malloc_trim
+
+heap = malloc_trim._heap()
+malloc_trim.release_free_memory()
+blocks = [bytearray(64 << 10) for _ in range(4096)]  # 256 MB in the heap (below mmap's)
+del blocks[::2]  # 128 MB of holes the live half keeps from the heap's top
+held = heap.sizes()[0]
+malloc_trim.release_grown_memory()
+print(held >> 20, heap.sizes()[0] >> 20)
+"""
+
+
+def test_a_stage_that_leaves_holes_gives_them_back() -> None:
+    """In a fresh process (what it held before does not count): 128 MB of holes left by a
+    stage are resident and unused until `release_grown_memory` gives them back."""
+    if malloc_trim._heap() is None or malloc_trim._heap().sizes() is None:
+        pytest.skip("glibc >= 2.33 with /proc only")
+    done = subprocess.run(
+        [sys.executable, "-c", _HOLES], capture_output=True, text=True, check=True
+    )
+    before, after = map(int, done.stdout.split())
+    assert before >= 120 and after < before - 100

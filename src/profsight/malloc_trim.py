@@ -15,8 +15,9 @@ when the next stage allocates as much as the last one freed. So there are two ca
 * `release_free_memory` trims always: as the loader joins its chunks (their freed pieces
   the joined columns, larger and mapped on their own, never reuse; a load's peak is there),
   and in the decoding worker as it writes its result out;
-* `release_grown_memory` trims only where the heap's free bytes grew since the last trim by
-  at least `GROWTH_SHARE` of what is in use (and `GROWTH_FLOOR`): after the stages that
+* `release_grown_memory` trims only where the memory the process holds resident and unused
+  (its resident anonymous pages less what malloc has handed out) grew since the last trim
+  by at least `GROWTH_SHARE` of what is in use (and `GROWTH_FLOOR`): after the stages that
   follow (the attribution, the table, the tree, each analysis, each what-if replay), most
   of which free about what the next one allocates, reused in place. On a 54 MB trace,
   trimming after each of them cost ~70 ms of a 0.45 s diagnosis (faults of pages given
@@ -28,11 +29,12 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import os
 import sys
 from collections.abc import Callable
 
-#: A trim is made when the heap's free bytes grew since the last one by this share of the
-#: bytes in use (heap and mmapped blocks), and by at least `GROWTH_FLOOR`.
+#: A trim is made when the resident unused bytes grew since the last one by this share of
+#: the bytes in use (heap and mmapped blocks), and by at least `GROWTH_FLOOR`.
 GROWTH_SHARE = 0.25
 GROWTH_FLOOR = 16 << 20
 
@@ -58,7 +60,8 @@ class _MallInfo2(ctypes.Structure):
 
 
 class _Heap:
-    """glibc's trim and heap statistics; `free_at_trim`: the free bytes after the last trim."""
+    """glibc's trim and heap statistics; `free_at_trim`: the resident free bytes after the
+    last trim."""
 
     def __init__(self, libc: ctypes.CDLL) -> None:
         self.trim: Callable[[int], int] = libc.malloc_trim
@@ -69,22 +72,49 @@ class _Heap:
             self.info = info
         self.free_at_trim = 0
 
+    def sizes(self) -> tuple[int, int] | None:
+        """(the bytes the process holds resident and unused: its resident memory not backed
+        by a file, less what malloc has handed out; the bytes malloc has handed out), None
+        where either is unknown. glibc's own count of free bytes cannot tell pages a trim
+        gave back from pages used and freed again since."""
+        if self.info is None:
+            return None
+        anonymous = _resident_anonymous()
+        if anonymous is None:
+            return None
+        info = self.info()
+        in_use = info.uordblks + info.hblkhd
+        return max(anonymous - in_use, 0), in_use
+
     def release(self) -> None:
         self.trim(0)
-        if self.info is not None:
-            self.free_at_trim = self.info().fordblks
+        sizes = self.sizes()
+        self.free_at_trim = sizes[0] if sizes is not None else 0
 
     def release_grown(self) -> None:
-        if self.info is None:  # (glibc < 2.33: no sizes to judge by; trim always)
-            self.trim(0)
+        sizes = self.sizes()
+        if sizes is None:  # (no sizes to judge by: trim always)
+            self.release()
             return
-        now = self.info()
-        grown = now.fordblks - self.free_at_trim
-        in_use = now.uordblks + now.hblkhd
-        if grown < max(GROWTH_FLOOR, GROWTH_SHARE * in_use):
-            self.free_at_trim = min(self.free_at_trim, now.fordblks)
+        free, in_use = sizes
+        if free - self.free_at_trim < max(GROWTH_FLOOR, GROWTH_SHARE * in_use):
+            self.free_at_trim = min(self.free_at_trim, free)
             return
         self.release()
+
+
+def _resident_anonymous() -> int | None:
+    """The process's resident pages not backed by a file (``/proc/self/statm``: resident
+    less shared), in bytes."""
+    try:
+        with open("/proc/self/statm", "rb") as fh:
+            fields = fh.read().split()
+        return (int(fields[1]) - int(fields[2])) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 @functools.cache

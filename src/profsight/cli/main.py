@@ -43,9 +43,10 @@ class _HelpFormatter(argparse.HelpFormatter):
         indent_increment: int = 2,
         max_help_position: int = 24,
         width: int | None = None,
+        **options: Any,  # (what later Pythons pass besides: prefix_chars, color)
     ) -> None:
         width = terminal_width(80) - 2 if width is None else width
-        super().__init__(prog, indent_increment, max_help_position, width)
+        super().__init__(prog, indent_increment, max_help_position, width, **options)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -146,8 +146,13 @@ def _decode(stream: Input, window: Window, plan: Plan) -> tuple[ColumnBuilder, P
             part = Window(mine, bytearray(), first_start, limit=split)
             return first, decode_stream(part, first, replace(plan, worker=worker), final=False)
 
+    try:
+        worker = parallel.Worker(first_half, fallback=(NeedsSequential,))
+    except OSError:  # no pipe, in-memory file or fork to be had here: one process reads it
+        builder = ColumnBuilder()
+        return builder, decode_stream(window, builder, plan, final=True), 1
     # the worker is reaped however this ends (an error in this half kills it)
-    with parallel.Worker(first_half, fallback=(NeedsSequential,)) as worker:
+    with worker:
         stream.seek(split)
         second = ColumnBuilder()
         outcome = decode_stream(Window(stream, bytearray(), split), second, plan, final=True)

@@ -71,8 +71,15 @@ class Worker(Generic[T]):
         self, work: Callable[[], T], fallback: tuple[type[BaseException], ...] = ()
     ) -> None:
         shared = _shared_file()
-        read_fd, write_fd = os.pipe()
-        pid = os.fork()
+        read_fd = write_fd = -1
+        try:
+            read_fd, write_fd = os.pipe()
+            pid = os.fork()
+        except OSError:
+            for fd in (shared, read_fd, write_fd):
+                if fd >= 0:
+                    os.close(fd)
+            raise
         if pid == 0:  # the child: do the work, send it, leave without any cleanup
             status = 1
             try:
@@ -109,9 +116,11 @@ class Worker(Generic[T]):
         with os.fdopen(fd, "rb") as pipe:
             written = pipe.read(_SIZE.size)
         message = None
-        if len(written) == _SIZE.size:  # all written: read it while the child exits
-            message = _receive(self._shared, _SIZE.unpack(written)[0])
-        self._close_shared()
+        try:
+            if len(written) == _SIZE.size:  # all written: read it while the child exits
+                message = _receive(self._shared, _SIZE.unpack(written)[0])
+        finally:
+            self._close_shared()
         status = self._reap(kill=False)  # (a child exits in tens of ms: its pages go)
         if status != 0 or message is None:
             return None
@@ -129,8 +138,8 @@ class Worker(Generic[T]):
             fd, self._read_fd = self._read_fd, -1
             with contextlib.suppress(OSError):
                 os.close(fd)
-        self._reap(kill=True)
         self._close_shared()
+        self._reap(kill=True)
 
     def _close_shared(self) -> None:
         fd, self._shared = self._shared, -1
@@ -149,8 +158,10 @@ class Worker(Generic[T]):
 
 
 _SIZE = struct.Struct("<Q")
-#: The child gives its freed arrays' pages back after writing this many bytes of them.
+#: The child gives its freed arrays' pages back after writing this many bytes of them, at
+#: most `_TRIMS` times (a trim walks the whole heap).
 _TRIM_EVERY = 4 << 20
+_TRIMS = 16
 
 
 def _shared_file() -> int:
@@ -186,6 +197,7 @@ def _send(meta: bytes, raws: list[memoryview | None], fd: int) -> int:
         offset += n
     head = _SIZE.pack(len(meta)) + _SIZE.pack(len(sizes)) + meta
     _write_all(fd, head + struct.pack(f"<{len(table)}Q", *table), 0)
+    every = max(_TRIM_EVERY, sum(sizes) // _TRIMS)
     untrimmed = 0
     for i, at in enumerate(table[::2]):
         raw, raws[i] = raws[i], None
@@ -193,7 +205,7 @@ def _send(meta: bytes, raws: list[memoryview | None], fd: int) -> int:
         _write_all(fd, raw, at)
         untrimmed += raw.nbytes
         raw.release()
-        if untrimmed >= _TRIM_EVERY:  # the freed arrays' pages leave as the file grows
+        if untrimmed >= every:  # the freed arrays' pages leave as the file grows
             release_free_memory()
             untrimmed = 0
     return offset
@@ -215,12 +227,13 @@ def _receive(fd: int, size: int) -> Any:
     of it."""
     if os.fstat(fd).st_size < size:
         return None
-    head = os.pread(fd, 2 * _SIZE.size, 0)
-    meta_size, count = _SIZE.unpack_from(head, 0)[0], _SIZE.unpack_from(head, 8)[0]
-    meta = os.pread(fd, meta_size + 2 * _SIZE.size * count, 2 * _SIZE.size)
-    table = struct.unpack_from(f"<{2 * count}Q", meta, meta_size)
-    buffers: list[bytearray] = [bytearray()] * count
+    buffers: list[bytearray] = []
     try:
+        head = _read_at(fd, 0, 2 * _SIZE.size)
+        meta_size, count = _SIZE.unpack_from(head, 0)[0], _SIZE.unpack_from(head, 8)[0]
+        meta = _read_at(fd, 2 * _SIZE.size, meta_size + 2 * _SIZE.size * count)
+        table = struct.unpack_from(f"<{2 * count}Q", meta, meta_size)
+        buffers = [bytearray()] * count
         for i in reversed(range(count)):  # the file shrinks as the arrays are read
             at = table[2 * i]
             buffers[i] = _read_at(fd, at, table[2 * i + 1])

@@ -102,7 +102,7 @@ def _nest_laminar(s: I64, e: I64) -> tuple[I64, I64, bool]:
     narrow = depth.astype(np.int16) if top < _NARROW_DEPTH else depth
     by_depth = np.argsort(narrow, kind="stable")
     del narrow
-    nested = by_depth[n - int(np.count_nonzero(depth)) :]
+    nested = by_depth[n - int(np.count_nonzero(depth)) :]  # (depths are >= 0: end >= start)
     sorted_key = depth[by_depth]
     sorted_key *= n + 1
     sorted_key += by_depth
