@@ -138,7 +138,7 @@ def _predicted(
     return (
         saving,
         f"{finding.basis}, {basis}, {OWN_CORES_BASIS}",
-        "" if limiting else (CORES_NOT_LIMITING),
+        "" if limiting else CORES_NOT_LIMITING,
     )
 
 

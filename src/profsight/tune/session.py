@@ -66,7 +66,7 @@ def tune(
     one_trial = time.perf_counter() - start
     report = explain_profile(trace)
     gpu = device.startswith("cuda")
-    planned, advice = _plan(report.findings, baseline, base_step, cores, lightning, skip)
+    planned, advice = _plan(report.findings, baseline, base_step, gpu, cores, lightning, skip)
     counted.total = 3 + sum(not p.skipped for p in planned)  # + baseline, again, combined
     outcomes: list[Outcome] = []
     for i, item in enumerate(planned, 1):
@@ -137,6 +137,7 @@ def _plan(
     findings: Sequence[Finding],
     baseline: TrialResult,
     base_step: Step,
+    gpu: bool,
     cores: int,
     lightning: bool,
     skip: tuple[str, ...],
@@ -144,7 +145,6 @@ def _plan(
     """`plan` with what the baseline measured, the fixes `skip` names marked so."""
     per_step = baseline.cpu_s / len(baseline.seconds) if baseline.cpu_s is not None else None
     measured = Measured(base_step.mean_s, baseline.handover, per_step, baseline.threads)
-    gpu = baseline.device.startswith("cuda")
     planned, advice = plan(findings, gpu, cores, lightning, measured)
     planned = [
         replace(p, skipped="skipped as asked") if _asked_to_skip(p, skip) else p for p in planned
