@@ -12,8 +12,9 @@ This module is knowledge: it imports the stdlib and other knowledge modules only
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from profsight.knowledge import advice, graph_capture, precedence
 from profsight.knowledge.phases import PHASE_LABELS, Phase
@@ -40,8 +41,7 @@ ARITHMETIC: Final = "arithmetic on stated figures (1 MiB ~ 100 µs at host memor
 VERDICT: Final = "the verdict's bounds (see the verdict's sources)"
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(msgspec.Struct, frozen=True):
     """What fires one finding category, what to change, and where its thresholds come from.
 
     Each condition is declared here once, with its thresholds: the analysis that detects it

@@ -5,7 +5,7 @@ what its formula needs (the formulas are `analyses.step.flops`'). The loader kee
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from profsight.lazy import regex
 
@@ -13,8 +13,7 @@ MATMULS = {"aten::mm": (0, 1), "aten::addmm": (1, 2), "aten::bmm": (0, 1), "aten
 CONVOLUTIONS = ("aten::convolution", "aten::convolution_backward")
 
 
-@dataclass(frozen=True)
-class Attention:
+class Attention(msgspec.Struct, frozen=True):
     """Where a fused attention op holds what its FLOPs need: the query's position in
     ``Input Dims`` (key and value follow it), the layout of the three, the causal flag's
     position in ``Concrete Inputs``."""

@@ -7,12 +7,12 @@ finding suggests BF16 on a Volta or FP8 on an Ampere.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
 
+import msgspec
 
-@dataclass(frozen=True)
-class Generation:
+
+class Generation(msgspec.Struct, frozen=True):
     arch: str
     label: str
     matrix: tuple[str, ...]

@@ -12,14 +12,14 @@ then by compute capability.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any, Final
+
+import msgspec
 
 from profsight.lazy import regex
 
 
-@dataclass(frozen=True)
-class Accelerator:
+class Accelerator(msgspec.Struct, frozen=True):
     name: str
     vendor: str
     arch: str
@@ -49,8 +49,7 @@ class Accelerator:
         return Peak(self.name, used, rated * self.max_clock_ratio, rated)
 
 
-@dataclass(frozen=True)
-class Peak:
+class Peak(msgspec.Struct, frozen=True):
     """A device's peak for one precision (`Accelerator.peak`)."""
 
     device: str

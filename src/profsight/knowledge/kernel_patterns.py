@@ -30,8 +30,9 @@ Two kinds of table, read by one small loop in ``kernels.py``:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from profsight.knowledge.collectives import DEVICE_COMM_LIBRARIES
 from profsight.lazy import regex
@@ -43,8 +44,7 @@ def _rules(*pairs: tuple[str, str]) -> tuple[Rule, ...]:
     return tuple((regex(pattern), value) for pattern, value in pairs)
 
 
-@dataclass(frozen=True)
-class Family:
+class Family(msgspec.Struct, frozen=True):
     """A naming scheme: which names belong to it, what it implies, where its fields are."""
 
     match: re.Pattern[str]

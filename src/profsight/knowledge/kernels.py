@@ -41,8 +41,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from profsight.knowledge import kernel_codes as codes
 from profsight.knowledge import kernel_patterns as kp
@@ -100,8 +101,7 @@ ALGORITHM_LABELS: Final[dict[str, str]] = {
 }
 
 
-@dataclass(frozen=True)
-class KernelInfo:
+class KernelInfo(msgspec.Struct, frozen=True):
     """The fields a kernel name encodes; None where the name does not say."""
 
     name: str
@@ -163,8 +163,7 @@ class KernelInfo:
 _TENSOR_CORE_LABELS: Final = {True: "tensor cores", False: "no tensor cores"}
 
 
-@dataclass
-class _Found:
+class _Found(msgspec.Struct):
     library: str | None = None
     operation: str | None = None
     precision: str | None = None

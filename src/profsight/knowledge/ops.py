@@ -24,9 +24,10 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
+
+import msgspec
 
 from profsight.knowledge.kernels import inductor_ops
 from profsight.knowledge.ops_table import (
@@ -80,8 +81,7 @@ CATEGORIES: Final[tuple[str, ...]] = (
 )
 
 
-@dataclass(frozen=True)
-class OpInfo:
+class OpInfo(msgspec.Struct, frozen=True):
     """What one op name means, for someone reading a profiler table."""
 
     category: str

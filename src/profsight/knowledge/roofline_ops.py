@@ -16,8 +16,9 @@ Inputs`` of the reductions and normalisations (their dimensions, `needs_concrete
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from profsight.knowledge import flop_ops
 
@@ -158,8 +159,7 @@ SOFTMAX: Final = frozenset(
 SOFTMAX_FLOPS_PER_ELEMENT: Final = 5.0
 
 
-@dataclass(frozen=True)
-class Norm:
+class Norm(msgspec.Struct, frozen=True):
     """Where a normalisation op keeps its operands in ``Input Dims``."""
 
     x_at: int

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from profsight.knowledge.collectives import DEVICE_COMM_LIBRARIES
 from profsight.knowledge.lightning_names import (
@@ -45,8 +46,7 @@ class RowKind(enum.Enum):
     OTHER = "other"
 
 
-@dataclass(frozen=True)
-class KindInfo:
+class KindInfo(msgspec.Struct, frozen=True):
     layer: str
     """The layer of the stack, as a reader would name it."""
     meaning: str

@@ -19,8 +19,9 @@ measures; the catalogue page lists the table (`threshold_rows`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final, Literal
+
+import msgspec
 
 from profsight.knowledge import advice
 
@@ -39,8 +40,7 @@ SEVERITY: Final = "(severity)"
 TABLE: Final = "(reading tables)"
 
 
-@dataclass(frozen=True)
-class Threshold:
+class Threshold(msgspec.Struct, frozen=True):
     """One threshold: its constant, what it gates and on what it rests."""
 
     name: str

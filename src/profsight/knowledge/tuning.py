@@ -13,8 +13,9 @@ This module is knowledge: it imports the stdlib only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 #: Where a setting goes.
 LOADER: Final = "loader"
@@ -51,8 +52,7 @@ EARLY_LOSS_TOLERANCE: Final = 1e-4
 ROUNDED_APART_MAX: Final = 0.5
 
 
-@dataclass(frozen=True)
-class Setting:
+class Setting(msgspec.Struct, frozen=True):
     key: str
     """The argument's or switch's name: ``num_workers``, ``fused``, ``cudnn.benchmark``."""
     value: object
@@ -61,8 +61,7 @@ class Setting:
     """`LOADER`, `OPTIMIZER`, `BACKEND`, `MODEL` or `BATCH`."""
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(msgspec.Struct, frozen=True):
     name: str
     """What the fix is, for the report: "background loader workers"."""
     settings: tuple[Setting, ...]

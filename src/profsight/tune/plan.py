@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Sequence
 
@@ -156,10 +155,10 @@ def _resolved(candidate: Candidate, cores: int, measured: Measured | None) -> Ca
     threads = measured.threads if measured is not None else None
     values = {WORKERS: workers, CORES_LEFT: left}
     settings = tuple(
-        dataclasses.replace(s, value=values[s.value])
+        msgspec.structs.replace(s, value=values[s.value])
         if isinstance(s.value, str) and s.value in values
         else s
         for s in candidate.settings
         if not (s.value == CORES_LEFT and threads is not None and left >= threads)
     )
-    return dataclasses.replace(candidate, settings=settings)
+    return msgspec.structs.replace(candidate, settings=settings)

@@ -4,8 +4,9 @@ family judges by.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from profsight.knowledge.generations import fp8_note, precision_phrase, takes
 from profsight.knowledge.phases import Phase
@@ -26,8 +27,7 @@ MEDIUM_SEVERITY_PCT: Final = 10.0
 MINOR_PCT: Final = 5.0
 
 
-@dataclass(frozen=True)
-class PhaseRule:
+class PhaseRule(msgspec.Struct, frozen=True):
     """A phase that, past a share of the step, is a finding."""
 
     phase: Phase
