@@ -34,6 +34,7 @@ def test_a_trim_is_made_where_the_unused_resident_memory_grew(
         ]
     )
     trims: list[int] = []
+    monkeypatch.setattr(heap, "free", lambda: 1 << 40)  # (what malloc holds free: no bound)
     monkeypatch.setattr(heap, "sizes", lambda: next(sizes))
     monkeypatch.setattr(heap, "trim", lambda pad: trims.append(pad) or 1)
     malloc_trim.release_free_memory()
@@ -48,6 +49,33 @@ def test_a_trim_is_made_where_the_unused_resident_memory_grew(
     assert len(trims) == 2
     malloc_trim.release_grown_memory()
     assert (len(trims), heap.free_at_trim) == (3, 4 * MB)
+
+
+def test_no_trim_and_no_reading_where_malloc_holds_too_little_free(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A trim gives back at most the bytes malloc holds free: under the floors, neither call
+    reads the process's sizes nor trims; at the floors, both do."""
+    heap = malloc_trim._heap()
+    if heap is None:
+        pytest.skip("glibc only")
+    free = [malloc_trim.TRIM_FLOOR - 1]
+    reads: list[int] = []
+    trims: list[int] = []
+    monkeypatch.setattr(heap, "free", lambda: free[0])
+    monkeypatch.setattr(heap, "sizes", lambda: reads.append(1) or (64 * MB, 64 * MB))
+    monkeypatch.setattr(heap, "trim", lambda pad: trims.append(pad) or 1)
+    monkeypatch.setattr(heap, "free_at_trim", 0)
+    malloc_trim.release_free_memory()
+    free[0] = malloc_trim.GROWTH_FLOOR - 1
+    malloc_trim.release_grown_memory()
+    assert (reads, trims) == ([], [])
+    malloc_trim.release_free_memory()  # at least TRIM_FLOOR free: a trim
+    assert (len(reads), len(trims)) == (1, 1)
+    free[0] = malloc_trim.GROWTH_FLOOR
+    monkeypatch.setattr(heap, "free_at_trim", 0)
+    malloc_trim.release_grown_memory()  # 64 MB grown, at least the floor: a trim
+    assert (len(reads), len(trims)) == (3, 2)  # (the sizes before the trim and after)
 
 
 _HOLES = """
