@@ -34,10 +34,14 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "profsight"
 #: Modules a trace's explanation as JSON has no use for: the terminal's (rich), the text
 #: loaders, the other commands' and formats', numpy's masked arrays (np.median's NaN check),
 #: importlib.resources' zipfile, shutil (argparse's and the terminal's width: it brings bz2
-#: and lzma), and the libraries only tests and integrations use.
+#: and lzma), traceback and signal (a failed or stopped decoding worker's), dataclasses (the
+#: records are msgspec Structs), and the libraries only tests and integrations use.
 NOT_IMPORTED = (
     "rich",
     "shutil",
+    "traceback",
+    "signal",
+    "dataclasses",
     "pandas",
     "torch",
     "numpy.ma",
