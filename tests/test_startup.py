@@ -35,13 +35,15 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "profsight"
 #: loaders, the other commands' and formats', numpy's masked arrays (np.median's NaN check),
 #: importlib.resources' zipfile, shutil (argparse's and the terminal's width: it brings bz2
 #: and lzma), traceback and signal (a failed or stopped decoding worker's), dataclasses (the
-#: records are msgspec Structs), and the libraries only tests and integrations use.
+#: records are msgspec Structs), numpy.typing (for the type checker only), and the libraries
+#: only tests and integrations use.
 NOT_IMPORTED = (
     "rich",
     "shutil",
     "traceback",
     "signal",
     "dataclasses",
+    "numpy.typing",
     "pandas",
     "torch",
     "numpy.ma",

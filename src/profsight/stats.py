@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import importlib
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import numpy.typing as npt
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 
 def median(values: Any) -> float:

@@ -12,16 +12,16 @@ from typing import Any, overload
 
 import msgspec
 import numpy as np
-import numpy.typing as npt
 
 from profsight.knowledge.trace_schema import EventKind
 
-I8 = npt.NDArray[np.int8]
-I16 = npt.NDArray[np.int16]
-I32 = npt.NDArray[np.int32]
-I64 = npt.NDArray[np.int64]
-F64 = npt.NDArray[np.float64]
-Bool = npt.NDArray[np.bool_]
+# (what ``numpy.typing.NDArray[...]`` is, without importing numpy.typing at start-up)
+I8 = np.ndarray[Any, np.dtype[np.int8]]
+I16 = np.ndarray[Any, np.dtype[np.int16]]
+I32 = np.ndarray[Any, np.dtype[np.int32]]
+I64 = np.ndarray[Any, np.dtype[np.int64]]
+F64 = np.ndarray[Any, np.dtype[np.float64]]
+Bool = np.ndarray[Any, np.dtype[np.bool_]]
 Indices = I32 | I64
 """Event indices: int32 where a huge trace keeps them, int64 where numpy makes them."""
 

@@ -16,13 +16,15 @@ algorithm, so the result equals torch's in every case; the count is reported.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import numpy as np
-import numpy.typing as npt
 
 from profsight.model.events import I32, I64
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 #: Children checked at once by the containment test.
 _CHUNK = 1 << 20
