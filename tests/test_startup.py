@@ -23,7 +23,7 @@ import pytest
 
 from profsight.job.executors import in_dask_worker
 from profsight.job.summary import summarize
-from profsight.lazy import _LazyPattern, regex
+from profsight.lazy import NEEDLES, _LazyPattern, regex
 from profsight.regex_needle import _branches, _inline_flags, needle
 from profsight.stats import SMALL, median, percentile, setdiff, union, unique
 
@@ -189,6 +189,18 @@ def test_every_needle_is_text_each_match_holds() -> None:
             assert any(text in (r.lower() if folded else r) for r in runs), (source, text, runs)
         screened += 1
     assert screened > 150  # most of the kernel and collective tables
+
+
+def test_the_needle_table_is_the_scan_of_every_pattern() -> None:
+    """``regex_needles.json`` holds each of the package's lazy patterns once, with the
+    needle the scan gives it, and nothing else (checked by the script that writes it, in a
+    process of its own: patterns the tests make do not count). A pattern it lacks is
+    scanned at its first use."""
+    script = PACKAGE.parents[1] / "scripts" / "needles.py"
+    done = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len(NEEDLES) > 250
+    assert all(NEEDLES[key] == needle(*key) for key in NEEDLES)
 
 
 @pytest.mark.parametrize(
