@@ -87,6 +87,34 @@ def test_a_small_trace_imports_only_its_path(tmp_path: Path) -> None:
     assert 100 < len(own) <= OWN_MODULES, len(own)
 
 
+_GC_PROBE = """
+import gc, os, sys
+from profsight.cli.entry import entry
+end = os._exit
+os._exit = lambda code: (print(code, gc.isenabled(), flush=True), end(code))
+entry()
+"""
+
+
+@pytest.mark.parametrize(
+    ("argv", "collecting"),
+    [
+        (["explain", str(MINIMAL), "--format", "json", "-o", "REPORT"], False),
+        (["table", str(MINIMAL)], False),
+        (["job", "/no/such/folder"], True),  # (a job can run for many ranks: it collects)
+    ],
+)
+def test_a_bounded_command_runs_without_the_cyclic_collector(
+    tmp_path: Path, argv: list[str], collecting: bool
+) -> None:
+    """The console script turns Python's cyclic garbage collector off for the commands that
+    read, write and end (`entry.BOUNDED`), and leaves it on for the others."""
+    argv = [str(tmp_path / "r.json") if a == "REPORT" else a for a in argv]
+    done = subprocess.run([sys.executable, "-c", _GC_PROBE, *argv], capture_output=True, text=True)
+    code, enabled = done.stdout.split()[-2:]
+    assert (code, enabled) == ("1" if collecting else "0", str(collecting))
+
+
 def test_output_cut_short_ends_quietly() -> None:
     """The console script exits at once after flushing (no teardown): a reader that stops
     early (``| head -1``) gets its line and no "Exception ignored" from the interpreter."""
