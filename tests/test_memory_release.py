@@ -78,6 +78,26 @@ def test_no_trim_and_no_reading_where_malloc_holds_too_little_free(
     assert (len(reads), len(trims)) == (3, 2)  # (the sizes before the trim and after)
 
 
+def test_a_skipped_low_point_still_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Memory reused until malloc holds little free (the sizes go unread), then freed
+    again: the growth counts from that low point, not from the last trim's higher one."""
+    heap = malloc_trim._heap()
+    if heap is None:
+        pytest.skip("glibc only")
+    free = [1 << 40]
+    sizes = iter([(200 * MB, 400 * MB), (150 * MB, 400 * MB), (10 * MB, 400 * MB)])
+    trims: list[int] = []
+    monkeypatch.setattr(heap, "free", lambda: free[0])
+    monkeypatch.setattr(heap, "sizes", lambda: next(sizes))
+    monkeypatch.setattr(heap, "trim", lambda pad: trims.append(pad) or 1)
+    malloc_trim.release_free_memory()  # a trim leaving 200 MB resident and unused
+    free[0] = 2 * MB  # then reused: under the floor, nothing read
+    malloc_trim.release_grown_memory()
+    free[0] = 150 * MB  # freed again: 150 MB unused, grown from the skipped low point
+    malloc_trim.release_grown_memory()
+    assert len(trims) == 2
+
+
 _HOLES = """
 from profsight import malloc_trim
 

@@ -101,6 +101,7 @@ class _Heap:
     def release(self) -> None:
         free = self.free()
         if free is not None and free < TRIM_FLOOR:
+            self.free_at_trim = 0  # (as in `release_grown`: the growth counts from 0)
             return
         self.trim(0)
         sizes = self.sizes()
@@ -109,6 +110,10 @@ class _Heap:
     def release_grown(self) -> None:
         free = self.free()
         if free is not None and free < GROWTH_FLOOR:
+            # Unread, the unused memory is known only to be at least 0: the growth counts
+            # from there, so the next trim comes no later than a read would have made it (a
+            # low point skipped must not leave the last, higher one to count from).
+            self.free_at_trim = 0
             return
         sizes = self.sizes()
         if sizes is None:  # (no sizes to judge by: trim always)

@@ -23,8 +23,9 @@ from profsight.cli.threads import one_blas_thread
 #: with Python's cyclic garbage collector off. Their start-up (about 160 of the package's
 #: modules, with numpy's and msgspec's) set off ~70 collections that found nothing to free,
 #: ~4 ms of a 3-event ``explain``, and a whole ``explain`` of a 55-87 MB trace leaves under
-#: 1,000 objects in cycles for the collector to find. The other commands run long or repeat
-#: their work (a job's ranks, tune's trials, the MCP server, the demo's training) and keep it.
+#: 1,000 objects in cycles for the collector to find (a job's folder, read by ``explain``,
+#: none per rank). The others keep it: they run long or repeat their work (tune's trials,
+#: the MCP server, the demo's training), or hand it to a Dask cluster (``job``).
 BOUNDED: frozenset[str] = frozenset({"explain", "table", "tree", "diff", "check", "slice"})
 
 

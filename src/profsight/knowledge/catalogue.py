@@ -7,7 +7,8 @@ words it. `tests/test_catalogue.py` holds the categories here equal to the findi
 (``profsight.model.findings.CATEGORIES``), and the docs build writes this registry out as
 the page "Finding catalogue".
 
-This module is knowledge: it imports the stdlib and other knowledge modules only.
+This module is knowledge: it imports the stdlib, msgspec (its records are Structs) and other
+knowledge modules only.
 """
 
 from __future__ import annotations

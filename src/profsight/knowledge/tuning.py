@@ -8,7 +8,7 @@ help, and whether it changes the numerics (a precision change is measured and re
 its loss, never applied unasked). Categories whose fix needs the user's code (a ``.item()``
 in the loop, a Python loop in ``forward``) have no candidate: `tune` gives their advice.
 
-This module is knowledge: it imports the stdlib only.
+This module is knowledge: it imports the stdlib and msgspec (its records are Structs) only.
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ import numpy as np
 
 from profsight.knowledge.trace_schema import EventKind
 
-# (what ``numpy.typing.NDArray[...]`` is, without importing numpy.typing at start-up)
+# (numpy's generic array type, as the type checker reads it; ``numpy.typing.NDArray`` would
+# import numpy.typing at start-up)
 I8 = np.ndarray[Any, np.dtype[np.int8]]
 I16 = np.ndarray[Any, np.dtype[np.int16]]
 I32 = np.ndarray[Any, np.dtype[np.int32]]
