@@ -8,7 +8,8 @@ DIR COMMIT``); each runs through this interpreter's console script with ``PYTHON
 naming it and its own bytecode cache. Start-up: ``explain`` of the 3-event trace against
 ``python -c "import numpy, msgspec"``. Each ``--trace``: ``table`` and ``explain`` against
 the one-process typed decode (`_task.py schema`, which imports nothing of profsight). Every
-command runs once untimed first; the figures are medians. Prints a Markdown table.
+command runs once untimed first, then in rounds, every other one in the reverse order; the
+figures are medians. Prints a Markdown table.
 """
 
 from __future__ import annotations
@@ -62,8 +63,9 @@ def _medians(
     times: dict[str, list[float]] = {name: [] for name in commands}
     for argv, env in commands.values():  # warm: bytecode written, files in the page cache
         subprocess.run(argv, env=env, capture_output=True, check=True)
-    for _ in range(rounds):
-        for name, (argv, env) in commands.items():
+    order = list(commands.items())
+    for turn in range(rounds):  # every other round backwards: no command always runs second
+        for name, (argv, env) in order if turn % 2 == 0 else order[::-1]:
             start = time.perf_counter()
             subprocess.run(argv, env=env, capture_output=True, check=True)
             times[name].append(time.perf_counter() - start)

@@ -52,14 +52,14 @@ def table_text(patterns: list[tuple[str, int]]) -> str:
 
 def main() -> int:
     patterns = package_patterns()
-    where = NEEDLES_FILE.relative_to(ROOT)
+    where = Path(NEEDLES_FILE).relative_to(ROOT)
     if sys.argv[1:] == ["--check"]:
         if read_needles() != {key: needle(*key) for key in patterns}:
             print(f"{where} is out of date: run scripts/needles.py")
             return 1
         print(f"{where} is up to date")
         return 0
-    NEEDLES_FILE.write_text(table_text(patterns), "utf-8")
+    Path(NEEDLES_FILE).write_text(table_text(patterns), "utf-8")
     print(f"wrote {where}")
     return 0
 

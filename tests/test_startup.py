@@ -35,8 +35,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "profsight"
 #: loaders, the other commands' and formats', numpy's masked arrays (np.median's NaN check),
 #: importlib.resources' zipfile, shutil (argparse's and the terminal's width: it brings bz2
 #: and lzma), traceback and signal (a failed or stopped decoding worker's), dataclasses (the
-#: records are msgspec Structs), numpy.typing (for the type checker only), and the libraries
-#: only tests and integrations use.
+#: records are msgspec Structs), numpy.typing (for the type checker only), pathlib (with
+#: urllib.parse and ipaddress: the run's paths are strings), and the libraries only tests and
+#: integrations use.
 NOT_IMPORTED = (
     "rich",
     "shutil",
@@ -44,6 +45,7 @@ NOT_IMPORTED = (
     "signal",
     "dataclasses",
     "numpy.typing",
+    "pathlib",
     "pandas",
     "torch",
     "numpy.ma",

@@ -13,9 +13,9 @@ in a layer below the registry's.
 from __future__ import annotations
 
 import importlib
+import os
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, cast
 
 import msgspec
@@ -49,7 +49,7 @@ _UNSCANNED: tuple[tuple[str, ...], bool] = ((), False)
 
 #: The needle of each lazy pattern of the package, scanned by ``scripts/needles.py``: a run
 #: scanned 184 at the first use of their patterns, ~4 ms of a 3-event ``explain``.
-NEEDLES_FILE = Path(__file__).with_name("regex_needles.json")
+NEEDLES_FILE = os.path.join(os.path.dirname(__file__), "regex_needles.json")
 
 _Needle = tuple[tuple[str, ...], bool] | None
 
@@ -58,7 +58,8 @@ def read_needles() -> dict[tuple[str, int], _Needle]:
     """(source, flags) -> needle, from `NEEDLES_FILE`; empty where it cannot be read (each
     pattern's needle is then scanned at its first use)."""
     try:
-        rows = msgspec.json.decode(NEEDLES_FILE.read_bytes())
+        with open(NEEDLES_FILE, "rb") as fh:
+            rows = msgspec.json.decode(fh.read())
         return {(s, f): None if n is None else (tuple(n), i) for s, f, n, i in rows}
     except (OSError, msgspec.DecodeError, ValueError, TypeError):
         return {}

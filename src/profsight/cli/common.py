@@ -6,12 +6,12 @@ no profile do without numpy and the model)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from profsight.errors import ProfsightError, UsageError
@@ -83,7 +83,7 @@ def progress_bar(path: str, enabled: bool) -> Iterator[Progress]:
 
         def update(phase: str, done: int, total: int) -> None:
             if phase not in tasks:
-                tasks[phase] = bar.add_task(f"{phase} {Path(path).name}", total=total)
+                tasks[phase] = bar.add_task(f"{phase} {_name(path)}", total=total)
             bar.update(tasks[phase], completed=done, total=total)
             bar.refresh()
 
@@ -121,6 +121,11 @@ def warn(message: str) -> None:
     print(f"profsight: {message}", file=sys.stderr)
 
 
+def _name(path: str) -> str:
+    """The path's last part, as `pathlib.PurePath.name` gives it (a trailing "/" dropped)."""
+    return os.path.basename(os.path.normpath(path)) if path else ""
+
+
 def write_output(text: str | bytes, output: str | None, inputs: list[str], force: bool) -> None:
     """Print `text`, or write it to `output`: never over an input, over a file only with force."""
     if output is None or output == "-":
@@ -129,27 +134,27 @@ def write_output(text: str | bytes, output: str | None, inputs: list[str], force
         else:
             sys.stdout.write(text)
         return
-    target = Path(output)
+    # (os.path, not pathlib: pathlib with urllib.parse and ipaddress is ~3 ms of start-up)
+    target = os.path.normpath(output)
     for source in inputs:
         try:
-            if target.exists() and target.samefile(source):
+            if os.path.exists(target) and os.path.samefile(target, source):
                 raise OutputError(f"{output}: is an input; refusing to overwrite it")
         except OSError:
             continue
-    if target.exists() and not force:
+    if os.path.exists(target) and not force:
         raise OutputError(f"{output}: already exists (use --force to replace it)")
-    folder = target.parent
-    if not folder.is_dir():
+    folder = os.path.dirname(target) or "."
+    if not os.path.isdir(folder):
         raise OutputError(f"{output}: the folder {folder} does not exist")
-    tmp = target.with_name(target.name + ".tmp")
+    tmp = target + ".tmp"
     try:
-        if isinstance(text, bytes):
-            tmp.write_bytes(text)
-        else:
-            tmp.write_text(text, encoding="utf-8")
-        tmp.replace(target)
+        with open(tmp, "wb") as fh:
+            fh.write(text if isinstance(text, bytes) else text.encode("utf-8"))
+        os.replace(tmp, target)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
         raise OutputError(f"{output}: cannot be written ({exc.strerror or exc})") from exc
 
 
@@ -203,7 +208,7 @@ def format_from(args: argparse.Namespace, suffixes: dict[str, str], default: str
     if args.format:
         return str(args.format)
     if args.output and args.output != "-":
-        suffix = Path(args.output).suffix.lower()
+        suffix = os.path.splitext(_name(args.output))[1].lower()
         if not suffix:
             return default
         if suffix not in suffixes:

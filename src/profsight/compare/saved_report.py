@@ -6,9 +6,9 @@ starts with it), so that telling a report from a trace reads only the head of th
 
 from __future__ import annotations
 
+import os
 import re
 import zlib
-from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -25,7 +25,7 @@ _SCHEMA = re.compile(rb'^\s*\{\s*"schema"\s*:\s*"(profsight/[^"]*)"')
 _REQUIRED = ("source", "table", "findings")
 
 
-def saved_schema(path: str | Path) -> str | None:
+def saved_schema(path: str | os.PathLike[str]) -> str | None:
     """The ``profsight/...`` schema id a JSON file written by profsight opens with, else None
     (traces, tables and unreadable files: their loader says what is wrong with them)."""
     try:
@@ -55,15 +55,15 @@ class SavedReport(msgspec.Struct, frozen=True):
         return tuple(str(d) for d in self.document.get("diagnostics", []))
 
 
-def load_saved(path: str | Path) -> SavedReport:
+def load_saved(path: str | os.PathLike[str]) -> SavedReport:
     """A saved report (`load_report_document`)."""
-    return SavedReport(str(path), load_report_document(path))
+    return SavedReport(os.fspath(path), load_report_document(path))
 
 
-def load_report_document(path: str | Path) -> dict[str, Any]:
+def load_report_document(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A saved report as the dict `report_document` made. Raises `InputError` naming the
     file when it is another profsight document or not a complete report."""
-    source = str(path)
+    source = os.fspath(path)
     schema = saved_schema(path)
     if schema != REPORT_SCHEMA:
         raise InputError(
@@ -71,7 +71,7 @@ def load_report_document(path: str | Path) -> dict[str, Any]:
             f"is a profsight {schema!r} document, not a report ({REPORT_SCHEMA!r}: "
             "write one with profsight explain PATH --format json -o FILE)",
         )
-    raw = read_input(Path(path))
+    raw = read_input(path)
     try:
         document = msgspec.json.decode(bytes(raw.data))
     except (msgspec.DecodeError, UnicodeDecodeError) as exc:

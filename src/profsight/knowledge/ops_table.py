@@ -17,14 +17,15 @@ traces in ../shared/data/real; tests/data/top_ops.txt lists the names that must 
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 from typing import Final
 
 import msgspec
 
 # (read beside this file: `importlib.resources` would import zipfile, ~5 ms of start-up;
 # msgspec decodes it in half json's time)
-_DATA = msgspec.json.decode((Path(__file__).parent / "data" / "ops_glossary.json").read_bytes())
+with open(os.path.join(os.path.dirname(__file__), "data", "ops_glossary.json"), "rb") as _fh:
+    _DATA = msgspec.json.decode(_fh.read())
 #: Category (a member of ``ops.CATEGORIES``) -> exact name -> meaning (data/ops_glossary.json).
 GLOSSARY: Final[dict[str, dict[str, str]]] = _DATA["glossary"]
 #: An op -> the same call seen at deeper levels (outermost first).

@@ -4,7 +4,6 @@ text loaders are imported when it says text (`TEXT_LOADER`)."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from profsight.errors import InputError
@@ -42,7 +41,7 @@ def is_snapshot(path: str | os.PathLike[str]) -> bool:
     """Whether `path` (plain or gzip) is a pickle: read as a memory snapshot. False for
     anything that cannot be opened (its loader then says why)."""
     try:
-        with open_input(Path(path)) as stream:
+        with open_input(path) as stream:
             return sniff(stream.peek(SNIFF_BYTES)) is Format.PICKLE
     except (InputError, OSError):
         return False
@@ -55,7 +54,7 @@ def load(path: str | os.PathLike[str], progress: Progress = no_progress) -> Prof
     Raises `InputError` naming the file and the reason when it cannot be read.
     """
     source = str(path)
-    with open_input(Path(path), progress) as stream, read_errors(source):
+    with open_input(path, progress) as stream, read_errors(source):
         head = stream.peek(SNIFF_BYTES)
         if head[:2] in UTF16_BOMS:  # pasted text saved by Windows PowerShell: small
             raw = RawInput(stream.read_all(), stream.compressed, stream.truncated, 0)

@@ -12,7 +12,6 @@ import os
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import BinaryIO
 
 import msgspec
@@ -56,7 +55,7 @@ class Input:
         size_on_disk: int,
         source: str,
         progress: Progress = no_progress,
-        path: Path | None = None,
+        path: str | os.PathLike[str] | None = None,
     ) -> None:
         self._fh = fh
         self.size_on_disk = size_on_disk
@@ -175,9 +174,9 @@ class Input:
         self._eof = True
 
 
-def open_input(path: Path, progress: Progress = no_progress) -> Input:
+def open_input(path: str | os.PathLike[str], progress: Progress = no_progress) -> Input:
     """`path` opened for reading in blocks. Never writes anything."""
-    source = str(path)
+    source = os.fspath(path)
     with read_errors(source):
         size = os.path.getsize(path)
         fh = open(path, "rb")  # noqa: SIM115 (the Input owns and closes it)
@@ -188,9 +187,9 @@ def open_input(path: Path, progress: Progress = no_progress) -> Input:
             raise
 
 
-def read_input(path: Path, progress: Progress = no_progress) -> RawInput:
+def read_input(path: str | os.PathLike[str], progress: Progress = no_progress) -> RawInput:
     """The bytes of `path`, decompressed when it is gzip. Never writes anything."""
-    with open_input(path, progress) as stream, read_errors(str(path)):
+    with open_input(path, progress) as stream, read_errors(os.fspath(path)):
         data = stream.read_all()
         return RawInput(data, stream.compressed, stream.truncated, stream.size_on_disk)
 
