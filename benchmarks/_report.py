@@ -144,10 +144,10 @@ def peer_notes(rows: list[Row]) -> list[str]:
     return lines
 
 
-def startup_table(startup: dict[str, Result]) -> list[str]:
+def startup_table(startup: dict[str, Result], rounds: int) -> list[str]:
     base = startup["imports"].seconds
     lines = [
-        "| whole process | median | vs `import numpy, msgspec` | peak memory |",
+        f"| whole process | median of {rounds} | vs `import numpy, msgspec` | peak memory |",
         "|---|---:|---:|---:|",
     ]
     labels = {
@@ -216,10 +216,12 @@ def _ratio(a: float | None, b: float | None) -> float | None:
     return a / b if a is not None and b else None
 
 
-def markdown(head: str, rows: list[Row], startup: dict[str, Result] | None) -> str:
+def markdown(
+    head: str, rows: list[Row], startup: dict[str, Result] | None, startup_rounds: int = 5
+) -> str:
     lines = [head, ""]
     if startup is not None:
-        lines += [*startup_table(startup), ""]
+        lines += [*startup_table(startup, startup_rounds), ""]
     if rows:
         lines += [*trace_table(rows), *peer_notes(rows), ""]
     if startup is not None:

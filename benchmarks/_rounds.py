@@ -95,7 +95,8 @@ class Result:
 def measure(
     tasks: Sequence[Task], repeat: int, slow_s: float, say: Callable[[str], None] = print
 ) -> dict[str, Result]:
-    """Warm every task, then `repeat` interleaved rounds; each task's `Result`."""
+    """Warm every task, then `repeat` interleaved rounds, every other one in the reverse
+    order; each task's `Result`."""
     results: dict[str, Result] = {}
     rounds: dict[str, int] = {}
     for task in tasks:
@@ -108,7 +109,7 @@ def measure(
             rounds[task.name] = 1
         say(f"  warm {task.name}: {_seconds(warm)}")
     for i in range(repeat):
-        for task in tasks:
+        for task in tasks if i % 2 == 0 else tasks[::-1]:  # (no task always runs after another)
             if i < rounds[task.name]:
                 results[task.name].runs.append(task.run(sample=False))
         say(f"  round {i + 1}: " + ", ".join(_summary(results, t.name, i) for t in tasks))

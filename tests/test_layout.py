@@ -117,6 +117,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "profsight.errors",
             "profsight.malloc_trim",
             "profsight.lazy",
+            "profsight.json_text",
             "profsight.regex_needle",
             "profsight.stats",
         ),

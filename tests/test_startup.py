@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from profsight import json_text
 from profsight.job.executors import in_dask_worker
 from profsight.job.summary import summarize
 from profsight.lazy import NEEDLES, _LazyPattern, regex
@@ -36,8 +37,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "profsight"
 #: importlib.resources' zipfile, shutil (argparse's and the terminal's width: it brings bz2
 #: and lzma), traceback and signal (a failed or stopped decoding worker's), dataclasses (the
 #: records are msgspec Structs), numpy.typing (for the type checker only), pathlib (with
-#: urllib.parse and ipaddress: the run's paths are strings), and the libraries only tests and
-#: integrations use.
+#: urllib.parse and ipaddress: the run's paths are strings), json (`json_text` reads and writes
+#: a trace's JSON fields as it does), and the libraries only tests and integrations use.
 NOT_IMPORTED = (
     "rich",
     "shutil",
@@ -46,6 +47,7 @@ NOT_IMPORTED = (
     "dataclasses",
     "numpy.typing",
     "pathlib",
+    "json",
     "pandas",
     "torch",
     "numpy.ma",
@@ -375,3 +377,56 @@ def test_a_job_worker_imports_only_a_ranks_analysis() -> None:
     assert [m for m in loaded if m in WORKER_NOT_IMPORTED or m.startswith(parents)] == []
     own = [m for m in loaded if m.split(".")[0] == "profsight"]
     assert 100 < len(own) <= WORKER_OWN_MODULES, len(own)
+
+
+_JSON_TEXTS = [
+    "[[8, 16], [4, 16]]",
+    "[[], [1024], []]",
+    '["float", "c10::Half", ""]',
+    "[1, 1]",
+    "[true, false]",
+    "NaN",
+    "[-Infinity, 1]",
+    "[1e400]",
+    "1" + "0" * 400 + ".0",
+    '"\\ud800"',
+    "float",
+    "",
+    "[1,]",
+    '{"a": 1, "a": 2}',
+    "[0.1, -0.0, 2.5e-308]",
+]
+
+
+@pytest.mark.parametrize("text", _JSON_TEXTS)
+def test_json_text_reads_as_json_does(text: str) -> None:
+    """`json_text.loads` gives json's value or raises where json raises, NaN, infinities and
+    lone surrogates included (msgspec refuses those: json reads them)."""
+    import json
+
+    try:
+        expected: Any = json.loads(text)
+    except ValueError:
+        with pytest.raises(ValueError):
+            json_text.loads(text)
+        return
+    found = json_text.loads(text)
+    assert repr(found) == repr(expected) and type(found) is type(expected)
+
+
+@pytest.mark.parametrize(
+    "value", [[8, 16], [[1, 2], [3]], [], [True, 1], [1.5, None], ["a", "\u00e9"], 7, -3]
+)
+def test_json_text_writes_as_json_does(value: Any) -> None:
+    import json
+
+    assert json_text.dumps(value) == json.dumps(value)
+
+
+def test_json_text_agrees_with_json_on_random_numbers() -> None:
+    import json
+
+    rng = np.random.default_rng(11)
+    for exponent in rng.integers(-320, 320, 3000):
+        text = f"[{rng.random():.17g}e{exponent}, {int(rng.integers(-(2**62), 2**62))}]"
+        assert repr(json_text.loads(text)) == repr(json.loads(text)), text

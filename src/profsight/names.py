@@ -11,9 +11,9 @@ the HTML page's data to `HTML_NAME` (the page shows fewer, with CSS, and the res
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
+from profsight.json_text import dumps, loads
 from profsight.lazy import regex
 
 ELLIPSIS = "…"
@@ -140,10 +140,10 @@ def tensor_dims(input_dims: str) -> str:
     """An op's ``Input Dims`` with the scalars' and absent arguments' empty entries left
     out: ``[8944, 1024] [1024, 2816]``."""
     try:
-        dims = json.loads(input_dims)
+        dims = loads(input_dims)
     except ValueError:
         return input_dims
     if not isinstance(dims, list):
         return input_dims
     shown = [d for d in dims if d]
-    return " ".join(json.dumps(d) for d in shown) if shown else "[]"
+    return " ".join(dumps(d) for d in shown) if shown else "[]"

@@ -9,6 +9,7 @@ import msgspec
 import numpy as np
 from msgspec.structs import replace
 
+from profsight import json_text
 from profsight.analyses.context import Context
 from profsight.analyses.device_work import moves_data
 from profsight.analyses.findings.capture import not_judged_lines
@@ -556,14 +557,12 @@ def _compute_evidence(ctx: Context, timed: bool = True) -> tuple[list[str], floa
 
 def _batch(ctx: Context) -> tuple[int | None, int | None]:
     """Batch size and input values per sample, from the first convolution (images)."""
-    import json
-
     ev = ctx.profile.events
     conv = [i for i in ctx.flops.events.tolist() if ev.strings[ev.name[i]] == "aten::convolution"]
     if not conv:
         return None, None
     first = min(conv, key=lambda i: int(ev.start[i]))
-    x = json.loads(ev.strings[ev.shapes[first]])[0]
+    x = json_text.loads(ev.strings[ev.shapes[first]])[0]
     per_input = 1
     for d in x[1:]:
         per_input *= d

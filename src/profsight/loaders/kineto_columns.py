@@ -10,7 +10,6 @@ of a file are merged with `ColumnBuilder.extend`, and `ColumnBuilder.finish` mak
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from collections.abc import Iterable
@@ -22,6 +21,7 @@ from typing import Any, TypeVar
 import msgspec
 import numpy as np
 
+from profsight import json_text
 from profsight.knowledge.collectives import COMMUNICATION_NAME
 from profsight.knowledge.flop_counters import PRECISION_OPS
 from profsight.knowledge.roofline_ops import needs_concrete, needs_types
@@ -571,7 +571,7 @@ def _torch_shapes(raw: bytes) -> str:
     ``Input Dims`` entry is a list of lists) shows as ``[]``.
     """
     try:
-        dims = json.loads(raw)
+        dims = json_text.loads(raw)
     except ValueError:
         return raw.decode("utf-8", "replace")
     if not isinstance(dims, list):

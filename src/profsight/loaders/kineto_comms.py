@@ -6,13 +6,13 @@ every other event gets -1 in the three columns.
 
 from __future__ import annotations
 
-import json
 import math
 from operator import attrgetter
 from typing import Any
 
 import numpy as np
 
+from profsight import json_text
 from profsight.knowledge.collectives import dtype_bytes
 from profsight.loaders.kineto_schema import Args
 
@@ -33,7 +33,7 @@ def message_bytes(args: Args) -> int:
     if not raw_dims or not raw_types:
         return -1
     try:
-        dims, types = json.loads(raw_dims), json.loads(raw_types)
+        dims, types = json_text.loads(raw_dims), json_text.loads(raw_types)
     except ValueError:
         return -1
     if not isinstance(dims, list) or not isinstance(types, list):

@@ -3,10 +3,9 @@ hardware (the verdict's judgement as a finding, with its numbers)."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
+from profsight import json_text
 from profsight.analyses.context import Context
 from profsight.knowledge import advice
 from profsight.knowledge.catalogue import condition
@@ -75,7 +74,7 @@ def _has_bias(strings: list[str], shapes_id: int) -> bool:
     if shapes_id < 0:
         return False
     try:
-        dims = json.loads(strings[shapes_id])
+        dims = json_text.loads(strings[shapes_id])
     except ValueError:
         return False
     return len(dims) > 2 and isinstance(dims[2], list) and len(dims[2]) > 0

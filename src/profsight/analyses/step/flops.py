@@ -15,13 +15,13 @@ need the stride, padding and dilation, which torch records in ``Concrete Inputs`
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
 import msgspec
 import numpy as np
 
+from profsight import json_text
 from profsight.analyses.step.capture_phase import recording_mask
 from profsight.knowledge.flop_ops import ATTENTION_BACKWARD_FACTOR, Attention, formula_of
 from profsight.knowledge.flop_ops import MATMULS as MATMULS  # re-exported: findings.setup
@@ -129,7 +129,7 @@ def parse_arg(cache: dict[int, Any], sid: int, strings: list[str]) -> Any:
     `sid`, parsed once (None where it does not parse)."""
     if sid not in cache:
         try:
-            cache[sid] = json.loads(strings[sid])
+            cache[sid] = json_text.loads(strings[sid])
         except ValueError:
             cache[sid] = None
     return cache[sid]
@@ -151,7 +151,7 @@ def formula_flops(name: str, shapes: Any, concrete: Any) -> float:
             )
         if formula == "aten::convolution_backward":
             grad_out, _, weight = shapes[0], shapes[1], shapes[2]
-            mask = json.loads(concrete[10].lower()) if concrete else [True, True, False]
+            mask = json_text.loads(concrete[10].lower()) if concrete else [True, True, False]
             groups = int(concrete[9]) if concrete else 1
             per_pass = _conv_macs(grad_out, weight, groups)
             return 2.0 * per_pass * (int(mask[0]) + int(mask[1]))
@@ -231,7 +231,7 @@ def conv_output(
     size needs ``output_padding``)."""
     if not concrete or len(x) < 3:
         return None
-    stride, padding, dilation = (json.loads(concrete[stride_at + i]) for i in range(3))
+    stride, padding, dilation = (json_text.loads(concrete[stride_at + i]) for i in range(3))
     if str(concrete[transposed_at]).lower() == "true":
         return None
     spatial = []
