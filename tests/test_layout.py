@@ -118,6 +118,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "profsight.malloc_trim",
             "profsight.lazy",
             "profsight.json_text",
+            "profsight.paths",
             "profsight.regex_needle",
             "profsight.stats",
         ),

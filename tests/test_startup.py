@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from profsight import json_text
+from profsight import json_text, paths
 from profsight.job.executors import in_dask_worker
 from profsight.job.summary import summarize
 from profsight.lazy import NEEDLES, _LazyPattern, regex
@@ -395,6 +395,7 @@ _JSON_TEXTS = [
     "[1,]",
     '{"a": 1, "a": 2}',
     "[0.1, -0.0, 2.5e-308]",
+    "[" + "9" * 60 + ", -" + "1" * 40 + "]",
 ]
 
 
@@ -412,6 +413,8 @@ def test_json_text_reads_as_json_does(text: str) -> None:
         return
     found = json_text.loads(text)
     assert repr(found) == repr(expected) and type(found) is type(expected)
+    as_bytes = json_text.loads(text.encode("utf-8", "surrogatepass"))  # (the loaders' bytes)
+    assert repr(as_bytes) == repr(expected) or "\\ud800" in text
 
 
 @pytest.mark.parametrize(
@@ -428,5 +431,26 @@ def test_json_text_agrees_with_json_on_random_numbers() -> None:
 
     rng = np.random.default_rng(11)
     for exponent in rng.integers(-320, 320, 3000):
-        text = f"[{rng.random():.17g}e{exponent}, {int(rng.integers(-(2**62), 2**62))}]"
+        text = f"[{rng.random():.17f}e{exponent}, {int(rng.integers(-(2**62), 2**62))}]"
         assert repr(json_text.loads(text)) == repr(json.loads(text)), text
+
+
+def test_paths_are_spelled_as_pathlib_spells_them() -> None:
+    """`profsight.paths` (the run's paths without pathlib's imports): the path, its name,
+    parent and suffix as `PurePosixPath` gives them, over every path of up to four parts
+    of these, with no, one, two or three leading slashes and with or without a trailing one."""
+    import itertools
+    from pathlib import PurePosixPath
+
+    parts = ["a", "b.c", ".", "..", "", "x.json", ".json", "report."]
+    checked = 0
+    for count in range(5):
+        for combo in itertools.product(parts, repeat=count):
+            for lead, trail in itertools.product(("", "/", "//", "///"), ("", "/")):
+                text = lead + "/".join(combo) + trail
+                ref = PurePosixPath(text)
+                found = (paths.pure(text), paths.name(text), paths.parent(text))
+                assert found == (str(ref), ref.name, str(ref.parent)), text
+                assert paths.suffix(text) == ref.suffix, text
+                checked += 1
+    assert checked > 30_000

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from profsight import paths
 from profsight.errors import ProfsightError, UsageError
 from profsight.lazy import regex
 
@@ -83,7 +84,7 @@ def progress_bar(path: str, enabled: bool) -> Iterator[Progress]:
 
         def update(phase: str, done: int, total: int) -> None:
             if phase not in tasks:
-                tasks[phase] = bar.add_task(f"{phase} {_name(path)}", total=total)
+                tasks[phase] = bar.add_task(f"{phase} {paths.name(path)}", total=total)
             bar.update(tasks[phase], completed=done, total=total)
             bar.refresh()
 
@@ -121,11 +122,6 @@ def warn(message: str) -> None:
     print(f"profsight: {message}", file=sys.stderr)
 
 
-def _name(path: str) -> str:
-    """The path's last part, as `pathlib.PurePath.name` gives it (a trailing "/" dropped)."""
-    return os.path.basename(os.path.normpath(path)) if path else ""
-
-
 def write_output(text: str | bytes, output: str | None, inputs: list[str], force: bool) -> None:
     """Print `text`, or write it to `output`: never over an input, over a file only with force."""
     if output is None or output == "-":
@@ -134,8 +130,7 @@ def write_output(text: str | bytes, output: str | None, inputs: list[str], force
         else:
             sys.stdout.write(text)
         return
-    # (os.path, not pathlib: pathlib with urllib.parse and ipaddress is ~3 ms of start-up)
-    target = os.path.normpath(output)
+    target = paths.pure(output)  # (as pathlib spells it, without its ~3-5 ms of imports)
     for source in inputs:
         try:
             if os.path.exists(target) and os.path.samefile(target, source):
@@ -144,7 +139,7 @@ def write_output(text: str | bytes, output: str | None, inputs: list[str], force
             continue
     if os.path.exists(target) and not force:
         raise OutputError(f"{output}: already exists (use --force to replace it)")
-    folder = os.path.dirname(target) or "."
+    folder = paths.parent(target)
     if not os.path.isdir(folder):
         raise OutputError(f"{output}: the folder {folder} does not exist")
     tmp = target + ".tmp"
@@ -208,7 +203,7 @@ def format_from(args: argparse.Namespace, suffixes: dict[str, str], default: str
     if args.format:
         return str(args.format)
     if args.output and args.output != "-":
-        suffix = os.path.splitext(_name(args.output))[1].lower()
+        suffix = paths.suffix(args.output).lower()
         if not suffix:
             return default
         if suffix not in suffixes:

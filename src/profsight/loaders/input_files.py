@@ -19,6 +19,7 @@ from msgspec.structs import replace
 
 from profsight.errors import InputError
 from profsight.loaders.progress import Progress, no_progress
+from profsight.paths import pure
 
 GZIP_MAGIC = b"\x1f\x8b"
 #: Byte order marks of UTF-16 text (Windows PowerShell's ``>`` writes UTF-16 LE with one).
@@ -176,7 +177,7 @@ class Input:
 
 def open_input(path: str | os.PathLike[str], progress: Progress = no_progress) -> Input:
     """`path` opened for reading in blocks. Never writes anything."""
-    source = os.fspath(path)
+    source = path = pure(path)  # (named as pathlib names it: "x.json", not "./x.json")
     with read_errors(source):
         size = os.path.getsize(path)
         fh = open(path, "rb")  # noqa: SIM115 (the Input owns and closes it)
@@ -189,7 +190,7 @@ def open_input(path: str | os.PathLike[str], progress: Progress = no_progress) -
 
 def read_input(path: str | os.PathLike[str], progress: Progress = no_progress) -> RawInput:
     """The bytes of `path`, decompressed when it is gzip. Never writes anything."""
-    with open_input(path, progress) as stream, read_errors(os.fspath(path)):
+    with open_input(path, progress) as stream, read_errors(pure(path)):
         data = stream.read_all()
         return RawInput(data, stream.compressed, stream.truncated, stream.size_on_disk)
 
