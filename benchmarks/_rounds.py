@@ -2,8 +2,9 @@
 
 Each task first runs once untimed (the warm-up: bytecode compiled, the trace in the page
 cache, and the run whose memory is sampled, see `_measure`), then every task runs once per
-round, in the same order, for `repeat` rounds: a slow minute of the machine hits all of
-them, and their ratios are read from one run. A task's time is the median of its rounds.
+round, for `repeat` rounds, every other round in the reverse order (no task always runs
+after the same one): a slow minute of the machine hits all of them, and their ratios are
+read from one run. A task's time is the median of its rounds.
 
 A peer that is slow (its warm-up took over `slow_s`) is timed in the first round only; one
 that failed to load, or ran out of time, in its warm-up is not run again (its warm-up

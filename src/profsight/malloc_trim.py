@@ -119,9 +119,9 @@ class _Heap:
         if sizes is None:  # (no sizes to judge by: trim always)
             self.release()
             return
-        free, in_use = sizes
-        if free - self.free_at_trim < max(GROWTH_FLOOR, GROWTH_SHARE * in_use):
-            self.free_at_trim = min(self.free_at_trim, free)
+        unused, in_use = sizes
+        if unused - self.free_at_trim < max(GROWTH_FLOOR, GROWTH_SHARE * in_use):
+            self.free_at_trim = min(self.free_at_trim, unused)
             return
         self.release()
 

@@ -190,7 +190,7 @@ def open_input(path: str | os.PathLike[str], progress: Progress = no_progress) -
 
 def read_input(path: str | os.PathLike[str], progress: Progress = no_progress) -> RawInput:
     """The bytes of `path`, decompressed when it is gzip. Never writes anything."""
-    with open_input(path, progress) as stream, read_errors(pure(path)):
+    with open_input(path, progress) as stream, read_errors(stream.source):
         data = stream.read_all()
         return RawInput(data, stream.compressed, stream.truncated, stream.size_on_disk)
 
