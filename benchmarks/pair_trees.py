@@ -7,20 +7,20 @@ interleaved round by round on one machine, against yardsticks measured in the sa
 DIR COMMIT``); each runs through this interpreter's console script with ``PYTHONPATH``
 naming it and its own bytecode cache. Start-up: ``explain`` of the 3-event trace against
 ``python -c "import numpy, msgspec"``. Each ``--trace``: ``table`` and ``explain`` against
-the one-process typed decode (`_task.py schema`, which imports nothing of profsight). Every
-command runs once untimed first, then in rounds, every other one in the reverse order; the
-figures are medians. Prints a Markdown table.
+the one-process typed decode (`_task.py schema`, which imports nothing of profsight). The
+rounds are `_rounds.measure`'s, as `bench_real.py` runs them: each command warmed once, then
+interleaved, every other round backwards; the figures are medians. Prints a Markdown table.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
-import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
+
+from _rounds import Task, measure
 
 HERE = Path(__file__).resolve().parent
 PY = sys.executable
@@ -35,41 +35,35 @@ def _env(src: str, scratch: Path) -> dict[str, str]:
     return env
 
 
-def _commands(
-    args: argparse.Namespace, scratch: Path
-) -> dict[str, tuple[list[str], dict[str, str]]]:
+def _tasks(args: argparse.Namespace, scratch: Path) -> list[Task]:
     base, new = _env(args.base, scratch), _env(args.new, scratch)
     report = str(scratch / "report.json")
     explain = ["explain", "--format", "json", "-o", report, "--force", "--no-progress"]
-    commands = {"imports": ([PY, "-c", "import numpy, msgspec"], base)}
+    tasks = [Task("imports", [PY, "-c", "import numpy, msgspec"], base)]
     for side, env in (("base", base), ("new", new)):
-        commands[f"start-up {side}"] = ([SCRIPT, explain[0], str(TINY), *explain[1:]], env)
+        tasks.append(Task(f"start-up {side}", [SCRIPT, explain[0], str(TINY), *explain[1:]], env))
     for trace in args.trace:
         name = trace.name
-        commands[f"decode {name}"] = ([PY, str(HERE / "_task.py"), "schema", str(trace)], base)
+        tasks.append(
+            Task(f"decode {name}", [PY, str(HERE / "_task.py"), "schema", str(trace)], base)
+        )
         for side, env in (("base", base), ("new", new)):
             table = [SCRIPT, "table", str(trace), "--limit", "20", "--no-progress"]
-            commands[f"table {name} {side}"] = (table, env)
-            commands[f"explain {name} {side}"] = (
-                [SCRIPT, explain[0], str(trace), *explain[1:]],
-                env,
-            )
-    return commands
+            tasks.append(Task(f"table {name} {side}", table, env))
+            argv = [SCRIPT, explain[0], str(trace), *explain[1:]]
+            tasks.append(Task(f"explain {name} {side}", argv, env))
+    return tasks
 
 
-def _medians(
-    commands: dict[str, tuple[list[str], dict[str, str]]], rounds: int
-) -> dict[str, float]:
-    times: dict[str, list[float]] = {name: [] for name in commands}
-    for argv, env in commands.values():  # warm: bytecode written, files in the page cache
-        subprocess.run(argv, env=env, capture_output=True, check=True)
-    order = list(commands.items())
-    for turn in range(rounds):  # every other round backwards: no command always runs second
-        for name, (argv, env) in order if turn % 2 == 0 else order[::-1]:
-            start = time.perf_counter()
-            subprocess.run(argv, env=env, capture_output=True, check=True)
-            times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(values) for name, values in times.items()}
+def _medians(tasks: list[Task], rounds: int) -> dict[str, float]:
+    """Each task's median seconds, from `_rounds.measure` (warmed, interleaved, every other
+    round backwards); its rounds are reported on stderr."""
+    results = measure(tasks, rounds, math.inf, say=lambda line: print(line, file=sys.stderr))
+    medians = {name: result.seconds for name, result in results.items()}
+    failed = [name for name, seconds in medians.items() if seconds is None]
+    if failed:
+        raise SystemExit(f"failed: {', '.join(failed)}")
+    return {name: float(seconds) for name, seconds in medians.items() if seconds is not None}
 
 
 def _table(args: argparse.Namespace, m: dict[str, float]) -> str:
@@ -105,7 +99,7 @@ def main() -> int:
     args = parser.parse_args()
     scratch = HERE / "out" / "pair_trees"
     scratch.mkdir(parents=True, exist_ok=True)
-    print(_table(args, _medians(_commands(args, scratch), args.rounds)))
+    print(_table(args, _medians(_tasks(args, scratch), args.rounds)))
     return 0
 
 
