@@ -130,3 +130,35 @@ def test_last_of_equal_is_the_last_position_of_each_value(values: list[int]) -> 
     s = np.sort(np.array(values, np.int64))
     expected = np.searchsorted(s, s, side="right") - 1
     assert np.array_equal(nesting._last_of_equal(s), expected)
+
+
+@settings(max_examples=400, deadline=None)
+@given(spec=ranges)
+def test_an_overlap_with_the_next_event_is_never_laminar(spec: list[tuple[int, int, int]]) -> None:
+    """`nest` sends a thread where an event partially overlaps the next one straight to the
+    overlapping path: the laminar pass would have failed on it, so the thread is counted as
+    overlapping exactly as before."""
+    start = np.array([s for _, s, _ in spec], np.int64)
+    end = start + np.array([d for _, _, d in spec], np.int64)
+    order = np.lexsort((-end, start))
+    start, end = start[order], end[order]
+    if nesting._overlaps_next(start, end):
+        assert not nesting._nest_laminar(start, end)[2]
+
+
+def test_a_thread_overlapping_its_next_event_is_nested_once() -> None:
+    """A=[0,10) B=[5,15) C=[6,8): the laminar pass runs once, on the cut ends, not first on
+    the uncut ones too."""
+    calls: list[int] = []
+    laminar_pass = nesting._nest_laminar
+
+    def counted(s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+        calls.append(len(s))
+        return laminar_pass(s, e)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(nesting, "_nest_laminar", counted)
+        result = nest(np.zeros(3, np.int64), np.array([0, 5, 6]), np.array([10, 15, 8]))
+    assert result.parent.tolist() == [-1, -1, 1]
+    assert result.overlapping_threads == 1
+    assert calls == [3]
