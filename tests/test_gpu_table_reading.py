@@ -214,3 +214,18 @@ def test_too_little_profiled_is_not_judged() -> None:
         assert report.verdict.judgement == "not_judged", name
         assert "Too little was profiled" in report.verdict.summary
         assert report.findings
+
+
+def test_a_legacy_tables_slow_op_is_start_up_only_where_it_runs_on_the_device(
+    tmp_path: Path,
+) -> None:
+    """torch <= 1.6 times a CPU op between CUDA events too, so its device time equals its
+    host time like a first cuDNN call's: only an op that runs on the device alone (cuDNN's)
+    is read as the device's set-up. The same lab table with its cudnn_convolution rows
+    renamed to a CPU-capable op is no start-up."""
+    real = DATA / "pastes" / "real" / "2horse9sun__coursework__1.txt"
+    assert profsight.explain(str(real)).findings[0].category == "profiler_setup"
+    renamed = tmp_path / "renamed.txt"
+    renamed.write_text(real.read_text().replace("cudnn_convolution  ", "mkldnn_convolution "))
+    findings = profsight.explain(str(renamed)).findings
+    assert not any(f.category == "profiler_setup" and f.blocks for f in findings)

@@ -31,6 +31,8 @@ def _first_table(path: Path) -> TextProfile:
         ("test_runner.txt", None),
         ("blank_trailing.txt", None),
         ("powershell_utf16.txt", None),
+        ("pipe_table.txt", None),
+        ("html_cell.txt", None),
     ],
 )
 def test_pastes_read_as_the_table_they_came_from(name: str, warning: str | None) -> None:
@@ -103,3 +105,32 @@ def test_the_seed_reading_of_a_lightning_table() -> None:
     assert "the time is inside, in its layers" in block.explanation.reading
     assert "Reading the table, step by step" in report.text()
     assert "## Reading the table, step by step" in report.markdown()
+
+
+def test_a_pipe_table_cut_mid_row_is_read_as_a_fragment() -> None:
+    """pytorch#84336: torch 1.12's table pasted as a Markdown pipe table, cut mid-row."""
+    profile = _first_table(PASTES / "real" / "pytorch__pytorch__84336-1.txt")
+    table = profile.tables[0].table
+    assert len(table.rows) == 9
+    first = table.rows[0]
+    assert (first.name, first.calls) == ("aten::convolution_backward", 4200)
+    assert first.self_device_us == pytest.approx(132.998e6)
+    assert {d.code for d in profile.warnings} == {"fragment"}
+    report = profsight.explain(str(PASTES / "real" / "pytorch__pytorch__84336-1.txt"))
+    assert report.findings[0].category == "compute_conv"
+
+
+def test_a_legacy_table_in_a_markdown_cell_shows_cudnns_first_use() -> None:
+    """2horse9sun's lab report: torch 1.5's table joined by <br/> in one Markdown cell. Its
+    two cudnn_convolution calls hold the host 540 ms each (device times in this layout are
+    the time between CUDA events around each op: host time included): cuDNN's first use,
+    80% of the window, so the profile is not judged."""
+    path = PASTES / "real" / "2horse9sun__coursework__1.txt"
+    profile = _first_table(path)
+    assert profile.tables[0].layout == "legacy"
+    assert len(profile.tables[0].table.rows) == 10
+    assert profile.tables[0].table.self_cpu_total_us == pytest.approx(1.342e6)
+    top = profsight.explain(str(path)).findings[0]
+    assert top.category == "profiler_setup"
+    assert top.blocks
+    assert top.at_stake_pct == pytest.approx(80.5, abs=0.1)

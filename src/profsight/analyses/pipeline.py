@@ -181,7 +181,7 @@ def diagnose_table(run: PrintedRun) -> Diagnosis:
             device = printed_device(table, step, run.inclusive_device)
     if step is None or _too_little(step, run, device is not None):
         # no step to judge: what the rows' printed shares still carry, else "not judged"
-        found = tuple(ranked(fragment_findings(table)))
+        found = tuple(ranked(fragment_findings(table, run.inclusive_device)))
         return Diagnosis(Breakdown((), "", "none"), found, None, limits=(TOO_LITTLE,))
     limits: tuple[str, ...] = ()
     if run.inclusive_device:
@@ -191,8 +191,8 @@ def diagnose_table(run: PrintedRun) -> Diagnosis:
     findings = host.without_explained(findings)
     findings = with_python_hotspots(findings, step, run.profiles)
     findings += hot_function_findings(step, run.profiles)
-    findings += printed_setup(step, table)
-    facts = printed_facts(step, device, table, run.flops)
+    findings += printed_setup(step, table, run.inclusive_device)
+    facts = printed_facts(step, device, table, run.flops, run.inclusive_device)
     unrecorded = unrecorded_device_rows(table)
     if unrecorded:
         facts = replace(facts, unrecorded=unrecorded)

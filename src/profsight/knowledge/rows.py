@@ -411,6 +411,11 @@ PROFILER_OVERHEAD_ROWS: Final = frozenset(
 )
 #: One-time start-up rows CUPTI records: lazy loading of GPU code on its first launch.
 STARTUP_ROWS: Final = frozenset({"Runtime Triggered Module Loading", "Lazy Function Loading"})
+#: Ops that run only on a GPU, whatever their inputs: cuDNN's and MIOpen's (``cudnn_convolution``,
+#: ``aten::miopen_batch_norm``). torch <= 1.6 prints such an op's device time as the time
+#: between two CUDA events around it, which an op on CPU tensors also gets: the name is what
+#: says the op's host time was the device's set-up, not its own arithmetic.
+DEVICE_ONLY_OPS: Final = regex(r"^(?:aten::)?_?(?:cudnn|miopen)_")
 #: Runtime calls that do one-time work on a process's first use of the device, whatever
 #: their count: creating the context (``cudaFree(0)`` is the CUDA programming guide's idiom
 #: for it, and torch's first ``cudaStreamIsCapturing`` triggers it), loading a module of GPU

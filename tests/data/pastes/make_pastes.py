@@ -81,6 +81,31 @@ def blank_trailing() -> str:
     return "\n".join(out) + "\n"
 
 
+def _cells(line: str) -> list[str]:
+    return re.split(r" {2,}", line.strip())
+
+
+def pipe_table() -> str:
+    """A table copied from a rendered page (an issue's preview, a notebook) into GitHub's
+    editor: its rows become a Markdown pipe table, ``Name | Self CPU % | ...`` over
+    ``-- | --``, without outer pipes; the footer stays text below it."""
+    lines = _first_table(GPU)
+    rows = [line for line in lines if line.strip() and not set(line.strip()) <= {"-", " "}]
+    table = [r for r in rows if "time total" not in r]
+    footer = [r for r in rows if "time total" in r]
+    header = _cells(table[0])
+    out = [" | ".join(header), " | ".join("--" for _ in header)]
+    out += [" | ".join(_cells(r)) for r in table[1:]]
+    return "\n".join([*out, "", *footer]) + "\n"
+
+
+def html_cell() -> str:
+    """A table pasted into one cell of a Markdown table: its lines joined by ``<br/>`` and
+    its spaces written as ``&nbsp;``, between the cell's pipes."""
+    lines = [line.replace("  ", "&nbsp; ") for line in _first_table(GPU)]
+    return "| profile of one step |\n|---|\n|" + "<br/>".join(lines) + "|\n"
+
+
 def utf16() -> bytes:
     """Windows PowerShell's `python profile.py > table.txt` writes UTF-16 with a BOM."""
     return ("\r\n".join(_first_table(GPU)) + "\r\n").encode("utf-16")
@@ -93,6 +118,8 @@ def main() -> None:
         ("headerless.txt", headerless()),
         ("test_runner.txt", test_runner()),
         ("blank_trailing.txt", blank_trailing()),
+        ("pipe_table.txt", pipe_table()),
+        ("html_cell.txt", html_cell()),
     ):
         (HERE / name).write_text(text)
     (HERE / "powershell_utf16.txt").write_bytes(utf16())

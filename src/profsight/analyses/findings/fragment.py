@@ -44,11 +44,11 @@ from profsight.model.row_kind import row_kind
 from profsight.model.table import ProfilerTable, Row
 
 
-def fragment_findings(table: ProfilerTable) -> list[Finding]:
+def fragment_findings(table: ProfilerTable, inclusive: bool = False) -> list[Finding]:
     """The readings a fragment's rows carry, most telling first; a blocking "not judged"
     finding when they carry none."""
     found: list[Finding] = []
-    startup, rows = printed_startup(table)
+    startup, rows = printed_startup(table, inclusive)
     if startup >= advice.STARTUP_DOMINANT_PCT:
         found.append(
             replace(

@@ -10,6 +10,7 @@ from profsight.analyses.step.printed_parts import DEVICE_ONLY_BASIS, PrintedStep
 from profsight.analyses.step.startup import dominates, is_wait
 from profsight.analyses.step.step_facts import StepFacts
 from profsight.analyses.step.table_device import QUEUE_FULL, PrintedDevice
+from profsight.analyses.step.table_legacy import is_leaf
 from profsight.analyses.step.table_stall import printed_stall
 from profsight.knowledge import advice
 from profsight.knowledge.advice import (
@@ -21,12 +22,14 @@ from profsight.knowledge.advice import (
 from profsight.knowledge.catalogue import condition
 from profsight.knowledge.phases import Phase
 from profsight.knowledge.rows import (
+    DEVICE_ONLY_OPS,
     FIRST_USE_CALLS,
     LIGHTNING_ACTION_EVENT,
     PROFILER_OVERHEAD_ROWS,
     STARTUP_ROWS,
 )
 from profsight.model.findings import Evidence, Finding, Severity, severity_for
+from profsight.model.row_kind import row_kind
 from profsight.model.table import ProfilerTable, Row
 from profsight.units import short_time
 
@@ -36,12 +39,13 @@ def printed_facts(
     device: PrintedDevice | None,
     table: ProfilerTable,
     flops: tuple[float | None, ...] = (),
+    inclusive: bool = False,
 ) -> StepFacts:
     """What the verdict reads, from the table's step model."""
     device_only = step.basis == DEVICE_ONLY_BASIS  # the device's own time is the window
     phases = {p.value: step.phase_share(p) for p in Phase}
     # one-time start-up the rows show (`printed_startup`), for the verdict's "not judged"
-    phases[Phase.STARTUP.value] = printed_startup(table)[0]
+    phases[Phase.STARTUP.value] = printed_startup(table, inclusive)[0]
     return StepFacts(
         step_us=step.step_us,
         steps=step.steps,
@@ -94,7 +98,9 @@ def _si(value: float) -> str:
     return f"{value:.3g} "
 
 
-def printed_setup(step: PrintedStep, table: ProfilerTable) -> list[Finding]:
+def printed_setup(
+    step: PrintedStep, table: ProfilerTable, inclusive: bool = False
+) -> list[Finding]:
     findings = []
     total = table.self_cpu_total_us
     bookkeeping = [r for r in table.rows if r.name in PROFILER_OVERHEAD_ROWS]
@@ -107,7 +113,7 @@ def printed_setup(step: PrintedStep, table: ProfilerTable) -> list[Finding]:
                 names=", ".join(sorted({r.name for r in bookkeeping}))
             ),
         )
-    share, startup = printed_startup(table)
+    share, startup = printed_startup(table, inclusive)
     if share >= PROFILER_OVERHEAD_PCT:
         dominant = dominates(share)
         finding = setup_finding(
@@ -180,7 +186,7 @@ def _stall(step: PrintedStep, table: ProfilerTable) -> list[Finding]:
     ]
 
 
-def printed_startup(table: ProfilerTable) -> tuple[float, list[Row]]:
+def printed_startup(table: ProfilerTable, inclusive: bool = False) -> tuple[float, list[Row]]:
     """One-time start-up a table's rows show, % of its self CPU total, and those rows: CUPTI's
     own start-up rows (`STARTUP_ROWS`); first-use runtime calls (`FIRST_USE_CALLS`: creating
     the context, loading GPU code) averaging at least `STARTUP_MIN_US` a call; and ops that
@@ -188,25 +194,44 @@ def printed_startup(table: ProfilerTable) -> tuple[float, list[Row]]:
     times their device time (a first cuDNN or cuBLAS call choosing and loading its kernels:
     no steady dispatch takes milliseconds), copies and syncs aside (they wait for the
     device). The three can hold each other's time, so the
-    largest of their sums counts, never their total."""
+    largest of their sums counts, never their total.
+
+    `inclusive`: a torch <= 1.6 table, whose device times are the time between CUDA events
+    around each op, host time included (`table_legacy`): there a cold op is a leaf that runs
+    only on the device (`DEVICE_ONLY_OPS`) and spent at least `STARTUP_MIN_US` a call of its
+    own host time (a first cuDNN call creating its handle and choosing its algorithm, the
+    device waiting meanwhile), and that host time is its start-up."""
     total = table.self_cpu_total_us
     if not total:
         return 0.0, []
     floor = STARTUP_MIN_US
+    if inclusive:
+        kinds = {id(r): row_kind(r, table) for r in table.rows}
+        cold = [
+            r
+            for r in table.rows
+            if DEVICE_ONLY_OPS.match(r.name)
+            and is_leaf(r, kinds[id(r)])
+            and r.calls
+            and r.self_cpu_us / r.calls >= floor
+        ]
+        cold_us = sum(r.self_cpu_us for r in cold)
+    else:
+        cold = [
+            r
+            for r in table.rows
+            if r.self_device_us > 0
+            and not is_wait(r.name)  # a copy to the host waits for the device: not start-up
+            and r.cpu_avg_us >= floor
+            and r.cpu_avg_us >= STARTUP_FACTOR * r.device_avg_us
+        ]
+        cold_us = sum(r.cpu_total_us - r.device_total_us for r in cold)
     named = [r for r in table.rows if r.name in STARTUP_ROWS and r.cpu_total_us]
     first_use = [r for r in table.rows if r.name in FIRST_USE_CALLS and r.cpu_avg_us >= floor]
-    cold_ops = [
-        r
-        for r in table.rows
-        if r.self_device_us > 0
-        and not is_wait(r.name)  # a copy to the host waits for the device: not start-up
-        and r.cpu_avg_us >= floor
-        and r.cpu_avg_us >= STARTUP_FACTOR * r.device_avg_us
-    ]
     sets = (
         (sum(r.cpu_total_us for r in named), named),
         (sum(r.self_cpu_us for r in first_use), first_use),
-        (sum(r.cpu_total_us - r.device_total_us for r in cold_ops), cold_ops),
+        (cold_us, cold),
     )
     us, rows = max(sets, key=lambda s: s[0])
     rows = sorted(rows, key=lambda r: -r.cpu_total_us)
