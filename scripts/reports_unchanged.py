@@ -4,11 +4,13 @@ two source trees on every input under the given folders, compared.
     python scripts/reports_unchanged.py BASE_TREE [--jobs 2] [--format json] [--ignore KEY ...]
         [FOLDER ...]
 
-BASE_TREE is another checkout (``git worktree add /tmp/base COMMIT``); this checkout is the
-other side. Both run with this checkout's virtual environment, each with its own ``src`` first
-on the path. A job's wall times (``seconds``) differ from run to run and are left out, and so
-are the keys named by ``--ignore`` (a change that words every finding's ``trigger`` anew). Prints
-each input whose report (or exit code) differs, and the count; exits 1 when any does.
+BASE_TREE is another checkout (``git worktree add /tmp/base COMMIT``), never a commit's name:
+a path without ``src/profsight`` is refused (the runs would import this checkout's package and
+compare it with itself). This checkout is the other side. Both run with this checkout's
+virtual environment, each with its own ``src`` first on the path. A job's wall times
+(``seconds``) differ from run to run and are left out, and so are the keys named by
+``--ignore`` (a change that words every finding's ``trigger`` anew). Prints each input whose
+report (or exit code) differs, and the count; exits 1 when any does.
 """
 
 from __future__ import annotations
@@ -90,6 +92,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ignore", action="append", default=[], metavar="KEY")
     parser.add_argument("--format", default="json", choices=("json", "text", "markdown", "html"))
     args = parser.parse_args(argv)
+    if not (args.base / "src" / "profsight" / "__init__.py").is_file():
+        # without it each run would import this checkout's package: the tree against itself
+        parser.error(
+            f"{args.base} is no checkout of profsight (no src/profsight): make one "
+            "with `git worktree add DIR COMMIT`"
+        )
     files = inputs([f.resolve() for f in args.folders] or list(FOLDERS))
 
     def both(path: Path) -> tuple[Path, tuple[int, Any], tuple[int, Any]]:
