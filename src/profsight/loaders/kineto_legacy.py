@@ -5,8 +5,12 @@ The exporter writes no ``cat`` and no ``args`` (`LEGACY_PROCESS_KINDS`): the col
 ``CPU functions`` events as ops and its ``CUDA functions`` events as device items. Those are
 not kernels: each is the time between the CUDA events recorded around one op on the device
 (named as the op, ``tid`` = the device), nested as the ops are. So an innermost one is the
-op's device work and one that holds others only spans them (a device-side label, as a
-``gpu_user_annotation`` is). The flows join them: a ``cpu_to_cuda`` ``s`` at the op's start
+op's device work, and one that holds others spans them (a device-side label, as a
+``gpu_user_annotation`` is) unless most of it lies after the last range it holds: then that
+tail is the op's own work, launched after the ops inside it (``cudnn_convolution`` after its
+``contiguous`` and ``empty``: torch >= 1.7 counts it as the op's self CUDA time, the range
+less the ranges inside it; the tail leaves out only the µs between the op's first event and
+its first inner op's). The flows join them: a ``cpu_to_cuda`` ``s`` at the op's start
 on its thread, its ``f`` at the range's start on the device's row; the op and its range carry
 the same name, which settles an op and its child starting at the same microsecond.
 """
@@ -38,19 +42,29 @@ def read_legacy(store: EventStore, flows: Flows, diagnostics: list[Diagnostic]) 
     ranges = np.flatnonzero(legacy & (store.kind == EventKind.KERNEL))
     ops = np.flatnonzero(legacy & (store.kind == EventKind.CPU_OP))
     kind = store.kind.copy()
-    kind[_spans(store, ranges)] = EventKind.GPU_ANNOTATION
+    spans, held_end = _spans(store, ranges)
+    tail = store.end_of(spans) - held_end
+    own = tail > held_end - store.start[spans]  # most of the range after what it holds
+    kind[spans[~own]] = EventKind.GPU_ANNOTATION
     device = np.array(store.device, np.int32)  # (a column may be one value broadcast)
     device[ranges] = [_device(store.tracks[t].tid) for t in store.track[ranges].tolist()]
     external = np.array(store.external_id, np.int64)
     linked = _link(store, flows, ops, ranges, external)
     linked += _link_by_name(store, ops, ranges, external)
+    start, dur = store.start.copy(), store.dur.copy()
+    start[spans[own]], dur[spans[own]] = held_end[own], tail[own]
     diagnostics.append(
         Diagnostic(
             "legacy_exporter",
             f"written by {LEGACY_EXPORTER}: {len(ops)} op(s)"
             + (
                 f", {len(ranges)} device range(s) (each op's time between its CUDA events; "
-                f"{linked} linked to their op)"
+                f"{linked} linked to their op"
+                + (
+                    f"; {int(own.sum())} read as their op's own work after the ops inside it)"
+                    if own.any()
+                    else ")"
+                )
                 if len(ranges)
                 else ", no device rows (this exporter writes none from torch 1.8 on)"
             ),
@@ -59,20 +73,27 @@ def read_legacy(store: EventStore, flows: Flows, diagnostics: list[Diagnostic]) 
             "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) (torch >= 1.8)",
         )
     )
-    return replace(store, kind=kind, device=device, external_id=external)
+    return replace(store, kind=kind, device=device, external_id=external, start=start, dur=dur)
 
 
-def _spans(store: EventStore, ranges: np.ndarray) -> np.ndarray:
-    """The ranges that hold another range of their device's row (laminar, as ops nest)."""
+def _spans(store: EventStore, ranges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The ranges that hold another range of their device's row (laminar, as ops nest), and
+    where the last range each holds ends."""
     if len(ranges) < 2:
-        return ranges[:0]
+        return ranges[:0], np.zeros(0, np.int64)
     order = np.lexsort((-store.dur[ranges], store.start[ranges], store.track[ranges]))
     r = ranges[order]
-    end = store.end_of(r)
-    same = store.track[r][1:] == store.track[r][:-1]
-    holds = same & (store.start[r][1:] < end[:-1]) & (end[1:] <= end[:-1])
-    out: np.ndarray = r[:-1][holds]
-    return out
+    start, end, track = store.start[r], store.end_of(r), store.track[r]
+    same = track[1:] == track[:-1]
+    holds = np.flatnonzero(same & (start[1:] < end[:-1]) & (end[1:] <= end[:-1]))
+    held_end = np.empty(len(holds), np.int64)
+    for k, i in enumerate(holds.tolist()):
+        j = i + 1  # the ranges it holds follow it in this order, up to one starting past its end
+        while j < len(r) and track[j] == track[i] and start[j] < end[i]:
+            j += 1
+        held_end[k] = end[i + 1 : j].max()
+    out: np.ndarray = r[holds]
+    return out, held_end
 
 
 def _device(tid: int | str) -> int:
