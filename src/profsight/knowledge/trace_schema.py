@@ -86,6 +86,13 @@ HOST_KINDS: Final[frozenset[EventKind]] = frozenset(
     }
 )
 
+#: Host events that say where the program's own work ran: ops, ranges, Python frames. A trace
+#: with none was recorded without CPU activity (``activities=[ProfilerActivity.CUDA]``): its
+#: host holds only the runtime's calls, and what the host did between them is unknown.
+PROGRAM_KINDS: Final[frozenset[EventKind]] = frozenset(
+    {EventKind.CPU_OP, EventKind.ANNOTATION, EventKind.PYTHON}
+)
+
 #: Kinds that are device work: their durations are the device ("CUDA") time of the op
 #: that launched them.
 DEVICE_WORK_KINDS: Final[frozenset[EventKind]] = frozenset(

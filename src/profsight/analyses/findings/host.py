@@ -33,7 +33,7 @@ from profsight.knowledge.advice import (
 from profsight.knowledge.catalogue import condition
 from profsight.knowledge.phases import PHASE_LABELS, Phase
 from profsight.knowledge.rows import INPUT_MAKING_OPS, STEP_PREFIXES
-from profsight.knowledge.trace_schema import HOST_KINDS
+from profsight.knowledge.trace_schema import HOST_KINDS, PROGRAM_KINDS
 from profsight.model.findings import PER_SAMPLE, Evidence, Finding, Severity, severity_for
 from profsight.model.step_windows import Breakdown
 from profsight.units import short_time
@@ -52,8 +52,8 @@ def _lead_in(ctx: Context) -> list[Finding]:
     unless earlier work still runs. Named by the ops and ranges in that stretch, by self
     time; the replay prices taking it out of the step."""
     leads = lead_in_spans(ctx)
-    if leads is None:
-        return []
+    if leads is None or not ctx.profile.events.mask(PROGRAM_KINDS).any():
+        return []  # (without CPU activity the host's work is unrecorded: the idle GPU says it)
     lo, hi = leads
     lead_us = float((hi - lo).sum()) / 1000.0 / ctx.steps
     share = ctx.share(lead_us * ctx.steps)

@@ -24,7 +24,12 @@ from profsight.knowledge.advice import (
     STACK_FRAMES_PER_STEP,
 )
 from profsight.knowledge.catalogue import condition
-from profsight.knowledge.trace_schema import LAUNCH_KINDS, PROFILER_STEP_PREFIX, EventKind
+from profsight.knowledge.trace_schema import (
+    LAUNCH_KINDS,
+    PROFILER_STEP_PREFIX,
+    PROGRAM_KINDS,
+    EventKind,
+)
 from profsight.model.events import MISSING
 from profsight.model.findings import Evidence, Finding, Severity, severity_for
 from profsight.stats import median as median_of
@@ -199,9 +204,18 @@ def flops_unknown(ctx: Context, uncounted: int) -> str:
 
 
 def _activity_and_shapes(ctx: Context) -> list[Finding]:
-    """Matmuls and convolutions without their shapes, in a trace recorded without them."""
+    """A host recorded without CPU activity (its runtime calls only); matmuls and
+    convolutions without their shapes, in a trace recorded without them."""
     findings = []
     ev = ctx.profile.events
+    if ev.mask(LAUNCH_KINDS).any() and not ev.mask(PROGRAM_KINDS).any():
+        findings.append(
+            setup_finding(
+                advice.NO_CPU_ACTIVITY_TITLE,
+                advice.NO_CPU_ACTIVITY_EXPLANATION,
+                advice.NO_CPU_ACTIVITY_ADVICE,
+            )
+        )
     strings = ev.strings
     shaped_ids = [i for i, text in enumerate(strings) if text in SHAPED_OPS]
     if np.isin(ev.name, shaped_ids).any() and not shapes_recorded(ctx):

@@ -39,7 +39,12 @@ from profsight.analyses.step.startup import startup_events
 from profsight.knowledge.advice import STEP_TRACK_BUSY_FRACTION
 from profsight.knowledge.phases import FALLBACK_PHASES, Phase, declared_phase
 from profsight.knowledge.rows import HOST_READ_NAME, RowKind, classify
-from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROFILER_STEP_PREFIX, EventKind
+from profsight.knowledge.trace_schema import (
+    DEVICE_WORK_KINDS,
+    PROFILER_STEP_PREFIX,
+    PROGRAM_KINDS,
+    EventKind,
+)
 from profsight.malloc_trim import release_grown_memory
 from profsight.model.events import I8, I32, I64, Bool
 from profsight.model.nesting import nest
@@ -61,6 +66,25 @@ def _step_track(profile: Profile, rows: I64) -> int:
     return int(candidates[int(np.argmin(first))])
 
 
+def _whole_trace(profile: Profile, rows: I64) -> tuple[int, int]:
+    """The window of a trace without steps: from its first row to its last, whatever thread
+    (DESIGN: without steps the window runs from the first event on). A trace recorded without
+    CPU activity holds only the runtime's calls on the host, which say nothing of where the
+    program's work began or ended: its window runs from its first event to its last, the
+    device's too, so that time in which the device idled after work it was still running
+    when the profiler started stays in it. (Not Kineto's span of the collection, ``PyTorch
+    Profiler (0)``: before the first event it holds nothing to read; an A4000 ViT step's
+    span is 3.23 s for 116 ms of recorded work.)"""
+    ev = profile.events
+    lo, hi = int(ev.start[rows].min()), int(ev.end_of(rows).max())
+    if ev.mask(PROGRAM_KINDS)[rows].any():
+        return lo, hi
+    timed = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS))
+    if not len(timed):
+        return lo, hi
+    return min(lo, int(ev.start[timed].min())), max(hi, int(ev.end_of(timed).max()))
+
+
 def breakdown(profile: Profile) -> Breakdown:
     # one function: the windows, segments and device sets are vectorised arrays each stage
     # refines in turn; split, the stages would pass them all along
@@ -78,9 +102,7 @@ def breakdown(profile: Profile) -> Breakdown:
         label = "profiler steps"
     elif len(rows):
         track = _step_track(profile, rows)
-        # the whole trace: from its first row to its last, whatever thread (DESIGN: without
-        # steps the window runs from the first event on)
-        windows = [(int(ev.start[rows].min()), int(ev.end_of(rows).max()), "whole trace")]
+        windows = [(*_whole_trace(profile, rows), "whole trace")]
         label = "whole trace"
     else:
         return Breakdown((), "", "none")

@@ -98,6 +98,16 @@ NO_DEVICE_VERDICT: Final = (
     "and whether the model suits the hardware cannot be told from this profile. Record it "
     "again with device activity (see the first finding) before judging the run."
 )
+NO_CPU_ACTIVITY_TITLE: Final = "The host's work was not recorded: only its runtime calls"
+NO_CPU_ACTIVITY_EXPLANATION: Final = (
+    "The trace holds no op, no record_function range and no Python frame on the host, only "
+    "the CUDA runtime's calls: it was recorded without CPU activity. What the host did while "
+    "the device idled (loading data, preprocessing, waiting) is unknown, and the table has no "
+    "op rows."
+)
+NO_CPU_ACTIVITY_ADVICE: Final = (
+    "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])."
+)
 NO_SHAPES_TITLE: Final = "Input shapes were not recorded"
 NO_SHAPES_EXPLANATION: Final = (
     "The trace has matrix multiplications or convolutions but no input shapes, so their "
