@@ -191,6 +191,7 @@ def diagnose_table(run: PrintedRun) -> Diagnosis:
     findings = host.without_explained(findings)
     findings = with_python_hotspots(findings, step, run.profiles)
     findings += hot_function_findings(step, run.profiles)
+    findings += sync_copies.hook_waits(step, run.profiles)
     findings += printed_setup(step, table, run.inclusive_device)
     facts = printed_facts(step, device, table, run.flops, run.inclusive_device)
     unrecorded = unrecorded_device_rows(table)

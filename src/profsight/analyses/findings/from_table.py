@@ -88,7 +88,7 @@ def _phases(step: PrintedStep, device: PrintedDevice | None) -> list[Finding]:
     out = []
     for f in found:
         rule = next((r for r in advice.PHASE_RULES if f.title.startswith(r.title)), None)
-        part = step.part(rule.phase) if rule is not None else None
+        part = step.merged(rule.phase) if rule is not None else None
         extra = (
             (Evidence("from the rows", part.how, part.rows[:6]),)
             if part is not None and part.rows

@@ -13,6 +13,7 @@ import numpy as np
 
 from profsight.analyses.context import Context
 from profsight.analyses.findings.filling import TABLE, TRACE, Filling
+from profsight.analyses.findings.table_python import hotspot, leaf
 from profsight.analyses.step import intervals
 from profsight.analyses.step.breakdown import host_read_calls
 from profsight.analyses.step.printed_parts import PrintedStep
@@ -20,9 +21,11 @@ from profsight.analyses.step.table_device import BLOCKING_COPY, QUEUE_FULL, SYNC
 from profsight.knowledge import advice
 from profsight.knowledge.catalogue import condition
 from profsight.knowledge.hardware import PEER_LINKS_GBS
+from profsight.knowledge.lightning_names import HOST_WAIT_CALL, STEP_CODE_ACTIONS, advanced_action
 from profsight.knowledge.op_families import COPIES
 from profsight.knowledge.rows import RowKind
 from profsight.knowledge.trace_schema import EventKind
+from profsight.model.cprofile import ActionProfile
 from profsight.model.findings import UPPER_BOUND, Evidence, Finding, Severity, severity_for
 from profsight.units import short_time
 
@@ -334,3 +337,54 @@ def from_table(step: PrintedStep, device: PrintedDevice) -> list[Finding]:
         *sync_findings(syncs_from_table(step, device)),
         *copy_findings(copies_from_table(step, device)),
     ]
+
+
+def hook_waits(step: PrintedStep, profiles: tuple[ActionProfile, ...]) -> list[Finding]:
+    """Actions outside the training step's code whose time ends in a host-wait call (their
+    `leaf` is `HOST_WAIT_CALL`: ``.item()`` under the progress bar's metrics), each holding at
+    least `HOT_FUNCTION_PCT` of the step: the host waiting for the device, a sync."""
+    if not step.steps:
+        return []
+    found = []
+    for profile in profiles:
+        if advanced_action(profile.action) in STEP_CODE_ACTIONS:
+            continue  # the step's own code: `table_python.hot_function_findings`
+        entry = leaf(profile)
+        wait = HOST_WAIT_CALL.search(entry.location) if entry is not None else None
+        if entry is None or wait is None:
+            continue
+        share = step.share(entry.cumtime_s * 1e6 / step.steps)
+        if share < advice.HOT_FUNCTION_PCT:
+            continue
+        via = hotspot(profile)
+        method = f".{wait['method']}()" if wait["method"] else "torch.cuda.synchronize()"
+        found.append(
+            Finding(
+                category="host_device_sync",
+                severity=severity_for(share),
+                title=advice.HOOK_WAIT_TITLE.format(
+                    action=profile.action, method=method, share=share
+                ),
+                evidence=(
+                    Evidence(
+                        "the wait",
+                        f"{entry.location}: {short_time(entry.cumtime_s * 1e6 / step.steps)} "
+                        f"per step ({share:.0f}% of the step), {entry.calls / step.steps:.0f} "
+                        f"calls per step",
+                        (profile.action, entry.location),
+                    ),
+                    Evidence("step time", short_time(step.step_us)),
+                ),
+                explanation=advice.HOOK_WAIT_EXPLANATION.format(
+                    method=wait["method"] or "synchronize",
+                    path=via.location if via is not None else profile.action,
+                ),
+                recommendation=advice.HOOK_WAIT_ADVICE,
+                at_stake_pct=share,
+                gain_pct=share,
+                basis=UPPER_BOUND,
+                trigger=condition("host_device_sync", "hot_function"),
+                confidence=advice.HOT_FUNCTION_CONFIDENCE,
+            )
+        )
+    return found

@@ -11,6 +11,8 @@ backward: neither is a hot function (`ActionProfile.own_entries`, `LIGHTNING_CLO
 The training step's own code (training_step's listing, and the closure's) is also read by
 self time (`hot_function_findings`): the function of most tottime is where its time goes,
 ``{method 'to' of 'torch._C.TensorBase' objects}`` for a host that waits on the device.
+Outside the step's code (a callback, the logger), an action whose time ends in such a call is
+a sync of its own (`sync_copies.hook_waits`): the progress bar reading logged tensors.
 """
 
 from __future__ import annotations
@@ -45,7 +47,17 @@ def hotspot(profile: ActionProfile) -> CProfileEntry | None:
         for e in _candidates(profile)
         if not e.builtin and not e.anonymous and e.cumtime_s >= HOT_FUNCTION_SHARE * profile.total_s
     ]
-    return min(hot, key=lambda e: e.cumtime_s) if hot else None
+    return _deepest(hot)
+
+
+def _deepest(entries: list[CProfileEntry]) -> CProfileEntry | None:
+    """The innermost of a chain of calls: the least cumulative time, and of equal times the
+    last listed (pstats lists a chain outermost first: ``to_item`` holds all of its
+    ``{method 'item'}``, both at 19.892 s)."""
+    if not entries:
+        return None
+    least = min(e.cumtime_s for e in entries)
+    return [e for e in entries if e.cumtime_s == least][-1]
 
 
 def _candidates(profile: ActionProfile) -> list[CProfileEntry]:
@@ -58,7 +70,7 @@ def leaf(profile: ActionProfile) -> CProfileEntry | None:
     hot = [
         e for e in _candidates(profile) if e.cumtime_s >= HOT_FUNCTION_SHARE * profile.total_s > 0
     ]
-    return min(hot, key=lambda e: e.cumtime_s) if hot else None
+    return _deepest(hot)
 
 
 def hotspot_notes(profiles: tuple[ActionProfile, ...], limit: int = 3) -> tuple[str, ...]:

@@ -31,18 +31,16 @@ import msgspec
 import numpy as np
 
 from profsight.analyses.step import intervals
-from profsight.analyses.step.clocks import step_clocks
+from profsight.analyses.step.clocks import step_clocks, step_track, whole_trace
 from profsight.analyses.step.comm_names import host_collective_intervals
 from profsight.analyses.step.held import held_intervals
 from profsight.analyses.step.launch_queue import launch_queue
 from profsight.analyses.step.startup import startup_events
-from profsight.knowledge.advice import STEP_TRACK_BUSY_FRACTION
 from profsight.knowledge.phases import FALLBACK_PHASES, Phase, declared_phase
 from profsight.knowledge.rows import HOST_READ_NAME, RowKind, classify
 from profsight.knowledge.trace_schema import (
     DEVICE_WORK_KINDS,
     PROFILER_STEP_PREFIX,
-    PROGRAM_KINDS,
     EventKind,
 )
 from profsight.malloc_trim import release_grown_memory
@@ -52,37 +50,6 @@ from profsight.model.profile import Profile
 from profsight.model.step_windows import PHASES, Breakdown, StepBreakdown, phase_code
 from profsight.model.table import kind_label
 from profsight.stats import union, unique
-
-
-def _step_track(profile: Profile, rows: I64) -> int:
-    """Without steps, the thread that runs the loop: of the threads busy at least
-    `STEP_TRACK_BUSY_FRACTION` of the busiest one, the one whose work starts first. The
-    busiest alone can be autograd's own thread, whose backward of a GPU run outweighs a
-    compiled forward, yet starts only when the forward on the loop's thread is done."""
-    ev = profile.events
-    busy = np.bincount(ev.track[rows], weights=profile.attribution.cpu_self[rows])
-    candidates = np.flatnonzero(busy >= STEP_TRACK_BUSY_FRACTION * busy.max())
-    first = [int(ev.start[rows[ev.track[rows] == t]].min()) for t in candidates.tolist()]
-    return int(candidates[int(np.argmin(first))])
-
-
-def _whole_trace(profile: Profile, rows: I64) -> tuple[int, int]:
-    """The window of a trace without steps: from its first row to its last, whatever thread
-    (DESIGN: without steps the window runs from the first event on). A trace recorded without
-    CPU activity holds only the runtime's calls on the host, which say nothing of where the
-    program's work began or ended: its window runs from its first event to its last, the
-    device's too, so that time in which the device idled after work it was still running
-    when the profiler started stays in it. (Not Kineto's span of the collection, ``PyTorch
-    Profiler (0)``: before the first event it holds nothing to read; an A4000 ViT step's
-    span is 3.23 s for 116 ms of recorded work.)"""
-    ev = profile.events
-    lo, hi = int(ev.start[rows].min()), int(ev.end_of(rows).max())
-    if ev.mask(PROGRAM_KINDS)[rows].any():
-        return lo, hi
-    timed = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS))
-    if not len(timed):
-        return lo, hi
-    return min(lo, int(ev.start[timed].min())), max(hi, int(ev.end_of(timed).max()))
 
 
 def breakdown(profile: Profile) -> Breakdown:
@@ -101,8 +68,8 @@ def breakdown(profile: Profile) -> Breakdown:
         windows = [(int(ev.start[s]), int(ev.end_of(s)), ev.strings[ev.name[s]]) for s in steps]
         label = "profiler steps"
     elif len(rows):
-        track = _step_track(profile, rows)
-        windows = [(*_whole_trace(profile, rows), "whole trace")]
+        track = step_track(profile, rows)
+        windows = [(*whole_trace(profile, rows), "whole trace")]
         label = "whole trace"
     else:
         return Breakdown((), "", "none")

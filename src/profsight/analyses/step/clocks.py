@@ -39,7 +39,8 @@ from __future__ import annotations
 import msgspec
 import numpy as np
 
-from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS
+from profsight.knowledge.advice import STEP_TRACK_BUSY_FRACTION
+from profsight.knowledge.trace_schema import DEVICE_WORK_KINDS, PROGRAM_KINDS
 from profsight.model.events import F64, I64, Bool
 from profsight.model.profile import Profile
 from profsight.model.step_windows import DEVICE_CLOCK, HOST_CLOCK, clock_bound, step_time
@@ -194,3 +195,37 @@ __all__ = [
     "step_time",
     "windows",
 ]
+
+
+# ------------------------------------------------ a trace without ProfilerStep ranges
+
+
+def step_track(profile: Profile, rows: I64) -> int:
+    """Without steps, the thread that runs the loop: of the threads busy at least
+    `STEP_TRACK_BUSY_FRACTION` of the busiest one, the one whose work starts first. The
+    busiest alone can be autograd's own thread, whose backward of a GPU run outweighs a
+    compiled forward, yet starts only when the forward on the loop's thread is done."""
+    ev = profile.events
+    busy = np.bincount(ev.track[rows], weights=profile.attribution.cpu_self[rows])
+    candidates = np.flatnonzero(busy >= STEP_TRACK_BUSY_FRACTION * busy.max())
+    first = [int(ev.start[rows[ev.track[rows] == t]].min()) for t in candidates.tolist()]
+    return int(candidates[int(np.argmin(first))])
+
+
+def whole_trace(profile: Profile, rows: I64) -> tuple[int, int]:
+    """The window of a trace without steps: from its first row to its last, whatever thread
+    (DESIGN: without steps the window runs from the first event on). A trace recorded without
+    CPU activity holds only the runtime's calls on the host, which say nothing of where the
+    program's work began or ended: its window runs from its first event to its last, the
+    device's too, so that time in which the device idled after work it was still running
+    when the profiler started stays in it. (Not Kineto's span of the collection, ``PyTorch
+    Profiler (0)``: before the first event it holds nothing to read; an A4000 ViT step's
+    span is 3.23 s for 116 ms of recorded work.)"""
+    ev = profile.events
+    lo, hi = int(ev.start[rows].min()), int(ev.end_of(rows).max())
+    if ev.mask(PROGRAM_KINDS)[rows].any():
+        return lo, hi
+    timed = np.flatnonzero(ev.mask(DEVICE_WORK_KINDS))
+    if not len(timed):
+        return lo, hi
+    return min(lo, int(ev.start[timed].min())), max(hi, int(ev.end_of(timed).max()))

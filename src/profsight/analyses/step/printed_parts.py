@@ -88,7 +88,17 @@ class PrintedStep(msgspec.Struct, frozen=True):
         return self.share(self.phases.get(phase.value, 0.0))
 
     def part(self, phase: Phase) -> PhasePart | None:
+        """The phase's first part (its first row or group of rows in the table)."""
         return next((p for p in self.parts if p.phase == phase.value), None)
+
+    def merged(self, phase: Phase) -> PhasePart | None:
+        """The phase's parts (one per row or group of rows) as one: their time, and their
+        rows, those of the largest part first."""
+        mine = sorted((p for p in self.parts if p.phase == phase.value), key=lambda p: -p.us)
+        if len(mine) < 2:
+            return mine[0] if mine else None
+        rows = tuple(dict.fromkeys(r for p in mine for r in p.rows))
+        return PhasePart(phase.value, sum(p.us for p in mine), rows, mine[0].how)
 
 
 def device_bound(step: PrintedStep, device_us: float) -> PrintedStep:

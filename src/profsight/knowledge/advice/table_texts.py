@@ -230,6 +230,20 @@ HOST_WAIT_ADVICE: Final = (
     "with self.log(..., on_step=False, on_epoch=True) instead of .item() each step. Then "
     "profile the device side (PyTorchProfiler) to see what the wait was for."
 )
+HOOK_WAIT_TITLE: Final = "{action} waits for the GPU in {method}: {share:.0f}% of the step"
+HOOK_WAIT_EXPLANATION: Final = (
+    "AdvancedProfiler's listing of this action ends in Tensor.{method}() (through "
+    "{path}): reading a GPU tensor's value on the host first waits for every kernel queued "
+    "before it, so the action's time is the device's work seen from the host, a sync outside "
+    "your training step (Lightning's progress bar and logger turn logged tensors into Python "
+    "numbers this way)."
+)
+HOOK_WAIT_ADVICE: Final = (
+    "Log fewer values to the progress bar each step (self.log(..., prog_bar=False), "
+    "on_step=False, on_epoch=True), raise Trainer(log_every_n_steps=...), and read values "
+    "with .item() only every n steps. The device's work does not go away: what a step "
+    "saves is at most this wait, where the host has other work to overlap with it."
+)
 HOT_FUNCTION_CONFIDENCE: Final = (
     "From AdvancedProfiler's cProfile listing: host time of Python and C calls only; what the "
     "device did meanwhile is not in it"
