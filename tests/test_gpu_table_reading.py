@@ -229,3 +229,14 @@ def test_a_legacy_tables_slow_op_is_start_up_only_where_it_runs_on_the_device(
     renamed.write_text(real.read_text().replace("cudnn_convolution  ", "mkldnn_convolution "))
     findings = profsight.explain(str(renamed)).findings
     assert not any(f.category == "profiler_setup" and f.blocks for f in findings)
+
+
+def test_the_profilers_own_rows_are_no_start_up() -> None:
+    """tinyserve's decode table: Kineto's Buffer Flush takes 6.1 ms a call on the host with
+    1.3 µs of device time, which the cold-op rule (5 ms a call, 20x the device time) read
+    as start-up and put first. It is the profiler's cost, reported as that."""
+    report = profsight.explain(str(DATA / "heldout" / "bmbtran__tinyserve__profile.log.txt"))
+    titles = [f.title for f in report.findings]
+    assert not any(t.startswith("One-time start-up") for t in titles)
+    assert any(t.startswith("The profiler's own work is 3.0%") for t in titles)
+    assert report.findings[0].category == "model_complexity"

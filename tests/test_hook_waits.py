@@ -10,7 +10,7 @@ import profsight
 
 from conftest import DATA
 
-RNA_GS = DATA / "tables" / "Lu-Zhan__RNA_GS__fit-perf_logs.txt"
+RNA_GS = DATA / "heldout" / "Lu-Zhan__RNA_GS__fit-perf_logs.txt"
 RECORDED = DATA / "recorded"
 
 

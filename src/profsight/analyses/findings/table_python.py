@@ -89,6 +89,10 @@ def hotspot_notes(profiles: tuple[ActionProfile, ...], limit: int = 3) -> tuple[
     return tuple(notes)
 
 
+#: The actions of a finding whose hot function is named, the largest first.
+_HOTSPOT_ACTIONS = 3
+
+
 def with_python_hotspots(
     findings: list[Finding], step: PrintedStep, profiles: tuple[ActionProfile, ...]
 ) -> list[Finding]:
@@ -100,7 +104,9 @@ def with_python_hotspots(
     for finding in findings:
         rows = {row for e in finding.evidence for row in e.rows}
         extra = []
-        for action in sorted(rows & by_action.keys()):
+        # the largest actions first, three at most: a phase's evidence names all its rows
+        ranked = sorted(rows & by_action.keys(), key=lambda a: -by_action[a].total_s)
+        for action in ranked[:_HOTSPOT_ACTIONS]:
             profile = by_action[action]
             entry = hotspot(profile)
             if entry is None:

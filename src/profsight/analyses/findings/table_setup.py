@@ -193,7 +193,8 @@ def printed_startup(table: ProfilerTable, inclusive: bool = False) -> tuple[floa
     ran device work yet spent at least `STARTUP_MIN_US` a call on the host, `STARTUP_FACTOR`
     times their device time (a first cuDNN or cuBLAS call choosing and loading its kernels:
     no steady dispatch takes milliseconds), copies and syncs aside (they wait for the
-    device). The three can hold each other's time, so the
+    device), and the profiler's own rows too (`PROFILER_OVERHEAD_ROWS`: a ``Buffer Flush`` of
+    6 ms a call is its cost, not start-up). The three can hold each other's time, so the
     largest of their sums counts, never their total.
 
     `inclusive`: a torch <= 1.6 table, whose device times are the time between CUDA events
@@ -222,6 +223,7 @@ def printed_startup(table: ProfilerTable, inclusive: bool = False) -> tuple[floa
             for r in table.rows
             if r.self_device_us > 0
             and not is_wait(r.name)  # a copy to the host waits for the device: not start-up
+            and r.name not in PROFILER_OVERHEAD_ROWS  # the profiler's own work: its cost
             and r.cpu_avg_us >= floor
             and r.cpu_avg_us >= STARTUP_FACTOR * r.device_avg_us
         ]
