@@ -105,7 +105,7 @@ def with_python_hotspots(
         rows = {row for e in finding.evidence for row in e.rows}
         extra = []
         # the largest actions first, three at most: a phase's evidence names all its rows
-        ranked = sorted(rows & by_action.keys(), key=lambda a: -by_action[a].total_s)
+        ranked = sorted(rows & by_action.keys(), key=lambda a: (-by_action[a].total_s, a))
         for action in ranked[:_HOTSPOT_ACTIONS]:
             profile = by_action[action]
             entry = hotspot(profile)
