@@ -175,10 +175,12 @@ def test_every_format_says_what_was_measured(unfused: TuneReport) -> None:
     assert f"{fused.comparison.saving_pct:+.0f}% ± {fused.comparison.band_pct:.0f}%" in text
     assert "Combined, and the change to make" in text
     # ~36,000 ops a step under the profiler, each recorded at a cost of its own: the profiled
-    # step is longer than the timed one, and the report says what that does to the shares
+    # step is longer than the timed one (1.6-2.1x on an idle machine; 1.16x with the cores
+    # shared by five busy processes, which slow the timed steps too), and the report says
+    # what that does to the shares
     assert unfused.profiled_step_s is not None
     stretch = unfused.profiled_step_s / unfused.baseline.mean_s
-    assert stretch > 1.25
+    assert stretch > 1.05
     assert f"the profiled steps took {stretch:.1f}x the timed ones" in text
     markdown = render_tune(unfused, "markdown")
     assert markdown.startswith("# profsight tune") and "```diff\n+ torch.optim." in markdown
