@@ -175,7 +175,7 @@ def test_every_format_says_what_was_measured(unfused: TuneReport) -> None:
     assert f"{fused.comparison.saving_pct:+.0f}% ± {fused.comparison.band_pct:.0f}%" in text
     assert "Combined, and the change to make" in text
     # ~36,000 ops a step under the profiler, each recorded at a cost of its own: the profiled
-    # step is longer than the timed one (1.6-2.1x on an idle machine; 1.16x with the cores
+    # step is longer than the timed one (1.6x in bench_tune.py's idle run; 1.16x with the cores
     # shared by five busy processes, which slow the timed steps too), and the report says
     # what that does to the shares
     assert unfused.profiled_step_s is not None
