@@ -246,3 +246,14 @@ def test_the_demo_under_load_puts_the_model_first() -> None:
     report = profsight.explain(str(DATA / "recorded" / "demo_under_load.pt.trace.json.gz"))
     assert _order(report)[0] == "compute_conv"
     assert report.verdict is not None and report.verdict.judgement == "too_heavy_for_hardware"
+
+
+def test_every_compute_family_of_a_fifth_of_the_step_is_read() -> None:
+    """The fused-attention benchmark: the attention kernel is 52% of the step and the
+    elementwise kernels around it 32%. Only the largest family was reported; both are
+    now, the largest first, and neither claims to be most of the compute."""
+    report = _explain("mryab__efficient-dl-systems__3.txt")
+    compute = [f for f in report.findings if f.category.startswith("compute_")]
+    assert [f.category for f in compute] == ["compute_matmul", "compute_other"]
+    assert [round(f.at_stake_pct) for f in compute] == [52, 32]
+    assert "take a large share of the compute: 32% of the step" in compute[1].title

@@ -451,7 +451,7 @@ COMPUTE_ADVICE: Final[dict[str, tuple[str, str]]] = {
         "(F.scaled_dot_product_attention); dimensions that are multiples of 8.",
     ),
     "compute_other": (
-        "Elementwise, normalisation and memory-bound ops take most of the compute",
+        "Elementwise, normalisation and memory-bound ops take a large share of the compute",
         "Fuse them: torch.compile(model) merges elementwise chains into few kernels; use fused "
         "implementations (fused LayerNorm/Adam); check for needless copies (.contiguous(), "
         ".to()).",
