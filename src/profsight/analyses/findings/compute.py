@@ -99,6 +99,8 @@ def _where_it_goes(ctx: Context) -> list[Finding]:
     by_category, by_kernels = _classified(ctx, ops, ranges, device)
     totals = {k: sum(c for _, c, _ in v) for k, v in by_category.items()}
     found = []
+    names = unique(ev.name[ops]).tolist() if device else []
+    where = "device" if device else "CPU"
     # every family doing COMPUTE_PCT of the step or more, the largest first: a matmul's 51%
     # beside five unfused elementwise kernels' 49% is two readings, not one
     for category in sorted(totals, key=lambda k: -totals[k]):
@@ -106,7 +108,6 @@ def _where_it_goes(ctx: Context) -> list[Finding]:
         if device:
             # kernels of one family that run at once (on several streams, or several GPUs of
             # one process) hold the step for the time they run, not for the sum of their runs
-            names = unique(ev.name[ops]).tolist()
             named = [
                 n
                 for n in names
@@ -117,7 +118,6 @@ def _where_it_goes(ctx: Context) -> list[Finding]:
         if share < COMPUTE_PCT:
             continue
         leaders = [x for x in sorted(by_category[category], key=lambda x: -x[1]) if x[1] > 0]
-        where = "device" if device else "CPU"
         evidence = tuple(
             Evidence(name, f"{short_time(c)} {where} time, {n} calls", (name,))
             for name, c, n in leaders[:4]
