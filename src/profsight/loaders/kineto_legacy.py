@@ -86,12 +86,15 @@ def _spans(store: EventStore, ranges: np.ndarray) -> tuple[np.ndarray, np.ndarra
     start, end, track = store.start[r], store.end_of(r), store.track[r]
     same = track[1:] == track[:-1]
     holds = np.flatnonzero(same & (start[1:] < end[:-1]) & (end[1:] <= end[:-1]))
-    held_end = np.empty(len(holds), np.int64)
-    for k, i in enumerate(holds.tolist()):
-        j = i + 1  # the ranges it holds follow it in this order, up to one starting past its end
-        while j < len(r) and track[j] == track[i] and start[j] < end[i]:
-            j += 1
-        held_end[k] = end[i + 1 : j].max()
+    # the ranges each holds follow it in this order, up to the first on its row starting at
+    # or past its end: found per row by a search, their latest end by one reduction
+    stop = np.empty(len(holds), np.int64)
+    rows = np.flatnonzero(np.diff(track, prepend=track[0] - 1, append=track[-1] + 1))
+    for lo, hi in zip(rows[:-1].tolist(), rows[1:].tolist(), strict=True):
+        mine = (holds >= lo) & (holds < hi)
+        stop[mine] = lo + np.searchsorted(start[lo:hi], end[holds[mine]], side="left")
+    bounds = np.column_stack((holds + 1, stop)).ravel()
+    held_end = np.maximum.reduceat(np.append(end, 0), bounds)[::2]
     out: np.ndarray = r[holds]
     return out, held_end
 
