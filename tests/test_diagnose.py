@@ -64,7 +64,9 @@ LOADED_FIRST: dict[tuple[str, str], set[str]] = {
     ("seed_resnet18", "lightning"): {"profiler_setup"},  # 1 of 8
     # first in one of the two agreement runs beside two busy loops (rank not kept)
     ("seed_resnet18", "plain"): {"profiler_setup"},
-    ("large_mlp", "plain"): {"profiler_setup"},  # both agreement runs
+    # both agreement runs; and data_loading in a `make test` beside two busy loops
+    # (2026-12-06, f484146: the loader's wait 1st, the matrix multiplies 2nd)
+    ("large_mlp", "plain"): {"profiler_setup", "data_loading"},
     # a 2-core machine of 2026-12-02: the for-loop Adam (CPU's default) took 6.5% of the
     # step, over its finding's 5% bar, and came first, the matrix multiplies second (3 of 3
     # recordings, both ways, before and after that day's changes)
