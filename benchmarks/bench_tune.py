@@ -6,7 +6,8 @@ and the demo, the replay's prediction beside the saving measured, and the gap.
 The planted loops are `tests/tune_targets.py` (a loader starved by a 3 ms-per-sample
 dataset, plain and under Lightning; Adam one parameter at a time over 1000 one-row
 parameters; batch 4 on a small MLP; samples decoded with zlib in the main process; AdamW
-one parameter at a time over sixteen 256-wide layers); the demo is the ResNet-18 of
+one parameter at a time over sixteen 256-wide layers; the tiny batch and the unfused optimizer
+under Lightning's Trainer); the demo is the ResNet-18 of
 ``profsight tune --demo`` as a plain loop with Adam one parameter at a time. A fix counts
 as predicted when the measured saving is within 25% of the prediction (issue 40: 8 of 10).
 Prints Markdown: paste it into the docs with the date and commit it prints. The machines are
@@ -35,6 +36,8 @@ TARGETS = (
     "tune_targets:tiny_batch",
     "tune_targets:decoding",
     "tune_targets:mid_adamw",
+    "tune_targets:tiny_batch_lightning",
+    "tune_targets:unfused_lightning",
     "profsight.demo.tune_target:training",
 )
 SKIP = ("torch.compile",)

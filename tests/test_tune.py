@@ -263,7 +263,7 @@ def test_a_deep_net_rounded_apart_keeps_its_arithmetic() -> None:
     one seed: the losses agree to ~1e-7 through the warm-up and part exponentially after
     (1% and more by the twelfth step). Reordered float sums, not new arithmetic: the
     numerics are the same. An update that changes (gradient ascent) parts them at once."""
-    target, steps = "profsight.demo.tune_target:training", Steps(warmup=3, measured=9)
+    target, steps = "profsight.demo.tune_target:training", Steps(warmup=3, measured=9, min_s=0.0)
     base = run_isolated(target, (), steps, 600)
     fused = run_isolated(target, (Setting("fused", True, OPTIMIZER),), steps, 600)
     ascent = run_isolated(target, (Setting("maximize", True, OPTIMIZER),), steps, 600)

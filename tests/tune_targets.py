@@ -231,3 +231,88 @@ def not_a_training() -> int:
 def factory_raises() -> Training:
     """A factory whose own code fails (its data is missing): the user's error, one line."""
     raise FileNotFoundError("data/train.csv")
+
+
+class PerColumnScale(nn.Module):
+    """A layer that scales each feature in a Python loop: a few tiny ops per column, a fix
+    only the user's code can make (``x * self.scale`` at once)."""
+
+    def __init__(self, features: int) -> None:
+        super().__init__()
+        self.scale = nn.Parameter(torch.ones(features))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        columns = [torch.tanh(column * self.scale[i]) for i, column in enumerate(x.unbind(1))]
+        return torch.stack(columns, dim=1)
+
+
+def python_loop() -> Training:
+    """`PerColumnScale` over 64 features between two linear layers, batch 16: the step is
+    the loop's tiny ops (`scenarios`' python_loop_forward), whose fix is advice."""
+
+    def loader(**settings: Any) -> DataLoader[Any]:
+        generator = torch.Generator().manual_seed(0)
+        data = torch.utils.data.TensorDataset(
+            torch.randn(SAMPLES, 32, generator=generator),
+            torch.randint(0, 4, (SAMPLES,), generator=generator),
+        )
+        return DataLoader(data, **{"batch_size": 16, **settings})
+
+    return Training(
+        lambda: nn.Sequential(nn.Linear(32, 64), PerColumnScale(64), nn.Linear(64, 4)),
+        lambda params, **settings: torch.optim.SGD(params, lr=0.01, **settings),
+        loader,
+        _classify,
+        batch_size=16,
+    )
+
+
+class LitModel(L.LightningModule):
+    """A model under Lightning: ``loss(net, batch)`` its training loss, ``optimizer(params,
+    **settings)`` its optimizer (a fix's optimizer settings come as keywords)."""
+
+    def __init__(self, net: nn.Module, loss: Any, optimizer: Any, **settings: Any) -> None:
+        super().__init__()
+        self.net = net
+        self.loss = loss
+        self.optimizer = optimizer
+        self.optimizer_settings = settings
+
+    def training_step(self, batch: Any, i: int) -> torch.Tensor:
+        return self.loss(self.net, batch)  # type: ignore[no-any-return]
+
+    def configure_optimizers(self) -> torch.optim.Optimizer:
+        return self.optimizer(self.parameters(), **self.optimizer_settings)  # type: ignore[no-any-return]
+
+
+def _cross_entropy(net: nn.Module, batch: Any) -> torch.Tensor:
+    x, y = batch
+    return nn.functional.cross_entropy(net(x), y)
+
+
+def _squares(net: nn.Module, batch: Any) -> torch.Tensor:
+    (x,) = batch
+    return net(x).pow(2).mean()  # type: ignore[no-any-return]
+
+
+def tiny_batch_lightning() -> LightningTraining:
+    """`tiny_batch` under Lightning's Trainer: batch 4, Adam; Lightning's own hooks add to the
+    step's fixed cost."""
+    plain = tiny_batch()
+
+    def module(**settings: Any) -> LitModel:
+        net = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 10))
+        return LitModel(net, _cross_entropy, plain.optimizer, **settings)
+
+    return LightningTraining(module, plain.loader, batch_size=4)
+
+
+def unfused_lightning() -> LightningTraining:
+    """`unfused` under Lightning's Trainer: Adam one parameter at a time over 1000 one-row
+    parameters, set up in ``configure_optimizers``."""
+    plain = unfused()
+
+    def module(**settings: Any) -> LitModel:
+        return LitModel(ManyParameters(), _squares, plain.optimizer, **settings)
+
+    return LightningTraining(module, _inputs, batch_size=32)

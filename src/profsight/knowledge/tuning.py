@@ -80,6 +80,15 @@ class Candidate(msgspec.Struct, frozen=True):
     cpu_fallback_for: str = ""
     """On a CPU, the fix whose fallback this is: tried only where that one did not help,
     and not priced (`CPU_FALLBACK`)."""
+    priced_by: tuple[str, ...] = ()
+    """The finding categories whose replay is this fix (the data loading gone is what
+    workers aim at), so that the finding's saving prices it; under any other (pinned memory
+    for a loading finding, ``torch.compile`` for any: the replay does not model what it
+    fuses) it is tried and not priced (`NOT_PRICED`)."""
+    keeps: float = 0.0
+    """The share of its finding's time the fix leaves in the step: a quarter of the
+    validation batches keeps a quarter of the validation. Its prediction is the replay's
+    saving (the finding's time gone whole) times one less this."""
 
 
 _WORKERS = Candidate(
@@ -92,24 +101,33 @@ _WORKERS = Candidate(
         Setting("prefetch_factor", 2, LOADER),
     ),
     reorders_after_first_epoch=True,
+    priced_by=("data_loading", "host_lead_in"),
 )
 _WORKERS_OWN_CORES = Candidate(
     "background loader workers, fewer training threads",
     (*_WORKERS.settings, Setting("num_threads", CORES_LEFT, THREADS)),
     frees_cores=True,
     reorders_after_first_epoch=True,
+    priced_by=("data_loading",),
     note="torch's ops in the step then run on fewer threads",
 )
-_PINNED = Candidate("pinned host memory", (Setting("pin_memory", True, LOADER),), needs_gpu=True)
+_PINNED = Candidate(
+    "pinned host memory",
+    (Setting("pin_memory", True, LOADER),),
+    needs_gpu=True,
+    priced_by=("memcpy",),
+)
 _FUSED = Candidate(
     "fused optimizer",
     # foreach off with it: torch refuses both on, and a factory may turn foreach on itself
     (Setting("fused", True, OPTIMIZER), Setting("foreach", False, OPTIMIZER)),
+    priced_by=("optimizer",),
 )
 _FOREACH = Candidate(
     "multi-tensor optimizer",
     (Setting("foreach", True, OPTIMIZER),),
     cpu_fallback_for=_FUSED.name,
+    priced_by=("optimizer",),
 )
 
 #: Why the multi-tensor form is a CPU's fallback. Measured on three loops (issue 40): the
@@ -127,6 +145,13 @@ CPU_FALLBACK_SKIPPED: Final = (
 PREDICTED_SLOWER: Final = "predicted slower ({pct:+.0f}%): not tried"
 #: Below this predicted saving (%, negative) a fix counts as predicted slower.
 SLOWER_BELOW_PCT: Final = -1.0
+#: A fix predicted to save less than the baseline's own spread, or than this (%), is not
+#: tried: its trial could not tell the saving from none (two runs of one loop in two
+#: processes differ by more: `tune`'s drift, 2-18% on the planted CPU loops).
+MIN_RESOLVED_PCT: Final = 2.0
+PREDICTED_WITHIN_NOISE: Final = (
+    "predicted {pct:+.0f}%, within the baseline's own spread (± {noise:.0f}%): not tried"
+)
 #: Why the fewer-threads form of the workers is not tried, and its prediction's basis.
 CORES_NOT_LIMITING: Final = "the cores do not limit the workers here"
 WORKERS_NOT_MEASURED: Final = "the workers could not be measured beside the baseline"
@@ -136,6 +161,15 @@ OWN_CORES_BASIS: Final = (
     "the training on one thread taking the rest of the step's CPU and no more, the rest of"
     " the step as it ran (on fewer threads its ops may take longer)"
 )
+#: Advice for a fix in the user's code, and the function its evidence was called from (the
+#: baseline's pass with the Python stack: ``path(line): function``).
+ADVICE_FROM: Final = "{advice} (in your code: {frame})"
+#: A fix tried under a finding whose replay is another fix (`Candidate.priced_by`).
+NOT_PRICED: Final = "the replay of this finding is not this fix: tried, not priced"
+#: The replay's basis where the profiled step held only part of the timed one.
+SEEN_BASIS: Final = "{basis}, of the {seen:.0f}% of the timed step the profile saw"
+#: A fix that keeps part of its finding's time (`Candidate.keeps`), beside the replay's basis.
+KEPT_BASIS: Final = "{kept:.0f}% of it kept"
 #: The workers' prediction, beside the replay's basis.
 WORKERS_BASIS: Final = (
     "loading / {workers} workers, a batch every {interval} from them, {take} to receive one"
@@ -155,6 +189,8 @@ _COMPILE = Candidate(
 _LESS_VALIDATION = Candidate(
     "fewer validation batches",
     (Setting("limit_val_batches", 0.25, TRAINER),),
+    keeps=0.25,
+    priced_by=("validation",),
     note="validation then reads a quarter of its batches: a noisier validation metric",
 )
 _LESS_LOGGING = Candidate("logging every 50 steps", (Setting("log_every_n_steps", 50, TRAINER),))
@@ -162,6 +198,7 @@ _LARGER_BATCH = Candidate(
     "a 4x larger batch",
     (Setting("batch_size", 4, BATCH),),
     changes_numerics=True,
+    priced_by=("per_step_overhead",),
     note="the learning rate is yours to scale (linearly, or by the square root, with warm-up)",
 )
 
@@ -195,6 +232,7 @@ CODE_FORMS: Final[dict[str, str]] = {
 }
 
 __all__ = [
+    "ADVICE_FROM",
     "BACKEND",
     "BATCH",
     "CANDIDATES",
@@ -204,14 +242,19 @@ __all__ = [
     "CPU_FALLBACK",
     "CPU_FALLBACK_SKIPPED",
     "EARLY_LOSS_TOLERANCE",
+    "KEPT_BASIS",
     "LOADER",
     "LOSS_TOLERANCE",
+    "MIN_RESOLVED_PCT",
     "MODEL",
     "NOT_ON_GPU_RUN",
+    "NOT_PRICED",
     "OPTIMIZER",
     "OWN_CORES_BASIS",
     "PREDICTED_SLOWER",
+    "PREDICTED_WITHIN_NOISE",
     "ROUNDED_APART_MAX",
+    "SEEN_BASIS",
     "SLOWER_BELOW_PCT",
     "THREADS",
     "THREADS_NOT_FEWER",

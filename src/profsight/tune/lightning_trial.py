@@ -23,6 +23,8 @@ from profsight.knowledge.tuning import BATCH, LOADER, OPTIMIZER, TRAINER
 from profsight.loaders.native_log import NativeLog
 from profsight.tune.handover import HandOver, probe
 from profsight.tune.loop import LightningTraining
+from profsight.tune.paths import stack_trace
+from profsight.tune.trial import MAX_MEASURED, Steps
 
 #: Training batches of the profiled fit: one wait, one warm-up, three recorded, one more.
 PROFILED_BATCHES = 6
@@ -49,8 +51,9 @@ class Fitted(msgspec.Struct, frozen=True):
 class StepTimer(L.Callback):
     """Each training step's time, batch end to batch end, after the warm-up; the last loss."""
 
-    def __init__(self, warmup: int, device: str) -> None:
-        self.warmup = warmup
+    def __init__(self, steps: Steps, device: str) -> None:
+        self.steps = steps
+        self.warmup = steps.warmup
         self.sync = torch.cuda.synchronize if device.startswith("cuda") else None
         self.seconds: list[float] = []
         self.loss: float | None = None
@@ -79,7 +82,11 @@ class StepTimer(L.Callback):
             self.seconds.append(now - self._last)
             if self._cpu_start is not None:
                 self.cpu_s = cpu - self._cpu_start
+            if self.steps.timed(len(self.seconds), sum(self.seconds)):
+                trainer.should_stop = True
         self._last, self._ends = now, self._ends + 1
+        if len(self.seconds) > self.steps.measured:
+            return  # (the loss is the measured-th step's: the steps beyond only time)
         loss = outputs.get("loss") if isinstance(outputs, dict) else outputs
         if isinstance(loss, torch.Tensor):
             self.loss = float(loss.detach())
@@ -90,8 +97,7 @@ class StepTimer(L.Callback):
 def run_lightning(
     training: LightningTraining,
     by_target: dict[str, dict[str, object]],
-    warmup: int,
-    measured: int,
+    steps: Steps,
     trace: str,
     probe_workers: int = 0,
 ) -> Fitted:
@@ -104,10 +110,11 @@ def run_lightning(
             raise UsageError("a larger batch needs LightningTraining.batch_size")
         batch_size *= int(str(next(iter(by_target[BATCH].values()))))
         loader_settings["batch_size"] = batch_size
-    timer = StepTimer(warmup, training.device)
+    timer = StepTimer(steps, training.device)
+    most = steps.warmup + max(steps.measured, MAX_MEASURED) + 1  # (the timer stops it)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Lightning's advice on the user's setup: not ours
-        _fit(training, by_target, loader_settings, warmup + measured + 1, [timer], None)
+        _fit(training, by_target, loader_settings, most, [timer], None)
         # (before the profiled fit: a worker forked after Kineto's threads started can abort)
         handover = probe(training.train_loader, probe_workers) if probe_workers else None
         if trace:
@@ -156,18 +163,23 @@ def _profiled(
     loader_settings: dict[str, object],
     trace: str,
 ) -> None:
-    """A short fit under ``PyTorchProfiler``; its training-step trace copied to `trace`."""
-    folder = Path(trace).parent / "lightning"
-    folder.mkdir(parents=True, exist_ok=True)
-    profiler = PyTorchProfiler(
-        dirpath=str(folder),
-        filename="tune",
-        record_shapes=True,
-        schedule=torch.profiler.schedule(wait=1, warmup=1, active=3, repeat=1),
-    )
-    with captured_stderr(NativeLog()):  # torch's native lines while it profiles: kept off
-        _fit(training, by_target, loader_settings, PROFILED_BATCHES, [], profiler)
-    found = sorted(folder.glob("*training_step*.pt.trace.json"), key=lambda p: p.stat().st_mtime)
-    if not found:
-        raise UsageError("Lightning's profiler wrote no training-step trace")
-    shutil.copyfile(found[-1], trace)
+    """Short fits under ``PyTorchProfiler``: its training-step trace copied to `trace`, and
+    that of a second fit with the Python stack to `stack_trace(trace)`."""
+    for path, stack in ((trace, False), (stack_trace(trace), True)):
+        folder = Path(trace).parent / ("lightning-stack" if stack else "lightning")
+        folder.mkdir(parents=True, exist_ok=True)
+        profiler = PyTorchProfiler(
+            dirpath=str(folder),
+            filename="tune",
+            record_shapes=not stack,
+            with_stack=stack,
+            schedule=torch.profiler.schedule(wait=1, warmup=1, active=3, repeat=1),
+        )
+        with captured_stderr(NativeLog()):  # torch's native lines while it profiles: kept off
+            _fit(training, by_target, loader_settings, PROFILED_BATCHES, [], profiler)
+        found = sorted(
+            folder.glob("*training_step*.pt.trace.json"), key=lambda p: p.stat().st_mtime
+        )
+        if not found:
+            raise UsageError("Lightning's profiler wrote no training-step trace")
+        shutil.copyfile(found[-1], path)

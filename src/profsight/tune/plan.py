@@ -4,18 +4,24 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import msgspec
 
 from profsight.knowledge.tuning import (
+    ADVICE_FROM,
     CANDIDATES,
     CORES_LEFT,
     CORES_NOT_LIMITING,
     CPU_FALLBACK,
+    KEPT_BASIS,
+    MIN_RESOLVED_PCT,
     NOT_ON_GPU_RUN,
+    NOT_PRICED,
     OWN_CORES_BASIS,
     PREDICTED_SLOWER,
+    PREDICTED_WITHIN_NOISE,
+    SEEN_BASIS,
     SLOWER_BELOW_PCT,
     THREADS,
     THREADS_NOT_FEWER,
@@ -55,6 +61,20 @@ class Measured(msgspec.Struct, frozen=True):
     """The process's CPU time per step, all its threads."""
     threads: int | None = None
     """torch's intra-op threads the baseline ran on."""
+    profiled_s: float | None = None
+    """The profiled steps' mean (the trace's step windows)."""
+    noise_pct: float = 0.0
+    """The baseline's own spread (`measure.Step.noise_pct`)."""
+
+    @property
+    def seen(self) -> float:
+        """The share of the timed step the profiled one holds, at most 1. Profiling makes
+        no step shorter, so a shorter profiled step missed part of the step (validation
+        that Lightning's profiler recorded in a window of its own), and a fix saves its
+        share of what the profile saw only."""
+        if not self.profiled_s or not self.step_s:
+            return 1.0
+        return min(1.0, self.profiled_s / self.step_s)
 
 
 def plan(
@@ -63,18 +83,21 @@ def plan(
     cores: int,
     lightning: bool = False,
     measured: Measured | None = None,
+    called_from: Mapping[str, str] | None = None,
 ) -> tuple[list[Planned], list[str]]:
-    """(the candidates to try, the advice for findings no setting fixes). A `Trainer`
-    setting is tried on a Lightning setup only; a fix predicted to slow the step is not
-    tried."""
+    """(the candidates to try, the advice for findings no setting fixes, each with the
+    user's function its evidence's rows were called from where `called_from`, per row name,
+    knows one). A `Trainer` setting is tried on a Lightning setup only; a fix predicted to
+    slow the step is not tried."""
     planned: list[Planned] = []
     advice: list[str] = []
     seen: set[str] = set()
     for finding in findings:
         candidates = CANDIDATES.get(finding.category, ())
         if not candidates:
-            advice.append(f"{finding.title}: {finding.recommendation}")
+            advice.append(_advice(finding, called_from or {}))
             continue
+        in_step = _in_timed_step(finding, measured)
         for candidate in candidates:
             if candidate.name in seen:
                 continue
@@ -83,12 +106,42 @@ def plan(
             if not lightning and any(s.target == TRAINER for s in candidate.settings):
                 skipped = "needs a Lightning Trainer"
             resolved = _resolved(candidate, cores, measured)
-            predicted, basis, why_not = _predicted(resolved, finding, cores, gpu, measured)
+            predicted, basis, why_not = _predicted(resolved, in_step, cores, gpu, measured)
             skipped = skipped or why_not
-            if not skipped and predicted is not None and predicted < SLOWER_BELOW_PCT:
-                skipped = PREDICTED_SLOWER.format(pct=predicted)
+            if not skipped and predicted is not None:
+                skipped = _not_worth_a_trial(predicted, measured)
             planned.append(Planned(resolved, finding.category, predicted, basis, skipped))
     return planned, advice
+
+
+def _not_worth_a_trial(predicted: float, measured: Measured | None) -> str:
+    """Why a fix predicted to save `predicted` % is not tried, or "": predicted slower, or
+    a saving smaller than the baseline's own spread (a trial could not tell it from
+    none, and its time is the user's budget)."""
+    if predicted < SLOWER_BELOW_PCT:
+        return PREDICTED_SLOWER.format(pct=predicted)
+    noise = max(MIN_RESOLVED_PCT, measured.noise_pct if measured is not None else 0.0)
+    if predicted < noise:
+        return PREDICTED_WITHIN_NOISE.format(pct=predicted, noise=noise)
+    return ""
+
+
+def _in_timed_step(finding: Finding, measured: Measured | None) -> Finding:
+    """The finding with its saving a share of the timed step (`Measured.seen`)."""
+    seen = measured.seen if measured is not None else 1.0
+    if finding.gain_pct is None or seen >= 1.0:
+        return finding
+    basis = SEEN_BASIS.format(basis=finding.basis, seen=100.0 * seen)
+    return msgspec.structs.replace(finding, gain_pct=finding.gain_pct * seen, basis=basis)
+
+
+def _advice(finding: Finding, called_from: Mapping[str, str]) -> str:
+    """The finding's advice, and the user's function its first evidence row with one was
+    called from."""
+    line = f"{finding.title}: {finding.recommendation}"
+    rows = (row for e in finding.evidence for row in e.rows)
+    frame = next((called_from[r] for r in rows if r in called_from), None)
+    return ADVICE_FROM.format(advice=line, frame=frame) if frame else line
 
 
 def _predicted(
@@ -103,8 +156,13 @@ def _predicted(
         return None, CPU_FALLBACK, ""
     if candidate.frees_cores and gpu:
         return None, "", NOT_ON_GPU_RUN
+    if finding.category not in candidate.priced_by:
+        return None, NOT_PRICED, ""
     workers = any(s.key == "num_workers" for s in candidate.settings)
     if finding.gain_pct is None or not workers:
+        if finding.gain_pct is not None and candidate.keeps:
+            kept = KEPT_BASIS.format(kept=100.0 * candidate.keeps)
+            return finding.gain_pct * (1.0 - candidate.keeps), f"{finding.basis}, {kept}", ""
         return finding.gain_pct, finding.basis, ""
     load = finding.gain_pct / 100.0
     handover = measured.handover if measured is not None else None

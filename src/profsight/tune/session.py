@@ -10,13 +10,14 @@ from pathlib import Path
 from msgspec.structs import replace
 
 from profsight.api import explain_profile
-from profsight.errors import UsageError
+from profsight.errors import InputError, UsageError
 from profsight.knowledge.tuning import CANDIDATES, CPU_FALLBACK_SKIPPED, Setting
 from profsight.model.findings import Finding
 from profsight.model.step_windows import Breakdown
 from profsight.tune.costs import cost_of, diff_lines
 from profsight.tune.loop import LightningTraining, build
 from profsight.tune.measure import Step, compare, numerics, step_of
+from profsight.tune.paths import stack_trace
 from profsight.tune.plan import Measured, Planned, plan, usable_cores, workers_for
 from profsight.tune.result import Outcome
 from profsight.tune.trial import Steps, TrialResult, run_isolated
@@ -58,6 +59,7 @@ def tune(
     # process starts (the factory only names the user's factories: nothing is built)
     lightning = isinstance(build(target), LightningTraining)
     folder = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="profsight-tune-"))
+    folder.mkdir(parents=True, exist_ok=True)
     trace = str(folder / "baseline.pt.trace.json")
     say("baseline: timing and profiling")
     cores = usable_cores()
@@ -66,7 +68,10 @@ def tune(
     one_trial = time.perf_counter() - start
     report = explain_profile(trace)
     gpu = device.startswith("cuda")
-    planned, advice = _plan(report.findings, baseline, base_step, gpu, cores, lightning, skip)
+    called = _called_from(trace, report.findings)
+    profiled_s = _profiled_step(report.breakdown)
+    measured = _measured_of(baseline, base_step, profiled_s)
+    planned, advice = _plan(report.findings, measured, (gpu, cores, lightning), skip, called)
     counted.total = 3 + sum(not p.skipped for p in planned)  # + baseline, again, combined
     outcomes: list[Outcome] = []
     for i, item in enumerate(planned, 1):
@@ -111,7 +116,7 @@ def tune(
         budget_s=budget_s,
         trace=trace,
         handover=baseline.handover,
-        profiled_step_s=_profiled_step(report.breakdown),
+        profiled_step_s=profiled_s,
     )
 
 
@@ -133,23 +138,46 @@ def _baseline(
     return baseline, base_step
 
 
+def _measured_of(baseline: TrialResult, base_step: Step, profiled_s: float | None) -> Measured:
+    """What the baseline measured, for the plan's predictions."""
+    per_step = baseline.cpu_s / len(baseline.seconds) if baseline.cpu_s is not None else None
+    return Measured(
+        base_step.mean_s,
+        baseline.handover,
+        per_step,
+        baseline.threads,
+        profiled_s,
+        base_step.noise_pct,
+    )
+
+
 def _plan(
     findings: Sequence[Finding],
-    baseline: TrialResult,
-    base_step: Step,
-    gpu: bool,
-    cores: int,
-    lightning: bool,
+    measured: Measured,
+    run: tuple[bool, int, bool],
     skip: tuple[str, ...],
+    called_from: dict[str, str],
 ) -> tuple[list[Planned], list[str]]:
-    """`plan` with what the baseline measured, the fixes `skip` names marked so."""
-    per_step = baseline.cpu_s / len(baseline.seconds) if baseline.cpu_s is not None else None
-    measured = Measured(base_step.mean_s, baseline.handover, per_step, baseline.threads)
-    planned, advice = plan(findings, gpu, cores, lightning, measured)
+    """`plan` with what the baseline measured (`run`: on a GPU, the cores, under
+    Lightning), the fixes `skip` names marked so."""
+    gpu, cores, lightning = run
+    planned, advice = plan(findings, gpu, cores, lightning, measured, called_from)
     planned = [
         replace(p, skipped="skipped as asked") if _asked_to_skip(p, skip) else p for p in planned
     ]
     return planned, advice
+
+
+def _called_from(trace: str, findings: Sequence[Finding]) -> dict[str, str]:
+    """Per table row, the user's function it was called from, read from the baseline's pass
+    with the Python stack; read only where a finding is advice (no setting fixes it)."""
+    if all(CANDIDATES.get(f.category) for f in findings):
+        return {}
+    try:
+        report = explain_profile(stack_trace(trace))
+    except (InputError, OSError):  # (a baseline without the pass: advice without lines)
+        return {}
+    return {r.row.name: r.called_from for r in report.rows if r.called_from}
 
 
 def _asked_to_skip(planned: Planned, skip: tuple[str, ...]) -> bool:
