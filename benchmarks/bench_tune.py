@@ -71,8 +71,11 @@ def main() -> int:
             )
             drifts.append(f"{loop} {drift}, {stretch}")
             for o in report.outcomes:
-                if o.skipped.startswith("predicted slower"):
-                    print(f"| {loop} | {o.name} | {o.predicted_pct:.0f}% | not tried | | | |")
+                if o.skipped.startswith("predicted"):  # slower, or within the spread
+                    why = "slower" if "slower" in o.skipped else "within the spread"
+                    print(
+                        f"| {loop} | {o.name} | {o.predicted_pct:.0f}% | not tried ({why}) | | | |"
+                    )
                     continue
                 if o.comparison is None:
                     continue

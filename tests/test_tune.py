@@ -14,18 +14,24 @@ import msgspec
 import pytest
 
 import tune_targets
+from profsight.api import explain_profile
 from profsight.cli.exit_codes import EXIT_USAGE
 from profsight.cli.main import main
 from profsight.knowledge.tuning import (
+    ADVICE_FROM,
     CANDIDATES,
     CORES_NOT_LIMITING,
     CPU_FALLBACK,
     CPU_FALLBACK_SKIPPED,
     EARLY_LOSS_TOLERANCE,
     LOSS_TOLERANCE,
+    MAX_SPREAD_PCT,
+    MIN_RESOLVED_PCT,
     NOT_ON_GPU_RUN,
+    NOT_PRICED,
     OPTIMIZER,
     PREDICTED_SLOWER,
+    PREDICTED_WITHIN_NOISE,
     THREADS_NOT_FEWER,
     WORKERS_NOT_MEASURED,
     Setting,
@@ -81,8 +87,10 @@ def test_a_starved_loop_gets_loader_workers_measured_beyond_the_noise(
     # the replay's saving is the wait gone whole; the workers measured beside the baseline
     # give a batch every 24 ms / N at best (each sleeps 3 ms per sample), and receiving one
     # costs the main process something: the prediction is below the wait gone whole
-    replayed = _outcome(starved, "pinned host memory").predicted_pct
+    replayed = explain_profile(starved.trace).findings[0].gain_pct
     assert replayed is not None and workers.predicted_pct is not None
+    # pinned memory is a fix of the copy, not of the loading: the wait's replay is not its
+    assert _outcome(starved, "pinned host memory").basis == NOT_PRICED
     cores = max(1, min(4, usable_cores()))
     handover = starved.handover
     assert handover is not None and handover.workers == cores
@@ -275,9 +283,9 @@ def test_a_deep_net_rounded_apart_keeps_its_arithmetic() -> None:
     assert change is not None and change > LOSS_TOLERANCE and same is False
 
 
-def _loading(gain_pct: float) -> Finding:
+def _loading(gain_pct: float, category: str = "data_loading") -> Finding:
     return Finding(
-        "data_loading",
+        category,
         Severity.HIGH,
         "The training loop waits for data",
         (),
@@ -343,3 +351,64 @@ def test_a_fallback_runs_where_its_fix_saving_is_taken_back() -> None:
             Outcome(foreach.name, "optimizer", foreach.settings, skipped=skipped),
         ]
         assert _fallbacks_due(planned, outcomes) == due
+
+
+def test_a_fix_is_priced_by_the_replay_of_its_own_finding_only() -> None:
+    """A step of fixed cost asks for a larger batch and ``torch.compile``; the replay prices
+    the larger batch (per sample), not what compilation fuses: compile is tried unpriced.
+    Fewer validation batches keep a quarter of the validation: three quarters of the
+    replay's saving."""
+    overhead = _loading(60.0, "per_step_overhead")
+    planned, _ = plan([overhead], False, 2, measured=Measured(0.010))
+    by_name = {p.candidate.name: p for p in planned}
+    assert by_name["a 4x larger batch"].predicted_pct == pytest.approx(60.0)
+    compiled = by_name["torch.compile"]
+    assert compiled.predicted_pct is None and compiled.basis == NOT_PRICED
+    assert not compiled.skipped
+    planned, _ = plan([_loading(40.0, "validation")], False, 2, True, Measured(0.010))
+    assert planned[0].candidate.name == "fewer validation batches"
+    assert planned[0].predicted_pct == pytest.approx(30.0) and not planned[0].skipped
+
+
+def test_a_saving_counts_only_what_the_profile_saw_of_the_step() -> None:
+    """Profiling makes no step shorter: a profiled step of 4 ms against a timed one of
+    10 ms missed 6 ms (Lightning records a validation in a window of its own), and a fix
+    that removes 50% of the profiled step saves 20% of the timed one. A profiled step
+    longer than the timed one (the profiler's own cost) leaves the share as it is."""
+    overhead = _loading(50.0, "per_step_overhead")
+    short = Measured(0.010, profiled_s=0.004)
+    planned, _ = plan([overhead], False, 2, measured=short)
+    assert planned[0].predicted_pct == pytest.approx(20.0)
+    assert "40% of the timed step" in planned[0].basis
+    planned, _ = plan([overhead], False, 2, measured=Measured(0.010, profiled_s=0.025))
+    assert planned[0].predicted_pct == pytest.approx(50.0)
+
+
+def test_a_fix_predicted_within_the_baselines_spread_is_not_tried() -> None:
+    """A trial cannot tell a 3% saving from none on a baseline spread ± 4%: it is not
+    tried; on a steadier baseline (± 1%, the floor `MIN_RESOLVED_PCT`) it is; and a
+    saving beyond `MAX_SPREAD_PCT` on any baseline."""
+    fused = CANDIDATES["optimizer"][0]
+    noisy, _ = plan([_loading(3.0, "optimizer")], False, 2, measured=Measured(0.01, noise_pct=4))
+    assert noisy[0].candidate == fused
+    assert noisy[0].skipped == PREDICTED_WITHIN_NOISE.format(pct=3.0, noise=4.0)
+    steady, _ = plan([_loading(3.0, "optimizer")], False, 2, measured=Measured(0.01, noise_pct=1))
+    assert MIN_RESOLVED_PCT < 3.0 and steady[0].skipped == ""
+    # a saving larger than `MAX_SPREAD_PCT` is tried on any baseline
+    wide, _ = plan([_loading(8.0, "optimizer")], False, 2, measured=Measured(0.01, noise_pct=16))
+    assert MAX_SPREAD_PCT < 8.0 and wide[0].skipped == ""
+
+
+def test_advice_names_the_users_function(tmp_path: Path) -> None:
+    """A per-column Python loop in ``forward`` has no setting that fixes it: the advice
+    names the function it runs in, read from the baseline's second profiled pass, recorded
+    with the Python stack."""
+    report = tune("tune_targets:python_loop", steps=STEPS, skip=SLOW, workdir=tmp_path)
+    loop = next(a for a in report.advice if "tiny ops per step in the forward pass" in a)
+    frame = loop.rsplit("(in your code: ", 1)[1].rstrip(")")
+    assert frame.startswith("tune_targets.py(") and frame.endswith("): forward"), loop
+    assert loop == ADVICE_FROM.format(advice=loop.split(" (in your code: ")[0], frame=frame)
+    line = int(frame.split("(")[1].split(")")[0])
+    source = Path(tune_targets.__file__).read_text().splitlines()
+    assert "def forward" in source[line - 1]
+    assert "torch.tanh(column" in source[line]  # the loop's own forward, not a library's

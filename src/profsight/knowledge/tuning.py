@@ -145,10 +145,13 @@ CPU_FALLBACK_SKIPPED: Final = (
 PREDICTED_SLOWER: Final = "predicted slower ({pct:+.0f}%): not tried"
 #: Below this predicted saving (%, negative) a fix counts as predicted slower.
 SLOWER_BELOW_PCT: Final = -1.0
-#: A fix predicted to save less than the baseline's own spread, or than this (%), is not
-#: tried: its trial could not tell the saving from none (two runs of one loop in two
-#: processes differ by more: `tune`'s drift, 2-18% on the planted CPU loops).
+#: A fix predicted to save less than this (%), or less than the baseline's own spread where
+#: that is below `MAX_SPREAD_PCT`, is not tried: its trial could not tell the saving from
+#: none (two runs of one loop in two processes differ by more: `tune`'s drift, 1-23% on the
+#: planted CPU loops). A larger prediction is always tried: on a noisy baseline (± 16% of
+#: Lightning's tiny batch) the fused optimizer, predicted 16%, measured 14%.
 MIN_RESOLVED_PCT: Final = 2.0
+MAX_SPREAD_PCT: Final = 5.0
 PREDICTED_WITHIN_NOISE: Final = (
     "predicted {pct:+.0f}%, within the baseline's own spread (± {noise:.0f}%): not tried"
 )
@@ -245,6 +248,7 @@ __all__ = [
     "KEPT_BASIS",
     "LOADER",
     "LOSS_TOLERANCE",
+    "MAX_SPREAD_PCT",
     "MIN_RESOLVED_PCT",
     "MODEL",
     "NOT_ON_GPU_RUN",

@@ -15,6 +15,7 @@ from profsight.knowledge.tuning import (
     CORES_NOT_LIMITING,
     CPU_FALLBACK,
     KEPT_BASIS,
+    MAX_SPREAD_PCT,
     MIN_RESOLVED_PCT,
     NOT_ON_GPU_RUN,
     NOT_PRICED,
@@ -120,7 +121,8 @@ def _not_worth_a_trial(predicted: float, measured: Measured | None) -> str:
     none, and its time is the user's budget)."""
     if predicted < SLOWER_BELOW_PCT:
         return PREDICTED_SLOWER.format(pct=predicted)
-    noise = max(MIN_RESOLVED_PCT, measured.noise_pct if measured is not None else 0.0)
+    spread = min(measured.noise_pct, MAX_SPREAD_PCT) if measured is not None else 0.0
+    noise = max(MIN_RESOLVED_PCT, spread)
     if predicted < noise:
         return PREDICTED_WITHIN_NOISE.format(pct=predicted, noise=noise)
     return ""
