@@ -177,6 +177,14 @@ KEPT_BASIS: Final = "{kept:.0f}% of it kept"
 WORKERS_BASIS: Final = (
     "loading / {workers} workers, a batch every {interval} from them, {take} to receive one"
 )
+_CHANNELS_LAST = Candidate(
+    "channels-last memory format",
+    (Setting("channels_last", True, MODEL),),
+    note=(
+        "the model's weights in NHWC; a convolution with channels-last weights gives"
+        " channels-last outputs, so your inputs need no change"
+    ),
+)
 _CUDNN = Candidate("cuDNN autotuner", (Setting("cudnn.benchmark", True, BACKEND),), needs_gpu=True)
 _TF32 = Candidate(
     "TF32 matmuls",
@@ -211,7 +219,7 @@ CANDIDATES: Final[dict[str, tuple[Candidate, ...]]] = {
     "host_lead_in": (_WORKERS,),
     "memcpy": (_PINNED,),
     "optimizer": (_FUSED, _FOREACH),
-    "compute_conv": (_CUDNN,),
+    "compute_conv": (_CHANNELS_LAST, _CUDNN),
     "compute_matmul": (_TF32,),
     "compute_other": (_COMPILE,),
     "launch_overhead": (_COMPILE,),
@@ -222,13 +230,19 @@ CANDIDATES: Final[dict[str, tuple[Candidate, ...]]] = {
 """(``model_complexity`` has none: its finding says "too small" or "too heavy", and only the
 first asks for a larger batch, which `per_step_overhead` already tries.)"""
 
+#: A `MODEL` setting's line in the user's code, by its key.
+MODEL_FORMS: Final[dict[str, str]] = {
+    "compile": "model = torch.compile(model)",
+    "channels_last": "model = model.to(memory_format=torch.channels_last)",
+}
+
 #: What the change looks like in the user's code, by target: the constructor whose arguments
 #: change, the switches' module, the model's line.
 CODE_FORMS: Final[dict[str, str]] = {
     LOADER: "DataLoader",
     OPTIMIZER: "torch.optim.<your optimizer>",
     BACKEND: "torch.backends",
-    MODEL: "model = torch.compile(model)",
+    MODEL: "model",
     BATCH: "DataLoader",
     TRAINER: "Trainer",
     THREADS: "torch.set_num_threads",
@@ -251,6 +265,7 @@ __all__ = [
     "MAX_SPREAD_PCT",
     "MIN_RESOLVED_PCT",
     "MODEL",
+    "MODEL_FORMS",
     "NOT_ON_GPU_RUN",
     "NOT_PRICED",
     "OPTIMIZER",

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from profsight.knowledge.tuning import BACKEND, BATCH, CODE_FORMS, MODEL, THREADS, Setting
+from profsight.knowledge.tuning import (
+    BACKEND,
+    BATCH,
+    CODE_FORMS,
+    MODEL,
+    MODEL_FORMS,
+    THREADS,
+    Setting,
+)
 from profsight.tune.measure import Step
 from profsight.tune.result import Cost
 
@@ -36,7 +44,7 @@ def diff_lines(settings: Sequence[Setting]) -> tuple[str, ...]:
     for target, group in by_target.items():
         head = CODE_FORMS[target]
         if target == MODEL:
-            lines.append(f"+ {head}")
+            lines += [f"+ {MODEL_FORMS[s.key]}" for s in group]
         elif target == BACKEND:
             lines += [f"+ {head}.{s.key} = {s.value!r}" for s in group]
         elif target == THREADS:

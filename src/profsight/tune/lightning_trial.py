@@ -19,12 +19,12 @@ from lightning.pytorch.profilers import PyTorchProfiler
 
 from profsight.errors import UsageError
 from profsight.integrations.native_capture import captured_stderr
-from profsight.knowledge.tuning import BATCH, LOADER, OPTIMIZER, TRAINER
+from profsight.knowledge.tuning import BATCH, LOADER, MODEL, OPTIMIZER, TRAINER
 from profsight.loaders.native_log import NativeLog
 from profsight.tune.handover import HandOver, probe
 from profsight.tune.loop import LightningTraining
-from profsight.tune.paths import stack_trace
-from profsight.tune.trial import MAX_MEASURED, Steps
+from profsight.tune.stack_pass import stack_trace
+from profsight.tune.trial import MAX_MEASURED, Steps, with_model_settings
 
 #: Training batches of the profiled fit: one wait, one warm-up, three recorded, one more.
 PROFILED_BATCHES = 6
@@ -151,7 +151,8 @@ def _fit(
         options.update(profiler=profiler, max_steps=-1, max_epochs=1)
         options["limit_train_batches"] = steps
     trainer = L.Trainer(**options)
-    module = training.module(**by_target[OPTIMIZER])
+    # (Lightning fits a compiled module as its own)
+    module = with_model_settings(training.module(**by_target[OPTIMIZER]), by_target[MODEL])
     trainer.fit(
         module, train_dataloaders=training.train_loader(**loader_settings), val_dataloaders=val
     )

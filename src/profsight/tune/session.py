@@ -17,9 +17,9 @@ from profsight.model.step_windows import Breakdown
 from profsight.tune.costs import cost_of, diff_lines
 from profsight.tune.loop import LightningTraining, build
 from profsight.tune.measure import Step, compare, numerics, step_of
-from profsight.tune.paths import stack_trace
 from profsight.tune.plan import Measured, Planned, plan, usable_cores, workers_for
 from profsight.tune.result import Outcome
+from profsight.tune.stack_pass import stack_trace
 from profsight.tune.trial import Steps, TrialResult, run_isolated
 from profsight.tune.view import Tuned
 
@@ -58,9 +58,7 @@ def tune(
     # a module that does not import, a factory of the wrong shape: one line, before any
     # process starts (the factory only names the user's factories: nothing is built)
     lightning = isinstance(build(target), LightningTraining)
-    folder = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="profsight-tune-"))
-    folder.mkdir(parents=True, exist_ok=True)
-    trace = str(folder / "baseline.pt.trace.json")
+    trace = _trace_path(workdir)
     say("baseline: timing and profiling")
     cores = usable_cores()
     baseline, base_step = _baseline(target, steps, budget_s, trace, cores)
@@ -68,21 +66,12 @@ def tune(
     one_trial = time.perf_counter() - start
     report = explain_profile(trace)
     gpu = device.startswith("cuda")
-    called = _called_from(trace, report.findings)
     profiled_s = _profiled_step(report.breakdown)
     measured = _measured_of(baseline, base_step, profiled_s)
+    called = _called_from(trace, report.findings)
     planned, advice = _plan(report.findings, measured, (gpu, cores, lightning), skip, called)
     counted.total = 3 + sum(not p.skipped for p in planned)  # + baseline, again, combined
-    outcomes: list[Outcome] = []
-    for i, item in enumerate(planned, 1):
-        if not item.skipped and not _fits(one_trial, budget_s, start):
-            item = replace(item, skipped="budget")
-        if not item.skipped and not gpu and _helped(outcomes, item.candidate.cpu_fallback_for):
-            fix = item.candidate.cpu_fallback_for
-            item = replace(item, skipped=CPU_FALLBACK_SKIPPED.format(fix=fix))
-        if not item.skipped:
-            say(f"trial {i}/{len(planned)}: {item.candidate.name}")
-        outcomes.append(_trial(target, item, steps, baseline, _timeout(one_trial, budget_s, start)))
+    outcomes = _trials(target, planned, (steps, baseline, gpu), (one_trial, budget_s, start), say)
     again = _again(target, steps, one_trial, budget_s, start, say)
     reference, drift = _reference(baseline, again)
     outcomes = [_against(o, reference, drift) for o in outcomes]
@@ -118,6 +107,39 @@ def tune(
         handover=baseline.handover,
         profiled_step_s=profiled_s,
     )
+
+
+def _trials(
+    target: str,
+    planned: list[Planned],
+    run: tuple[Steps, TrialResult, bool],
+    timing: tuple[float, float | None, float],
+    say: Callable[[str], None],
+) -> list[Outcome]:
+    """Each planned fix's trial, in order (`run`: the steps, the baseline, on a GPU;
+    `timing`: one trial's time, the budget, the session's start): one past the budget is
+    skipped, and a CPU fallback whose fix helped is not run."""
+    steps, baseline, gpu = run
+    one_trial, budget_s, start = timing
+    outcomes: list[Outcome] = []
+    for i, item in enumerate(planned, 1):
+        if not item.skipped and not _fits(one_trial, budget_s, start):
+            item = replace(item, skipped="budget")
+        if not item.skipped and not gpu and _helped(outcomes, item.candidate.cpu_fallback_for):
+            fix = item.candidate.cpu_fallback_for
+            item = replace(item, skipped=CPU_FALLBACK_SKIPPED.format(fix=fix))
+        if not item.skipped:
+            say(f"trial {i}/{len(planned)}: {item.candidate.name}")
+        outcomes.append(_trial(target, item, steps, baseline, _timeout(one_trial, budget_s, start)))
+    return outcomes
+
+
+def _trace_path(workdir: str | Path | None) -> str:
+    """Where the baseline's trace is written: in `workdir` (made where missing), else in
+    a new temporary folder."""
+    folder = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="profsight-tune-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return str(folder / "baseline.pt.trace.json")
 
 
 def _baseline(

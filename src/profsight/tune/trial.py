@@ -38,7 +38,7 @@ from profsight.knowledge.tuning import (
 from profsight.lazy import resolve
 from profsight.tune.handover import HandOver, probe
 from profsight.tune.loop import LightningTraining, Training, build
-from profsight.tune.paths import stack_trace
+from profsight.tune.stack_pass import stack_trace
 
 SEED = 0
 #: A `LightningTraining`'s trial (`lazy.resolve`: a plain loop's runs without Lightning).
@@ -162,8 +162,7 @@ def _run(
     model = training.model()
     if hasattr(model, "to"):
         model = model.to(training.device)
-    if by_target[MODEL].get("compile"):
-        model = torch.compile(model)
+    model = with_model_settings(model, by_target[MODEL])
     optimizer = training.optimizer(model.parameters(), **by_target[OPTIMIZER])
     loader_settings = dict(by_target[LOADER])
     batch_size = training.batch_size
@@ -206,6 +205,15 @@ def _run(
 
 
 BATCH_SIZE = "batch_size"
+
+
+def with_model_settings(model: Any, settings: dict[str, object]) -> Any:
+    """The model in channels-last memory format, then compiled, as `settings` ask."""
+    if settings.get("channels_last"):
+        model = model.to(memory_format=torch.channels_last)
+    if settings.get("compile"):
+        model = torch.compile(model)
+    return model
 
 
 def _seed() -> None:
