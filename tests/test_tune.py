@@ -356,6 +356,9 @@ def test_a_fallback_runs_where_its_fix_saving_is_taken_back() -> None:
 def test_a_fix_is_priced_by_the_replay_of_its_own_finding_only() -> None:
     """A step of fixed cost asks for a larger batch and ``torch.compile``; the replay prices
     the larger batch (per sample), not what compilation fuses: compile is tried unpriced.
+    FP32 matrix kernels ask for TF32 and bf16 (a Trainer's precision: Lightning only), both
+    priced by the precision replay; launch overhead for CUDA graphs, priced by the graphs'
+    replay, before compile.
     Fewer validation batches keep a quarter of the validation: three quarters of the
     replay's saving."""
     overhead = _loading(60.0, "per_step_overhead")
@@ -373,6 +376,20 @@ def test_a_fix_is_priced_by_the_replay_of_its_own_finding_only() -> None:
         "+ model = model.to(memory_format=torch.channels_last)",
     )
     assert autotuner.skipped == "needs a GPU"
+    planned, _ = plan([_loading(25.0, "low_precision")], True, 8, True, Measured(0.010))
+    assert [(p.candidate.name, p.predicted_pct) for p in planned] == [
+        ("TF32 matmuls", 25.0),
+        ("bf16 mixed precision", 25.0),
+    ]
+    assert all(p.candidate.changes_numerics and not p.skipped for p in planned)
+    planned, _ = plan([_loading(25.0, "low_precision")], True, 8, False, Measured(0.010))
+    assert planned[1].skipped == "needs a Lightning Trainer"
+    planned, _ = plan([_loading(35.0, "launch_overhead")], True, 8, measured=Measured(0.010))
+    graphs, compiled = planned
+    assert graphs.predicted_pct == 35.0 and compiled.predicted_pct is None
+    assert diff_lines(graphs.candidate.settings) == (
+        '+ model = torch.compile(model, mode="reduce-overhead")',
+    )
     planned, _ = plan([_loading(40.0, "validation")], False, 2, True, Measured(0.010))
     assert planned[0].candidate.name == "fewer validation batches"
     assert planned[0].predicted_pct == pytest.approx(30.0) and not planned[0].skipped

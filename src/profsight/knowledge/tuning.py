@@ -191,6 +191,25 @@ _TF32 = Candidate(
     (Setting("cuda.matmul.allow_tf32", True, BACKEND), Setting("cudnn.allow_tf32", True, BACKEND)),
     needs_gpu=True,
     changes_numerics=True,
+    priced_by=("low_precision",),
+)
+_BF16 = Candidate(
+    "bf16 mixed precision",
+    (Setting("precision", "bf16-mixed", TRAINER),),
+    needs_gpu=True,
+    changes_numerics=True,
+    priced_by=("low_precision",),
+    note="on an Ampere GPU or newer; its loss is reported beside its time",
+)
+_CUDA_GRAPHS = Candidate(
+    "CUDA graphs",
+    (Setting("cuda_graphs", True, MODEL),),
+    needs_gpu=True,
+    priced_by=("launch_overhead",),
+    note=(
+        "torch.compile's reduce-overhead mode: a step with a sync or with inputs of changing"
+        " shape keeps parts eager, which the trial measures"
+    ),
 )
 _COMPILE = Candidate(
     "torch.compile",
@@ -222,7 +241,8 @@ CANDIDATES: Final[dict[str, tuple[Candidate, ...]]] = {
     "compute_conv": (_CHANNELS_LAST, _CUDNN),
     "compute_matmul": (_TF32,),
     "compute_other": (_COMPILE,),
-    "launch_overhead": (_COMPILE,),
+    "launch_overhead": (_CUDA_GRAPHS, _COMPILE),
+    "low_precision": (_TF32, _BF16),
     "per_step_overhead": (_LARGER_BATCH, _COMPILE),
     "validation": (_LESS_VALIDATION,),
     "callbacks_logging": (_LESS_LOGGING,),
@@ -234,6 +254,7 @@ first asks for a larger batch, which `per_step_overhead` already tries.)"""
 MODEL_FORMS: Final[dict[str, str]] = {
     "compile": "model = torch.compile(model)",
     "channels_last": "model = model.to(memory_format=torch.channels_last)",
+    "cuda_graphs": 'model = torch.compile(model, mode="reduce-overhead")',
 }
 
 #: What the change looks like in the user's code, by target: the constructor whose arguments
