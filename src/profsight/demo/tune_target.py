@@ -70,3 +70,8 @@ def _train_loader(**settings: Any) -> DataLoader[Any]:
 def lightning() -> LightningTraining:
     """``profsight demo``'s Lightning training (without its validation: a step's cost)."""
     return LightningTraining(TunableClassifier, _train_loader, batch_size=BATCH)
+
+
+def lightning_cuda() -> LightningTraining:
+    """`lightning` on the first CUDA device (``scripts/tune_cuda.py``)."""
+    return LightningTraining(TunableClassifier, _train_loader, batch_size=BATCH, device="cuda")

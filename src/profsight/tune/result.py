@@ -65,6 +65,7 @@ class TuneReport(msgspec.Struct, frozen=True):
     target: str
     device: str
     steps: Steps
+    """The warm-up steps, and the steps the baseline timed (`Steps.min_s` of them at least)."""
     baseline: Step
     """The step the trials are judged against: the baseline's runs before and after the
     trials, pooled (the first alone where the second did not run)."""

@@ -89,7 +89,7 @@ def tune(
     return Tuned(
         target=target,
         device=device,
-        steps=steps,
+        steps=replace(steps, measured=len(baseline.seconds)),  # (as many as it timed)
         baseline=reference,
         baseline_loss=baseline.loss,
         findings=tuple(f"{f.category}: {f.title}" for f in report.findings[:FINDINGS_LISTED]),
