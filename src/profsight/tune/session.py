@@ -9,10 +9,13 @@ from pathlib import Path
 
 from msgspec.structs import replace
 
+from profsight.analyses.source_lines import source_lines
 from profsight.api import explain_profile
 from profsight.errors import InputError, UsageError
 from profsight.knowledge.tuning import CANDIDATES, CPU_FALLBACK_SKIPPED, Setting
+from profsight.loaders import load
 from profsight.model.findings import Finding
+from profsight.model.profile import Profile
 from profsight.model.step_windows import Breakdown
 from profsight.tune.costs import cost_of, diff_lines
 from profsight.tune.loop import LightningTraining, build
@@ -191,15 +194,17 @@ def _plan(
 
 
 def _called_from(trace: str, findings: Sequence[Finding]) -> dict[str, str]:
-    """Per table row, the user's function it was called from, read from the baseline's pass
-    with the Python stack; read only where a finding is advice (no setting fixes it)."""
+    """Per table row, the user's function it was called from (`source_lines`), read from
+    the baseline's pass with the Python stack, and only where a finding is advice (no
+    setting fixes it): the pass is loaded, not explained."""
     if all(CANDIDATES.get(f.category) for f in findings):
         return {}
     try:
-        report = explain_profile(stack_trace(trace))
+        profile = load(stack_trace(trace))
     except (InputError, OSError):  # (a baseline without the pass: advice without lines)
         return {}
-    return {r.row.name: r.called_from for r in report.rows if r.called_from}
+    lines = source_lines(profile) if isinstance(profile, Profile) else None
+    return lines.called_from if lines is not None else {}
 
 
 def _asked_to_skip(planned: Planned, skip: tuple[str, ...]) -> bool:
