@@ -45,7 +45,7 @@ from profsight.tune.plan import Measured, Planned, plan, usable_cores
 from profsight.tune.render import render_tune
 from profsight.tune.result import Outcome, TuneReport
 from profsight.tune.session import _called_from, _fallbacks_due
-from profsight.tune.trial import Steps, TrialResult, run_isolated
+from profsight.tune.trial import Steps, TrialResult, failure_line, run_isolated
 from profsight.units import short_time
 from tune_targets import BATCH, SAMPLES, SLEEP_S, CompressedDataset
 
@@ -409,6 +409,43 @@ def test_a_saving_counts_only_what_the_profile_saw_of_the_step() -> None:
     assert planned[0].predicted_pct == pytest.approx(50.0)
 
 
+def test_a_fused_optimizer_is_priced_at_its_phases_unprofiled_length() -> None:
+    """The profiler stretches a phase of many small ops more, or less, than the step: an
+    MLP's optimizer took 0.25 ms of a 1.1 ms profiled step and 0.16 ms of a 0.49 ms timed
+    one. The replay's 14% of the profiled step is 62% of its optimizer phase, and 62% of
+    the phase at its timed length is 20% of the timed step. On a GPU run the host's phase
+    is not the device's work: the replay's share stands."""
+    optimizer = _loading(14.0, "optimizer")
+    timed = Measured(
+        0.00049,
+        profiled_s=0.0011,
+        timed_phases={"optimizer": 0.00016},
+        profiled_phases={"optimizer": 0.00025},
+    )
+    fused = plan([optimizer], False, 2, measured=timed)[0][0]
+    assert fused.candidate.name == "fused optimizer"
+    assert fused.predicted_pct == pytest.approx(14.0 * 1.1 / 0.25 * 0.16 / 0.49)
+    assert "62% of the optimizer phase, which took 160 µs a step unprofiled" in fused.basis
+    on_gpu = plan([optimizer], True, 2, measured=timed)[0][0]
+    assert on_gpu.predicted_pct == pytest.approx(14.0)
+    untimed = plan([optimizer], False, 2, measured=Measured(0.00049, profiled_s=0.0011))[0][0]
+    assert untimed.predicted_pct == pytest.approx(14.0)
+
+
+def test_the_optimizer_is_timed_without_its_lightning_closure() -> None:
+    """The optimizer's step is timed unprofiled: in a plain loop, the fused form's is the
+    shorter; under Lightning ``optimizer.step`` runs the forward and backward first (its
+    closure), which a forward sleeping 20 ms shows: the optimizer's time leaves it out."""
+    steps = Steps(2, 10, min_s=0.0)
+    base = run_isolated("tune_targets:tiny_batch", (), steps, 600)
+    fused = run_isolated("tune_targets:tiny_batch", CANDIDATES["optimizer"][0].settings, steps, 600)
+    assert base.optimizer_s is not None and fused.optimizer_s is not None
+    assert 0 < fused.optimizer_s < base.optimizer_s < sum(base.seconds) / len(base.seconds)
+    slow = run_isolated("tune_targets:slow_forward_lightning", (), steps, 600)
+    assert slow.optimizer_s is not None and sum(slow.seconds) / len(slow.seconds) > 0.02
+    assert 0 < slow.optimizer_s < 0.005
+
+
 def test_a_fix_predicted_within_the_baselines_spread_is_not_tried() -> None:
     """A trial cannot tell a 3% saving from none on a baseline spread ± 4%: it is not
     tried; on a steadier baseline (± 1%, the floor `MIN_RESOLVED_PCT`) it is; and a
@@ -481,3 +518,29 @@ def test_advice_names_the_users_function(python_loop: TuneReport) -> None:
     for line_of_advice in python_loop.advice:
         if "tiny ops per step in the forward pass" in line_of_advice:
             assert line_of_advice.endswith(tuple(f"(in your code: {f})" for f in in_the_loop))
+
+
+def test_what_a_fit_raises_after_its_steps_were_timed_keeps_its_figures() -> None:
+    """A Lightning fit that raises as it ends (here its module's ``on_train_end``; in a real
+    run, a loader's workers shutting down) has timed its steps: the trial keeps their figures
+    and says what was raised; the same error during the steps fails the trial."""
+    result = run_isolated("tune_targets:ends_raising_lightning", (), Steps(2, 5, min_s=0.0), 600)
+    assert not result.failed, result.failed
+    assert len(result.seconds) == 5 and result.loss is not None
+    assert result.ended_with.startswith("RuntimeError: the fit's end failed"), result.ended_with
+
+
+def test_a_failure_names_the_error_it_was_raised_while_handling() -> None:
+    """Lightning's teardown, after a loader's error, raises an error of its own: the trial's
+    line names the first error, then the one that hid it."""
+    try:
+        try:
+            raise OSError("a worker died")
+        except OSError:
+            raise RuntimeError("Please call `iter(combined_loader)` first.")  # noqa: B904
+    except RuntimeError as exc:
+        line = failure_line(exc)
+    assert line == (
+        "OSError: a worker died (then RuntimeError: Please call `iter(combined_loader)` first.)"
+    )
+    assert failure_line(ValueError("a\nb")) == "ValueError: a"

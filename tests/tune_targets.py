@@ -105,6 +105,43 @@ class Classifier(L.LightningModule):
         return torch.optim.SGD(self.parameters(), lr=0.01, **self.optimizer_settings)
 
 
+class EndsRaising(Classifier):
+    """`Classifier`, whose end of training raises: what fails as a fit ends (a loader's
+    workers shutting down) fails after the steps were timed."""
+
+    def on_train_end(self) -> None:
+        raise RuntimeError("the fit's end failed")
+
+
+def ends_raising_lightning() -> LightningTraining:
+    """`EndsRaising` on in-memory data."""
+    return LightningTraining(EndsRaising, _in_memory, batch_size=BATCH)
+
+
+def _in_memory(**settings: Any) -> DataLoader[Any]:
+    """`SAMPLES` random samples for `Classifier`, in memory."""
+    generator = torch.Generator().manual_seed(0)
+    data = torch.utils.data.TensorDataset(
+        torch.randn(SAMPLES, 32, generator=generator),
+        torch.randint(0, 4, (SAMPLES,), generator=generator),
+    )
+    return DataLoader(data, **{"batch_size": BATCH, **settings})
+
+
+class SlowForward(Classifier):
+    """`Classifier`, whose forward sleeps 20 ms: Lightning runs it inside
+    ``optimizer.step``, as the step's closure."""
+
+    def training_step(self, batch: Any, i: int) -> torch.Tensor:
+        time.sleep(0.02)
+        return super().training_step(batch, i)
+
+
+def slow_forward_lightning() -> LightningTraining:
+    """`SlowForward` on in-memory data."""
+    return LightningTraining(SlowForward, _in_memory, batch_size=BATCH)
+
+
 def starved_lightning() -> LightningTraining:
     """`starved` under Lightning's Trainer: the loader in the main process."""
 

@@ -89,6 +89,10 @@ class Candidate(msgspec.Struct, frozen=True):
     """The share of its finding's time the fix leaves in the step: a quarter of the
     validation batches keeps a quarter of the validation. Its prediction is the replay's
     saving (the finding's time gone whole) times one less this."""
+    saves_in: str = ""
+    """The phase its saving lies in, where a trial times that phase without the profiler
+    (``optimizer``: `tune.phase_clock`): on a CPU run the replay's saving is taken as its
+    share of that phase, at the phase's timed length ("": the replay's share of the step)."""
 
 
 _WORKERS = Candidate(
@@ -122,6 +126,7 @@ _FUSED = Candidate(
     # foreach off with it: torch refuses both on, and a factory may turn foreach on itself
     (Setting("fused", True, OPTIMIZER), Setting("foreach", False, OPTIMIZER)),
     priced_by=("optimizer",),
+    saves_in="optimizer",
 )
 _FOREACH = Candidate(
     "multi-tensor optimizer",
@@ -169,8 +174,16 @@ OWN_CORES_BASIS: Final = (
 ADVICE_FROM: Final = "{advice} (in your code: {frame})"
 #: A fix tried under a finding whose replay is another fix (`Candidate.priced_by`).
 NOT_PRICED: Final = "the replay of this finding is not this fix: tried, not priced"
+#: A trial whose training raised after its steps were timed (a Trainer's teardown): its
+#: figures stand, and what it raised is said.
+ENDED_WITH: Final = "the training raised after its steps were timed: {error}"
 #: The replay's basis where the profiled step held only part of the timed one.
 SEEN_BASIS: Final = "{basis}, of the {seen:.0f}% of the timed step the profile saw"
+#: The replay's basis where its saving was taken at its phase's unprofiled length.
+PHASE_TIMED_BASIS: Final = (
+    "{basis}, {saved:.0f}% of the {phase} phase, which took {timed} a step unprofiled"
+    " ({profiled} profiled)"
+)
 #: A fix that keeps part of its finding's time (`Candidate.keeps`), beside the replay's basis.
 KEPT_BASIS: Final = "{kept:.0f}% of it kept"
 #: The workers' prediction, beside the replay's basis.

@@ -23,8 +23,9 @@ from profsight.knowledge.tuning import BATCH, LOADER, MODEL, OPTIMIZER, TRAINER
 from profsight.loaders.native_log import NativeLog
 from profsight.tune.handover import HandOver, probe
 from profsight.tune.loop import LightningTraining
+from profsight.tune.phase_clock import OptimizerClock
 from profsight.tune.stack_pass import stack_trace
-from profsight.tune.trial import MAX_MEASURED, Steps, with_model_settings
+from profsight.tune.trial import MAX_MEASURED, Steps, failure_line, with_model_settings
 
 #: Training batches of the profiled fit: one wait, one warm-up, three recorded, one more.
 PROFILED_BATCHES = 6
@@ -46,6 +47,8 @@ class Fitted(msgspec.Struct, frozen=True):
     cpu_s: float | None
     early: tuple[float, ...]
     handover: HandOver | None = None
+    ended_with: str = ""
+    optimizer_s: float | None = None
 
 
 class StepTimer(L.Callback):
@@ -65,10 +68,22 @@ class StepTimer(L.Callback):
         self.cpu_s: float | None = None
         """The process's CPU time over the measured steps (all its threads)."""
         self.steps_per_epoch: int | None = None
+        self.clock = OptimizerClock()
+        """The optimizer's steps over the timed steps (on from the warm-up's last end)."""
+
+    @property
+    def done(self) -> bool:
+        """Whether the steps are timed."""
+        return self.steps.timed(len(self.seconds), sum(self.seconds))
 
     def on_train_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         batches = trainer.num_training_batches
         self.steps_per_epoch = int(batches) if batches != float("inf") else None
+
+    def on_before_optimizer_step(
+        self, trainer: L.Trainer, pl_module: L.LightningModule, optimizer: Any
+    ) -> None:
+        self.clock.closure_done()
 
     def on_train_batch_end(
         self, trainer: L.Trainer, pl_module: L.LightningModule, outputs: Any, batch: Any, i: int
@@ -78,12 +93,14 @@ class StepTimer(L.Callback):
         now, cpu = time.perf_counter(), time.process_time()
         if self._ends == self.warmup:
             self._cpu_start = cpu
+            self.clock.on = True
         if self._last is not None and self._ends > self.warmup:
             self.seconds.append(now - self._last)
             if self._cpu_start is not None:
                 self.cpu_s = cpu - self._cpu_start
-            if self.steps.timed(len(self.seconds), sum(self.seconds)):
+            if self.done:
                 trainer.should_stop = True
+                self.clock.on = False
         self._last, self._ends = now, self._ends + 1
         if len(self.seconds) > self.steps.measured:
             return  # (the loss is the measured-th step's: the steps beyond only time)
@@ -114,7 +131,8 @@ def run_lightning(
     most = steps.warmup + max(steps.measured, MAX_MEASURED) + 1  # (the timer stops it)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Lightning's advice on the user's setup: not ours
-        _fit(training, by_target, loader_settings, most, [timer], None)
+        with timer.clock:
+            ended_with = _timed_fit(training, by_target, loader_settings, most, timer)
         # (before the profiled fit: a worker forked after Kineto's threads started can abort)
         handover = probe(training.train_loader, probe_workers) if probe_workers else None
         if trace:
@@ -127,7 +145,29 @@ def run_lightning(
         timer.cpu_s,
         tuple(timer.early),
         handover,
+        ended_with,
+        timer.clock.per_step(len(timer.seconds)),
     )
+
+
+def _timed_fit(
+    training: LightningTraining,
+    by_target: dict[str, dict[str, object]],
+    loader_settings: dict[str, object],
+    steps: int,
+    timer: StepTimer,
+) -> str:
+    """The timed fit; what it raised once its steps were timed ("" if nothing). Lightning
+    tears the loaders down after the last step (their workers shut), and what fails there,
+    or raises again while Lightning handles it (`failure_line`: both), is no reason to lose
+    the steps' figures; before that, it is the trial's failure."""
+    try:
+        _fit(training, by_target, loader_settings, steps, [timer], None)
+    except Exception as exc:
+        if not timer.done:
+            raise
+        return failure_line(exc)
+    return ""
 
 
 def _fit(

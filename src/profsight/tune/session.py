@@ -12,7 +12,8 @@ from msgspec.structs import replace
 from profsight.analyses.source_lines import source_lines
 from profsight.api import explain_profile
 from profsight.errors import InputError, UsageError
-from profsight.knowledge.tuning import CANDIDATES, CPU_FALLBACK_SKIPPED, Setting
+from profsight.knowledge.phases import Phase
+from profsight.knowledge.tuning import CANDIDATES, CPU_FALLBACK_SKIPPED, ENDED_WITH, Setting
 from profsight.loaders import load
 from profsight.model.findings import Finding
 from profsight.model.profile import Profile
@@ -34,6 +35,8 @@ SKIPPABLE = frozenset({c.name for group in CANDIDATES.values() for c in group} |
 SKIP_HINT = "for example torch.compile, 'fused optimizer', optimizer"
 #: The baseline's limit without a budget.
 BASELINE_TIMEOUT_S = 3600.0
+#: The phase a trial times unprofiled (`tune.phase_clock`), as the breakdown names it.
+OPTIMIZER_PHASE = Phase.OPTIMIZER.value
 #: The findings a report lists, at most.
 FINDINGS_LISTED = 5
 
@@ -70,7 +73,7 @@ def tune(
     report = explain_profile(trace)
     gpu = device.startswith("cuda")
     profiled_s = _profiled_step(report.breakdown)
-    measured = _measured_of(baseline, base_step, profiled_s)
+    measured = _measured_of(baseline, base_step, profiled_s, report.breakdown)
     called = _called_from(trace, report.findings)
     planned, advice = _plan(report.findings, measured, (gpu, cores, lightning), skip, called)
     counted.total = 3 + sum(not p.skipped for p in planned)  # + baseline, again, combined
@@ -163,9 +166,17 @@ def _baseline(
     return baseline, base_step
 
 
-def _measured_of(baseline: TrialResult, base_step: Step, profiled_s: float | None) -> Measured:
-    """What the baseline measured, for the plan's predictions."""
+def _measured_of(
+    baseline: TrialResult, base_step: Step, profiled_s: float | None, breakdown: Breakdown | None
+) -> Measured:
+    """What the baseline measured, for the plan's predictions: its phases timed without the
+    profiler beside the same phases profiled."""
     per_step = baseline.cpu_s / len(baseline.seconds) if baseline.cpu_s is not None else None
+    timed = {OPTIMIZER_PHASE: baseline.optimizer_s} if baseline.optimizer_s else {}
+    profiled = {}
+    if breakdown is not None and breakdown.steps:
+        host = breakdown.average().host_us
+        profiled = {p: host[p] / 1e6 for p in timed if host.get(p)}
     return Measured(
         base_step.mean_s,
         baseline.handover,
@@ -173,6 +184,8 @@ def _measured_of(baseline: TrialResult, base_step: Step, profiled_s: float | Non
         baseline.threads,
         profiled_s,
         base_step.noise_pct,
+        timed,
+        profiled,
     )
 
 
@@ -275,6 +288,9 @@ def _measured(
     if step is None:
         return Outcome(**common, failed="it timed no step")  # type: ignore[arg-type]
     change, early, same = numerics(baseline, result)
+    if result.ended_with:
+        ended = ENDED_WITH.format(error=result.ended_with)
+        common = {**common, "note": "; ".join(n for n in (str(common["note"]), ended) if n)}
     return Outcome(
         **common,  # type: ignore[arg-type]
         step=step,

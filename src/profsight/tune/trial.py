@@ -38,6 +38,7 @@ from profsight.knowledge.tuning import (
 from profsight.lazy import resolve
 from profsight.tune.handover import HandOver, probe
 from profsight.tune.loop import LightningTraining, Training, build
+from profsight.tune.phase_clock import OptimizerClock
 from profsight.tune.stack_pass import stack_trace
 
 SEED = 0
@@ -64,6 +65,8 @@ class Steps(msgspec.Struct, frozen=True):
         return done >= self.measured and (seconds >= self.min_s or done >= MAX_MEASURED)
 
 
+#: How far back a trial's error is followed to the error it was raised while handling.
+CAUSES_FOLLOWED = 8
 #: The most steps a run times to reach `Steps.min_s`.
 MAX_MEASURED = 2000
 
@@ -94,6 +97,11 @@ class TrialResult(msgspec.Struct, frozen=True):
     spins between ops counts)."""
     threads: int | None = None
     """torch's intra-op threads the steps ran on."""
+    optimizer_s: float | None = None
+    """The optimizer's step per timed step, timed without the profiler (`OptimizerClock`)."""
+    ended_with: str = ""
+    """What the training raised after its steps were timed (`failure_line`), "" if nothing:
+    the figures stand."""
 
 
 def run_isolated(
@@ -130,8 +138,28 @@ def run_trial(
     except torch.cuda.OutOfMemoryError:
         return TrialResult(failed="out of memory on the device")
     except Exception as exc:  # the user's training raised under these settings: say what
-        first = str(exc).splitlines()[0] if str(exc) else ""
-        return TrialResult(failed=f"{type(exc).__name__}: {first}"[:300])
+        return TrialResult(failed=failure_line(exc))
+
+
+def failure_line(exc: BaseException) -> str:
+    """One line for a trial's error, and the error it was raised while handling where there
+    is one (Lightning's teardown after a loader's error raises an error of its own, which
+    would otherwise hide the cause)."""
+    line = _first_line(exc)
+    cause = exc.__cause__ or exc.__context__
+    for _ in range(CAUSES_FOLLOWED):  # (to the first error raised)
+        earlier = cause.__cause__ or cause.__context__ if cause is not None else None
+        if earlier is None:
+            break
+        cause = earlier
+    if cause is not None:
+        line = f"{_first_line(cause)} (then {line})"
+    return line[:300]
+
+
+def _first_line(exc: BaseException) -> str:
+    first = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {first}"
 
 
 def _run(
@@ -158,6 +186,8 @@ def _run(
             cpu_s=fit.cpu_s,
             handover=fit.handover,
             threads=torch.get_num_threads(),
+            ended_with=fit.ended_with,
+            optimizer_s=fit.optimizer_s,
         )
     model = training.model()
     if hasattr(model, "to"):
@@ -179,11 +209,13 @@ def _run(
     seconds: list[float] = []
     loss = None
     cpu = time.process_time()
-    while not steps.timed(len(seconds), sum(seconds)):
-        start = time.perf_counter()
-        last = step()
-        seconds.append(time.perf_counter() - start)
-        loss = last if len(seconds) <= steps.measured else loss
+    with OptimizerClock() as clock:
+        clock.on = True
+        while not steps.timed(len(seconds), sum(seconds)):
+            start = time.perf_counter()
+            last = step()
+            seconds.append(time.perf_counter() - start)
+            loss = last if len(seconds) <= steps.measured else loss
     cpu = time.process_time() - cpu
     # the workers forked before the profiler ran: a process forked after Kineto's threads
     # started can abort in the child
@@ -201,6 +233,7 @@ def _run(
         cpu_s=cpu,
         handover=handover,
         threads=torch.get_num_threads(),
+        optimizer_s=clock.per_step(len(seconds)),
     )
 
 
