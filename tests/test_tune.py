@@ -40,11 +40,11 @@ from profsight.model.findings import REPLAYED, Evidence, Finding, Severity
 from profsight.tune import Tuned, tune
 from profsight.tune.costs import diff_lines
 from profsight.tune.handover import HandOver, probe
-from profsight.tune.measure import Comparison, numerics
-from profsight.tune.plan import Measured, Planned, plan, usable_cores
+from profsight.tune.measure import numerics
+from profsight.tune.plan import Measured, plan, usable_cores
 from profsight.tune.render import render_tune
 from profsight.tune.result import Outcome, TuneReport
-from profsight.tune.session import _called_from, _fallbacks_due
+from profsight.tune.session import _called_from, _reference
 from profsight.tune.trial import Steps, TrialResult, failure_line, run_isolated
 from profsight.units import short_time
 from tune_targets import BATCH, SAMPLES, SLEEP_S, CompressedDataset
@@ -167,7 +167,22 @@ def test_a_lightning_setup_is_tuned_through_its_trainer(tmp_path: Path) -> None:
 
 
 def test_a_failing_trial_does_not_stop_the_others(tmp_path: Path) -> None:
-    report = tune("tune_targets:unfused_no_fused", steps=STEPS, skip=SLOW, workdir=tmp_path)
+    """The fused form fails, the multi-tensor one runs; only a trial that timed its steps
+    is followed by the baseline again, to judge it against the runs either side."""
+    said: list[str] = []
+    report = tune(
+        "tune_targets:unfused_no_fused",
+        steps=STEPS,
+        skip=SLOW,
+        workdir=tmp_path,
+        progress=lambda line, done, total: said.append(line),
+    )
+    assert [line.split(":")[0] for line in said[:4]] == [
+        "baseline",
+        "trial 1/2",
+        "trial 2/2",
+        "baseline again",
+    ], said
     fused = _outcome(report, "fused optimizer")
     assert fused.failed == "RuntimeError: this optimizer has no fused form"
     assert fused.step is None and not fused.helped
@@ -337,20 +352,17 @@ def test_a_loss_that_blew_up_is_not_rounding() -> None:
         assert same is (final == 2.3), final
 
 
-def test_a_fallback_runs_where_its_fix_saving_is_taken_back() -> None:
-    """On a CPU the multi-tensor optimizer is skipped when the fused form measured faster
-    than the baseline's first run; judged against both baseline runs pooled, that saving
-    can fall within the noise, and then the fallback is due (`session._fallbacks_due`)."""
-    fused, foreach = CANDIDATES["optimizer"]
-    planned = [Planned(fused, "optimizer", 60.0, ""), Planned(foreach, "optimizer", None, "")]
-    skipped = CPU_FALLBACK_SKIPPED.format(fix=fused.name)
-    for beyond, due in ((True, []), (False, [1])):
-        comparison = Comparison(20.0, 5.0, beyond_noise=beyond, slower=False)
-        outcomes = [
-            Outcome(fused.name, "optimizer", fused.settings, comparison=comparison),
-            Outcome(foreach.name, "optimizer", foreach.settings, skipped=skipped),
-        ]
-        assert _fallbacks_due(planned, outcomes) == due
+def test_a_trial_is_judged_against_the_baseline_runs_either_side_of_it() -> None:
+    """Each trial runs between two baseline runs and is judged against both pooled: the
+    reference is their steps together, and the drift how far the later run's mean moved
+    from the earlier's."""
+    before = TrialResult(seconds=(0.010,) * 20)
+    after = TrialResult(seconds=(0.012,) * 20)
+    reference, drift = _reference([before, after])
+    assert reference.mean_s == pytest.approx(0.011)
+    assert drift == pytest.approx(20.0)
+    alone, none = _reference([before])
+    assert alone.mean_s == pytest.approx(0.010) and none is None
 
 
 def test_a_fix_is_priced_by_the_replay_of_its_own_finding_only() -> None:

@@ -76,17 +76,13 @@ def tune(
     measured = _measured_of(baseline, base_step, profiled_s, report.breakdown)
     called = _called_from(trace, report.findings)
     planned, advice = _plan(report.findings, measured, (gpu, cores, lightning), skip, called)
-    counted.total = 3 + sum(not p.skipped for p in planned)  # + baseline, again, combined
-    outcomes = _trials(target, planned, (steps, baseline, gpu), (one_trial, budget_s, start), say)
-    again = _again(target, steps, one_trial, budget_s, start, say)
-    reference, drift = _reference(baseline, again)
-    outcomes = [_against(o, reference, drift) for o in outcomes]
-    for i in _fallbacks_due(planned, outcomes):  # (their fix's saving did not hold)
-        if _fits(one_trial, budget_s, start):
-            say(f"trial: {planned[i].candidate.name}, its fix's saving taken back")
-            timeout = _timeout(one_trial, budget_s, start)
-            tried = _trial(target, replace(planned[i], skipped=""), steps, baseline, timeout)
-            outcomes[i] = _against(tried, reference, drift)
+    # + the baseline, the baseline again after each trial, the combined fixes
+    counted.total = 2 + 2 * sum(not p.skipped for p in planned)
+    timing = (one_trial, budget_s, start)
+    outcomes, runs = _trials(target, planned, (steps, baseline, gpu), timing, say)
+    if len(runs) == 1:  # (no trial ran: the baseline once more, for the machine's drift)
+        runs += _again(target, steps, one_trial, budget_s, start, say)
+    reference, drift = _reference(runs)
     judged = (baseline, reference)
     combined = _combined(target, outcomes, steps, judged, one_trial, budget_s, start, say)
     if combined is not None:
@@ -121,13 +117,16 @@ def _trials(
     run: tuple[Steps, TrialResult, bool],
     timing: tuple[float, float | None, float],
     say: Callable[[str], None],
-) -> list[Outcome]:
+) -> tuple[list[Outcome], list[TrialResult]]:
     """Each planned fix's trial, in order (`run`: the steps, the baseline, on a GPU;
-    `timing`: one trial's time, the budget, the session's start): one past the budget is
-    skipped, and a CPU fallback whose fix helped is not run."""
+    `timing`: one trial's time, the budget, the session's start), each followed by the
+    baseline again and judged against the baseline runs on either side of it, pooled
+    (`_bracketed`); and the baseline's runs. One past the budget is skipped, and a CPU
+    fallback whose fix helped is not run."""
     steps, baseline, gpu = run
     one_trial, budget_s, start = timing
     outcomes: list[Outcome] = []
+    runs = [baseline]
     for i, item in enumerate(planned, 1):
         if not item.skipped and not _fits(one_trial, budget_s, start):
             item = replace(item, skipped="budget")
@@ -136,8 +135,13 @@ def _trials(
             item = replace(item, skipped=CPU_FALLBACK_SKIPPED.format(fix=fix))
         if not item.skipped:
             say(f"trial {i}/{len(planned)}: {item.candidate.name}")
-        outcomes.append(_trial(target, item, steps, baseline, _timeout(one_trial, budget_s, start)))
-    return outcomes
+        outcome = _trial(target, item, steps, baseline, _timeout(one_trial, budget_s, start))
+        if outcome.step is not None:
+            before = runs[-1]
+            runs += _again(target, steps, one_trial, budget_s, start, say)
+            outcome = _against(outcome, *_reference([before, runs[-1]]))
+        outcomes.append(outcome)
+    return outcomes, runs
 
 
 def _trace_path(workdir: str | Path | None) -> str:
@@ -232,19 +236,6 @@ def _profiled_step(breakdown: Breakdown | None) -> float | None:
     if breakdown is None or not breakdown.steps:
         return None
     return breakdown.average().wall_us / 1e6
-
-
-def _fallbacks_due(planned: list[Planned], outcomes: list[Outcome]) -> list[int]:
-    """The fallbacks skipped because their fix helped against the baseline's first run, where
-    that fix, judged against both runs pooled, no longer helps (`outcomes` in `planned`'s
-    order)."""
-    due = []
-    for i, (item, outcome) in enumerate(zip(planned, outcomes, strict=True)):
-        fix = item.candidate.cpu_fallback_for
-        skipped_for = bool(fix) and outcome.skipped == CPU_FALLBACK_SKIPPED.format(fix=fix)
-        if skipped_for and not _helped(outcomes, fix):
-            due.append(i)
-    return due
 
 
 def _helped(outcomes: list[Outcome], name: str) -> bool:
@@ -345,29 +336,30 @@ def _again(
     budget_s: float | None,
     start: float,
     say: Callable[[str], None],
-) -> TrialResult | None:
-    """The baseline run again after the trials (None: no time left for it)."""
+) -> list[TrialResult]:
+    """The baseline run again, where it fits the budget and times its steps ([]: not)."""
     if not _fits(one_trial, budget_s, start):
-        return None
-    say("baseline again: how far the machine drifted")
-    return run_isolated(target, (), steps, _timeout(one_trial, budget_s, start))
+        return []
+    say("baseline again: where the machine stands now")
+    again = run_isolated(target, (), steps, _timeout(one_trial, budget_s, start))
+    return [again] if not again.failed and step_of(again) is not None else []
 
 
-def _reference(baseline: TrialResult, again: TrialResult | None) -> tuple[Step, float | None]:
-    """The step the trials are judged against, and the drift: with the baseline run before
-    and after the trials, both runs' steps pooled (the trials, not the combined run, ran
-    between them: a machine that sped up or slowed down meanwhile moves the reference
-    half-way, and the pooled blocks' spread holds the drift), and how far the second run's
-    mean moved from the first's, in %. Two runs of one loop in two processes differ by more
-    than one run's steps do (issue 38: 15% sd between recordings)."""
-    first = step_of(baseline)
-    assert first is not None  # (the session refuses a baseline without one)
-    second = step_of(again) if again is not None and not again.failed else None
-    if again is None or second is None:
+def _reference(runs: list[TrialResult]) -> tuple[Step, float | None]:
+    """The step to judge against, and the drift: the baseline's `runs` pooled, and how far
+    the last run's mean moved from the first's, in % (None: one run). Each trial runs
+    between two baseline runs and is judged against both pooled: a machine that sped up or
+    slowed down meanwhile moves the reference half-way, and the pooled blocks' spread holds
+    the drift. Two runs of one loop in two processes differ by more than one run's steps
+    do (issue 38: 15% sd between recordings), and the machine moves over minutes (issue 40:
+    a baseline 32% apart from itself over one tune of a Lightning loop)."""
+    first, last = step_of(runs[0]), step_of(runs[-1])
+    assert first is not None and last is not None  # (runs without steps are not kept)
+    if len(runs) == 1:
         return first, None
-    pooled = step_of(replace(baseline, seconds=baseline.seconds + again.seconds))
+    pooled = step_of(replace(runs[0], seconds=tuple(t for r in runs for t in r.seconds)))
     assert pooled is not None
-    return pooled, 100.0 * abs(second.mean_s - first.mean_s) / first.mean_s
+    return pooled, 100.0 * abs(last.mean_s - first.mean_s) / first.mean_s
 
 
 def _against(outcome: Outcome, reference: Step, drift: float | None) -> Outcome:
