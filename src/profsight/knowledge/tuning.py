@@ -17,6 +17,8 @@ from typing import Final
 
 import msgspec
 
+from profsight.knowledge.phases import Phase
+
 #: Where a setting goes.
 LOADER: Final = "loader"
 """A keyword argument of the user's loader factory (``DataLoader(...)``'s)."""
@@ -126,7 +128,7 @@ _FUSED = Candidate(
     # foreach off with it: torch refuses both on, and a factory may turn foreach on itself
     (Setting("fused", True, OPTIMIZER), Setting("foreach", False, OPTIMIZER)),
     priced_by=("optimizer",),
-    saves_in="optimizer",
+    saves_in=Phase.OPTIMIZER.value,
 )
 _FOREACH = Candidate(
     "multi-tensor optimizer",

@@ -67,8 +67,9 @@ class TuneReport(msgspec.Struct, frozen=True):
     steps: Steps
     """The warm-up steps, and the steps the baseline timed (`Steps.min_s` of them at least)."""
     baseline: Step
-    """The step the trials are judged against: the baseline's runs before and after the
-    trials, pooled (the first alone where the second did not run)."""
+    """The baseline's runs pooled (the first, and one after each trial that timed its steps;
+    the first alone where no other ran): what the combined fixes are judged against and the
+    costs are read from. Each trial is judged against the runs either side of it."""
     baseline_loss: float | None
     findings: tuple[str, ...]
     """The baseline's findings, ranked: "category: title"."""

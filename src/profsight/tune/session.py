@@ -35,8 +35,6 @@ SKIPPABLE = frozenset({c.name for group in CANDIDATES.values() for c in group} |
 SKIP_HINT = "for example torch.compile, 'fused optimizer', optimizer"
 #: The baseline's limit without a budget.
 BASELINE_TIMEOUT_S = 3600.0
-#: The phase a trial times unprofiled (`tune.phase_clock`), as the breakdown names it.
-OPTIMIZER_PHASE = Phase.OPTIMIZER.value
 #: The findings a report lists, at most.
 FINDINGS_LISTED = 5
 
@@ -121,7 +119,7 @@ def _trials(
     """Each planned fix's trial, in order (`run`: the steps, the baseline, on a GPU;
     `timing`: one trial's time, the budget, the session's start), each followed by the
     baseline again and judged against the baseline runs on either side of it, pooled
-    (`_bracketed`); and the baseline's runs. One past the budget is skipped, and a CPU
+    (`_reference`); and the baseline's runs. One past the budget is skipped, and a CPU
     fallback whose fix helped is not run."""
     steps, baseline, gpu = run
     one_trial, budget_s, start = timing
@@ -176,7 +174,7 @@ def _measured_of(
     """What the baseline measured, for the plan's predictions: its phases timed without the
     profiler beside the same phases profiled."""
     per_step = baseline.cpu_s / len(baseline.seconds) if baseline.cpu_s is not None else None
-    timed = {OPTIMIZER_PHASE: baseline.optimizer_s} if baseline.optimizer_s else {}
+    timed = {Phase.OPTIMIZER.value: baseline.optimizer_s} if baseline.optimizer_s else {}
     profiled = {}
     if breakdown is not None and breakdown.steps:
         host = breakdown.average().host_us

@@ -145,16 +145,14 @@ def failure_line(exc: BaseException) -> str:
     """One line for a trial's error, and the error it was raised while handling where there
     is one (Lightning's teardown after a loader's error raises an error of its own, which
     would otherwise hide the cause)."""
-    line = _first_line(exc)
-    cause = exc.__cause__ or exc.__context__
-    for _ in range(CAUSES_FOLLOWED):  # (to the first error raised)
-        earlier = cause.__cause__ or cause.__context__ if cause is not None else None
+    first = exc
+    for _ in range(CAUSES_FOLLOWED):  # (back to the first error raised)
+        earlier = first.__cause__ or first.__context__
         if earlier is None:
             break
-        cause = earlier
-    if cause is not None:
-        line = f"{_first_line(cause)} (then {line})"
-    return line[:300]
+        first = earlier
+    line = _first_line(exc)
+    return (line if first is exc else f"{_first_line(first)} (then {line})")[:300]
 
 
 def _first_line(exc: BaseException) -> str:
